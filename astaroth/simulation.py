@@ -1,0 +1,298 @@
+"""The Simulation: one periodic box of isothermal compressible fluid.
+
+Python checks the input and drives the run; every time step runs in C or
+CUDA (astaroth._core).  Equations: seed 001, eqs. (1)-(3); time stepping:
+2N-storage RK3, eq. (10); see DESIGN.md section 1.
+"""
+import math
+import numbers
+
+import numpy as np
+
+from . import _core
+
+FIELDS = ("lnrho", "ux", "uy", "uz")
+METHODS = ("55p", "19p")
+DTYPES = ("float32", "float64")
+
+_FIELD_BUFFER, _RHS_BUFFER = 0, 1
+
+
+def backends():
+    """Backends this build can run here, e.g. ``["cpu", "cuda"]``.
+
+    "cpu" is always present; "cuda" appears when the CUDA backend was
+    compiled in and a GPU is visible.
+    """
+    found = []
+    for name in _core.compiled_backends():
+        if name == "cuda" and _core.cuda_device_count() < 1:
+            continue
+        found.append(name)
+    return found
+
+
+def _three(value, name, kind):
+    """A number or a sequence of three, as a tuple of three of `kind`."""
+    if isinstance(value, (numbers.Number, np.number)):
+        value = (value,) * 3
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise TypeError(f"{name} must be a number or a sequence of three numbers, not {value!r}") from None
+    if len(items) != 3:
+        raise ValueError(f"{name} must have three entries (x, y, z), got {len(items)}: {value!r}")
+    out = []
+    for v in items:
+        if kind is int:
+            if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)):
+                raise TypeError(f"{name} entries must be integers, got {v!r}")
+            out.append(int(v))
+        else:
+            if isinstance(v, bool) or not isinstance(v, (numbers.Real, np.number)) or isinstance(v, complex):
+                raise TypeError(f"{name} entries must be real numbers, got {v!r}")
+            out.append(float(v))
+    return tuple(out)
+
+
+def _real(value, name):
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number, not {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def _positive_dt(dt, name="dt"):
+    dt = _real(dt, name)
+    if dt <= 0:
+        raise ValueError(f"{name} must be positive, got {dt}")
+    return dt
+
+
+class NonFiniteError(FloatingPointError):
+    """The fields hold a NaN or Inf: the run has blown up."""
+
+
+class Simulation:
+    """Isothermal compressible hydrodynamics on a periodic box.
+
+    Parameters
+    ----------
+    shape : int or (nx, ny, nz)
+        Grid points per axis, each at least 1 (1 makes that axis trivial,
+        so ``(n, 1, 1)`` is a 1-D run).
+    box : float or (Lx, Ly, Lz)
+        Box lengths; the spacing is ``L / n`` and point ``i`` sits at
+        ``origin + i * dx``.
+    nu : float
+        Kinematic viscosity, >= 0.
+    cs : float
+        Isothermal sound speed, >= 0.
+    dtype : "float32" or "float64"
+        Precision of the fields and of all arithmetic.
+    backend : "auto", "cpu" or "cuda"
+        "auto" picks CUDA when a GPU is usable, else the CPU.
+    method : "55p" or "19p"
+        The seed's single-pass 55-point or two-pass 19-point integrator.
+    origin : float or (x0, y0, z0)
+        Coordinate of point 0 on each axis.
+
+    The fields start at rest with uniform density (lnrho = 0).
+    """
+
+    def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64",
+                 backend="auto", method="55p", origin=0.0):
+        shape = _three(shape, "shape", int)
+        if any(n < 1 for n in shape):
+            raise ValueError(f"shape entries must be at least 1, got {shape}")
+        box = _three(box, "box", float)
+        if any(not (L > 0 and math.isfinite(L)) for L in box):
+            raise ValueError(f"box lengths must be positive and finite, got {box}")
+        origin = _three(origin, "origin", float)
+        nu = _real(nu, "nu")
+        if nu < 0:
+            raise ValueError(f"nu (viscosity) must be >= 0, got {nu}")
+        cs = _real(cs, "cs")
+        if cs < 0:
+            raise ValueError(f"cs (sound speed) must be >= 0, got {cs}")
+        dtype = np.dtype(dtype).name if isinstance(dtype, (type, np.dtype)) else dtype
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        available = backends()
+        if backend == "auto":
+            backend = "cuda" if "cuda" in available else "cpu"
+        elif backend not in ("cpu", "cuda"):
+            raise ValueError(f"backend must be 'auto', 'cpu' or 'cuda', got {backend!r}")
+        elif backend not in available:
+            raise ValueError(f"backend {backend!r} is not available here (available: {available})")
+
+        self._shape = shape
+        self._box = box
+        self._origin = origin
+        self._spacing = tuple(L / n for L, n in zip(box, shape))
+        self._nu, self._cs = nu, cs
+        self._dtype = np.dtype(dtype)
+        self._method = method
+        self._backend = backend
+        self._grid = _core.Grid(backend, dtype, method, shape, self._spacing, nu, cs)
+        self.t = 0.0
+        self.steps = 0
+
+    # --- description -----------------------------------------------------
+    shape = property(lambda self: self._shape, doc="Grid points per axis (nx, ny, nz).")
+    box = property(lambda self: self._box, doc="Box lengths (Lx, Ly, Lz).")
+    spacing = property(lambda self: self._spacing, doc="Grid spacing (dx, dy, dz) = box / shape.")
+    nu = property(lambda self: self._nu, doc="Kinematic viscosity.")
+    cs = property(lambda self: self._cs, doc="Isothermal sound speed.")
+    dtype = property(lambda self: self._dtype, doc="NumPy dtype of the fields.")
+    method = property(lambda self: self._method, doc="Integration method, '55p' or '19p'.")
+    backend = property(lambda self: self._backend, doc="Backend running this simulation.")
+
+    def _axis(self, a):
+        return self._origin[a] + self._spacing[a] * np.arange(self._shape[a], dtype=np.float64)
+
+    @property
+    def x(self):
+        """x coordinates of the grid points (1-D, float64)."""
+        return self._axis(0)
+
+    @property
+    def y(self):
+        """y coordinates of the grid points (1-D, float64)."""
+        return self._axis(1)
+
+    @property
+    def z(self):
+        """z coordinates of the grid points (1-D, float64)."""
+        return self._axis(2)
+
+    def __repr__(self):
+        return (f"Simulation(shape={self._shape}, box={self._box}, nu={self._nu}, cs={self._cs}, "
+                f"dtype={self._dtype.name!r}, backend={self._backend!r}, method={self._method!r}, "
+                f"t={self.t}, steps={self.steps})")
+
+    # --- fields ----------------------------------------------------------
+    @staticmethod
+    def _field_index(name):
+        if not isinstance(name, str):
+            raise TypeError(f"field names are strings, one of {FIELDS}; got {name!r}")
+        try:
+            return FIELDS.index(name)
+        except ValueError:
+            raise KeyError(f"unknown field {name!r}; fields are {FIELDS}") from None
+
+    def __getitem__(self, name):
+        """A NumPy copy of field `name`, shape (nx, ny, nz), x fastest in memory."""
+        return self._grid.read(_FIELD_BUFFER, self._field_index(name))
+
+    def __setitem__(self, name, value):
+        """Set field `name` from a scalar or an array broadcastable to the grid."""
+        index = self._field_index(name)
+        array = np.asarray(value)
+        if array.dtype.kind not in "iuf":
+            raise TypeError(f"values for {name!r} must be real numbers, got an array of dtype {array.dtype}")
+        try:
+            array = np.broadcast_to(array, self._shape)
+        except ValueError:
+            raise ValueError(f"values for {name!r} have shape {array.shape}, which does not fit the grid "
+                             f"shape {self._shape}") from None
+        array = np.asfortranarray(array, dtype=self._dtype)
+        if not np.all(np.isfinite(array)):
+            raise ValueError(f"values for {name!r} contain NaN or Inf")
+        self._grid.write(index, array)
+
+    def view(self, name):
+        """Zero-copy view of field `name`'s interior.
+
+        On the CPU backend a writable NumPy array sharing memory with the
+        simulation: it follows every step, and writing to it changes the run.
+        """
+        index = self._field_index(name)
+        if self._backend == "cpu":
+            return self._grid.host_view(_FIELD_BUFFER, index)
+        from .device import DeviceView  # CUDA backend only
+        return DeviceView(self, _FIELD_BUFFER, index)
+
+    def fields(self):
+        """All fields as a dict of NumPy copies."""
+        return {name: self[name] for name in FIELDS}
+
+    # --- time stepping ---------------------------------------------------
+    def rhs(self):
+        """Time derivatives of all fields now (no forcing), as NumPy arrays."""
+        self._grid.rhs()
+        return {name: self._grid.read(_RHS_BUFFER, i) for i, name in enumerate(FIELDS)}
+
+    def cfl_dt(self, cdt=0.4, cdtv=0.3):
+        """Largest stable time step: min(cdt dxmin / max(|u| + cs), cdtv dxmin^2 / nu).
+
+        dxmin is taken over the axes with more than one point (a trivial
+        axis carries no gradients).  Raises NonFiniteError if u is not finite.
+        """
+        umax = self._grid.max_speed()
+        if not math.isfinite(umax):
+            self._raise_nonfinite()
+        resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
+        dxmin = min(resolved)
+        limits = []
+        if umax + self._cs > 0:
+            limits.append(cdt * dxmin / (umax + self._cs))
+        if self._nu > 0:
+            limits.append(cdtv * dxmin ** 2 / self._nu)
+        if not limits:
+            raise ValueError("no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly")
+        return min(limits)
+
+    def step(self, dt=None):
+        """One full RK3 step (three substeps) of length `dt` (default: the CFL step).
+
+        Returns the dt taken; raises NonFiniteError if the step produced NaN/Inf.
+        """
+        dt = self.cfl_dt() if dt is None else _positive_dt(dt)
+        self._grid.step(dt, 1)
+        self.t += dt
+        self.steps += 1
+        self.check_finite()
+        return dt
+
+    def run(self, until, cdt=0.4, cdtv=0.3, check_every=10):
+        """Advance with CFL steps to time `until`, the last step shortened to land on it.
+
+        The fields are checked for NaN/Inf every `check_every` steps and at the
+        end; a blow-up raises NonFiniteError naming the step, time and field.
+        Returns the number of steps taken.
+        """
+        until = _real(until, "until")
+        if until < self.t:
+            raise ValueError(f"until={until} lies before the current time t={self.t}")
+        if not (isinstance(check_every, numbers.Integral) and check_every >= 1):
+            raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
+        taken = 0
+        while self.t < until:
+            dt = self.cfl_dt(cdt, cdtv)
+            last = self.t + dt >= until
+            if last:
+                dt = until - self.t
+            self._grid.step(dt, 1)
+            self.steps += 1
+            taken += 1
+            self.t = until if last else self.t + dt
+            if taken % check_every == 0:
+                self.check_finite()
+        self.check_finite()
+        return taken
+
+    def check_finite(self):
+        """Raise NonFiniteError if any field holds a NaN or Inf."""
+        if self._grid.first_nonfinite_field() >= 0:
+            self._raise_nonfinite()
+
+    def _raise_nonfinite(self):
+        field = self._grid.first_nonfinite_field()
+        name = FIELDS[field] if field >= 0 else "u"
+        raise NonFiniteError(f"field {name!r} holds NaN or Inf at step {self.steps}, t = {self.t:.6g}: "
+                             f"the run is unstable (try a smaller time step or a larger viscosity)")

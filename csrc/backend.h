@@ -1,0 +1,36 @@
+/*
+ * backend.h -- the interface every backend implements (csrc/cpu, csrc/cuda).
+ *
+ * A backend owns the fields of one simulation (padded with ghost zones),
+ * advances them by full RK3 steps and offers reductions and copies; the
+ * binding (module.c) talks to backends only through this table.
+ */
+#ifndef ASTAROTH_BACKEND_H
+#define ASTAROTH_BACKEND_H
+
+#include "grid.h"
+
+/* Which set of four arrays: the fields, or the RK3 intermediate w, which
+ * holds the right-hand side after `rhs`. */
+typedef enum { AC_BUFFER_FIELDS = 0, AC_BUFFER_RHS = 1 } ac_buffer;
+
+typedef struct ac_backend_ops {
+    const char *name;
+    ac_status (*create)(const ac_grid *grid, ac_precision precision, ac_method method, void **out);
+    void (*destroy)(void *self);
+    /* `count` full RK3 steps of length dt; the fields end where they began */
+    ac_status (*step)(void *self, double dt, long count);
+    /* time derivatives of the current fields (no forcing) into AC_BUFFER_RHS */
+    ac_status (*rhs)(void *self);
+    /* max |u| over the grid; NaN if any velocity is not finite */
+    ac_status (*max_speed)(void *self, double *out);
+    /* index of the first field holding a NaN or Inf, or -1 */
+    ac_status (*first_nonfinite_field)(void *self, int *out);
+    /* interior of one array to/from a dense host array, x fastest */
+    ac_status (*read)(void *self, ac_buffer which, int field, void *dense);
+    ac_status (*write)(void *self, int field, const void *dense);
+    /* first interior point of one array, in the backend's memory */
+    void *(*interior_data)(void *self, ac_buffer which, int field);
+} ac_backend_ops;
+
+#endif

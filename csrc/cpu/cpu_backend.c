@@ -1,0 +1,179 @@
+/*
+ * cpu_backend.c -- owns the host buffers and sequences the RK3 substeps;
+ * the per-point loops are in kernels_impl.h, the physics in ../physics.h.
+ */
+#include "cpu_backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+typedef struct {
+    void (*fill_ghost_zones)(const ac_grid *, void *);
+    void (*substep_55p)(const ac_grid *, void *const *, void *const *, void *const *, int, double);
+    void (*substep_19p_first)(const ac_grid *, void *const *, void *const *, void *const *, void *, int, double);
+    void (*substep_19p_second)(const ac_grid *, void *const *, void *const *, const void *, int, double);
+    double (*max_speed)(const ac_grid *, void *const *);
+    int (*first_nonfinite_field)(const ac_grid *, void *const *);
+} kernel_table;
+
+static const kernel_table kernels[2] = {
+    {fill_ghost_zones_f32, substep_55p_f32, substep_19p_first_f32, substep_19p_second_f32, max_speed_f32,
+     first_nonfinite_field_f32},
+    {fill_ghost_zones_f64, substep_55p_f64, substep_19p_first_f64, substep_19p_second_f64, max_speed_f64,
+     first_nonfinite_field_f64},
+};
+
+typedef struct {
+    ac_grid grid;
+    ac_method method;
+    const kernel_table *k;
+    /* Substeps read one set and write another (seed Sect. 4.1).  Three sets
+     * rotate home -> a -> b -> home, so each full step ends where it began
+     * and views of the home set stay valid without a copy. */
+    void *home[AC_NUM_FIELDS];
+    void *stage_a[AC_NUM_FIELDS];
+    void *stage_b[AC_NUM_FIELDS];
+    void *w[AC_NUM_FIELDS];       /* RK3 intermediate (2N storage) */
+    void *div_u;                  /* 19-point method only */
+    size_t field_bytes;
+    size_t element_bytes;
+} ac_cpu;
+
+static void cpu_destroy(void *self)
+{
+    ac_cpu *cpu = self;
+    if (!cpu)
+        return;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+        free(cpu->home[f]);
+        free(cpu->stage_a[f]);
+        free(cpu->stage_b[f]);
+        free(cpu->w[f]);
+    }
+    free(cpu->div_u);
+    free(cpu);
+}
+
+static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_method method, void **out)
+{
+    *out = NULL;
+    if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
+        return AC_ERR_ARGUMENT;
+    ac_cpu *cpu = calloc(1, sizeof *cpu);
+    if (!cpu)
+        return AC_ERR_NO_MEMORY;
+    cpu->grid = *grid;
+    cpu->method = method;
+    cpu->k = &kernels[precision];
+    cpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
+    cpu->field_bytes = ac_grid_padded_count(grid) * cpu->element_bytes;
+    int ok = 1;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+        /* calloc: lnrho = 0 (rho = 1) and u = 0 to start with, ghosts defined */
+        ok &= (cpu->home[f] = calloc(1, cpu->field_bytes)) != NULL;
+        ok &= (cpu->stage_a[f] = calloc(1, cpu->field_bytes)) != NULL;
+        ok &= (cpu->stage_b[f] = calloc(1, cpu->field_bytes)) != NULL;
+        ok &= (cpu->w[f] = calloc(1, cpu->field_bytes)) != NULL;
+    }
+    if (method == AC_METHOD_19P)
+        ok &= (cpu->div_u = calloc(1, cpu->field_bytes)) != NULL;
+    if (!ok) {
+        cpu_destroy(cpu);
+        return AC_ERR_NO_MEMORY;
+    }
+    *out = cpu;
+    return AC_OK;
+}
+
+/* One substep from `in` to `out`, either method. */
+static void substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS], int s, double dt)
+{
+    const ac_grid *g = &cpu->grid;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+        cpu->k->fill_ghost_zones(g, in[f]);
+    if (cpu->method == AC_METHOD_55P) {
+        cpu->k->substep_55p(g, in, out, cpu->w, s, dt);
+    } else {
+        cpu->k->substep_19p_first(g, in, out, cpu->w, cpu->div_u, s, dt);
+        cpu->k->fill_ghost_zones(g, cpu->div_u);
+        cpu->k->substep_19p_second(g, out, cpu->w, cpu->div_u, s, dt);
+    }
+}
+
+static ac_status cpu_step(void *self, double dt, long count)
+{
+    ac_cpu *cpu = self;
+    for (long n = 0; n < count; ++n) {
+        substep(cpu, cpu->home, cpu->stage_a, 0, dt);
+        substep(cpu, cpu->stage_a, cpu->stage_b, 1, dt);
+        substep(cpu, cpu->stage_b, cpu->home, 2, dt);
+    }
+    return AC_OK;
+}
+
+static ac_status cpu_rhs(void *self)
+{
+    ac_cpu *cpu = self;
+    /* A first substep with dt = 1 leaves exactly the right-hand side in w;
+     * what it writes to stage_a is discarded. */
+    substep(cpu, cpu->home, cpu->stage_a, 0, 1.0);
+    return AC_OK;
+}
+
+static ac_status cpu_max_speed(void *self, double *out)
+{
+    ac_cpu *cpu = self;
+    *out = cpu->k->max_speed(&cpu->grid, cpu->home);
+    return AC_OK;
+}
+
+static ac_status cpu_first_nonfinite_field(void *self, int *out)
+{
+    ac_cpu *cpu = self;
+    *out = cpu->k->first_nonfinite_field(&cpu->grid, cpu->home);
+    return AC_OK;
+}
+
+static void *cpu_interior_data(void *self, ac_buffer which, int field)
+{
+    ac_cpu *cpu = self;
+    char *base = which == AC_BUFFER_RHS ? cpu->w[field] : cpu->home[field];
+    return base + ac_grid_index(&cpu->grid, 0, 0, 0) * cpu->element_bytes;
+}
+
+/* Copy the interior rows between the padded array and a dense one. */
+static void copy_interior(ac_cpu *cpu, char *padded, char *dense, int to_dense)
+{
+    const ac_grid *g = &cpu->grid;
+    const size_t row_bytes = (size_t)g->n[0] * cpu->element_bytes;
+    for (int k = 0; k < g->n[2]; ++k)
+        for (int j = 0; j < g->n[1]; ++j) {
+            char *p = padded + ac_grid_index(g, 0, j, k) * cpu->element_bytes;
+            char *d = dense + ((size_t)j + (size_t)g->n[1] * (size_t)k) * row_bytes;
+            if (to_dense)
+                memcpy(d, p, row_bytes);
+            else
+                memcpy(p, d, row_bytes);
+        }
+}
+
+static ac_status cpu_read(void *self, ac_buffer which, int field, void *dense)
+{
+    ac_cpu *cpu = self;
+    copy_interior(cpu, which == AC_BUFFER_RHS ? cpu->w[field] : cpu->home[field], dense, 1);
+    return AC_OK;
+}
+
+static ac_status cpu_write(void *self, int field, const void *dense)
+{
+    ac_cpu *cpu = self;
+    copy_interior(cpu, cpu->home[field], (char *)dense, 0);
+    return AC_OK;
+}
+
+const ac_backend_ops ac_cpu_backend = {
+    "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_first_nonfinite_field,
+    cpu_read, cpu_write, cpu_interior_data,
+};

@@ -1,0 +1,25 @@
+/*
+ * kernels.h -- the CPU loops, declared once per precision (suffix _f32 or
+ * _f64).  Buffers are passed as void * so the dispatcher stays generic.
+ */
+#ifndef ASTAROTH_CPU_KERNELS_H
+#define ASTAROTH_CPU_KERNELS_H
+
+#include "../grid.h"
+
+#define AC_DECLARE_CPU_KERNELS(sfx)                                                                           \
+    void fill_ghost_zones_##sfx(const ac_grid *g, void *field);                                               \
+    void substep_55p_##sfx(const ac_grid *g, void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],   \
+                           void *const w[AC_NUM_FIELDS], int substep, double dt);                             \
+    void substep_19p_first_##sfx(const ac_grid *g, void *const in[AC_NUM_FIELDS],                            \
+                                 void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u,   \
+                                 int substep, double dt);                                                     \
+    void substep_19p_second_##sfx(const ac_grid *g, void *const out[AC_NUM_FIELDS],                          \
+                                  void *const w[AC_NUM_FIELDS], const void *div_u, int substep, double dt);  \
+    double max_speed_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                              \
+    int first_nonfinite_field_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);
+
+AC_DECLARE_CPU_KERNELS(f32)
+AC_DECLARE_CPU_KERNELS(f64)
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * grid.h -- what every backend and the binding agree on: status codes,
+ * the grid geometry (interior plus ghost zones) and the field numbering.
+ * Plain C99, no precision: the backends pick float or double at run time.
+ */
+#ifndef ASTAROTH_GRID_H
+#define ASTAROTH_GRID_H
+
+#include <stddef.h>
+
+enum { AC_NUM_FIELDS = 4 }; /* lnrho, ux, uy, uz, in this order */
+enum { AC_GHOST = 3 };      /* ghost-zone width, the stencil radius */
+
+typedef enum {
+    AC_OK = 0,
+    AC_ERR_NO_MEMORY,   /* host or device allocation failed */
+    AC_ERR_ARGUMENT,    /* a value the caller should have refused */
+    AC_ERR_DEVICE,      /* a CUDA call failed; ac_last_device_error says which */
+    AC_ERR_UNSUPPORTED  /* this build or this backend cannot do it */
+} ac_status;
+
+typedef enum { AC_FLOAT32 = 0, AC_FLOAT64 = 1 } ac_precision;
+typedef enum { AC_METHOD_55P = 0, AC_METHOD_19P = 1 } ac_method;
+
+/* Interior size n, padded size m = n + 2 ghost, spacing per axis. */
+typedef struct {
+    int n[3];
+    int m[3];
+    double spacing[3];
+    double nu, cs;
+} ac_grid;
+
+static inline ac_grid ac_grid_make(const int n[3], const double spacing[3], double nu, double cs)
+{
+    ac_grid g;
+    for (int a = 0; a < 3; ++a) {
+        g.n[a] = n[a];
+        g.m[a] = n[a] + 2 * AC_GHOST;
+        g.spacing[a] = spacing[a];
+    }
+    g.nu = nu;
+    g.cs = cs;
+    return g;
+}
+
+/* Elements in one padded field; strides along x, y, z (x fastest). */
+static inline size_t ac_grid_padded_count(const ac_grid *g)
+{
+    return (size_t)g->m[0] * (size_t)g->m[1] * (size_t)g->m[2];
+}
+
+static inline void ac_grid_strides(const ac_grid *g, ptrdiff_t stride[3])
+{
+    stride[0] = 1;
+    stride[1] = g->m[0];
+    stride[2] = (ptrdiff_t)g->m[0] * g->m[1];
+}
+
+/* Padded index of the interior point (i, j, k), 0 <= i < n[0] etc. */
+static inline size_t ac_grid_index(const ac_grid *g, int i, int j, int k)
+{
+    return (size_t)(i + AC_GHOST) + (size_t)g->m[0] * ((size_t)(j + AC_GHOST) + (size_t)g->m[1] * (size_t)(k + AC_GHOST));
+}
+
+/* Which interior plane a ghost (or interior) plane index copies under
+ * periodic boundaries; works for any n >= 1. */
+static inline int ac_periodic_source(int padded_index, int n)
+{
+    int r = (padded_index - AC_GHOST) % n;
+    return (r < 0 ? r + n : r) + AC_GHOST;
+}
+
+#endif /* ASTAROTH_GRID_H */

@@ -1,0 +1,420 @@
+/*
+ * module.c -- the CPython binding, astaroth._core.
+ *
+ * One type, Grid: a backend object owning the fields of one simulation.
+ * It turns every status code into a Python exception and exposes the
+ * fields as NumPy arrays (copies, or zero-copy views on the CPU backend).
+ * Argument checking with physicist-facing messages is done in Python
+ * (astaroth/simulation.py); this layer still refuses what would crash.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <string.h>
+
+#include "backend.h"
+#define real double /* physics.h is included here for its coefficient table only */
+#include "physics.h"
+#undef real
+#include "cpu/cpu_backend.h"
+#ifdef ASTAROTH_WITH_CUDA
+#include "cuda/cuda_backend.h"
+#endif
+
+static const ac_backend_ops *const all_backends[] = {
+    &ac_cpu_backend,
+#ifdef ASTAROTH_WITH_CUDA
+    &ac_cuda_backend,
+#endif
+};
+enum { NUM_BACKENDS = sizeof all_backends / sizeof all_backends[0] };
+
+typedef struct {
+    PyObject_HEAD
+    const ac_backend_ops *ops;
+    void *self;
+    ac_grid grid;
+    ac_precision precision;
+} GridObject;
+
+/* Raise the Python exception for a status code; returns NULL for chaining. */
+static PyObject *raise_status(ac_status status, const GridObject *g, const char *what)
+{
+    switch (status) {
+    case AC_ERR_NO_MEMORY: {
+        double gib = 0.0;
+        if (g) {
+            /* 4 fields x (3 rotating sets + w), plus div u for the 19-point method */
+            gib = (double)ac_grid_padded_count(&g->grid) * (g->precision == AC_FLOAT64 ? 8 : 4) * 17.0 / (1 << 30);
+            PyErr_Format(PyExc_MemoryError,
+                         "%s: not enough %s memory for a %d x %d x %d grid (about %.2f GiB needed)", what,
+                         g->ops->name, g->grid.n[0], g->grid.n[1], g->grid.n[2], gib);
+        } else {
+            PyErr_Format(PyExc_MemoryError, "%s: out of memory", what);
+        }
+        break;
+    }
+    case AC_ERR_ARGUMENT:
+        PyErr_Format(PyExc_ValueError, "%s: invalid argument", what);
+        break;
+    case AC_ERR_DEVICE:
+#ifdef ASTAROTH_WITH_CUDA
+        PyErr_Format(PyExc_RuntimeError, "%s: CUDA error: %s", what, ac_cuda_last_error());
+#else
+        PyErr_Format(PyExc_RuntimeError, "%s: device error", what);
+#endif
+        break;
+    case AC_ERR_UNSUPPORTED:
+        PyErr_Format(PyExc_NotImplementedError, "%s: not supported by this backend", what);
+        break;
+    default:
+        PyErr_Format(PyExc_RuntimeError, "%s: unknown error %d", what, (int)status);
+    }
+    return NULL;
+}
+
+static const ac_backend_ops *find_backend(const char *name)
+{
+    for (int b = 0; b < NUM_BACKENDS; ++b)
+        if (strcmp(all_backends[b]->name, name) == 0)
+            return all_backends[b];
+    return NULL;
+}
+
+static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "nu", "cs", NULL};
+    const char *backend, *precision, *method;
+    int n[3];
+    double spacing[3], nu, cs;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd", kwlist, &backend, &precision, &method, &n[0],
+                                     &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &nu, &cs))
+        return -1;
+    const ac_backend_ops *ops = find_backend(backend);
+    if (!ops) {
+        PyErr_Format(PyExc_ValueError, "backend '%s' is not built in this installation", backend);
+        return -1;
+    }
+    ac_precision prec;
+    if (strcmp(precision, "float32") == 0)
+        prec = AC_FLOAT32;
+    else if (strcmp(precision, "float64") == 0)
+        prec = AC_FLOAT64;
+    else {
+        PyErr_Format(PyExc_ValueError, "precision must be 'float32' or 'float64', not '%s'", precision);
+        return -1;
+    }
+    ac_method meth;
+    if (strcmp(method, "55p") == 0)
+        meth = AC_METHOD_55P;
+    else if (strcmp(method, "19p") == 0)
+        meth = AC_METHOD_19P;
+    else {
+        PyErr_Format(PyExc_ValueError, "method must be '55p' or '19p', not '%s'", method);
+        return -1;
+    }
+    for (int a = 0; a < 3; ++a)
+        if (n[a] < 1 || !(spacing[a] > 0.0)) {
+            PyErr_SetString(PyExc_ValueError, "shape and spacing must be positive");
+            return -1;
+        }
+    if (self->self) {
+        PyErr_SetString(PyExc_RuntimeError, "Grid is already initialised");
+        return -1;
+    }
+    self->ops = ops;
+    self->grid = ac_grid_make(n, spacing, nu, cs);
+    self->precision = prec;
+    void *backend_self = NULL;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ops->create(&self->grid, prec, meth, &backend_self);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK) {
+        raise_status(st, self, "creating the simulation");
+        return -1;
+    }
+    self->self = backend_self;
+    return 0;
+}
+
+static void Grid_dealloc(GridObject *self)
+{
+    if (self->self)
+        self->ops->destroy(self->self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int check_ready(GridObject *self)
+{
+    if (!self->self) {
+        PyErr_SetString(PyExc_RuntimeError, "Grid is not initialised");
+        return 0;
+    }
+    return 1;
+}
+
+static int check_field(int field)
+{
+    if (field < 0 || field >= AC_NUM_FIELDS) {
+        PyErr_Format(PyExc_IndexError, "field index %d out of range 0..%d", field, AC_NUM_FIELDS - 1);
+        return 0;
+    }
+    return 1;
+}
+
+static int numpy_type(const GridObject *self)
+{
+    return self->precision == AC_FLOAT64 ? NPY_FLOAT64 : NPY_FLOAT32;
+}
+
+static PyObject *Grid_step(GridObject *self, PyObject *args)
+{
+    double dt;
+    long count = 1;
+    if (!PyArg_ParseTuple(args, "d|l", &dt, &count) || !check_ready(self))
+        return NULL;
+    if (!(dt > 0.0) || count < 0) {
+        PyErr_SetString(PyExc_ValueError, "dt must be positive and count non-negative");
+        return NULL;
+    }
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->step(self->self, dt, count);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "step");
+    Py_RETURN_NONE;
+}
+
+static PyObject *Grid_rhs(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->rhs(self->self);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "rhs");
+    Py_RETURN_NONE;
+}
+
+static PyObject *Grid_max_speed(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    double v = 0.0;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->max_speed(self->self, &v);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "max_speed");
+    return PyFloat_FromDouble(v);
+}
+
+static PyObject *Grid_first_nonfinite_field(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    int f = -1;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->first_nonfinite_field(self->self, &f);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "first_nonfinite_field");
+    return PyLong_FromLong(f);
+}
+
+/* read(which, field) -> new dense array of shape n, Fortran order */
+static PyObject *Grid_read(GridObject *self, PyObject *args)
+{
+    int which, field;
+    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(field))
+        return NULL;
+    npy_intp dims[3] = {self->grid.n[0], self->grid.n[1], self->grid.n[2]};
+    PyObject *out = PyArray_EMPTY(3, dims, numpy_type(self), 1);
+    if (!out)
+        return NULL;
+    ac_status st = self->ops->read(self->self, which ? AC_BUFFER_RHS : AC_BUFFER_FIELDS, field,
+                                   PyArray_DATA((PyArrayObject *)out));
+    if (st != AC_OK) {
+        Py_DECREF(out);
+        return raise_status(st, self, "reading a field");
+    }
+    return out;
+}
+
+/* write(field, array): array must be Fortran-contiguous, shape n, our dtype */
+static PyObject *Grid_write(GridObject *self, PyObject *args)
+{
+    int field;
+    PyArrayObject *arr;
+    if (!PyArg_ParseTuple(args, "iO!", &field, &PyArray_Type, &arr) || !check_ready(self) || !check_field(field))
+        return NULL;
+    if (PyArray_NDIM(arr) != 3 || PyArray_TYPE(arr) != numpy_type(self) || !PyArray_IS_F_CONTIGUOUS(arr) ||
+        PyArray_DIM(arr, 0) != self->grid.n[0] || PyArray_DIM(arr, 1) != self->grid.n[1] ||
+        PyArray_DIM(arr, 2) != self->grid.n[2]) {
+        PyErr_SetString(PyExc_ValueError, "write needs a Fortran-ordered array of the grid's shape and dtype");
+        return NULL;
+    }
+    ac_status st = self->ops->write(self->self, field, PyArray_DATA(arr));
+    if (st != AC_OK)
+        return raise_status(st, self, "writing a field");
+    Py_RETURN_NONE;
+}
+
+/* host_view(which, field) -> zero-copy NumPy view of the interior (CPU only) */
+static PyObject *Grid_host_view(GridObject *self, PyObject *args)
+{
+    int which, field;
+    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(field))
+        return NULL;
+    if (self->ops != &ac_cpu_backend) {
+        PyErr_SetString(PyExc_TypeError, "host_view is only available on the cpu backend");
+        return NULL;
+    }
+    const npy_intp es = self->precision == AC_FLOAT64 ? 8 : 4;
+    npy_intp dims[3] = {self->grid.n[0], self->grid.n[1], self->grid.n[2]};
+    npy_intp strides[3] = {es, es * self->grid.m[0], es * self->grid.m[0] * self->grid.m[1]};
+    void *data = self->ops->interior_data(self->self, which ? AC_BUFFER_RHS : AC_BUFFER_FIELDS, field);
+    PyObject *view = PyArray_New(&PyArray_Type, 3, dims, numpy_type(self), strides, data, (int)es,
+                                 NPY_ARRAY_WRITEABLE | NPY_ARRAY_ALIGNED, NULL);
+    if (!view)
+        return NULL;
+    Py_INCREF(self); /* the view keeps the grid (and its memory) alive */
+    if (PyArray_SetBaseObject((PyArrayObject *)view, (PyObject *)self) < 0) {
+        Py_DECREF(view);
+        return NULL;
+    }
+    return view;
+}
+
+/* device_pointer(which, field) -> int address of the interior (any backend) */
+static PyObject *Grid_interior_address(GridObject *self, PyObject *args)
+{
+    int which, field;
+    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(field))
+        return NULL;
+    void *data = self->ops->interior_data(self->self, which ? AC_BUFFER_RHS : AC_BUFFER_FIELDS, field);
+    return PyLong_FromVoidPtr(data);
+}
+
+static PyObject *Grid_get_backend(GridObject *self, void *Py_UNUSED(closure))
+{
+    return PyUnicode_FromString(self->ops ? self->ops->name : "");
+}
+
+static PyObject *Grid_get_padded_shape(GridObject *self, void *Py_UNUSED(closure))
+{
+    return Py_BuildValue("(iii)", self->grid.m[0], self->grid.m[1], self->grid.m[2]);
+}
+
+static PyMethodDef Grid_methods[] = {
+    {"step", (PyCFunction)Grid_step, METH_VARARGS, "step(dt, count=1): count full RK3 steps of length dt."},
+    {"rhs", (PyCFunction)Grid_rhs, METH_NOARGS, "rhs(): time derivatives of the current fields into buffer 1."},
+    {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
+    {"first_nonfinite_field", (PyCFunction)Grid_first_nonfinite_field, METH_NOARGS,
+     "first_nonfinite_field() -> index of the first field with NaN/Inf, or -1."},
+    {"read", (PyCFunction)Grid_read, METH_VARARGS, "read(which, field) -> dense copy (which: 0 fields, 1 rhs)."},
+    {"write", (PyCFunction)Grid_write, METH_VARARGS, "write(field, array): set a field's interior."},
+    {"host_view", (PyCFunction)Grid_host_view, METH_VARARGS, "host_view(which, field) -> zero-copy NumPy view."},
+    {"interior_address", (PyCFunction)Grid_interior_address, METH_VARARGS,
+     "interior_address(which, field) -> address of the first interior point."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Grid_getset[] = {
+    {"backend", (getter)Grid_get_backend, NULL, "name of the backend", NULL},
+    {"padded_shape", (getter)Grid_get_padded_shape, NULL, "shape including ghost zones", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject GridType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "astaroth._core.Grid",
+    .tp_doc = "Grid(backend, precision, method, shape, spacing, nu, cs): the fields of one simulation on one "
+              "backend. Use astaroth.Simulation instead.",
+    .tp_basicsize = sizeof(GridObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Grid_init,
+    .tp_dealloc = (destructor)Grid_dealloc,
+    .tp_methods = Grid_methods,
+    .tp_getset = Grid_getset,
+};
+
+static PyObject *core_backends(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+    PyObject *list = PyList_New(0);
+    if (!list)
+        return NULL;
+    for (int b = 0; b < NUM_BACKENDS; ++b) {
+        PyObject *name = PyUnicode_FromString(all_backends[b]->name);
+        if (!name || PyList_Append(list, name) < 0) {
+            Py_XDECREF(name);
+            Py_DECREF(list);
+            return NULL;
+        }
+        Py_DECREF(name);
+    }
+    return list;
+}
+
+static PyObject *core_openmp_threads(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+#ifdef _OPENMP
+    extern int omp_get_max_threads(void);
+    return PyLong_FromLong(omp_get_max_threads());
+#else
+    return PyLong_FromLong(1);
+#endif
+}
+
+static PyMethodDef core_methods[] = {
+    {"compiled_backends", core_backends, METH_NOARGS, "Backends compiled into this build."},
+    {"openmp_threads", core_openmp_threads, METH_NOARGS, "OpenMP threads the CPU backend will use."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "astaroth._core", "astaroth's C core: backends and their fields.", -1, core_methods,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    import_array();
+    if (PyType_Ready(&GridType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&GridType);
+    if (PyModule_AddObject(m, "Grid", (PyObject *)&GridType) < 0) {
+        Py_DECREF(&GridType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "GHOST_WIDTH", AC_GHOST);
+    /* physics.h's stencil table (seed eqs. 6-8), for Python code that needs it */
+    PyObject *table = Py_BuildValue("{s:(ddd),s:d,s:(ddd),s:d,s:d,s:(ddd),s:d}", "d1", AC_D1_C1, AC_D1_C2, AC_D1_C3,
+                                    "d1_denominator", AC_D1_DENOM, "d2", AC_D2_C1, AC_D2_C2, AC_D2_C3, "d2_centre",
+                                    AC_D2_C0, "d2_denominator", AC_D2_DENOM, "mixed", AC_DXY_C1, AC_DXY_C2, AC_DXY_C3,
+                                    "mixed_denominator", AC_DXY_DENOM);
+    if (!table || PyModule_AddObject(m, "STENCIL", table) < 0) {
+        Py_XDECREF(table);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *rk3 = Py_BuildValue("{s:(ddd),s:(ddd)}", "alpha", rk3_alpha(0), rk3_alpha(1), rk3_alpha(2), "beta",
+                                  rk3_beta(0), rk3_beta(1), rk3_beta(2));
+    if (!rk3 || PyModule_AddObject(m, "RK3", rk3) < 0) {
+        Py_XDECREF(rk3);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,162 @@
+"""The Python API of DESIGN section 3 and the refusals of section 6."""
+import math
+
+import numpy as np
+import pytest
+
+import astaroth as ac
+
+
+def small(**kw):
+    args = dict(shape=(8, 6, 4), box=(1.0, 2.0, 3.0), backend="cpu")
+    args.update(kw)
+    return ac.Simulation(**args)
+
+
+def test_backends_lists_cpu():
+    assert "cpu" in ac.backends()
+
+
+def test_coordinates_and_shape():
+    sim = small(origin=(0.5, 0.0, -1.0))
+    assert sim.shape == (8, 6, 4)
+    assert sim.spacing == (1 / 8, 2 / 6, 3 / 4)
+    np.testing.assert_allclose(sim.x, 0.5 + np.arange(8) / 8)
+    np.testing.assert_allclose(sim.y, np.arange(6) * 2 / 6)
+    np.testing.assert_allclose(sim.z, -1.0 + np.arange(4) * 0.75)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_get_set_layout_and_copy_semantics(dtype):
+    sim = small(dtype=dtype)
+    values = np.arange(8 * 6 * 4, dtype=float).reshape(8, 6, 4)
+    sim["ux"] = values
+    got = sim["ux"]
+    assert got.dtype == np.dtype(dtype) and got.shape == (8, 6, 4)
+    assert got.flags["F_CONTIGUOUS"]  # x fastest in memory, as in the C layout
+    np.testing.assert_array_equal(got, values)
+    got[0, 0, 0] = -1  # a copy: the simulation is unchanged
+    assert sim["ux"][0, 0, 0] == 0
+    for other in ("lnrho", "uy", "uz"):
+        assert not sim[other].any()
+
+
+def test_set_broadcasts_like_numpy():
+    sim = small()
+    sim["lnrho"] = 0.25
+    assert np.all(sim["lnrho"] == 0.25)
+    sim["uy"] = np.sin(sim.x)[:, None, None]
+    np.testing.assert_allclose(sim["uy"][:, 3, 2], np.sin(sim.x))
+
+
+def test_view_is_zero_copy_and_follows_steps():
+    sim = small(nu=0.1)
+    v = sim.view("ux")
+    assert v.shape == sim.shape
+    v[:] = np.cos(2 * np.pi * sim.x)[:, None, None]  # writing the view changes the simulation
+    np.testing.assert_array_equal(sim["ux"], v)
+    before = v.copy()
+    sim.step(1e-3)
+    assert not np.array_equal(v, before)            # the view sees the step
+    np.testing.assert_array_equal(sim["ux"], v)
+
+
+def test_rhs_returns_all_fields():
+    sim = small()
+    sim["ux"] = np.sin(2 * np.pi * sim.x)[:, None, None]
+    d = sim.rhs()
+    assert set(d) == set(ac.FIELDS)
+    # continuity: d lnrho/dt = -div u = -2 pi cos(2 pi x) (sixth-order accurate)
+    np.testing.assert_allclose(d["lnrho"][:, 0, 0], -2 * np.pi * np.cos(2 * np.pi * sim.x), atol=2e-2)
+    # rhs() does not advance the fields
+    np.testing.assert_array_equal(sim["ux"][:, 0, 0], np.sin(2 * np.pi * sim.x))
+    assert sim.t == 0 and sim.steps == 0
+
+
+def test_run_lands_exactly_on_until_with_cfl_steps():
+    sim = small(shape=(16, 16, 16), box=2 * np.pi, nu=0.01)
+    sim["ux"] = 0.5 * np.sin(sim.y)[None, :, None]
+    dt0 = sim.cfl_dt()
+    dx = 2 * np.pi / 16
+    assert dt0 == pytest.approx(min(0.4 * dx / (0.5 + 1.0), 0.3 * dx * dx / 0.01), rel=1e-6)
+    steps = sim.run(until=0.37)
+    assert sim.t == 0.37
+    assert steps == sim.steps == math.ceil(0.37 / dt0 - 1e-9) or abs(steps - 0.37 / dt0) < 2
+    sim.run(until=0.5)
+    assert sim.t == 0.5
+
+
+def test_cfl_ignores_trivial_axes():
+    sim = small(shape=(32, 1, 1), box=(1.0, 100.0, 100.0), nu=0.0, cs=1.0)
+    assert sim.cfl_dt() == pytest.approx(0.4 / 32)
+
+
+def test_blow_up_is_reported_with_step_and_time():
+    sim = small(shape=(16, 16, 1), box=1.0, nu=0.0, cs=1.0)
+    sim["ux"] = np.sin(2 * np.pi * sim.x)[:, None, None]
+    with pytest.raises(FloatingPointError, match=r"step \d+, t = "):
+        for _ in range(200):
+            sim.step(0.5)  # 20 times the CFL limit
+
+
+@pytest.mark.parametrize("kwargs, exc, word", [
+    (dict(shape=(0, 8, 8)), ValueError, "shape"),
+    (dict(shape=(8, -1, 8)), ValueError, "shape"),
+    (dict(shape=(8, 8)), ValueError, "shape"),
+    (dict(shape=(8.5, 8, 8)), TypeError, "shape"),
+    (dict(shape="big"), TypeError, "shape"),
+    (dict(box=(1.0, 0.0, 1.0)), ValueError, "box"),
+    (dict(box=-2.0), ValueError, "box"),
+    (dict(box=(1.0, float("inf"), 1.0)), ValueError, "box"),
+    (dict(nu=-1e-3), ValueError, "nu"),
+    (dict(nu=float("nan")), ValueError, "nu"),
+    (dict(nu="thick"), TypeError, "nu"),
+    (dict(cs=-1.0), ValueError, "cs"),
+    (dict(dtype="float16"), ValueError, "dtype"),
+    (dict(backend="tpu"), ValueError, "backend"),
+    (dict(method="27p"), ValueError, "method"),
+])
+def test_bad_construction_names_the_parameter(kwargs, exc, word):
+    with pytest.raises(exc, match=word):
+        small(**kwargs)
+
+
+def test_unavailable_backend_is_refused_clearly():
+    if "cuda" in ac.backends():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(ValueError, match="backend 'cuda' is not available"):
+        small(backend="cuda")
+
+
+def test_bad_field_access():
+    sim = small()
+    with pytest.raises(KeyError, match="rho"):
+        sim["rho"]
+    with pytest.raises(KeyError, match="unknown field"):
+        sim["uw"] = 1.0
+    with pytest.raises(KeyError, match="bz"):
+        sim.view("bz")
+    with pytest.raises(ValueError, match=r"'ux'.*shape \(3, 3\)"):
+        sim["ux"] = np.zeros((3, 3))
+    with pytest.raises(TypeError, match="'uy'.*dtype complex"):
+        sim["uy"] = np.zeros(sim.shape, dtype=complex)
+    with pytest.raises(TypeError, match="'uz'"):
+        sim["uz"] = np.array(["a"] * 4)
+    with pytest.raises(ValueError, match="'lnrho'.*NaN"):
+        sim["lnrho"] = np.full(sim.shape, np.nan)
+
+
+@pytest.mark.parametrize("dt, exc", [(0.0, ValueError), (-1e-3, ValueError), (float("nan"), ValueError),
+                                     (float("inf"), ValueError), ("soon", TypeError)])
+def test_bad_dt_is_refused_before_any_work(dt, exc):
+    sim = small()
+    with pytest.raises(exc, match="dt"):
+        sim.step(dt)
+    assert sim.steps == 0 and sim.t == 0
+
+
+def test_run_refuses_going_back_in_time():
+    sim = small()
+    sim.run(until=0.01)
+    with pytest.raises(ValueError, match="until"):
+        sim.run(until=0.0)
