@@ -15,9 +15,6 @@
 #include <string.h>
 
 #include "backend.h"
-#define real double /* physics.h is included here for its coefficient table only */
-#include "physics.h"
-#undef real
 #include "cpu/cpu_backend.h"
 #ifdef ASTAROTH_WITH_CUDA
 #include "cuda/cuda_backend.h"
@@ -399,22 +396,5 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     PyModule_AddIntConstant(m, "GHOST_WIDTH", AC_GHOST);
-    /* physics.h's stencil table (seed eqs. 6-8), for Python code that needs it */
-    PyObject *table = Py_BuildValue("{s:(ddd),s:d,s:(ddd),s:d,s:d,s:(ddd),s:d}", "d1", AC_D1_C1, AC_D1_C2, AC_D1_C3,
-                                    "d1_denominator", AC_D1_DENOM, "d2", AC_D2_C1, AC_D2_C2, AC_D2_C3, "d2_centre",
-                                    AC_D2_C0, "d2_denominator", AC_D2_DENOM, "mixed", AC_DXY_C1, AC_DXY_C2, AC_DXY_C3,
-                                    "mixed_denominator", AC_DXY_DENOM);
-    if (!table || PyModule_AddObject(m, "STENCIL", table) < 0) {
-        Py_XDECREF(table);
-        Py_DECREF(m);
-        return NULL;
-    }
-    PyObject *rk3 = Py_BuildValue("{s:(ddd),s:(ddd)}", "alpha", rk3_alpha(0), rk3_alpha(1), rk3_alpha(2), "beta",
-                                  rk3_beta(0), rk3_beta(1), rk3_beta(2));
-    if (!rk3 || PyModule_AddObject(m, "RK3", rk3) < 0) {
-        Py_XDECREF(rk3);
-        Py_DECREF(m);
-        return NULL;
-    }
     return m;
 }

@@ -26,7 +26,7 @@
 #define AC_UNROLL _Pragma("unroll")
 #elif defined(__GNUC__) && !defined(__clang__)
 #define AC_INLINE static inline
-#define AC_UNROLL _Pragma("GCC unroll 4") /* fully unrolled loops let the CPU loops vectorise */
+#define AC_UNROLL _Pragma("GCC unroll 32") /* fully unrolled loops let the CPU loops vectorise */
 #elif defined(__clang__)
 #define AC_INLINE static inline
 #define AC_UNROLL _Pragma("unroll")
@@ -102,77 +102,88 @@ typedef struct {
     const real *u[3];
 } ac_point_fields;
 
-/* Right-hand sides of eq. (1) and of eq. (2) without the (nu/3) grad div u
- * term, which the two methods discretise differently (seed Sect. 4).
- * Writes d lnrho/dt to rhs[0] and du_i/dt to rhs[1 + i]; returns div u. */
-AC_INLINE real rhs_without_grad_div(ac_point_fields f, const ptrdiff_t stride[3], const ac_point_params *p,
-                                    real rhs[4])
+/* Everything the right-hand side needs at one point. */
+typedef struct {
+    real u[3];
+    real grad_lnrho[3];
+    real grad_u[3][3]; /* grad_u[i][j] = d_j u_i */
+    real lap_u[3];
+    real grad_div_u[3]; /* d_i (div u): 55-point or 19-point form, or 0 in the 19-point first pass */
+} ac_derivatives;
+
+/* All of ac_derivatives but grad_div_u at one point: the 19-point stencil. */
+AC_INLINE void axis_derivatives(ac_point_fields f, const ptrdiff_t stride[3], const ac_point_params *p,
+                                ac_derivatives *d)
 {
-    real grad_lnrho[3], grad_u[3][3], lap_u[3], u[3];
     AC_UNROLL
     for (int j = 0; j < 3; ++j)
-        grad_lnrho[j] = first_derivative(f.lnrho, stride[j], p->inv_ds[j]);
+        d->grad_lnrho[j] = first_derivative(f.lnrho, stride[j], p->inv_ds[j]);
     AC_UNROLL
     for (int i = 0; i < 3; ++i) {
-        u[i] = f.u[i][0];
-        lap_u[i] = 0;
+        d->u[i] = f.u[i][0];
+        d->lap_u[i] = 0;
         AC_UNROLL
         for (int j = 0; j < 3; ++j) {
-            grad_u[i][j] = first_derivative(f.u[i], stride[j], p->inv_ds[j]); /* d_j u_i */
-            lap_u[i] += second_derivative(f.u[i], stride[j], p->inv_ds[j]);
+            d->grad_u[i][j] = first_derivative(f.u[i], stride[j], p->inv_ds[j]);
+            d->lap_u[i] += second_derivative(f.u[i], stride[j], p->inv_ds[j]);
         }
     }
-    const real div_u = grad_u[0][0] + grad_u[1][1] + grad_u[2][2];
+}
+
+/* The off-diagonal part of d_i (div u) = sum_j d_i d_j u_j: the mixed
+ * derivatives, eq. (8). */
+AC_INLINE real grad_div_mixed_part(ac_point_fields f, const ptrdiff_t stride[3], const ac_point_params *p, int i)
+{
+    real sum = 0;
+    AC_UNROLL
+    for (int j = 0; j < 3; ++j)
+        if (j != i)
+            sum += mixed_derivative(f.u[j], stride[i], stride[j], p->inv_ds[i], p->inv_ds[j]);
+    return sum;
+}
+
+/* d_i (div u) from second and mixed derivatives of u: with axis_derivatives,
+ * the 55-point stencil (seed Sect. 4.1). */
+AC_INLINE real grad_div_55p(ac_point_fields f, const ptrdiff_t stride[3], const ac_point_params *p, int i)
+{
+    return second_derivative(f.u[i], stride[i], p->inv_ds[i]) + grad_div_mixed_part(f, stride, p, i);
+}
+
+/* d_i (div u) as the first derivative of a stored div u field: the 19-point
+ * method's second pass (seed Appendix A, eqs. 17-18). */
+AC_INLINE real grad_div_19p(const real *div_u, const ptrdiff_t stride[3], const ac_point_params *p, int i)
+{
+    return first_derivative(div_u, stride[i], p->inv_ds[i]);
+}
+
+AC_INLINE real divergence(const ac_derivatives *d)
+{
+    return d->grad_u[0][0] + d->grad_u[1][1] + d->grad_u[2][2];
+}
+
+/* Right-hand sides of eqs. (1) and (2) (no forcing) from the derivatives:
+ * d lnrho/dt to rhs[0], du_i/dt to rhs[1 + i]. */
+AC_INLINE void rhs_from_derivatives(const ac_derivatives *d, const ac_point_params *p, real rhs[4])
+{
+    const real div_u = divergence(d);
 
     /* eq. (1): d lnrho/dt = -u.grad lnrho - div u */
-    rhs[0] = -(u[0] * grad_lnrho[0] + u[1] * grad_lnrho[1] + u[2] * grad_lnrho[2]) - div_u;
+    rhs[0] = -(d->u[0] * d->grad_lnrho[0] + d->u[1] * d->grad_lnrho[1] + d->u[2] * d->grad_lnrho[2]) - div_u;
 
     /* eq. (2) with the traceless rate of strain S of eq. (3) */
     AC_UNROLL
     for (int i = 0; i < 3; ++i) {
-        real advection = u[0] * grad_u[i][0] + u[1] * grad_u[i][1] + u[2] * grad_u[i][2];
+        const real advection = d->u[0] * d->grad_u[i][0] + d->u[1] * d->grad_u[i][1] + d->u[2] * d->grad_u[i][2];
         real strain_dot_grad_lnrho = 0;
         AC_UNROLL
         for (int j = 0; j < 3; ++j) {
-            real s_ij = (real)0.5 * (grad_u[i][j] + grad_u[j][i]) - (i == j ? div_u / (real)3.0 : (real)0.0);
-            strain_dot_grad_lnrho += s_ij * grad_lnrho[j];
+            const real s_ij =
+                (real)0.5 * (d->grad_u[i][j] + d->grad_u[j][i]) - (i == j ? div_u / (real)3.0 : (real)0.0);
+            strain_dot_grad_lnrho += s_ij * d->grad_lnrho[j];
         }
-        rhs[1 + i] = -advection - p->cs2 * grad_lnrho[i] + p->nu * (lap_u[i] + (real)2.0 * strain_dot_grad_lnrho);
+        rhs[1 + i] = -advection - p->cs2 * d->grad_lnrho[i] +
+                     p->nu * (d->lap_u[i] + d->grad_div_u[i] / (real)3.0 + (real)2.0 * strain_dot_grad_lnrho);
     }
-    return div_u;
-}
-
-/* grad (div u) from second and mixed derivatives of u: the 55-point stencil. */
-AC_INLINE void grad_div_55p(ac_point_fields f, const ptrdiff_t stride[3], const ac_point_params *p, real grad_div[3])
-{
-    AC_UNROLL
-    for (int i = 0; i < 3; ++i) {
-        grad_div[i] = 0;
-        AC_UNROLL
-        for (int j = 0; j < 3; ++j) /* d_i d_j u_j */
-            grad_div[i] += (i == j) ? second_derivative(f.u[j], stride[j], p->inv_ds[j])
-                                    : mixed_derivative(f.u[j], stride[i], stride[j], p->inv_ds[i], p->inv_ds[j]);
-    }
-}
-
-/* grad (div u) as first derivatives of a stored div u field: the 19-point
- * method's second pass (seed Appendix A). */
-AC_INLINE void grad_div_19p(const real *div_u, const ptrdiff_t stride[3], const ac_point_params *p, real grad_div[3])
-{
-    AC_UNROLL
-    for (int i = 0; i < 3; ++i)
-        grad_div[i] = first_derivative(div_u, stride[i], p->inv_ds[i]);
-}
-
-/* Full right-hand side of eqs. (1)-(2) for the 55-point method (no forcing). */
-AC_INLINE void rhs_55p(ac_point_fields f, const ptrdiff_t stride[3], const ac_point_params *p, real rhs[4])
-{
-    real grad_div[3];
-    rhs_without_grad_div(f, stride, p, rhs);
-    grad_div_55p(f, stride, p, grad_div);
-    AC_UNROLL
-    for (int i = 0; i < 3; ++i)
-        rhs[1 + i] += p->nu / (real)3.0 * grad_div[i];
 }
 
 /* 2N-storage RK3 substep, eq. (10), for one value:

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import astaroth as ac
-from reference import rk3_step, smooth_random_fields, time_derivatives
+from astaroth.numpy_reference import rk3_step, time_derivatives
+from helpers import smooth_random_fields
 
 SHAPE = (20, 14, 11)          # non-cubic, not a multiple of anything
 BOX = (2 * np.pi, 3.0, 1.7)   # anisotropic spacing

@@ -11,17 +11,17 @@
 
 typedef struct {
     void (*fill_ghost_zones)(const ac_grid *, void *);
-    void (*substep_55p)(const ac_grid *, void *const *, void *const *, void *const *, int, double);
-    void (*substep_19p_first)(const ac_grid *, void *const *, void *const *, void *const *, void *, int, double);
+    void (*substep)(const ac_grid *, ac_method, void *const *, void *const *, void *const *, void *, int, double,
+                    int *);
     void (*substep_19p_second)(const ac_grid *, void *const *, void *const *, const void *, int, double);
     double (*max_speed)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
-    {fill_ghost_zones_f32, substep_55p_f32, substep_19p_first_f32, substep_19p_second_f32, max_speed_f32,
+    {fill_ghost_zones_f32, substep_f32, substep_19p_second_f32, max_speed_f32,
      first_nonfinite_field_f32},
-    {fill_ghost_zones_f64, substep_55p_f64, substep_19p_first_f64, substep_19p_second_f64, max_speed_f64,
+    {fill_ghost_zones_f64, substep_f64, substep_19p_second_f64, max_speed_f64,
      first_nonfinite_field_f64},
 };
 
@@ -88,29 +88,35 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
 }
 
 /* One substep from `in` to `out`, either method. */
-static void substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS], int s, double dt)
+static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS], int s,
+                         double dt)
 {
     const ac_grid *g = &cpu->grid;
+    int failed = 0;
     for (int f = 0; f < AC_NUM_FIELDS; ++f)
         cpu->k->fill_ghost_zones(g, in[f]);
-    if (cpu->method == AC_METHOD_55P) {
-        cpu->k->substep_55p(g, in, out, cpu->w, s, dt);
-    } else {
-        cpu->k->substep_19p_first(g, in, out, cpu->w, cpu->div_u, s, dt);
+    cpu->k->substep(g, cpu->method, in, out, cpu->w, cpu->div_u, s, dt, &failed);
+    if (failed)
+        return AC_ERR_NO_MEMORY;
+    if (cpu->method == AC_METHOD_19P) {
         cpu->k->fill_ghost_zones(g, cpu->div_u);
         cpu->k->substep_19p_second(g, out, cpu->w, cpu->div_u, s, dt);
     }
+    return AC_OK;
 }
 
 static ac_status cpu_step(void *self, double dt, long count)
 {
     ac_cpu *cpu = self;
-    for (long n = 0; n < count; ++n) {
-        substep(cpu, cpu->home, cpu->stage_a, 0, dt);
-        substep(cpu, cpu->stage_a, cpu->stage_b, 1, dt);
-        substep(cpu, cpu->stage_b, cpu->home, 2, dt);
+    ac_status st = AC_OK;
+    for (long n = 0; n < count && st == AC_OK; ++n) {
+        st = substep(cpu, cpu->home, cpu->stage_a, 0, dt);
+        if (st == AC_OK)
+            st = substep(cpu, cpu->stage_a, cpu->stage_b, 1, dt);
+        if (st == AC_OK)
+            st = substep(cpu, cpu->stage_b, cpu->home, 2, dt);
     }
-    return AC_OK;
+    return st;
 }
 
 static ac_status cpu_rhs(void *self)
@@ -118,8 +124,7 @@ static ac_status cpu_rhs(void *self)
     ac_cpu *cpu = self;
     /* A first substep with dt = 1 leaves exactly the right-hand side in w;
      * what it writes to stage_a is discarded. */
-    substep(cpu, cpu->home, cpu->stage_a, 0, 1.0);
-    return AC_OK;
+    return substep(cpu, cpu->home, cpu->stage_a, 0, 1.0);
 }
 
 static ac_status cpu_max_speed(void *self, double *out)

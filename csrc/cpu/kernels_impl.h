@@ -6,6 +6,8 @@
  * only move data: all arithmetic comes from ../physics.h.
  */
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../grid.h"
@@ -51,32 +53,19 @@ void AC_FN(fill_ghost_zones)(const ac_grid *g, void *field)
     }
 }
 
-static ac_point_fields AC_FN(fields_at)(real *const fields[AC_NUM_FIELDS], ptrdiff_t idx)
-{
-    ac_point_fields pf;
-    pf.lnrho = fields[0] + idx;
-    for (int i = 0; i < 3; ++i)
-        pf.u[i] = fields[1 + i] + idx;
-    return pf;
-}
-
-/* The three substeps as compile-time constants: each row loop is inlined
- * three times, so the RK3 coefficients fold and the x loop vectorises. */
-#define AC_FOR_EACH_SUBSTEP(substep, call) \
-    do {                                   \
-        if ((substep) == 0)                \
-            call(0);                       \
-        else if ((substep) == 1)           \
-            call(1);                       \
-        else                               \
-            call(2);                       \
+/* Substep and method as compile-time constants: the row function is
+ * inlined once per pair, so the RK3 coefficients fold, the branches go and
+ * the x loops vectorise. */
+#define AC_FOR_EACH_SUBSTEP(substep, method, call)                      \
+    do {                                                                 \
+        const int is_55p_ = (method) == AC_METHOD_55P;                   \
+        if ((substep) == 0)                                              \
+            is_55p_ ? call(0, AC_METHOD_55P) : call(0, AC_METHOD_19P);   \
+        else if ((substep) == 1)                                         \
+            is_55p_ ? call(1, AC_METHOD_55P) : call(1, AC_METHOD_19P);   \
+        else                                                             \
+            is_55p_ ? call(2, AC_METHOD_55P) : call(2, AC_METHOD_19P);   \
     } while (0)
-
-/* Pointers, parameters and strides as locals, so the compiler sees that the
- * stores of a row cannot change them (else it reloads them and will not
- * vectorise the row). */
-#define AC_LOCAL_POINTERS(name, from) \
-    real *const name[AC_NUM_FIELDS] = {(from)[0], (from)[1], (from)[2], (from)[3]}
 
 /* The x loop of a row carries no dependence: ask for vectorisation.  (GCC
  * 12 vectorises these loops under ivdep but not under `omp simd`.) */
@@ -88,131 +77,170 @@ static ac_point_fields AC_FN(fields_at)(real *const fields[AC_NUM_FIELDS], ptrdi
 #define AC_VECTOR_LOOP _Pragma("omp simd")
 #endif
 
-#define AC_LOCAL_CONSTANTS                                                   \
-    const ac_point_params params = *p_, *const p = &params;                     \
-    const ptrdiff_t stride[3] = {stride_[0], stride_[1], stride_[2]}
+/* A row is done in three vectorised passes over x, through "pencils" (one
+ * row-long array per entry of ac_derivatives): the derivatives, grad div u
+ * (55-point method) and the update.  One pass doing all at once runs out of
+ * registers and spills; this way each pass stays in registers. */
+enum { AC_Y_BLOCK = 8 };
+/* Rows are done in chunks of at most AC_CHUNK points: a compile-time pencil
+ * length lets one register address all pencils. */
+enum { AC_CHUNK = 64 };
+enum { AC_PENCILS = sizeof(ac_derivatives) / sizeof(real) };
 
-/* One x row of a 55-point substep (seed Alg. 2). */
-static inline __attribute__((always_inline)) void AC_FN(row_55p)(real *const *in_, real *const *out_,
-                                                                  real *const *w_, ptrdiff_t row, int nx,
-                                                                  const ptrdiff_t stride_[3], const ac_point_params *p_,
-                                                                  int substep, real dt)
+static ac_point_fields AC_FN(fields_at)(real *const fields[AC_NUM_FIELDS], ptrdiff_t idx)
 {
-    AC_LOCAL_CONSTANTS;
-    AC_LOCAL_POINTERS(in, in_);
-    AC_LOCAL_POINTERS(out, out_);
-    AC_LOCAL_POINTERS(w, w_);
+    ac_point_fields pf;
+    pf.lnrho = fields[0] + idx;
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i)
+        pf.u[i] = fields[1 + i] + idx;
+    return pf;
+}
+
+typedef struct {
+    real *in[AC_NUM_FIELDS], *out[AC_NUM_FIELDS], *w[AC_NUM_FIELDS];
+    real *div_u; /* 19-point method only */
+    ac_point_params p;
+    ptrdiff_t stride[3];
+    real dt;
+} AC_FN(row_job);
+
+static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN(row_job) *job_, ptrdiff_t row,
+                                                                      int nx, real *restrict pencil, int substep,
+                                                                      ac_method method)
+{
+    /* locals, so the compiler sees that stores cannot change them */
+    const AC_FN(row_job) job = *job_;
+    real *const *in = job.in, *const *out = job.out, *const *w = job.w;
+
+    /* one pencil per derivative; each loop streams the 19 points of one field */
+#define AC_PENCIL(member) (pencil + AC_CHUNK * (ptrdiff_t)(offsetof(ac_derivatives, member) / sizeof(real)))
+    {
+        const real *lnrho = in[0] + row;
+        real *gx = AC_PENCIL(grad_lnrho[0]), *gy = AC_PENCIL(grad_lnrho[1]), *gz = AC_PENCIL(grad_lnrho[2]);
+        AC_VECTOR_LOOP
+        for (int i = 0; i < nx; ++i) {
+            gx[i] = first_derivative(lnrho + i, job.stride[0], job.p.inv_ds[0]);
+            gy[i] = first_derivative(lnrho + i, job.stride[1], job.p.inv_ds[1]);
+            gz[i] = first_derivative(lnrho + i, job.stride[2], job.p.inv_ds[2]);
+        }
+    }
+    AC_UNROLL
+    for (int c = 0; c < 3; ++c) {
+        const real *u = in[1 + c] + row;
+        real *u_pencil = AC_PENCIL(u[c]), *lap = AC_PENCIL(lap_u[c]), *grad_div = AC_PENCIL(grad_div_u[c]);
+        real *gx = AC_PENCIL(grad_u[c][0]), *gy = AC_PENCIL(grad_u[c][1]), *gz = AC_PENCIL(grad_u[c][2]);
+        AC_VECTOR_LOOP
+        for (int i = 0; i < nx; ++i) {
+            real second[3];
+            AC_UNROLL
+            for (int a = 0; a < 3; ++a)
+                second[a] = second_derivative(u + i, job.stride[a], job.p.inv_ds[a]);
+            u_pencil[i] = u[i];
+            gx[i] = first_derivative(u + i, job.stride[0], job.p.inv_ds[0]);
+            gy[i] = first_derivative(u + i, job.stride[1], job.p.inv_ds[1]);
+            gz[i] = first_derivative(u + i, job.stride[2], job.p.inv_ds[2]);
+            lap[i] = second[0] + second[1] + second[2];
+            /* 55p: d_c d_c u_c starts grad div u; 19p: that comes in the second pass */
+            grad_div[i] = method == AC_METHOD_55P ? second[c] : (real)0;
+        }
+    }
+    if (method == AC_METHOD_55P) {
+        AC_UNROLL
+        for (int c = 0; c < 3; ++c) {
+            real *grad_div = AC_PENCIL(grad_div_u[c]);
+            AC_VECTOR_LOOP
+            for (int i = 0; i < nx; ++i)
+                grad_div[i] += grad_div_mixed_part(AC_FN(fields_at)(in, row + i), job.stride, &job.p, c);
+        }
+    }
     AC_VECTOR_LOOP
     for (int i = 0; i < nx; ++i) {
-        const ptrdiff_t idx = row + i;
+        ac_derivatives d;
+        real *dv = (real *)&d;
+        AC_UNROLL
+        for (int q = 0; q < AC_PENCILS; ++q)
+            dv[q] = pencil[q * AC_CHUNK + i];
         real rhs[AC_NUM_FIELDS];
-        rhs_55p(AC_FN(fields_at)(in, idx), stride, p, rhs);
+        rhs_from_derivatives(&d, &job.p, rhs);
+        const ptrdiff_t idx = row + i;
+        if (method == AC_METHOD_19P)
+            job.div_u[idx] = divergence(&d);
         AC_UNROLL
         for (int f = 0; f < AC_NUM_FIELDS; ++f)
-            out[f][idx] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, dt);
+            out[f][idx] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, job.dt);
     }
+#undef AC_PENCIL
 }
 
-/* One substep of the 55-point method: reads `in` (ghost zones filled),
- * updates w and writes `out`. */
-void AC_FN(substep_55p)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *const out_[AC_NUM_FIELDS],
-                        void *const w_[AC_NUM_FIELDS], int substep, double dt_)
+/* One substep over the grid: the whole 55-point update (seed Alg. 2), or
+ * the 19-point method's first pass (seed Alg. 3).  `in` has its ghost zones
+ * filled; w is updated and `out` written. */
+void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FIELDS],
+                    void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u, int substep,
+                    double dt, int *failed)
 {
-    real *const *in = (real *const *)in_, *const *out = (real *const *)out_, *const *w = (real *const *)w_;
-    const ac_point_params p = AC_FN(point_params)(g);
-    ptrdiff_t stride[3];
-    ac_grid_strides(g, stride);
-    const real dt = (real)dt_;
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int k = 0; k < g->n[2]; ++k)
-        for (int j = 0; j < g->n[1]; ++j) {
-            const ptrdiff_t row = ac_grid_index(g, 0, j, k);
-#define AC_ROW(s) AC_FN(row_55p)(in, out, w, row, g->n[0], stride, &p, s, dt)
-            AC_FOR_EACH_SUBSTEP(substep, AC_ROW);
+    AC_FN(row_job) job;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+        job.in[f] = (real *)in[f];
+        job.out[f] = (real *)out[f];
+        job.w[f] = (real *)w[f];
+    }
+    job.div_u = (real *)div_u;
+    job.p = AC_FN(point_params)(g);
+    ac_grid_strides(g, job.stride);
+    job.dt = (real)dt;
+    int missing = 0;
+#pragma omp parallel reduction(| : missing)
+    {
+        real *pencil = malloc(sizeof(real) * AC_PENCILS * AC_CHUNK);
+        if (!pencil) {
+            missing = 1;
+        } else {
+            /* Blocks of rows in y, swept along z: the 7 z planes of stencil
+             * input for one block stay in the L2 cache. */
+            const int y_blocks = (g->n[1] + AC_Y_BLOCK - 1) / AC_Y_BLOCK;
+#pragma omp for collapse(2) schedule(static)
+            for (int jb = 0; jb < y_blocks; ++jb)
+                for (int k = 0; k < g->n[2]; ++k)
+                    for (int j = jb * AC_Y_BLOCK; j < g->n[1] && j < (jb + 1) * AC_Y_BLOCK; ++j) {
+                        for (int i0 = 0; i0 < g->n[0]; i0 += AC_CHUNK) {
+                            const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i0, j, k);
+                            const int count = g->n[0] - i0 < AC_CHUNK ? g->n[0] - i0 : AC_CHUNK;
+#define AC_ROW(s, m) AC_FN(row_substep)(&job, start, count, pencil, s, m)
+                            AC_FOR_EACH_SUBSTEP(substep, method, AC_ROW);
 #undef AC_ROW
+                        }
+                    }
+            free(pencil);
         }
-}
-
-/* One x row of the 19-point method's first pass (seed Alg. 3): everything
- * but the grad div u term, and div u itself. */
-static inline __attribute__((always_inline)) void AC_FN(row_19p_first)(real *const *in_, real *const *out_,
-                                                                        real *const *w_, real *div_u, ptrdiff_t row,
-                                                                        int nx, const ptrdiff_t stride_[3],
-                                                                        const ac_point_params *p_, int substep,
-                                                                        real dt)
-{
-    AC_LOCAL_CONSTANTS;
-    AC_LOCAL_POINTERS(in, in_);
-    AC_LOCAL_POINTERS(out, out_);
-    AC_LOCAL_POINTERS(w, w_);
-    AC_VECTOR_LOOP
-    for (int i = 0; i < nx; ++i) {
-        const ptrdiff_t idx = row + i;
-        real rhs[AC_NUM_FIELDS];
-        div_u[idx] = rhs_without_grad_div(AC_FN(fields_at)(in, idx), stride, p, rhs);
-        AC_UNROLL
-        for (int f = 0; f < AC_NUM_FIELDS; ++f)
-            out[f][idx] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, dt);
     }
+    *failed = missing;
 }
 
-void AC_FN(substep_19p_first)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *const out_[AC_NUM_FIELDS],
-                              void *const w_[AC_NUM_FIELDS], void *div_u_, int substep, double dt_)
-{
-    real *const *in = (real *const *)in_, *const *out = (real *const *)out_, *const *w = (real *const *)w_;
-    real *div_u = (real *)div_u_;
-    const ac_point_params p = AC_FN(point_params)(g);
-    ptrdiff_t stride[3];
-    ac_grid_strides(g, stride);
-    const real dt = (real)dt_;
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int k = 0; k < g->n[2]; ++k)
-        for (int j = 0; j < g->n[1]; ++j) {
-            const ptrdiff_t row = ac_grid_index(g, 0, j, k);
-#define AC_ROW(s) AC_FN(row_19p_first)(in, out, w, div_u, row, g->n[0], stride, &p, s, dt)
-            AC_FOR_EACH_SUBSTEP(substep, AC_ROW);
-#undef AC_ROW
-        }
-}
-
-/* One x row of the 19-point method's second pass, eqs. (17)-(18). */
-static inline __attribute__((always_inline)) void AC_FN(row_19p_second)(real *const *out_, real *const *w_,
-                                                                         const real *div_u, ptrdiff_t row, int nx,
-                                                                         const ptrdiff_t stride_[3],
-                                                                         const ac_point_params *p_, int substep,
-                                                                         real dt)
-{
-    AC_LOCAL_CONSTANTS;
-    AC_LOCAL_POINTERS(out, out_);
-    AC_LOCAL_POINTERS(w, w_);
-    AC_VECTOR_LOOP
-    for (int i = 0; i < nx; ++i) {
-        const ptrdiff_t idx = row + i;
-        real grad_div[3];
-        grad_div_19p(div_u + idx, stride, p, grad_div);
-        AC_UNROLL
-        for (int c = 0; c < 3; ++c)
-            rk3_add_grad_div(&out[1 + c][idx], &w[1 + c][idx], grad_div[c], substep, dt, p->nu);
-    }
-}
-
-/* div_u has its ghost zones filled. */
+/* Second pass of the 19-point method, eqs. (17)-(18); div_u has its ghost
+ * zones filled. */
 void AC_FN(substep_19p_second)(const ac_grid *g, void *const out_[AC_NUM_FIELDS], void *const w_[AC_NUM_FIELDS],
                                const void *div_u_, int substep, double dt_)
 {
-    real *const *out = (real *const *)out_, *const *w = (real *const *)w_;
+    real *const out[3] = {(real *)out_[1], (real *)out_[2], (real *)out_[3]};
+    real *const w[3] = {(real *)w_[1], (real *)w_[2], (real *)w_[3]};
     const real *div_u = (const real *)div_u_;
     const ac_point_params p = AC_FN(point_params)(g);
     ptrdiff_t stride[3];
     ac_grid_strides(g, stride);
     const real dt = (real)dt_;
+    const int nx = g->n[0];
 #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < g->n[2]; ++k)
         for (int j = 0; j < g->n[1]; ++j) {
-            const ptrdiff_t row = ac_grid_index(g, 0, j, k);
-#define AC_ROW(s) AC_FN(row_19p_second)(out, w, div_u, row, g->n[0], stride, &p, s, dt)
-            AC_FOR_EACH_SUBSTEP(substep, AC_ROW);
-#undef AC_ROW
+            const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);
+            for (int c = 0; c < 3; ++c) {
+                AC_VECTOR_LOOP
+                for (int i = 0; i < nx; ++i)
+                    rk3_add_grad_div(&out[c][row + i], &w[c][row + i], grad_div_19p(div_u + row + i, stride, &p, c),
+                                     substep, dt, p.nu);
+            }
         }
 }
 
