@@ -7,6 +7,15 @@
 
 See README.md for the API summary.
 """
+try:
+    from . import _core  # noqa: F401  (the compiled extension)
+except ImportError as e:  # pragma: no cover - depends on how Python was started
+    raise ImportError(
+        "astaroth's compiled extension (astaroth._core) was not found. Install the package with "
+        "`pip install .` and run Python from outside the source tree (or run the tests with `pytest`, "
+        "not `python -m pytest`, from the repository root)."
+    ) from e
+
 from .simulation import FIELDS, METHODS, NonFiniteError, Simulation, backends
 
 __version__ = "0.1.0"
