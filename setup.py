@@ -1,6 +1,9 @@
-"""Build astaroth's C extension (and, from issue 3 on, its CUDA backend).
+"""Build astaroth's C extension and, when nvcc is found, its CUDA backend.
 
 The CPU backend is always built: C99 with OpenMP when the compiler has it.
+The CUDA backend is compiled by nvcc (found on PATH or in $CUDA_HOME/bin)
+for sm_90 plus PTX, and linked with the static CUDA runtime, so the module
+imports on machines without a GPU or driver (ac.backends() then says "cpu").
 The C flags tune for the building machine (-march=native), as HPC codes
 built from source do; set ASTAROTH_PORTABLE=1 for a build that runs on any
 x86-64 (slower: no AVX2/FMA).
@@ -8,9 +11,13 @@ Environment:
   ASTAROTH_CFLAGS        extra C compiler flags
   ASTAROTH_PORTABLE=1    no -march=native
   ASTAROTH_NO_OPENMP=1   build without OpenMP
+  ASTAROTH_CUDA_ARCH     CUDA architectures, e.g. "80;90" (default "90"):
+                         machine code for each, PTX for the last
+  ASTAROTH_NO_CUDA=1     CPU-only build even where nvcc exists
 """
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,6 +25,12 @@ import tempfile
 import numpy
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+
+CUDA_SOURCES = [
+    "csrc/cuda/cuda_backend.cu",
+    "csrc/cuda/kernels_f32.cu",
+    "csrc/cuda/kernels_f64.cu",
+]
 
 C_SOURCES = [
     "csrc/module.c",
@@ -40,6 +53,46 @@ def compiler_accepts(compiler, flag):
             return False
 
 
+def find_nvcc():
+    """Path of nvcc, or None (also None when ASTAROTH_NO_CUDA=1)."""
+    if os.environ.get("ASTAROTH_NO_CUDA") == "1":
+        return None
+    candidates = [shutil.which("nvcc")]
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            candidates.append(os.path.join(os.environ[var], "bin", "nvcc"))
+    candidates.append("/usr/local/cuda/bin/nvcc")
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def cuda_arch_flags():
+    archs = [a.strip() for a in os.environ.get("ASTAROTH_CUDA_ARCH", "90").replace(",", ";").split(";") if a.strip()]
+    flags = [f"-gencode=arch=compute_{a},code=sm_{a}" for a in archs]
+    flags.append(f"-gencode=arch=compute_{archs[-1]},code=compute_{archs[-1]}")  # PTX for newer GPUs
+    return flags
+
+
+def compile_cuda(nvcc, build_temp):
+    """nvcc-compile the CUDA sources; returns (objects, library_dirs)."""
+    os.makedirs(build_temp, exist_ok=True)
+    objects = []
+    for src in CUDA_SOURCES:
+        obj = os.path.join(build_temp, os.path.basename(src) + ".o")
+        cmd = [nvcc, "-O3", "-std=c++14", "-Xcompiler", "-fPIC", "-Xptxas", "-v", "-Icsrc",
+               *cuda_arch_flags(), "-c", src, "-o", obj]
+        cmd += shlex.split(os.environ.get("ASTAROTH_NVCC_FLAGS", ""))
+        print(" ".join(cmd), file=sys.stderr)
+        subprocess.check_call(cmd)
+        objects.append(obj)
+    root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+    lib_dirs = [d for d in (os.path.join(root, "lib64"), os.path.join(root, "lib"),
+                            os.path.join(root, "targets", "x86_64-linux", "lib")) if os.path.isdir(d)]
+    return objects, lib_dirs
+
+
 class BuildExt(build_ext):
     def build_extensions(self):
         # -fno-wrapv undoes Python's -fwrapv, which stops GCC vectorising the
@@ -54,9 +107,18 @@ class BuildExt(build_ext):
         else:
             print("astaroth: building the CPU backend without OpenMP", file=sys.stderr)
         flags += shlex.split(os.environ.get("ASTAROTH_CFLAGS", ""))
+        nvcc = find_nvcc()
         for ext in self.extensions:
             ext.extra_compile_args = flags + ext.extra_compile_args
             ext.extra_link_args = link + ext.extra_link_args
+            if nvcc:
+                objects, lib_dirs = compile_cuda(nvcc, os.path.join(self.build_temp, "cuda"))
+                ext.extra_objects += objects
+                ext.define_macros.append(("ASTAROTH_WITH_CUDA", "1"))
+                ext.library_dirs += lib_dirs
+                ext.libraries += ["cudart_static", "dl", "rt", "pthread", "stdc++"]
+            else:
+                print("astaroth: nvcc not found, building the CPU backend only", file=sys.stderr)
         super().build_extensions()
 
 
@@ -66,7 +128,8 @@ setup(
             "astaroth._core",
             sources=C_SOURCES,
             include_dirs=["csrc", numpy.get_include()],
-            depends=[os.path.join(d, f) for d in ("csrc", "csrc/cpu") for f in os.listdir(d) if f.endswith(".h")],
+            depends=[os.path.join(d, f) for d in ("csrc", "csrc/cpu", "csrc/cuda") for f in os.listdir(d)
+                     if f.endswith((".h", ".cuh", ".cu"))],
         )
     ],
     cmdclass={"build_ext": BuildExt},

@@ -1,12 +1,14 @@
 """`astaroth bench`: million grid-point updates per second per full RK3 step.
 
 A program, not a test: it times whole RK3 steps (three substeps, all four
-fields) on each backend, method and precision asked for, and the NumPy
-statement of the same equations that the tests check against
-(astaroth.numpy_reference) at the smallest size, and prints the speed-up
-over it.  DESIGN.md section 4.
+fields) for each method, precision and size asked for, and in the same run
+the statement of the same equations that the tests check against
+(astaroth.numpy_reference): NumPy on the CPU, JAX (jit) or CuPy on the GPU.
+On the GPU it also measures a device-to-device copy and reports effective
+bandwidth from the minimum traffic (DESIGN.md section 4) against it.
 """
 import math
+import os
 import platform
 import time
 
@@ -47,50 +49,128 @@ def time_backend(backend, method, dtype, n, target_seconds):
     sim = Simulation(shape=(n, n, n), nu=5e-3, cs=1.0, dtype=dtype, backend=backend, method=method)
     smooth_start(sim)
     dt = sim.cfl_dt()
-    seconds = _time_steps(lambda: sim._grid.step(dt, 1), target_seconds)
+    seconds = _time_steps(lambda: sim._grid.step(dt, 1), target_seconds)  # step() waits for the GPU
     sim.check_finite()
     return n ** 3 / seconds / 1e6
+
+
+def _initial_state(dtype, n):
+    sim = Simulation(shape=(n, n, n), nu=5e-3, cs=1.0, dtype=dtype, backend="cpu")
+    smooth_start(sim)
+    return sim, sim.cfl_dt()
 
 
 def time_numpy_reference(dtype, n, target_seconds):
     """M updates/s of the same equations in NumPy (astaroth.numpy_reference)."""
     from .numpy_reference import rk3_step
 
-    sim = Simulation(shape=(n, n, n), nu=5e-3, cs=1.0, dtype=dtype, backend="cpu")
-    smooth_start(sim)
-    dt = sim.cfl_dt()
+    sim, dt = _initial_state(dtype, n)
     state = [sim["lnrho"], [sim["ux"], sim["uy"], sim["uz"]]]
 
     def step():
         state[0], state[1] = rk3_step(state[0], state[1], sim.spacing, sim.nu, sim.cs, dt)
 
-    seconds = _time_steps(step, target_seconds)
+    return n ** 3 / _time_steps(step, target_seconds) / 1e6
+
+
+def time_jax_reference(dtype, n, target_seconds):
+    """M updates/s of the same equations under jax.jit on the GPU."""
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # leave GPU memory to astaroth
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    from .numpy_reference import rk3_step
+
+    sim, dt = _initial_state(dtype, n)
+    step_fn = jax.jit(lambda l, u: rk3_step(l, u, sim.spacing, sim.nu, sim.cs, dt))
+    state = [jnp.asarray(sim["lnrho"]), [jnp.asarray(sim[c]) for c in ("ux", "uy", "uz")]]
+
+    def step():
+        state[0], state[1] = step_fn(state[0], state[1])
+
+    seconds = _time_steps(step, target_seconds, lambda: jax.block_until_ready(state[0]))
+    del state[:]
     return n ** 3 / seconds / 1e6
 
 
+def time_cupy_reference(dtype, n, target_seconds):
+    """M updates/s of the same equations in CuPy."""
+    import cupy
+
+    from .numpy_reference import rk3_step
+
+    sim, dt = _initial_state(dtype, n)
+    state = [cupy.asarray(sim["lnrho"]), [cupy.asarray(sim[c]) for c in ("ux", "uy", "uz")]]
+
+    def step():
+        state[0], state[1] = rk3_step(state[0], state[1], sim.spacing, sim.nu, sim.cs, dt)
+
+    seconds = _time_steps(step, target_seconds, cupy.cuda.runtime.deviceSynchronize)
+    del state[:]
+    cupy.get_default_memory_pool().free_all_blocks()
+    return n ** 3 / seconds / 1e6
+
+
+def baseline_for(backend):
+    """(name, timing function, size) of the comparison implementation."""
+    if backend == "cpu":
+        return "numpy", time_numpy_reference, 64
+    try:
+        import jax  # noqa: F401
+        return "jax.jit", time_jax_reference, 256
+    except ImportError:
+        return "cupy", time_cupy_reference, 256
+
+
 def run_bench(backend="cpu", sizes=(64, 128), dtypes=("float32", "float64"), methods=("55p", "19p"),
-              baseline_size=64, target_seconds=1.0, out=print):
+              target_seconds=1.0, out=print):
     """Print the benchmark table; returns a list of result rows (dicts)."""
     from . import _core
 
-    out(f"# astaroth bench: backend={backend}, host={platform.node()}, cpu={platform.processor() or platform.machine()}"
-        f", openmp_threads={_core.openmp_threads()}, numpy={np.__version__}")
-    out(f"# M/s = million grid points updated per second per full RK3 step (3 substeps, 4 fields)")
+    out(f"# astaroth bench: backend={backend}, host={platform.node()}, "
+        f"cpu={platform.processor() or platform.machine()}, openmp_threads={_core.openmp_threads()}, "
+        f"numpy={np.__version__}, date={time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
+    out("# M/s = million grid points updated per second per full RK3 step (3 substeps, 4 fields)")
+    copy_bw = None
+    if backend == "cuda":
+        from .device import copy_bandwidth
+        copy_bw = copy_bandwidth(1 << 30)
+        out(f"# device-to-device copy (1 GiB, bytes read + written): {copy_bw / 1e9:.0f} GB/s; effective "
+            f"bandwidth = M/s x minimum traffic ({BYTES_PER_POINT['float32']} B/point float32, "
+            f"{BYTES_PER_POINT['float64']} B/point float64 per step)")
+    name, timer, base_n = baseline_for(backend)
+    out(f"# speed-up: over the same equations in {name} (astaroth.numpy_reference) at {base_n}^3, same precision")
     rows = []
     baselines = {}
     for dtype in dtypes:
-        baselines[dtype] = time_numpy_reference(dtype, baseline_size, target_seconds)
-        rows.append(dict(impl="numpy reference", method="55p", dtype=dtype, n=baseline_size, mps=baselines[dtype]))
-    out(f"# speed-up: over the NumPy reference at {baseline_size}^3 in the same precision")
-    out(f"{'implementation':<16}{'method':>7}{'dtype':>9}{'size':>8}{'M/s':>11}{'speed-up':>10}")
-    for r in rows:
-        out(f"{r['impl']:<16}{r['method']:>7}{r['dtype']:>9}{str(r['n']) + '^3':>8}{r['mps']:>11.2f}{1.0:>10.1f}")
+        try:
+            baselines[dtype] = timer(dtype, base_n, target_seconds)
+        except Exception as e:  # a missing or failing baseline must not hide our own numbers
+            out(f"# {name} baseline in {dtype} failed: {type(e).__name__}: {e}")
+            baselines[dtype] = float("nan")
+        rows.append(dict(impl=f"{name} reference", method="-", dtype=dtype, n=base_n, mps=baselines[dtype]))
+    header = f"{'implementation':<18}{'method':>7}{'dtype':>9}{'size':>8}{'M/s':>11}{'speed-up':>10}"
+    if copy_bw:
+        header += f"{'GB/s':>8}{'of copy':>9}"
+    out(header)
+
+    def show(row):
+        line = (f"{row['impl']:<18}{row['method']:>7}{row['dtype']:>9}{str(row['n']) + '^3':>8}"
+                f"{row['mps']:>11.2f}{row['mps'] / baselines[row['dtype']]:>10.1f}")
+        if copy_bw:
+            gbs = row["mps"] * 1e6 * BYTES_PER_POINT[row["dtype"]]
+            line += f"{gbs / 1e9:>8.0f}{gbs / copy_bw:>9.2f}"
+        out(line)
+
+    for row in rows:
+        show(row)
     for n in sizes:
         for dtype in dtypes:
             for method in methods:
-                mps = time_backend(backend, method, dtype, n, target_seconds)
-                row = dict(impl=f"astaroth {backend}", method=method, dtype=dtype, n=n, mps=mps,
-                           speedup=mps / baselines[dtype])
+                row = dict(impl=f"astaroth {backend}", method=method, dtype=dtype, n=n,
+                           mps=time_backend(backend, method, dtype, n, target_seconds))
                 rows.append(row)
-                out(f"{row['impl']:<16}{method:>7}{dtype:>9}{str(n) + '^3':>8}{mps:>11.2f}{row['speedup']:>10.1f}")
+                show(row)
     return rows

@@ -49,7 +49,7 @@ def cmd_bench(args):
     backend = args.backend
     if backend == "auto":
         backend = "cuda" if "cuda" in backends() else "cpu"
-    sizes = tuple(args.sizes) if args.sizes else (64, 128)
+    sizes = tuple(args.sizes) if args.sizes else ((64, 128) if backend == "cpu" else (128, 256, 512))
     run_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), methods=tuple(args.methods),
               target_seconds=args.seconds)
     return 0
@@ -68,7 +68,7 @@ def build_parser():
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("bench", help="million grid-point updates per second per RK3 step")
     p.add_argument("--backend", default="auto", help="auto (default), cpu or cuda")
-    p.add_argument("--sizes", type=int, nargs="+", help="grid sizes (default 64 128)")
+    p.add_argument("--sizes", type=int, nargs="+", help="grid sizes (default: 64 128 on the CPU, 128 256 512 on the GPU)")
     p.add_argument("--dtype", nargs="+", default=["float32", "float64"], choices=["float32", "float64"])
     p.add_argument("--methods", nargs="+", default=["55p", "19p"], choices=["55p", "19p"])
     p.add_argument("--seconds", type=float, default=1.0, help="time spent per measurement (default 1)")

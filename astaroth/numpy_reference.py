@@ -4,17 +4,21 @@ Written from the seed's equations, not from csrc/: derivatives by np.roll on
 the periodic grid with the sixth-order weights typed in here (deliberately
 not taken from csrc/physics.h, so that a wrong coefficient there is caught),
 the rate of strain as a full tensor.  The tests compare the backends against
-it, and `astaroth bench` times it as the NumPy baseline.  Works on CuPy
-arrays too (same calls, array module taken from the input).
+it, and `astaroth bench` times it as the baseline: with NumPy on the CPU,
+with JAX (jit) or CuPy on the GPU (the array module is taken from the input).
 """
 import numpy as np
 
 
 def _xp(a):
-    """The array module (numpy or cupy) that `a` belongs to."""
-    if type(a).__module__.split(".")[0] == "cupy":
+    """The array module (numpy, cupy or jax.numpy) that `a` belongs to."""
+    top = type(a).__module__.split(".")[0]
+    if top == "cupy":
         import cupy
         return cupy
+    if top in ("jax", "jaxlib"):
+        import jax.numpy
+        return jax.numpy
     return np
 
 

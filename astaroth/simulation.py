@@ -209,7 +209,10 @@ class Simulation:
         """Zero-copy view of field `name`'s interior.
 
         On the CPU backend a writable NumPy array sharing memory with the
-        simulation: it follows every step, and writing to it changes the run.
+        simulation; on the CUDA backend a DeviceView exposing
+        ``__cuda_array_interface__`` and DLPack (``cupy.asarray(view)``,
+        ``torch.from_dlpack(view)``).  Either way it follows every step, and
+        writing to it changes the run.
         """
         index = self._field_index(name)
         if self._backend == "cpu":

@@ -31,6 +31,9 @@ typedef struct ac_backend_ops {
     ac_status (*write)(void *self, int field, const void *dense);
     /* first interior point of one array, in the backend's memory */
     void *(*interior_data)(void *self, ac_buffer which, int field);
+    /* fill every scratch array (the other field sets, w, div u) with NaN, so
+     * that tests can prove each substep writes every interior point */
+    ac_status (*poison_scratch)(void *self);
 } ac_backend_ops;
 
 #endif

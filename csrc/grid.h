@@ -8,6 +8,12 @@
 
 #include <stddef.h>
 
+#if defined(__CUDACC__)
+#define AC_GRID_INLINE static inline __host__ __device__
+#else
+#define AC_GRID_INLINE static inline
+#endif
+
 enum { AC_NUM_FIELDS = 4 }; /* lnrho, ux, uy, uz, in this order */
 enum { AC_GHOST = 3 };      /* ghost-zone width, the stencil radius */
 
@@ -30,7 +36,7 @@ typedef struct {
     double nu, cs;
 } ac_grid;
 
-static inline ac_grid ac_grid_make(const int n[3], const double spacing[3], double nu, double cs)
+AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], double nu, double cs)
 {
     ac_grid g;
     for (int a = 0; a < 3; ++a) {
@@ -44,12 +50,12 @@ static inline ac_grid ac_grid_make(const int n[3], const double spacing[3], doub
 }
 
 /* Elements in one padded field; strides along x, y, z (x fastest). */
-static inline size_t ac_grid_padded_count(const ac_grid *g)
+AC_GRID_INLINE size_t ac_grid_padded_count(const ac_grid *g)
 {
     return (size_t)g->m[0] * (size_t)g->m[1] * (size_t)g->m[2];
 }
 
-static inline void ac_grid_strides(const ac_grid *g, ptrdiff_t stride[3])
+AC_GRID_INLINE void ac_grid_strides(const ac_grid *g, ptrdiff_t stride[3])
 {
     stride[0] = 1;
     stride[1] = g->m[0];
@@ -57,14 +63,14 @@ static inline void ac_grid_strides(const ac_grid *g, ptrdiff_t stride[3])
 }
 
 /* Padded index of the interior point (i, j, k), 0 <= i < n[0] etc. */
-static inline size_t ac_grid_index(const ac_grid *g, int i, int j, int k)
+AC_GRID_INLINE size_t ac_grid_index(const ac_grid *g, int i, int j, int k)
 {
     return (size_t)(i + AC_GHOST) + (size_t)g->m[0] * ((size_t)(j + AC_GHOST) + (size_t)g->m[1] * (size_t)(k + AC_GHOST));
 }
 
 /* Which interior plane a ghost (or interior) plane index copies under
  * periodic boundaries; works for any n >= 1. */
-static inline int ac_periodic_source(int padded_index, int n)
+AC_GRID_INLINE int ac_periodic_source(int padded_index, int n)
 {
     int r = (padded_index - AC_GHOST) % n;
     return (r < 0 ? r + n : r) + AC_GHOST;

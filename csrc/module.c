@@ -12,6 +12,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <stdint.h>
 #include <string.h>
 
 #include "backend.h"
@@ -301,6 +302,126 @@ static PyObject *Grid_interior_address(GridObject *self, PyObject *args)
     return PyLong_FromVoidPtr(data);
 }
 
+static PyObject *Grid_poison_scratch(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    ac_status st = self->ops->poison_scratch(self->self);
+    if (st != AC_OK)
+        return raise_status(st, self, "poison_scratch");
+    Py_RETURN_NONE;
+}
+
+/* ---- DLPack (v0.x ABI): the capsule holds a DLManagedTensor whose manager
+ * context keeps the Grid alive until the consumer calls the deleter. */
+typedef struct {
+    int32_t device_type; /* 1 CPU, 2 CUDA */
+    int32_t device_id;
+} dl_device;
+typedef struct {
+    uint8_t code; /* 2 float */
+    uint8_t bits;
+    uint16_t lanes;
+} dl_data_type;
+typedef struct {
+    void *data;
+    dl_device device;
+    int32_t ndim;
+    dl_data_type dtype;
+    int64_t *shape;
+    int64_t *strides; /* in elements */
+    uint64_t byte_offset;
+} dl_tensor;
+typedef struct dl_managed_tensor {
+    dl_tensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct dl_managed_tensor *self);
+} dl_managed_tensor;
+
+typedef struct {
+    dl_managed_tensor managed;
+    int64_t shape[3], strides[3];
+    PyObject *owner;
+} dl_export;
+
+static void dl_export_delete(dl_managed_tensor *managed)
+{
+    dl_export *e = (dl_export *)managed->manager_ctx;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_XDECREF(e->owner);
+    PyGILState_Release(gil);
+    PyMem_RawFree(e);
+}
+
+static void dl_capsule_destructor(PyObject *capsule)
+{
+    /* a capsule never consumed still owns its tensor */
+    if (PyCapsule_IsValid(capsule, "dltensor")) {
+        dl_managed_tensor *managed = (dl_managed_tensor *)PyCapsule_GetPointer(capsule, "dltensor");
+        if (managed && managed->deleter)
+            managed->deleter(managed);
+    }
+}
+
+static int dl_device_of(GridObject *self, dl_device *dev)
+{
+#ifdef ASTAROTH_WITH_CUDA
+    if (self->ops == &ac_cuda_backend) {
+        dev->device_type = 2;
+        dev->device_id = ac_cuda_current_device();
+        return 0;
+    }
+#endif
+    dev->device_type = 1;
+    dev->device_id = 0;
+    return 0;
+}
+
+/* dlpack(which, field) -> "dltensor" capsule of the live interior */
+static PyObject *Grid_dlpack(GridObject *self, PyObject *args)
+{
+    int which, field;
+    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(field))
+        return NULL;
+    dl_export *e = PyMem_RawCalloc(1, sizeof *e);
+    if (!e)
+        return PyErr_NoMemory();
+    for (int a = 0; a < 3; ++a)
+        e->shape[a] = self->grid.n[a];
+    e->strides[0] = 1;
+    e->strides[1] = self->grid.m[0];
+    e->strides[2] = (int64_t)self->grid.m[0] * self->grid.m[1];
+    dl_tensor *t = &e->managed.dl_tensor;
+    t->data = self->ops->interior_data(self->self, which ? AC_BUFFER_RHS : AC_BUFFER_FIELDS, field);
+    dl_device_of(self, &t->device);
+    t->ndim = 3;
+    t->dtype.code = 2;
+    t->dtype.bits = self->precision == AC_FLOAT64 ? 64 : 32;
+    t->dtype.lanes = 1;
+    t->shape = e->shape;
+    t->strides = e->strides;
+    t->byte_offset = 0;
+    e->managed.manager_ctx = e;
+    e->managed.deleter = dl_export_delete;
+    Py_INCREF(self);
+    e->owner = (PyObject *)self;
+    PyObject *capsule = PyCapsule_New(&e->managed, "dltensor", dl_capsule_destructor);
+    if (!capsule) {
+        dl_export_delete(&e->managed);
+        return NULL;
+    }
+    return capsule;
+}
+
+static PyObject *Grid_dlpack_device(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    dl_device dev;
+    dl_device_of(self, &dev);
+    return Py_BuildValue("(ii)", (int)dev.device_type, (int)dev.device_id);
+}
+
 static PyObject *Grid_get_backend(GridObject *self, void *Py_UNUSED(closure))
 {
     return PyUnicode_FromString(self->ops ? self->ops->name : "");
@@ -322,6 +443,10 @@ static PyMethodDef Grid_methods[] = {
     {"host_view", (PyCFunction)Grid_host_view, METH_VARARGS, "host_view(which, field) -> zero-copy NumPy view."},
     {"interior_address", (PyCFunction)Grid_interior_address, METH_VARARGS,
      "interior_address(which, field) -> address of the first interior point."},
+    {"poison_scratch", (PyCFunction)Grid_poison_scratch, METH_NOARGS,
+     "poison_scratch(): fill every scratch array with NaN (for tests)."},
+    {"dlpack", (PyCFunction)Grid_dlpack, METH_VARARGS, "dlpack(which, field) -> DLPack capsule of the interior."},
+    {"dlpack_device", (PyCFunction)Grid_dlpack_device, METH_NOARGS, "dlpack_device() -> (device_type, id)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -371,7 +496,53 @@ static PyObject *core_openmp_threads(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED
 #endif
 }
 
+static PyObject *core_cuda_device_count(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+#ifdef ASTAROTH_WITH_CUDA
+    return PyLong_FromLong(ac_cuda_device_count());
+#else
+    return PyLong_FromLong(0);
+#endif
+}
+
+#ifdef ASTAROTH_WITH_CUDA
+static PyObject *core_cuda_memory_info(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    ac_status st = ac_cuda_memory_info(&free_bytes, &total_bytes);
+    if (st != AC_OK)
+        return raise_status(st, NULL, "cuda_memory_info");
+    return Py_BuildValue("(nn)", (Py_ssize_t)free_bytes, (Py_ssize_t)total_bytes);
+}
+
+static PyObject *core_cuda_copy_bandwidth(PyObject *Py_UNUSED(m), PyObject *args)
+{
+    Py_ssize_t bytes;
+    int repeats = 10;
+    if (!PyArg_ParseTuple(args, "n|i", &bytes, &repeats))
+        return NULL;
+    if (bytes <= 0 || repeats < 1) {
+        PyErr_SetString(PyExc_ValueError, "bytes and repeats must be positive");
+        return NULL;
+    }
+    double bw = 0.0;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ac_cuda_copy_bandwidth((size_t)bytes, repeats, &bw);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, NULL, "cuda_copy_bandwidth");
+    return PyFloat_FromDouble(bw);
+}
+#endif
+
 static PyMethodDef core_methods[] = {
+    {"cuda_device_count", core_cuda_device_count, METH_NOARGS, "CUDA GPUs visible (0 without a CUDA build)."},
+#ifdef ASTAROTH_WITH_CUDA
+    {"cuda_memory_info", core_cuda_memory_info, METH_NOARGS, "(free, total) device memory in bytes."},
+    {"cuda_copy_bandwidth", core_cuda_copy_bandwidth, METH_VARARGS,
+     "cuda_copy_bandwidth(bytes, repeats=10) -> device-to-device copy bytes/s (read + written), best of repeats."},
+#endif
     {"compiled_backends", core_backends, METH_NOARGS, "Backends compiled into this build."},
     {"openmp_threads", core_openmp_threads, METH_NOARGS, "OpenMP threads the CPU backend will use."},
     {NULL, NULL, 0, NULL},

@@ -178,7 +178,21 @@ static ac_status cpu_write(void *self, int field, const void *dense)
     return AC_OK;
 }
 
+static ac_status cpu_poison_scratch(void *self)
+{
+    ac_cpu *cpu = self;
+    /* all-ones bytes are a NaN in float and in double */
+    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+        memset(cpu->stage_a[f], 0xff, cpu->field_bytes);
+        memset(cpu->stage_b[f], 0xff, cpu->field_bytes);
+        memset(cpu->w[f], 0xff, cpu->field_bytes);
+    }
+    if (cpu->div_u)
+        memset(cpu->div_u, 0xff, cpu->field_bytes);
+    return AC_OK;
+}
+
 const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_first_nonfinite_field,
-    cpu_read, cpu_write, cpu_interior_data,
+    cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch,
 };

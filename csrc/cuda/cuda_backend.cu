@@ -1,0 +1,334 @@
+/*
+ * cuda_backend.cu -- owns the device buffers of one simulation and sequences
+ * the RK3 substeps on the GPU; the kernels are in kernels_impl.cuh, the
+ * physics in ../physics.h.  Every CUDA call is checked.
+ */
+#include "cuda_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+static __thread char last_error[256] = "no error";
+
+extern "C" ac_status ac_cuda_record(cudaError_t err, const char *what)
+{
+    if (err == cudaSuccess)
+        return AC_OK;
+    snprintf(last_error, sizeof last_error, "%s: %s", what, cudaGetErrorString(err));
+    return AC_ERR_DEVICE;
+}
+
+extern "C" const char *ac_cuda_last_error(void)
+{
+    return last_error;
+}
+
+#define CHECK(call, what)                                          \
+    do {                                                           \
+        if (ac_cuda_record((call), (what)) != AC_OK)               \
+            return AC_ERR_DEVICE;                                  \
+    } while (0)
+
+extern "C" int ac_cuda_device_count(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError(); /* no driver or no device: not an error here */
+        return 0;
+    }
+    return count;
+}
+
+extern "C" int ac_cuda_current_device(void)
+{
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess)
+        cudaGetLastError();
+    return device;
+}
+
+extern "C" ac_status ac_cuda_memory_info(size_t *free_bytes, size_t *total_bytes)
+{
+    CHECK(cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo");
+    return AC_OK;
+}
+
+extern "C" ac_status ac_cuda_copy_bandwidth(size_t bytes, int repeats, double *bytes_per_second)
+{
+    void *a = NULL, *b = NULL;
+    cudaEvent_t start = NULL, stop = NULL;
+    ac_status st = AC_OK;
+    float best_ms = -1.0f;
+    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        st = AC_ERR_NO_MEMORY;
+        goto done;
+    }
+    if ((st = ac_cuda_record(cudaEventCreate(&start), "cudaEventCreate")) != AC_OK ||
+        (st = ac_cuda_record(cudaEventCreate(&stop), "cudaEventCreate")) != AC_OK ||
+        (st = ac_cuda_record(cudaMemset(a, 0, bytes), "cudaMemset")) != AC_OK)
+        goto done;
+    for (int r = 0; r <= repeats; ++r) { /* the first copy warms up */
+        float ms = 0.0f;
+        if ((st = ac_cuda_record(cudaEventRecord(start), "cudaEventRecord")) != AC_OK ||
+            (st = ac_cuda_record(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy D2D")) != AC_OK ||
+            (st = ac_cuda_record(cudaEventRecord(stop), "cudaEventRecord")) != AC_OK ||
+            (st = ac_cuda_record(cudaEventSynchronize(stop), "cudaEventSynchronize")) != AC_OK ||
+            (st = ac_cuda_record(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime")) != AC_OK)
+            goto done;
+        if (r > 0 && (best_ms < 0 || ms < best_ms))
+            best_ms = ms;
+    }
+    *bytes_per_second = 2.0 * (double)bytes / (best_ms * 1e-3);
+done:
+    if (start)
+        cudaEventDestroy(start);
+    if (stop)
+        cudaEventDestroy(stop);
+    cudaFree(a);
+    cudaFree(b);
+    return st;
+}
+
+typedef struct {
+    ac_status (*substep)(const ac_grid *, ac_method, void *const *, void *const *, void *const *, void *, int, double,
+                         cudaStream_t);
+    ac_status (*reduce)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
+} kernel_table;
+
+static const kernel_table kernels[2] = {{cuda_substep_f32, cuda_reduce_f32}, {cuda_substep_f64, cuda_reduce_f64}};
+
+typedef struct {
+    ac_grid grid;
+    ac_method method;
+    const kernel_table *k;
+    /* Three sets rotate home -> a -> b -> home over the substeps of a step,
+     * so a full step ends where it began and views of home stay valid. */
+    void *home[AC_NUM_FIELDS];
+    void *stage_a[AC_NUM_FIELDS];
+    void *stage_b[AC_NUM_FIELDS];
+    void *w[AC_NUM_FIELDS]; /* RK3 intermediate (2N storage) */
+    void *div_u;            /* 19-point method only */
+    unsigned long long *max_u2_bits; /* reduction results, device */
+    unsigned int *nonfinite;
+    size_t field_bytes, element_bytes;
+    cudaStream_t stream;
+} ac_gpu;
+
+static void gpu_destroy(void *self)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    if (!gpu)
+        return;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+        cudaFree(gpu->home[f]);
+        cudaFree(gpu->stage_a[f]);
+        cudaFree(gpu->stage_b[f]);
+        cudaFree(gpu->w[f]);
+    }
+    cudaFree(gpu->div_u);
+    cudaFree(gpu->max_u2_bits);
+    cudaFree(gpu->nonfinite);
+    free(gpu);
+}
+
+/* cudaMalloc and zero; a failed allocation is AC_ERR_NO_MEMORY. */
+static ac_status device_zeros(void **p, size_t bytes)
+{
+    if (cudaMalloc(p, bytes) != cudaSuccess) {
+        *p = NULL;
+        cudaGetLastError(); /* clear it: out of memory is not sticky */
+        return AC_ERR_NO_MEMORY;
+    }
+    CHECK(cudaMemset(*p, 0, bytes), "cudaMemset");
+    return AC_OK;
+}
+
+static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_method method, void **out)
+{
+    *out = NULL;
+    if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
+        return AC_ERR_ARGUMENT;
+    if (ac_cuda_device_count() < 1)
+        return AC_ERR_UNSUPPORTED;
+    ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
+    if (!gpu)
+        return AC_ERR_NO_MEMORY;
+    gpu->grid = *grid;
+    gpu->method = method;
+    gpu->k = &kernels[precision];
+    gpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
+    gpu->field_bytes = ac_grid_padded_count(grid) * gpu->element_bytes;
+    /* The legacy default stream, so that work queued by CuPy or PyTorch on
+     * their default streams through views is ordered with ours. */
+    gpu->stream = 0;
+    ac_status st = AC_OK;
+    for (int f = 0; f < AC_NUM_FIELDS && st == AC_OK; ++f) {
+        /* zeros: lnrho = 0 (rho = 1) and u = 0 to start with */
+        if ((st = device_zeros(&gpu->home[f], gpu->field_bytes)) == AC_OK &&
+            (st = device_zeros(&gpu->stage_a[f], gpu->field_bytes)) == AC_OK &&
+            (st = device_zeros(&gpu->stage_b[f], gpu->field_bytes)) == AC_OK)
+            st = device_zeros(&gpu->w[f], gpu->field_bytes);
+    }
+    if (st == AC_OK && method == AC_METHOD_19P)
+        st = device_zeros(&gpu->div_u, gpu->field_bytes);
+    if (st == AC_OK)
+        st = device_zeros((void **)&gpu->max_u2_bits, sizeof *gpu->max_u2_bits);
+    if (st == AC_OK)
+        st = device_zeros((void **)&gpu->nonfinite, sizeof *gpu->nonfinite);
+    if (st == AC_OK)
+        st = ac_cuda_record(cudaStreamSynchronize(gpu->stream), "cudaStreamSynchronize");
+    if (st != AC_OK) {
+        gpu_destroy(gpu);
+        return st;
+    }
+    *out = gpu;
+    return AC_OK;
+}
+
+static ac_status gpu_step(void *self, double dt, long count)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    const ac_grid *g = &gpu->grid;
+    for (long n = 0; n < count; ++n) {
+        ac_status st;
+        if ((st = gpu->k->substep(g, gpu->method, gpu->home, gpu->stage_a, gpu->w, gpu->div_u, 0, dt, gpu->stream)) !=
+                AC_OK ||
+            (st = gpu->k->substep(g, gpu->method, gpu->stage_a, gpu->stage_b, gpu->w, gpu->div_u, 1, dt,
+                                  gpu->stream)) != AC_OK ||
+            (st = gpu->k->substep(g, gpu->method, gpu->stage_b, gpu->home, gpu->w, gpu->div_u, 2, dt, gpu->stream)) !=
+                AC_OK)
+            return st;
+    }
+    CHECK(cudaStreamSynchronize(gpu->stream), "RK3 step");
+    return AC_OK;
+}
+
+static ac_status gpu_rhs(void *self)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    /* a first substep with dt = 1 leaves the right-hand side in w */
+    ac_status st =
+        gpu->k->substep(&gpu->grid, gpu->method, gpu->home, gpu->stage_a, gpu->w, gpu->div_u, 0, 1.0, gpu->stream);
+    if (st != AC_OK)
+        return st;
+    CHECK(cudaStreamSynchronize(gpu->stream), "right-hand side");
+    return AC_OK;
+}
+
+/* Runs the reduction over fields first_field..3; returns max |u|^2 and flags. */
+static ac_status reduce(ac_gpu *gpu, int first_field, double *max_u2, unsigned int *flags)
+{
+    unsigned long long bits = 0;
+    CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
+    CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
+    ac_status st = gpu->k->reduce(&gpu->grid, gpu->home, first_field, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+    if (st != AC_OK)
+        return st;
+    CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
+    CHECK(cudaMemcpyAsync(flags, gpu->nonfinite, sizeof *flags, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
+    CHECK(cudaStreamSynchronize(gpu->stream), "reduction");
+    memcpy(max_u2, &bits, sizeof bits);
+    return AC_OK;
+}
+
+static ac_status gpu_max_speed(void *self, double *out)
+{
+    double max_u2 = 0.0;
+    unsigned int flags = 0;
+    ac_status st = reduce((ac_gpu *)self, 1, &max_u2, &flags);
+    if (st == AC_OK)
+        *out = flags ? (double)NAN : sqrt(max_u2);
+    return st;
+}
+
+static ac_status gpu_first_nonfinite_field(void *self, int *out)
+{
+    double max_u2 = 0.0;
+    unsigned int flags = 0;
+    ac_status st = reduce((ac_gpu *)self, 0, &max_u2, &flags);
+    if (st != AC_OK)
+        return st;
+    *out = -1;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+        if (flags & (1u << f)) {
+            *out = f;
+            break;
+        }
+    return AC_OK;
+}
+
+static void *gpu_interior_data(void *self, ac_buffer which, int field)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    char *base = (char *)(which == AC_BUFFER_RHS ? gpu->w[field] : gpu->home[field]);
+    return base + ac_grid_index(&gpu->grid, 0, 0, 0) * gpu->element_bytes;
+}
+
+/* The interior box of a padded device array and a dense host array. */
+static cudaMemcpy3DParms interior_copy(ac_gpu *gpu, void *padded, void *dense, int to_host)
+{
+    const ac_grid *g = &gpu->grid;
+    const size_t es = gpu->element_bytes;
+    cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    cudaPitchedPtr device = make_cudaPitchedPtr(padded, (size_t)g->m[0] * es, (size_t)g->m[0], (size_t)g->m[1]);
+    cudaPitchedPtr host = make_cudaPitchedPtr(dense, (size_t)g->n[0] * es, (size_t)g->n[0], (size_t)g->n[1]);
+    cudaPos ghost_offset = make_cudaPos(AC_GHOST * es, AC_GHOST, AC_GHOST);
+    if (to_host) {
+        p.srcPtr = device;
+        p.srcPos = ghost_offset;
+        p.dstPtr = host;
+        p.kind = cudaMemcpyDeviceToHost;
+    } else {
+        p.srcPtr = host;
+        p.dstPtr = device;
+        p.dstPos = ghost_offset;
+        p.kind = cudaMemcpyHostToDevice;
+    }
+    p.extent = make_cudaExtent((size_t)g->n[0] * es, (size_t)g->n[1], (size_t)g->n[2]);
+    return p;
+}
+
+static ac_status gpu_read(void *self, ac_buffer which, int field, void *dense)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    void *padded = which == AC_BUFFER_RHS ? gpu->w[field] : gpu->home[field];
+    cudaMemcpy3DParms p = interior_copy(gpu, padded, dense, 1);
+    CHECK(cudaMemcpy3DAsync(&p, gpu->stream), "copying a field to the host");
+    CHECK(cudaStreamSynchronize(gpu->stream), "copying a field to the host");
+    return AC_OK;
+}
+
+static ac_status gpu_write(void *self, int field, const void *dense)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    cudaMemcpy3DParms p = interior_copy(gpu, gpu->home[field], (void *)dense, 0);
+    CHECK(cudaMemcpy3DAsync(&p, gpu->stream), "copying a field to the device");
+    CHECK(cudaStreamSynchronize(gpu->stream), "copying a field to the device");
+    return AC_OK;
+}
+
+static ac_status gpu_poison_scratch(void *self)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    /* all-ones bytes are a NaN in float and in double */
+    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+        CHECK(cudaMemsetAsync(gpu->stage_a[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
+        CHECK(cudaMemsetAsync(gpu->stage_b[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
+        CHECK(cudaMemsetAsync(gpu->w[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
+    }
+    if (gpu->div_u)
+        CHECK(cudaMemsetAsync(gpu->div_u, 0xff, gpu->field_bytes, gpu->stream), "poison");
+    CHECK(cudaStreamSynchronize(gpu->stream), "poison");
+    return AC_OK;
+}
+
+extern "C" const ac_backend_ops ac_cuda_backend = {
+    "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
+    gpu_max_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
+    gpu_poison_scratch,
+};

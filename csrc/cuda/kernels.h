@@ -1,0 +1,34 @@
+/*
+ * kernels.h -- the CUDA launchers, once per precision (suffix _f32, _f64),
+ * and the error recorder they share with cuda_backend.cu.
+ */
+#ifndef ASTAROTH_CUDA_KERNELS_H
+#define ASTAROTH_CUDA_KERNELS_H
+
+#include <cuda_runtime.h>
+
+#include "../grid.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Turns a CUDA error into AC_ERR_DEVICE and remembers "what: message" for
+ * ac_cuda_last_error(); AC_OK for cudaSuccess. */
+ac_status ac_cuda_record(cudaError_t err, const char *what);
+
+#define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
+    ac_status cuda_substep_##sfx(const ac_grid *g, ac_method method, void *const in[AC_NUM_FIELDS],          \
+                                 void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u,  \
+                                 int substep, double dt, cudaStream_t stream);                               \
+    ac_status cuda_reduce_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int first_field,       \
+                                unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream);
+
+AC_DECLARE_CUDA_KERNELS(f32)
+AC_DECLARE_CUDA_KERNELS(f64)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

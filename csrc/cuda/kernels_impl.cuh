@@ -1,0 +1,243 @@
+/*
+ * kernels_impl.cuh -- the CUDA kernels for one precision, and their launchers.
+ *
+ * Included once by kernels_f32.cu and once by kernels_f64.cu, each defining
+ * `real` and AC_FN(name) first.  Kernels only move data: the arithmetic is
+ * csrc/physics.h.  Every launcher checks the launch and returns a status.
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+
+#include "../grid.h"
+#include "../physics.h"
+#include "kernels.h"
+
+/* One set of four field pointers, passed by value. */
+typedef struct {
+    real *f[AC_NUM_FIELDS];
+} AC_FN(field_set);
+
+/* Grid shape as the kernels see it. */
+typedef struct {
+    int n[3], m[3];
+    ptrdiff_t stride[3];
+} AC_FN(shape);
+
+static AC_FN(shape) AC_FN(make_shape)(const ac_grid *g)
+{
+    AC_FN(shape) s;
+    for (int a = 0; a < 3; ++a) {
+        s.n[a] = g->n[a];
+        s.m[a] = g->m[a];
+    }
+    ac_grid_strides(g, s.stride);
+    return s;
+}
+
+static ac_point_params AC_FN(point_params)(const ac_grid *g)
+{
+    ac_point_params p;
+    for (int a = 0; a < 3; ++a)
+        p.inv_ds[a] = (real)(1.0 / g->spacing[a]);
+    p.nu = (real)g->nu;
+    p.cs2 = (real)(g->cs * g->cs);
+    return p;
+}
+
+static AC_FN(field_set) AC_FN(make_set)(void *const f[AC_NUM_FIELDS])
+{
+    AC_FN(field_set) s;
+    for (int i = 0; i < AC_NUM_FIELDS; ++i)
+        s.f[i] = (real *)f[i];
+    return s;
+}
+
+static __device__ __forceinline__ ptrdiff_t AC_FN(padded)(const AC_FN(shape) & s, int i, int j, int k)
+{
+    return (ptrdiff_t)(i + AC_GHOST) + s.stride[1] * (j + AC_GHOST) + s.stride[2] * (k + AC_GHOST);
+}
+
+/* ---- periodic ghost zones ------------------------------------------------
+ * Axis by axis (x, then y, then z), each pass over the whole padded extent of
+ * the other two axes, so edges and corners end up right after the z pass. */
+__global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_FN(shape) s, int axis)
+{
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
+    const long long total = (long long)(2 * AC_GHOST) * s.m[b] * s.m[c];
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const int g = (int)(t % (2 * AC_GHOST));
+        const long long rest = t / (2 * AC_GHOST);
+        const int pb = (int)(rest % s.m[b]), pc = (int)(rest / s.m[b]);
+        const int ghost = g < AC_GHOST ? g : s.m[axis] - 2 * AC_GHOST + g;
+        const int source = ac_periodic_source(ghost, s.n[axis]);
+        const ptrdiff_t base = pb * s.stride[b] + pc * s.stride[c];
+        for (int f = 0; f < count; ++f)
+            fields.f[f][base + ghost * s.stride[axis]] = fields.f[f][base + source * s.stride[axis]];
+    }
+}
+
+static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, cudaStream_t stream)
+{
+    for (int axis = 0; axis < 3; ++axis) {
+        const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+        const long long total = (long long)(2 * AC_GHOST) * s.m[b] * s.m[c];
+        const int threads = 256;
+        long long blocks = (total + threads - 1) / threads;
+        if (blocks > 65535)
+            blocks = 65535;
+        AC_FN(fill_ghost_kernel)<<<(unsigned)blocks, threads, 0, stream>>>(fields, count, s, axis);
+        if (ac_cuda_record(cudaGetLastError(), "fill_ghost_kernel launch") != AC_OK)
+            return AC_ERR_DEVICE;
+    }
+    return AC_OK;
+}
+
+/* ---- integration ---------------------------------------------------------
+ * A block covers a tile of x-y columns and walks up z, so the seven z planes
+ * a stencil needs stay in L1 from one point to the next. */
+enum { AC_Z_PER_BLOCK = 16 };
+
+template <int Method, int FirstSubstep>
+__global__ void __launch_bounds__(128) AC_FN(substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out,
+                                                             AC_FN(field_set) w, real *__restrict__ div_u,
+                                                             AC_FN(shape) s, ac_point_params p, int substep, real dt)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= s.n[0] || j >= s.n[1])
+        return;
+    const int k0 = blockIdx.z * AC_Z_PER_BLOCK;
+    const int k1 = min(k0 + AC_Z_PER_BLOCK, s.n[2]);
+    for (int k = k0; k < k1; ++k) {
+        const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
+        ac_point_fields f;
+        f.lnrho = in.f[0] + idx;
+        for (int c = 0; c < 3; ++c)
+            f.u[c] = in.f[1 + c] + idx;
+        ac_derivatives d;
+        axis_derivatives(f, s.stride, &p, &d);
+        for (int c = 0; c < 3; ++c)
+            d.grad_div_u[c] = Method == AC_METHOD_55P ? grad_div_55p(f, s.stride, &p, c) : (real)0;
+        if (Method == AC_METHOD_19P)
+            div_u[idx] = divergence(&d);
+        real rhs[AC_NUM_FIELDS];
+        rhs_from_derivatives(&d, &p, rhs);
+        for (int q = 0; q < AC_NUM_FIELDS; ++q)
+            out.f[q][idx] = rk3_substep(in.f[q][idx], rhs[q], &w.f[q][idx], FirstSubstep ? 0 : substep, dt);
+    }
+}
+
+/* The 19-point method's second pass, eqs. (17)-(18). */
+__global__ void __launch_bounds__(128) AC_FN(grad_div_kernel)(AC_FN(field_set) out, AC_FN(field_set) w,
+                                                              const real *__restrict__ div_u, AC_FN(shape) s,
+                                                              ac_point_params p, int substep, real dt)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= s.n[0] || j >= s.n[1])
+        return;
+    const int k0 = blockIdx.z * AC_Z_PER_BLOCK;
+    const int k1 = min(k0 + AC_Z_PER_BLOCK, s.n[2]);
+    for (int k = k0; k < k1; ++k) {
+        const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
+        for (int c = 0; c < 3; ++c)
+            rk3_add_grad_div(&out.f[1 + c][idx], &w.f[1 + c][idx], grad_div_19p(div_u + idx, s.stride, &p, c),
+                             substep, dt, p.nu);
+    }
+}
+
+static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads)
+{
+    return dim3((s.n[0] + threads.x - 1) / threads.x, (s.n[1] + threads.y - 1) / threads.y,
+                (s.n[2] + AC_Z_PER_BLOCK - 1) / AC_Z_PER_BLOCK);
+}
+
+extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, ac_method method, void *const in_[AC_NUM_FIELDS],
+                                         void *const out_[AC_NUM_FIELDS], void *const w_[AC_NUM_FIELDS],
+                                         void *div_u_, int substep, double dt_, cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const ac_point_params p = AC_FN(point_params)(g);
+    AC_FN(field_set) in = AC_FN(make_set)(in_), out = AC_FN(make_set)(out_), w = AC_FN(make_set)(w_);
+    real *div_u = (real *)div_u_;
+    const real dt = (real)dt_;
+    if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    const dim3 threads(32, 4, 1);
+    const dim3 blocks = AC_FN(tile_blocks)(s, threads);
+    if (method == AC_METHOD_55P) {
+        if (substep == 0)
+            AC_FN(substep_kernel)<AC_METHOD_55P, 1><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, 0, dt);
+        else
+            AC_FN(substep_kernel)<AC_METHOD_55P, 0><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, substep,
+                                                                                  dt);
+        return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
+    }
+    if (substep == 0)
+        AC_FN(substep_kernel)<AC_METHOD_19P, 1><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, 0, dt);
+    else
+        AC_FN(substep_kernel)<AC_METHOD_19P, 0><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, substep, dt);
+    if (ac_cuda_record(cudaGetLastError(), "19-point first pass launch") != AC_OK)
+        return AC_ERR_DEVICE;
+    AC_FN(field_set) div_set = {{div_u, NULL, NULL, NULL}};
+    if (AC_FN(fill_ghosts)(div_set, 1, s, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    AC_FN(grad_div_kernel)<<<blocks, threads, 0, stream>>>(out, w, div_u, s, p, substep, dt);
+    return ac_cuda_record(cudaGetLastError(), "19-point second pass launch");
+}
+
+/* ---- reductions ------------------------------------------------------------
+ * max |u|^2 as the bits of a non-negative double (they order like the
+ * values), and one flag bit per field holding a NaN or Inf. */
+__global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, int first_field,
+                                     unsigned long long *max_u2_bits, unsigned int *nonfinite)
+{
+    __shared__ double block_max[256];
+    __shared__ unsigned int block_flags;
+    if (threadIdx.x == 0)
+        block_flags = 0;
+    __syncthreads();
+    double local_max = 0.0;
+    unsigned int flags = 0;
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const int i = (int)(t % s.n[0]);
+        const long long r = t / s.n[0];
+        const ptrdiff_t idx = AC_FN(padded)(s, i, (int)(r % s.n[1]), (int)(r / s.n[1]));
+        for (int f = first_field; f < AC_NUM_FIELDS; ++f)
+            if (!isfinite(fields.f[f][idx]))
+                flags |= 1u << f;
+        const double ux = fields.f[1][idx], uy = fields.f[2][idx], uz = fields.f[3][idx];
+        const double u2 = ux * ux + uy * uy + uz * uz;
+        local_max = u2 > local_max ? u2 : local_max;
+    }
+    block_max[threadIdx.x] = local_max;
+    if (flags)
+        atomicOr(&block_flags, flags);
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if ((int)threadIdx.x < half && block_max[threadIdx.x + half] > block_max[threadIdx.x])
+            block_max[threadIdx.x] = block_max[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        atomicMax(max_u2_bits, (unsigned long long)__double_as_longlong(block_max[0]));
+        if (block_flags)
+            atomicOr(nonfinite, block_flags);
+    }
+}
+
+extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], int first_field,
+                                        unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    long long blocks = (total + 255) / 256;
+    if (blocks > 4096)
+        blocks = 4096;
+    AC_FN(reduce_kernel)<<<(unsigned)blocks, 256, 0, stream>>>(AC_FN(make_set)(fields_), s, first_field, max_u2_bits,
+                                                                nonfinite);
+    return ac_cuda_record(cudaGetLastError(), "reduction launch");
+}

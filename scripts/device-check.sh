@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build in place, run every test (GPU tests
+# included), compute-sanitizer on a small run, and the benchmark.  Logs go
+# to $OUT (or ./device-logs); each log names device, date, commit, command.
+#   usage: COMMIT=<sha> scripts/device-check.sh [quick]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-device-logs}
+mkdir -p "$OUT"
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
+PY=${PYTHON:-python3}
+
+header() {
+    echo "# device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+    echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+    echo "# commit: ${COMMIT:-unknown}"
+    echo "# command: $*"
+}
+
+{
+    header "python3 setup.py build_ext --inplace"
+    nvcc --version | tail -2
+    rm -rf build astaroth/_core*.so
+    $PY setup.py build_ext --inplace 2>&1 | grep -E "error|warning|ptxas info|bytes stack|nvcc|gcc" || true
+    ls -l astaroth/_core*.so
+} > "$OUT/build.log" 2>&1
+if ! ls astaroth/_core*.so >/dev/null 2>&1; then cat "$OUT/build.log"; exit 1; fi
+
+{
+    header "python3 -m pytest -v -rs tests"
+    $PY -c "import astaroth as ac; print('backends:', ac.backends())"
+    $PY -m pytest -v -rs tests 2>&1
+} > "$OUT/tests.log" 2>&1
+tail -5 "$OUT/tests.log"
+
+{
+    header "compute-sanitizer --tool memcheck python3 (32x24x16 run, both methods and precisions)"
+    compute-sanitizer --tool memcheck --leak-check full $PY -c "
+import numpy as np, astaroth as ac
+for method in ('55p', '19p'):
+    for dtype in ('float32', 'float64'):
+        s = ac.Simulation(shape=(32, 24, 16), backend='cuda', method=method, dtype=dtype)
+        s['ux'] = 0.1 * np.sin(s.x)[:, None, None]
+        s.run(until=0.05); s.rhs(); s.check_finite()
+        print(method, dtype, s.steps, float(np.abs(s['ux']).max()))
+" 2>&1
+} > "$OUT/sanitizer.log" 2>&1
+tail -3 "$OUT/sanitizer.log"
+
+if [ "${1:-}" != "quick" ]; then
+    {
+        header "python3 -m astaroth bench --backend cuda"
+        $PY -m astaroth bench --backend cuda 2>&1
+    } > "$OUT/bench.log" 2>&1
+    cat "$OUT/bench.log"
+fi

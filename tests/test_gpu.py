@@ -1,0 +1,127 @@
+"""The CUDA backend against the CPU reference backend (marker `gpu`).
+
+Run on the device machine; skipped where no CUDA GPU is usable.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import astaroth as ac
+from helpers import smooth_random_fields
+
+pytestmark = pytest.mark.gpu
+
+TOLERANCE = {"float64": 1e-12, "float32": 1e-5}
+NU, CS = 0.03, 0.8
+
+
+def pair(shape, box, method, dtype, seed=0):
+    """The same initial state on the CPU and on the GPU."""
+    sims = [ac.Simulation(shape=shape, box=box, nu=NU, cs=CS, dtype=dtype, backend=b, method=method)
+            for b in ("cpu", "cuda")]
+    for name, f in zip(ac.FIELDS, smooth_random_fields(shape, box, np.random.default_rng(seed))):
+        for s in sims:
+            s[name] = f
+    return sims
+
+
+def rel(a, b):
+    return np.max(np.abs(a.astype(np.float64) - b)) / np.max(np.abs(b))
+
+
+@pytest.mark.parametrize("method", ["55p", "19p"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(37, 50, 23), (64, 32, 16), (40, 1, 1), (24, 20, 1), (1, 1, 33)])
+def test_rhs_and_step_match_cpu(method, dtype, shape):
+    box = (2 * np.pi, 3.0, 1.7)
+    cpu, gpu = pair(shape, box, method, dtype)
+    rc, rg = cpu.rhs(), gpu.rhs()
+    for name in ac.FIELDS:
+        if np.max(np.abs(rc[name])) > 0:
+            assert rel(rg[name], rc[name]) < TOLERANCE[dtype], ("rhs", name)
+    gpu._grid.poison_scratch()  # every interior point of every substep must be written
+    dt = cpu.cfl_dt()
+    cpu.step(dt)
+    gpu.step(dt)
+    for name in ac.FIELDS:
+        c, g = cpu[name], gpu[name]
+        assert np.all(np.isfinite(g)), name
+        assert rel(g, c) < TOLERANCE[dtype] or np.max(np.abs(c)) == 0, ("step", name)
+
+
+def decay_error(n, method, dtype="float64"):
+    sim = ac.Simulation(shape=(n, 4, 4), box=(2 * math.pi, 1.0, 1.0), nu=5e-3, cs=1.0, dtype=dtype,
+                        backend="cuda", method=method)
+    sim["uy"] = 1e-3 * np.sin(13 * sim.x)[:, None, None]
+    sim.run(until=1.5, cdt=0.1)
+    exact = 1e-3 * math.exp(-5e-3 * 169 * 1.5) * np.sin(13 * sim.x)[:, None, None]
+    return math.sqrt(np.mean((sim["uy"] - exact) ** 2)), sim
+
+
+@pytest.mark.parametrize("method", ["55p", "19p"])
+def test_sine_decay_converges_at_sixth_order_on_gpu(method):
+    errors = [decay_error(n, method)[0] for n in (64, 128, 256)]
+    orders = [math.log2(a / b) for a, b in zip(errors, errors[1:])]
+    print(method, errors, orders)
+    assert all(o >= 5.5 for o in orders), (errors, orders)
+
+
+def test_methods_agree_within_truncation_error():
+    shape, box = (48, 40, 32), (2 * np.pi,) * 3
+    _, a = pair(shape, box, "55p", "float64")
+    _, b = pair(shape, box, "19p", "float64")
+    for _ in range(5):
+        dt = a.cfl_dt()
+        a.step(dt)
+        b.step(dt)
+    for name in ac.FIELDS:
+        d = rel(b[name] - a[name], a[name])
+        assert d < 1e-4, name  # sixth-order truncation differences, far above round-off
+
+
+def test_view_is_live_device_memory():
+    cupy = pytest.importorskip("cupy")
+    sim = ac.Simulation(shape=(16, 12, 8), backend="cuda", nu=0.1)
+    v = cupy.asarray(sim.view("ux"))
+    assert v.shape == sim.shape and v.dtype == np.float64
+    v[...] = 0.25  # writing through CuPy changes the simulation
+    cupy.cuda.runtime.deviceSynchronize()
+    assert np.all(sim["ux"] == 0.25)
+    sim["uy"] = np.arange(16 * 12 * 8, dtype=float).reshape(16, 12, 8)
+    np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(sim.view("uy"))), sim["uy"])
+
+
+def test_dlpack_with_torch():
+    torch = pytest.importorskip("torch")
+    sim = ac.Simulation(shape=(10, 6, 4), backend="cuda", dtype="float32")
+    sim["uz"] = np.full(sim.shape, 3.0)
+    t = torch.from_dlpack(sim.view("uz"))
+    assert t.is_cuda and tuple(t.shape) == (10, 6, 4) and t.dtype == torch.float32
+    assert float(t.sum()) == pytest.approx(3.0 * 240)
+    t.mul_(2.0)  # and writes reach the simulation
+    torch.cuda.synchronize()
+    assert np.all(sim["uz"] == 6.0)
+
+
+def test_too_large_grid_is_a_memory_error_naming_the_size():
+    with pytest.raises(MemoryError, match="4000 x 4000 x 4000"):
+        ac.Simulation(shape=(4000, 4000, 4000), backend="cuda")
+
+
+def test_create_and_free_leaves_device_memory_where_it_was():
+    from astaroth.device import memory_info
+    import gc
+    gc.collect()
+    before = memory_info()[0]
+    for _ in range(100):
+        sim = ac.Simulation(shape=(64, 64, 64), backend="cuda")
+        sim.step(1e-3)
+        del sim
+    gc.collect()
+    after = memory_info()[0]
+    assert abs(after - before) < 8 << 20, (before, after)
+
+
+def test_auto_picks_cuda():
+    assert ac.Simulation(shape=(8, 8, 8), backend="auto").backend == "cuda"
