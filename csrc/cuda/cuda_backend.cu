@@ -32,6 +32,21 @@ extern "C" const char *ac_cuda_last_error(void)
             return AC_ERR_DEVICE;                                  \
     } while (0)
 
+extern "C" ac_tile ac_cuda_tile(void)
+{
+    static ac_tile tile = {0, 0, 0};
+    if (tile.x == 0) {
+        ac_tile t = {32, 4, 16};
+        const char *env = getenv("ASTAROTH_CUDA_TILE");
+        if (env && sscanf(env, "%d,%d,%d", &t.x, &t.y, &t.z) == 3 && t.x > 0 && t.y > 0 && t.z > 0 &&
+            t.x * t.y <= AC_MAX_TILE_THREADS)
+            tile = t;
+        else
+            tile = (ac_tile){32, 4, 16};
+    }
+    return tile;
+}
+
 extern "C" int ac_cuda_device_count(void)
 {
     int count = 0;

@@ -17,6 +17,13 @@ extern "C" {
  * ac_cuda_last_error(); AC_OK for cudaSuccess. */
 ac_status ac_cuda_record(cudaError_t err, const char *what);
 
+/* Thread-block tile of the integration kernels: x, y threads, z points. */
+typedef struct {
+    int x, y, z;
+} ac_tile;
+enum { AC_MAX_TILE_THREADS = 256 };
+ac_tile ac_cuda_tile(void);
+
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
     ac_status cuda_substep_##sfx(const ac_grid *g, ac_method method, void *const in[AC_NUM_FIELDS],          \
                                  void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u,  \

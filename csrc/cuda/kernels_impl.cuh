@@ -95,20 +95,21 @@ static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC
 
 /* ---- integration ---------------------------------------------------------
  * A block covers a tile of x-y columns and walks up z, so the seven z planes
- * a stencil needs stay in L1 from one point to the next. */
-enum { AC_Z_PER_BLOCK = 16 };
+ * a stencil needs stay in L1 from one point to the next.  The tile is
+ * ac_cuda_tile() (ASTAROTH_CUDA_TILE="tx,ty,tz" overrides it for tuning). */
 
 template <int Method, int FirstSubstep>
-__global__ void __launch_bounds__(128) AC_FN(substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out,
+__global__ void __launch_bounds__(AC_MAX_TILE_THREADS) AC_FN(substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out,
                                                              AC_FN(field_set) w, real *__restrict__ div_u,
-                                                             AC_FN(shape) s, ac_point_params p, int substep, real dt)
+                                                             AC_FN(shape) s, ac_point_params p, int substep, real dt,
+                                                             int z_per_block)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= s.n[0] || j >= s.n[1])
         return;
-    const int k0 = blockIdx.z * AC_Z_PER_BLOCK;
-    const int k1 = min(k0 + AC_Z_PER_BLOCK, s.n[2]);
+    const int k0 = blockIdx.z * z_per_block;
+    const int k1 = min(k0 + z_per_block, s.n[2]);
     for (int k = k0; k < k1; ++k) {
         const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
         ac_point_fields f;
@@ -129,16 +130,16 @@ __global__ void __launch_bounds__(128) AC_FN(substep_kernel)(AC_FN(field_set) in
 }
 
 /* The 19-point method's second pass, eqs. (17)-(18). */
-__global__ void __launch_bounds__(128) AC_FN(grad_div_kernel)(AC_FN(field_set) out, AC_FN(field_set) w,
+__global__ void __launch_bounds__(AC_MAX_TILE_THREADS) AC_FN(grad_div_kernel)(AC_FN(field_set) out, AC_FN(field_set) w,
                                                               const real *__restrict__ div_u, AC_FN(shape) s,
-                                                              ac_point_params p, int substep, real dt)
+                                                              ac_point_params p, int substep, real dt, int z_per_block)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= s.n[0] || j >= s.n[1])
         return;
-    const int k0 = blockIdx.z * AC_Z_PER_BLOCK;
-    const int k1 = min(k0 + AC_Z_PER_BLOCK, s.n[2]);
+    const int k0 = blockIdx.z * z_per_block;
+    const int k1 = min(k0 + z_per_block, s.n[2]);
     for (int k = k0; k < k1; ++k) {
         const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
         for (int c = 0; c < 3; ++c)
@@ -147,10 +148,10 @@ __global__ void __launch_bounds__(128) AC_FN(grad_div_kernel)(AC_FN(field_set) o
     }
 }
 
-static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads)
+static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_block)
 {
     return dim3((s.n[0] + threads.x - 1) / threads.x, (s.n[1] + threads.y - 1) / threads.y,
-                (s.n[2] + AC_Z_PER_BLOCK - 1) / AC_Z_PER_BLOCK);
+                (s.n[2] + z_per_block - 1) / z_per_block);
 }
 
 extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, ac_method method, void *const in_[AC_NUM_FIELDS],
@@ -164,26 +165,28 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, ac_method method, voi
     const real dt = (real)dt_;
     if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    const dim3 threads(32, 4, 1);
-    const dim3 blocks = AC_FN(tile_blocks)(s, threads);
+    const ac_tile tile = ac_cuda_tile();
+    const dim3 threads(tile.x, tile.y, 1);
+    const int z = tile.z;
+    const dim3 blocks = AC_FN(tile_blocks)(s, threads, z);
     if (method == AC_METHOD_55P) {
         if (substep == 0)
-            AC_FN(substep_kernel)<AC_METHOD_55P, 1><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, 0, dt);
+            AC_FN(substep_kernel)<AC_METHOD_55P, 1><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, 0, dt, z);
         else
             AC_FN(substep_kernel)<AC_METHOD_55P, 0><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, substep,
-                                                                                  dt);
+                                                                                  dt, z);
         return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
     }
     if (substep == 0)
-        AC_FN(substep_kernel)<AC_METHOD_19P, 1><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, 0, dt);
+        AC_FN(substep_kernel)<AC_METHOD_19P, 1><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, 0, dt, z);
     else
-        AC_FN(substep_kernel)<AC_METHOD_19P, 0><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, substep, dt);
+        AC_FN(substep_kernel)<AC_METHOD_19P, 0><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, substep, dt, z);
     if (ac_cuda_record(cudaGetLastError(), "19-point first pass launch") != AC_OK)
         return AC_ERR_DEVICE;
     AC_FN(field_set) div_set = {{div_u, NULL, NULL, NULL}};
     if (AC_FN(fill_ghosts)(div_set, 1, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    AC_FN(grad_div_kernel)<<<blocks, threads, 0, stream>>>(out, w, div_u, s, p, substep, dt);
+    AC_FN(grad_div_kernel)<<<blocks, threads, 0, stream>>>(out, w, div_u, s, p, substep, dt, z);
     return ac_cuda_record(cudaGetLastError(), "19-point second pass launch");
 }
 
