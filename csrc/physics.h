@@ -21,6 +21,15 @@
 #error "define `real` (float or double) before including physics.h"
 #endif
 
+/* AC_LOAD(p): read a stencil input.  On the GPU through the read-only data
+ * path (the inputs of a substep are never written during it), which lets
+ * the compiler batch the loads. */
+#if defined(__CUDA_ARCH__)
+#define AC_LOAD(p) __ldg(p)
+#else
+#define AC_LOAD(p) (*(p))
+#endif
+
 #if defined(__CUDACC__)
 #define AC_INLINE static inline __host__ __device__
 #define AC_UNROLL _Pragma("unroll")
@@ -74,16 +83,17 @@ typedef struct {
 /* First derivative along a stride, eq. (6). */
 AC_INLINE real first_derivative(const real *f, ptrdiff_t s, real inv_d)
 {
-    return ((real)AC_D1_C1 * (f[s] - f[-s]) + (real)AC_D1_C2 * (f[2 * s] - f[-2 * s]) +
-            (real)AC_D1_C3 * (f[3 * s] - f[-3 * s])) *
+    return ((real)AC_D1_C1 * (AC_LOAD(f + s) - AC_LOAD(f - s)) + (real)AC_D1_C2 * (AC_LOAD(f + 2 * s) - AC_LOAD(f - 2 * s)) +
+            (real)AC_D1_C3 * (AC_LOAD(f + 3 * s) - AC_LOAD(f - 3 * s))) *
            (inv_d / (real)AC_D1_DENOM);
 }
 
 /* Second derivative along a stride, eq. (7). */
 AC_INLINE real second_derivative(const real *f, ptrdiff_t s, real inv_d)
 {
-    return ((real)AC_D2_C0 * f[0] + (real)AC_D2_C1 * (f[s] + f[-s]) + (real)AC_D2_C2 * (f[2 * s] + f[-2 * s]) +
-            (real)AC_D2_C3 * (f[3 * s] + f[-3 * s])) *
+    return ((real)AC_D2_C0 * AC_LOAD(f) + (real)AC_D2_C1 * (AC_LOAD(f + s) + AC_LOAD(f - s)) +
+            (real)AC_D2_C2 * (AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s)) +
+            (real)AC_D2_C3 * (AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s))) *
            (inv_d * inv_d / (real)AC_D2_DENOM);
 }
 
@@ -91,8 +101,9 @@ AC_INLINE real second_derivative(const real *f, ptrdiff_t s, real inv_d)
 AC_INLINE real mixed_derivative(const real *f, ptrdiff_t sa, ptrdiff_t sb, real inv_da, real inv_db)
 {
     const ptrdiff_t p = sa + sb, m = sa - sb; /* the two diagonals */
-    return ((real)AC_DXY_C1 * (f[p] - f[-m] + f[-p] - f[m]) + (real)AC_DXY_C2 * (f[2 * p] - f[-2 * m] + f[-2 * p] - f[2 * m]) +
-            (real)AC_DXY_C3 * (f[3 * p] - f[-3 * m] + f[-3 * p] - f[3 * m])) *
+    return ((real)AC_DXY_C1 * (AC_LOAD(f + p) - AC_LOAD(f - m) + AC_LOAD(f - p) - AC_LOAD(f + m)) +
+            (real)AC_DXY_C2 * (AC_LOAD(f + 2 * p) - AC_LOAD(f - 2 * m) + AC_LOAD(f - 2 * p) - AC_LOAD(f + 2 * m)) +
+            (real)AC_DXY_C3 * (AC_LOAD(f + 3 * p) - AC_LOAD(f - 3 * m) + AC_LOAD(f - 3 * p) - AC_LOAD(f + 3 * m))) *
            (inv_da * inv_db / (real)AC_DXY_DENOM);
 }
 
@@ -120,7 +131,7 @@ AC_INLINE void axis_derivatives(ac_point_fields f, const ptrdiff_t stride[3], co
         d->grad_lnrho[j] = first_derivative(f.lnrho, stride[j], p->inv_ds[j]);
     AC_UNROLL
     for (int i = 0; i < 3; ++i) {
-        d->u[i] = f.u[i][0];
+        d->u[i] = AC_LOAD(f.u[i]);
         d->lap_u[i] = 0;
         AC_UNROLL
         for (int j = 0; j < 3; ++j) {

@@ -21,7 +21,7 @@ ac_status ac_cuda_record(cudaError_t err, const char *what);
 typedef struct {
     int x, y, z;
 } ac_tile;
-enum { AC_MAX_TILE_THREADS = 256 };
+enum { AC_MAX_TILE_THREADS = 128 };
 ac_tile ac_cuda_tile(void);
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
