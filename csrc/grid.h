@@ -28,22 +28,34 @@ typedef enum {
 typedef enum { AC_FLOAT32 = 0, AC_FLOAT64 = 1 } ac_precision;
 typedef enum { AC_METHOD_55P = 0, AC_METHOD_19P = 1 } ac_method;
 
-/* Interior size n, padded size m = n + 2 ghost, spacing per axis. */
+/* Rows start their interior on a 128-byte boundary (seed Sect. 4): the
+ * loads of a warp, or of a CPU vector, along a row then touch the fewest
+ * cache lines; only the x-neighbour loads of the stencil are unaligned. */
+enum { AC_ROW_ALIGN_BYTES = 128 };
+
+/* Interior size n, padded size m, padded index lo of interior point 0
+ * (lo >= AC_GHOST; m >= lo + n + AC_GHOST), spacing per axis. */
 typedef struct {
     int n[3];
     int m[3];
+    int lo[3];
     double spacing[3];
     double nu, cs;
 } ac_grid;
 
-AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], double nu, double cs)
+AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], double nu, double cs,
+                                    int element_bytes)
 {
     ac_grid g;
+    const int align = AC_ROW_ALIGN_BYTES / element_bytes; /* elements */
     for (int a = 0; a < 3; ++a) {
         g.n[a] = n[a];
+        g.lo[a] = AC_GHOST;
         g.m[a] = n[a] + 2 * AC_GHOST;
         g.spacing[a] = spacing[a];
     }
+    g.lo[0] = align; /* the ghost zone sits at the end of the alignment gap */
+    g.m[0] = (align + n[0] + AC_GHOST + align - 1) / align * align;
     g.nu = nu;
     g.cs = cs;
     return g;
@@ -65,15 +77,22 @@ AC_GRID_INLINE void ac_grid_strides(const ac_grid *g, ptrdiff_t stride[3])
 /* Padded index of the interior point (i, j, k), 0 <= i < n[0] etc. */
 AC_GRID_INLINE size_t ac_grid_index(const ac_grid *g, int i, int j, int k)
 {
-    return (size_t)(i + AC_GHOST) + (size_t)g->m[0] * ((size_t)(j + AC_GHOST) + (size_t)g->m[1] * (size_t)(k + AC_GHOST));
+    return (size_t)(i + g->lo[0]) + (size_t)g->m[0] * ((size_t)(j + g->lo[1]) + (size_t)g->m[1] * (size_t)(k + g->lo[2]));
 }
 
-/* Which interior plane a ghost (or interior) plane index copies under
- * periodic boundaries; works for any n >= 1. */
-AC_GRID_INLINE int ac_periodic_source(int padded_index, int n)
+/* Padded index of ghost plane number `ghost` (0 .. 2 AC_GHOST - 1) along an
+ * axis: the AC_GHOST planes below the interior, then those above it. */
+AC_GRID_INLINE int ac_ghost_plane(int ghost, int lo, int n)
 {
-    int r = (padded_index - AC_GHOST) % n;
-    return (r < 0 ? r + n : r) + AC_GHOST;
+    return ghost < AC_GHOST ? lo - AC_GHOST + ghost : lo + n + ghost - AC_GHOST;
+}
+
+/* The interior plane that a padded plane index copies under periodic
+ * boundaries; works for any n >= 1. */
+AC_GRID_INLINE int ac_periodic_source(int padded_index, int lo, int n)
+{
+    int r = (padded_index - lo) % n;
+    return (r < 0 ? r + n : r) + lo;
 }
 
 #endif /* ASTAROTH_GRID_H */

@@ -124,7 +124,7 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->ops = ops;
-    self->grid = ac_grid_make(n, spacing, nu, cs);
+    self->grid = ac_grid_make(n, spacing, nu, cs, prec == AC_FLOAT64 ? 8 : 4);
     self->precision = prec;
     void *backend_self = NULL;
     ac_status st;

@@ -36,13 +36,15 @@ tail -5 "$OUT/tests.log"
 {
     header "compute-sanitizer --tool memcheck python3 (32x24x16 run, both methods and precisions)"
     compute-sanitizer --tool memcheck --leak-check full $PY -c "
-import numpy as np, astaroth as ac
+import gc, numpy as np, astaroth as ac
 for method in ('55p', '19p'):
     for dtype in ('float32', 'float64'):
         s = ac.Simulation(shape=(32, 24, 16), backend='cuda', method=method, dtype=dtype)
         s['ux'] = 0.1 * np.sin(s.x)[:, None, None]
         s.run(until=0.05); s.rhs(); s.check_finite()
         print(method, dtype, s.steps, float(np.abs(s['ux']).max()))
+        del s
+        gc.collect()
 " 2>&1
 } > "$OUT/sanitizer.log" 2>&1
 tail -3 "$OUT/sanitizer.log"

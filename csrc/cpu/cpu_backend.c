@@ -2,6 +2,7 @@
  * cpu_backend.c -- owns the host buffers and sequences the RK3 substeps;
  * the per-point loops are in kernels_impl.h, the physics in ../physics.h.
  */
+#define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include "cpu_backend.h"
 
 #include <stdlib.h>
@@ -56,6 +57,16 @@ static void cpu_destroy(void *self)
     free(cpu);
 }
 
+/* Zeroed memory whose start is aligned like the rows (grid.h). */
+static void *aligned_zeros(size_t bytes)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, AC_ROW_ALIGN_BYTES, bytes) != 0)
+        return NULL;
+    memset(p, 0, bytes);
+    return p;
+}
+
 static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_method method, void **out)
 {
     *out = NULL;
@@ -71,14 +82,14 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     cpu->field_bytes = ac_grid_padded_count(grid) * cpu->element_bytes;
     int ok = 1;
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        /* calloc: lnrho = 0 (rho = 1) and u = 0 to start with, ghosts defined */
-        ok &= (cpu->home[f] = calloc(1, cpu->field_bytes)) != NULL;
-        ok &= (cpu->stage_a[f] = calloc(1, cpu->field_bytes)) != NULL;
-        ok &= (cpu->stage_b[f] = calloc(1, cpu->field_bytes)) != NULL;
-        ok &= (cpu->w[f] = calloc(1, cpu->field_bytes)) != NULL;
+        /* zeros: lnrho = 0 (rho = 1) and u = 0 to start with, ghosts defined */
+        ok &= (cpu->home[f] = aligned_zeros(cpu->field_bytes)) != NULL;
+        ok &= (cpu->stage_a[f] = aligned_zeros(cpu->field_bytes)) != NULL;
+        ok &= (cpu->stage_b[f] = aligned_zeros(cpu->field_bytes)) != NULL;
+        ok &= (cpu->w[f] = aligned_zeros(cpu->field_bytes)) != NULL;
     }
     if (method == AC_METHOD_19P)
-        ok &= (cpu->div_u = calloc(1, cpu->field_bytes)) != NULL;
+        ok &= (cpu->div_u = aligned_zeros(cpu->field_bytes)) != NULL;
     if (!ok) {
         cpu_destroy(cpu);
         return AC_ERR_NO_MEMORY;

@@ -29,27 +29,27 @@ static ac_point_params AC_FN(point_params)(const ac_grid *g)
 void AC_FN(fill_ghost_zones)(const ac_grid *g, void *field)
 {
     real *f = (real *)field;
-    const int mx = g->m[0], my = g->m[1], mz = g->m[2];
-    const ptrdiff_t sy = mx, sz = (ptrdiff_t)mx * my;
+    const ptrdiff_t sy = g->m[0], sz = (ptrdiff_t)g->m[0] * g->m[1];
 #pragma omp parallel for schedule(static)
-    for (int k = AC_GHOST; k < mz - AC_GHOST; ++k)
-        for (int j = AC_GHOST; j < my - AC_GHOST; ++j) {
+    for (int k = g->lo[2]; k < g->lo[2] + g->n[2]; ++k)
+        for (int j = g->lo[1]; j < g->lo[1] + g->n[1]; ++j) {
             real *row = f + j * sy + k * sz;
-            for (int g0 = 0; g0 < AC_GHOST; ++g0) {
-                row[g0] = row[ac_periodic_source(g0, g->n[0])];
-                row[mx - 1 - g0] = row[ac_periodic_source(mx - 1 - g0, g->n[0])];
+            for (int gx = 0; gx < 2 * AC_GHOST; ++gx) {
+                const int i = ac_ghost_plane(gx, g->lo[0], g->n[0]);
+                row[i] = row[ac_periodic_source(i, g->lo[0], g->n[0])];
             }
         }
 #pragma omp parallel for schedule(static)
-    for (int k = AC_GHOST; k < mz - AC_GHOST; ++k)
-        for (int jg = 0; jg < 2 * AC_GHOST; ++jg) {
-            const int j = jg < AC_GHOST ? jg : my - 2 * AC_GHOST + jg;
-            memcpy(f + j * sy + k * sz, f + ac_periodic_source(j, g->n[1]) * sy + k * sz, sizeof(real) * mx);
+    for (int k = g->lo[2]; k < g->lo[2] + g->n[2]; ++k)
+        for (int gy = 0; gy < 2 * AC_GHOST; ++gy) {
+            const int j = ac_ghost_plane(gy, g->lo[1], g->n[1]);
+            memcpy(f + j * sy + k * sz, f + ac_periodic_source(j, g->lo[1], g->n[1]) * sy + k * sz,
+                   sizeof(real) * (size_t)sy);
         }
 #pragma omp parallel for schedule(static)
-    for (int kg = 0; kg < 2 * AC_GHOST; ++kg) {
-        const int k = kg < AC_GHOST ? kg : mz - 2 * AC_GHOST + kg;
-        memcpy(f + k * sz, f + ac_periodic_source(k, g->n[2]) * sz, sizeof(real) * sz);
+    for (int gz = 0; gz < 2 * AC_GHOST; ++gz) {
+        const int k = ac_ghost_plane(gz, g->lo[2], g->n[2]);
+        memcpy(f + k * sz, f + ac_periodic_source(k, g->lo[2], g->n[2]) * sz, sizeof(real) * (size_t)sz);
     }
 }
 

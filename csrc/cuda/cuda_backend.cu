@@ -133,20 +133,28 @@ typedef struct {
     cudaStream_t stream;
 } ac_gpu;
 
+/* cudaFree, reporting a failure on stderr (a destructor cannot raise). */
+static void device_free(void *p)
+{
+    cudaError_t err = cudaFree(p);
+    if (err != cudaSuccess)
+        fprintf(stderr, "astaroth: cudaFree failed: %s\n", cudaGetErrorString(err));
+}
+
 static void gpu_destroy(void *self)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     if (!gpu)
         return;
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        cudaFree(gpu->home[f]);
-        cudaFree(gpu->stage_a[f]);
-        cudaFree(gpu->stage_b[f]);
-        cudaFree(gpu->w[f]);
+        device_free(gpu->home[f]);
+        device_free(gpu->stage_a[f]);
+        device_free(gpu->stage_b[f]);
+        device_free(gpu->w[f]);
     }
-    cudaFree(gpu->div_u);
-    cudaFree(gpu->max_u2_bits);
-    cudaFree(gpu->nonfinite);
+    device_free(gpu->div_u);
+    device_free(gpu->max_u2_bits);
+    device_free(gpu->nonfinite);
     free(gpu);
 }
 
@@ -292,7 +300,7 @@ static cudaMemcpy3DParms interior_copy(ac_gpu *gpu, void *padded, void *dense, i
     memset(&p, 0, sizeof p);
     cudaPitchedPtr device = make_cudaPitchedPtr(padded, (size_t)g->m[0] * es, (size_t)g->m[0], (size_t)g->m[1]);
     cudaPitchedPtr host = make_cudaPitchedPtr(dense, (size_t)g->n[0] * es, (size_t)g->n[0], (size_t)g->n[1]);
-    cudaPos ghost_offset = make_cudaPos(AC_GHOST * es, AC_GHOST, AC_GHOST);
+    cudaPos ghost_offset = make_cudaPos((size_t)g->lo[0] * es, (size_t)g->lo[1], (size_t)g->lo[2]);
     if (to_host) {
         p.srcPtr = device;
         p.srcPos = ghost_offset;

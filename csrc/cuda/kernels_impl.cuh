@@ -19,7 +19,7 @@ typedef struct {
 
 /* Grid shape as the kernels see it. */
 typedef struct {
-    int n[3], m[3];
+    int n[3], m[3], lo[3];
     ptrdiff_t stride[3];
 } AC_FN(shape);
 
@@ -29,6 +29,7 @@ static AC_FN(shape) AC_FN(make_shape)(const ac_grid *g)
     for (int a = 0; a < 3; ++a) {
         s.n[a] = g->n[a];
         s.m[a] = g->m[a];
+        s.lo[a] = g->lo[a];
     }
     ac_grid_strides(g, s.stride);
     return s;
@@ -54,7 +55,7 @@ static AC_FN(field_set) AC_FN(make_set)(void *const f[AC_NUM_FIELDS])
 
 static __device__ __forceinline__ ptrdiff_t AC_FN(padded)(const AC_FN(shape) & s, int i, int j, int k)
 {
-    return (ptrdiff_t)(i + AC_GHOST) + s.stride[1] * (j + AC_GHOST) + s.stride[2] * (k + AC_GHOST);
+    return (ptrdiff_t)(i + s.lo[0]) + s.stride[1] * (j + s.lo[1]) + s.stride[2] * (k + s.lo[2]);
 }
 
 /* ---- periodic ghost zones ------------------------------------------------
@@ -69,8 +70,8 @@ __global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_
         const int g = (int)(t % (2 * AC_GHOST));
         const long long rest = t / (2 * AC_GHOST);
         const int pb = (int)(rest % s.m[b]), pc = (int)(rest / s.m[b]);
-        const int ghost = g < AC_GHOST ? g : s.m[axis] - 2 * AC_GHOST + g;
-        const int source = ac_periodic_source(ghost, s.n[axis]);
+        const int ghost = ac_ghost_plane(g, s.lo[axis], s.n[axis]);
+        const int source = ac_periodic_source(ghost, s.lo[axis], s.n[axis]);
         const ptrdiff_t base = pb * s.stride[b] + pc * s.stride[c];
         for (int f = 0; f < count; ++f)
             fields.f[f][base + ghost * s.stride[axis]] = fields.f[f][base + source * s.stride[axis]];
