@@ -14,6 +14,8 @@ Environment:
   ASTAROTH_CUDA_ARCH     CUDA architectures, e.g. "80;90" (default "90"):
                          machine code for each, PTX for the last
   ASTAROTH_NO_CUDA=1     CPU-only build even where nvcc exists
+  ASTAROTH_CUDART=shared link the shared CUDA runtime (default: static, so
+                         the module imports where libcudart is absent)
 """
 import os
 import shlex
@@ -116,7 +118,11 @@ class BuildExt(build_ext):
                 ext.extra_objects += objects
                 ext.define_macros.append(("ASTAROTH_WITH_CUDA", "1"))
                 ext.library_dirs += lib_dirs
-                ext.libraries += ["cudart_static", "dl", "rt", "pthread", "stdc++"]
+                if os.environ.get("ASTAROTH_CUDART") == "shared":  # e.g. for compute-sanitizer's leak check
+                    ext.libraries += ["cudart", "stdc++"]
+                    ext.runtime_library_dirs += lib_dirs
+                else:
+                    ext.libraries += ["cudart_static", "dl", "rt", "pthread", "stdc++"]
             else:
                 print("astaroth: nvcc not found, building the CPU backend only", file=sys.stderr)
         super().build_extensions()

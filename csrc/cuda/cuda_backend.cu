@@ -155,6 +155,8 @@ static void gpu_destroy(void *self)
     device_free(gpu->div_u);
     device_free(gpu->max_u2_bits);
     device_free(gpu->nonfinite);
+    if (getenv("ASTAROTH_DEBUG"))
+        fprintf(stderr, "astaroth: freed the device buffers of a simulation\n");
     free(gpu);
 }
 
