@@ -36,6 +36,7 @@ CUDA_SOURCES = [
 
 C_SOURCES = [
     "csrc/module.c",
+    "csrc/forcing.c",
     "csrc/cpu/cpu_backend.c",
     "csrc/cpu/kernels_f32.c",
     "csrc/cpu/kernels_f64.c",

@@ -16,7 +16,9 @@ except ImportError as e:  # pragma: no cover - depends on how Python was started
         "not `python -m pytest`, from the repository root)."
     ) from e
 
+from . import analysis, init
+from .forcing import Forcing
 from .simulation import FIELDS, METHODS, NonFiniteError, Simulation, backends
 
 __version__ = "0.1.0"
-__all__ = ["Simulation", "backends", "FIELDS", "METHODS", "NonFiniteError"]
+__all__ = ["Simulation", "Forcing", "backends", "analysis", "init", "FIELDS", "METHODS", "NonFiniteError"]

@@ -138,7 +138,8 @@ class Simulation:
         self._dtype = np.dtype(dtype)
         self._method = method
         self._backend = backend
-        self._grid = _core.Grid(backend, dtype, method, shape, self._spacing, nu, cs)
+        self._grid = _core.Grid(backend, dtype, method, shape, self._spacing, nu, cs, origin)
+        self._forcing = None
         self.t = 0.0
         self.steps = 0
 
@@ -174,6 +175,27 @@ class Simulation:
         return (f"Simulation(shape={self._shape}, box={self._box}, nu={self._nu}, cs={self._cs}, "
                 f"dtype={self._dtype.name!r}, backend={self._backend!r}, method={self._method!r}, "
                 f"t={self.t}, steps={self.steps})")
+
+    @property
+    def forcing(self):
+        """The random forcing (an astaroth.Forcing), or None (the default).
+
+        Assigning a Forcing starts its generator from its seed; None
+        switches the forcing off.
+        """
+        return self._forcing
+
+    @forcing.setter
+    def forcing(self, value):
+        from .forcing import Forcing
+
+        if value is None:
+            self._grid.set_forcing(None)
+        elif isinstance(value, Forcing):
+            self._grid.set_forcing(value.wavevectors(self._box), value.f0, value.seed)
+        else:
+            raise TypeError(f"forcing must be an astaroth.Forcing or None, not {type(value).__name__}")
+        self._forcing = value
 
     # --- fields ----------------------------------------------------------
     @staticmethod

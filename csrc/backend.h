@@ -8,6 +8,7 @@
 #ifndef ASTAROTH_BACKEND_H
 #define ASTAROTH_BACKEND_H
 
+#include "forcing.h"
 #include "grid.h"
 
 /* Which set of four arrays: the fields, or the RK3 intermediate w, which
@@ -34,6 +35,8 @@ typedef struct ac_backend_ops {
     /* fill every scratch array (the other field sets, w, div u) with NaN, so
      * that tests can prove each substep writes every interior point */
     ac_status (*poison_scratch)(void *self);
+    /* u += the forcing term of one step (forcing.h), at every interior point */
+    ac_status (*add_forcing)(void *self, const ac_forcing_term *term, double dt);
 } ac_backend_ops;
 
 #endif

@@ -40,11 +40,12 @@ typedef struct {
     int m[3];
     int lo[3];
     double spacing[3];
+    double origin[3]; /* coordinates of interior point (0, 0, 0) */
     double nu, cs;
 } ac_grid;
 
-AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], double nu, double cs,
-                                    int element_bytes)
+AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], const double origin[3], double nu,
+                                    double cs, int element_bytes)
 {
     ac_grid g;
     const int align = AC_ROW_ALIGN_BYTES / element_bytes; /* elements */
@@ -53,6 +54,7 @@ AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], dou
         g.lo[a] = AC_GHOST;
         g.m[a] = n[a] + 2 * AC_GHOST;
         g.spacing[a] = spacing[a];
+        g.origin[a] = origin[a];
     }
     g.lo[0] = align; /* the ghost zone sits at the end of the alignment gap */
     g.m[0] = (align + n[0] + AC_GHOST + align - 1) / align * align;

@@ -36,6 +36,7 @@ typedef struct {
     void *self;
     ac_grid grid;
     ac_precision precision;
+    ac_forcing forcing; /* count == 0: no forcing */
 } GridObject;
 
 /* Raise the Python exception for a status code; returns NULL for chaining. */
@@ -84,12 +85,13 @@ static const ac_backend_ops *find_backend(const char *name)
 
 static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "nu", "cs", NULL};
+    static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "nu", "cs", "origin", NULL};
     const char *backend, *precision, *method;
     int n[3];
-    double spacing[3], nu, cs;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd", kwlist, &backend, &precision, &method, &n[0],
-                                     &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &nu, &cs))
+    double spacing[3], nu, cs, origin[3] = {0.0, 0.0, 0.0};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd|(ddd)", kwlist, &backend, &precision, &method,
+                                     &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &nu, &cs,
+                                     &origin[0], &origin[1], &origin[2]))
         return -1;
     const ac_backend_ops *ops = find_backend(backend);
     if (!ops) {
@@ -124,7 +126,7 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->ops = ops;
-    self->grid = ac_grid_make(n, spacing, nu, cs, prec == AC_FLOAT64 ? 8 : 4);
+    self->grid = ac_grid_make(n, spacing, origin, nu, cs, prec == AC_FLOAT64 ? 8 : 4);
     self->precision = prec;
     void *backend_self = NULL;
     ac_status st;
@@ -143,6 +145,7 @@ static void Grid_dealloc(GridObject *self)
 {
     if (self->self)
         self->ops->destroy(self->self);
+    PyMem_Free(self->forcing.k);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -179,9 +182,20 @@ static PyObject *Grid_step(GridObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "dt must be positive and count non-negative");
         return NULL;
     }
-    ac_status st;
+    ac_status st = AC_OK;
     Py_BEGIN_ALLOW_THREADS
-    st = self->ops->step(self->self, dt, count);
+    if (self->forcing.count == 0) {
+        st = self->ops->step(self->self, dt, count);
+    } else {
+        /* the forcing acts after the third substep of every step (DESIGN 1) */
+        for (long s = 0; s < count && st == AC_OK; ++s) {
+            ac_forcing_term term;
+            st = self->ops->step(self->self, dt, 1);
+            ac_forcing_draw(&self->forcing, dt, &term);
+            if (st == AC_OK)
+                st = self->ops->add_forcing(self->self, &term, dt);
+        }
+    }
     Py_END_ALLOW_THREADS
     if (st != AC_OK)
         return raise_status(st, self, "step");
@@ -423,6 +437,80 @@ static PyObject *Grid_dlpack_device(GridObject *self, PyObject *Py_UNUSED(ignore
     return Py_BuildValue("(ii)", (int)dev.device_type, (int)dev.device_id);
 }
 
+/* set_forcing(k, f0, seed): k an (n, 3) float64 array of physical wave
+ * vectors, or None to switch the forcing off */
+static PyObject *Grid_set_forcing(GridObject *self, PyObject *args)
+{
+    PyObject *k_obj;
+    double f0 = 0.0;
+    unsigned long long seed = 0;
+    if (!PyArg_ParseTuple(args, "O|dK", &k_obj, &f0, &seed) || !check_ready(self))
+        return NULL;
+    if (k_obj == Py_None) {
+        PyMem_Free(self->forcing.k);
+        memset(&self->forcing, 0, sizeof self->forcing);
+        Py_RETURN_NONE;
+    }
+    PyArrayObject *k = (PyArrayObject *)PyArray_FROMANY(k_obj, NPY_FLOAT64, 2, 2, NPY_ARRAY_C_CONTIGUOUS);
+    if (!k)
+        return NULL;
+    if (PyArray_DIM(k, 1) != 3 || PyArray_DIM(k, 0) < 1) {
+        Py_DECREF(k);
+        PyErr_SetString(PyExc_ValueError, "forcing wave vectors must be a non-empty (n, 3) array");
+        return NULL;
+    }
+    const npy_intp count = PyArray_DIM(k, 0);
+    double *copy = PyMem_Malloc(sizeof(double) * 3 * (size_t)count);
+    if (!copy) {
+        Py_DECREF(k);
+        return PyErr_NoMemory();
+    }
+    memcpy(copy, PyArray_DATA(k), sizeof(double) * 3 * (size_t)count);
+    Py_DECREF(k);
+    PyMem_Free(self->forcing.k);
+    self->forcing.k = copy;
+    self->forcing.count = (int)count;
+    self->forcing.f0 = f0;
+    self->forcing.cs = self->grid.cs;
+    self->forcing.state = seed;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Grid_get_forcing_state(GridObject *self, void *Py_UNUSED(closure))
+{
+    return PyLong_FromUnsignedLongLong(self->forcing.state);
+}
+
+static int Grid_set_forcing_state(GridObject *self, PyObject *value, void *Py_UNUSED(closure))
+{
+    if (!value) {
+        PyErr_SetString(PyExc_TypeError, "cannot delete forcing_state");
+        return -1;
+    }
+    unsigned long long state = PyLong_AsUnsignedLongLong(value);
+    if (PyErr_Occurred())
+        return -1;
+    self->forcing.state = state;
+    return 0;
+}
+
+/* draw_forcing(dt) -> (k, amplitude, phase) of the next step, advancing
+ * the generator (for tests and diagnostics) */
+static PyObject *Grid_draw_forcing(GridObject *self, PyObject *args)
+{
+    double dt;
+    if (!PyArg_ParseTuple(args, "d", &dt))
+        return NULL;
+    if (self->forcing.count == 0 || !(dt > 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "no forcing set, or dt not positive");
+        return NULL;
+    }
+    ac_forcing_term t;
+    ac_forcing_draw(&self->forcing, dt, &t);
+    return Py_BuildValue("((ddd)(ddd)d)", t.k[0], t.k[1], t.k[2], t.amplitude[0], t.amplitude[1], t.amplitude[2],
+                         t.phase);
+}
+
 static PyObject *Grid_get_backend(GridObject *self, void *Py_UNUSED(closure))
 {
     return PyUnicode_FromString(self->ops ? self->ops->name : "");
@@ -448,12 +536,18 @@ static PyMethodDef Grid_methods[] = {
      "poison_scratch(): fill every scratch array with NaN (for tests)."},
     {"dlpack", (PyCFunction)Grid_dlpack, METH_VARARGS, "dlpack(which, field) -> DLPack capsule of the interior."},
     {"dlpack_device", (PyCFunction)Grid_dlpack_device, METH_NOARGS, "dlpack_device() -> (device_type, id)."},
+    {"set_forcing", (PyCFunction)Grid_set_forcing, METH_VARARGS,
+     "set_forcing(k, f0, seed) or set_forcing(None): the forcing applied after every step."},
+    {"draw_forcing", (PyCFunction)Grid_draw_forcing, METH_VARARGS,
+     "draw_forcing(dt) -> (k, amplitude, phase): the next forcing term (advances the generator)."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef Grid_getset[] = {
     {"backend", (getter)Grid_get_backend, NULL, "name of the backend", NULL},
     {"padded_shape", (getter)Grid_get_padded_shape, NULL, "shape including ghost zones", NULL},
+    {"forcing_state", (getter)Grid_get_forcing_state, (setter)Grid_set_forcing_state,
+     "state of the forcing's random generator (64-bit integer)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

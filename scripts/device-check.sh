@@ -51,6 +51,15 @@ tail -3 "$OUT/sanitizer.log"
 
 if [ "${1:-}" != "quick" ]; then
     {
+        header "python3 scripts/run_notebook.py notebooks/NAME.ipynb (GPU sizes)"
+        for nb in sine_decay radial_explosion forced_turbulence; do
+            echo "== $nb"
+            $PY scripts/run_notebook.py notebooks/$nb.ipynb "$OUT/$nb.ipynb" 2>&1
+        done
+    } > "$OUT/notebooks.log" 2>&1
+    tail -20 "$OUT/notebooks.log"
+
+    {
         header "python3 -m astaroth bench --backend cuda"
         $PY -m astaroth bench --backend cuda 2>&1
     } > "$OUT/bench.log" 2>&1

@@ -51,20 +51,62 @@ def test_rhs_and_step_match_cpu(method, dtype, shape):
 
 
 def decay_error(n, method, dtype="float64"):
-    sim = ac.Simulation(shape=(n, 4, 4), box=(2 * math.pi, 1.0, 1.0), nu=5e-3, cs=1.0, dtype=dtype,
+    sim = ac.Simulation(shape=(n, n, n), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype=dtype,
                         backend="cuda", method=method)
-    sim["uy"] = 1e-3 * np.sin(13 * sim.x)[:, None, None]
+    ac.init.sine_wave(sim, field="uy", amplitude=1e-3, k=13)
     sim.run(until=1.5, cdt=0.1)
     exact = 1e-3 * math.exp(-5e-3 * 169 * 1.5) * np.sin(13 * sim.x)[:, None, None]
-    return math.sqrt(np.mean((sim["uy"] - exact) ** 2)), sim
+    return math.sqrt(np.mean((sim["uy"] - exact) ** 2))
 
 
 @pytest.mark.parametrize("method", ["55p", "19p"])
 def test_sine_decay_converges_at_sixth_order_on_gpu(method):
-    errors = [decay_error(n, method)[0] for n in (64, 128, 256)]
+    """The seed's sizes: k = 13, t = 1.5, cubes up to 256^3."""
+    errors = [decay_error(n, method) for n in (64, 128, 256)]
     orders = [math.log2(a / b) for a, b in zip(errors, errors[1:])]
     print(method, errors, orders)
     assert all(o >= 5.5 for o in orders), (errors, orders)
+
+
+def test_forced_run_matches_cpu():
+    """Same seed, same forcing sequence: CPU and GPU agree to round-off."""
+    runs = []
+    for backend in ("cpu", "cuda"):
+        sim = ac.Simulation(shape=(24, 20, 16), nu=1e-3, backend=backend)
+        sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.05, seed=11)
+        for _ in range(20):
+            sim.step(0.02)
+        runs.append(sim)
+    for name in ("ux", "uy", "uz", "lnrho"):
+        assert rel(runs[1][name], runs[0][name]) < 1e-11, name
+
+
+@pytest.mark.parametrize("n", [64, 128, 256])
+def test_explosion_symmetry_error_falls_with_reynolds_number(n):
+    errors = []
+    for nu in (0.04, 0.02, 0.01):
+        sim = ac.Simulation(shape=(n, n, n), nu=nu, backend="cuda", method="19p")
+        ac.init.radial_explosion(sim, amplitude=1.0, r0=0.8, width=0.2)
+        sim.run(until=0.3)
+        errors.append(ac.analysis.symmetry_error(sim)["u"])
+    print(n, errors)
+    assert errors[0] > errors[1] > errors[2] and max(errors) < 2.5e-3
+
+
+@pytest.mark.parametrize("kmin, kmax", [(1.0, 2.0), (3.5, 4.5), (9.5, 10.5)])
+def test_forced_turbulence_spectrum_peaks_at_kf(kmin, kmax):
+    """256^3, the seed's kf = 1.53, 4.12 and 10.0: the spectrum peaks in the
+    forcing shell and the three velocity components carry similar energy."""
+    sim = ac.Simulation(shape=(256, 256, 256), nu=2e-4, dtype="float32", backend="cuda")
+    forcing = ac.Forcing(kmin=kmin, kmax=kmax, f0=0.02, seed=1)
+    sim.forcing = forcing
+    sim.run(until=10.0)
+    k, E = ac.analysis.spectrum(sim)
+    peak = k[1:][np.argmax(E[1:])]
+    parts = [ac.analysis.rms(sim, c) for c in ("ux", "uy", "uz")]
+    print(forcing.mean_k, peak, parts)
+    assert math.floor(kmin) <= peak <= math.ceil(kmax)
+    assert max(parts) / min(parts) < 1.5
 
 
 def test_methods_agree_within_truncation_error():

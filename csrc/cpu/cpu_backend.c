@@ -17,13 +17,14 @@ typedef struct {
     void (*substep_19p_second)(const ac_grid *, void *const *, void *const *, const void *, int, double);
     double (*max_speed)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
+    void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, substep_f32, substep_19p_second_f32, max_speed_f32,
-     first_nonfinite_field_f32},
+     first_nonfinite_field_f32, add_forcing_f32},
     {fill_ghost_zones_f64, substep_f64, substep_19p_second_f64, max_speed_f64,
-     first_nonfinite_field_f64},
+     first_nonfinite_field_f64, add_forcing_f64},
 };
 
 typedef struct {
@@ -203,7 +204,14 @@ static ac_status cpu_poison_scratch(void *self)
     return AC_OK;
 }
 
+static ac_status cpu_add_forcing(void *self, const ac_forcing_term *term, double dt)
+{
+    ac_cpu *cpu = self;
+    cpu->k->add_forcing(&cpu->grid, cpu->home, term, dt);
+    return AC_OK;
+}
+
 const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_first_nonfinite_field,
-    cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch,
+    cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing,
 };

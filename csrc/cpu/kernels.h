@@ -5,6 +5,7 @@
 #ifndef ASTAROTH_CPU_KERNELS_H
 #define ASTAROTH_CPU_KERNELS_H
 
+#include "../forcing.h"
 #include "../grid.h"
 
 #define AC_DECLARE_CPU_KERNELS(sfx)                                                                           \
@@ -15,7 +16,9 @@
     void substep_19p_second_##sfx(const ac_grid *g, void *const out[AC_NUM_FIELDS],                          \
                                   void *const w[AC_NUM_FIELDS], const void *div_u, int substep, double dt);  \
     double max_speed_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                              \
-    int first_nonfinite_field_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);
+    int first_nonfinite_field_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                       \
+    void add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], const ac_forcing_term *term,  \
+                           double dt);
 
 AC_DECLARE_CPU_KERNELS(f32)
 AC_DECLARE_CPU_KERNELS(f64)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../forcing.h"
 #include "../grid.h"
 #include "../physics.h"
 #include "kernels.h"
@@ -286,4 +287,22 @@ int AC_FN(first_nonfinite_field)(const ac_grid *g, void *const fields_[AC_NUM_FI
             return f;
     }
     return -1;
+}
+
+/* The forcing of one step, eq. (24), added to the velocity. */
+void AC_FN(add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], const ac_forcing_term *term, double dt)
+{
+    real *const *fields = (real *const *)fields_;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int k = 0; k < g->n[2]; ++k)
+        for (int j = 0; j < g->n[1]; ++j) {
+            const double y = g->origin[1] + j * g->spacing[1], z = g->origin[2] + k * g->spacing[2];
+            const size_t row = ac_grid_index(g, 0, j, k);
+            for (int i = 0; i < g->n[0]; ++i) {
+                double du[3];
+                forcing_increment(term, g->origin[0] + i * g->spacing[0], y, z, dt, du);
+                for (int c = 0; c < 3; ++c)
+                    fields[1 + c][row + (size_t)i] += (real)du[c];
+            }
+        }
 }

@@ -112,9 +112,11 @@ typedef struct {
     ac_status (*substep)(const ac_grid *, ac_method, void *const *, void *const *, void *const *, void *, int, double,
                          cudaStream_t);
     ac_status (*reduce)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
+    ac_status (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double, cudaStream_t);
 } kernel_table;
 
-static const kernel_table kernels[2] = {{cuda_substep_f32, cuda_reduce_f32}, {cuda_substep_f64, cuda_reduce_f64}};
+static const kernel_table kernels[2] = {{cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32},
+                                        {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -352,8 +354,14 @@ static ac_status gpu_poison_scratch(void *self)
     return AC_OK;
 }
 
+static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double dt)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    return gpu->k->add_forcing(&gpu->grid, gpu->home, term, dt, gpu->stream);
+}
+
 extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
     gpu_max_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
-    gpu_poison_scratch,
+    gpu_poison_scratch, gpu_add_forcing,
 };

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include "../forcing.h"
 #include "../grid.h"
 
 #ifdef __cplusplus
@@ -29,7 +30,9 @@ ac_tile ac_cuda_tile(void);
                                  void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u,  \
                                  int substep, double dt, cudaStream_t stream);                               \
     ac_status cuda_reduce_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int first_field,       \
-                                unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream);
+                                unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream); \
+    ac_status cuda_add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],                   \
+                                     const ac_forcing_term *term, double dt, cudaStream_t stream);
 
 AC_DECLARE_CUDA_KERNELS(f32)
 AC_DECLARE_CUDA_KERNELS(f64)

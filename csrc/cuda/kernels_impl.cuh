@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+#include "../forcing.h"
 #include "../grid.h"
 #include "../physics.h"
 #include "kernels.h"
@@ -21,11 +22,16 @@ typedef struct {
 typedef struct {
     int n[3], m[3], lo[3];
     ptrdiff_t stride[3];
+    double origin[3], spacing[3];
 } AC_FN(shape);
 
 static AC_FN(shape) AC_FN(make_shape)(const ac_grid *g)
 {
     AC_FN(shape) s;
+    for (int a = 0; a < 3; ++a) {
+        s.origin[a] = g->origin[a];
+        s.spacing[a] = g->spacing[a];
+    }
     for (int a = 0; a < 3; ++a) {
         s.n[a] = g->n[a];
         s.m[a] = g->m[a];
@@ -244,4 +250,34 @@ extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC
     AC_FN(reduce_kernel)<<<(unsigned)blocks, 256, 0, stream>>>(AC_FN(make_set)(fields_), s, first_field, max_u2_bits,
                                                                 nonfinite);
     return ac_cuda_record(cudaGetLastError(), "reduction launch");
+}
+
+/* ---- forcing: the term of one step, eq. (24), added to the velocity ---- */
+__global__ void AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, ac_forcing_term term, double dt)
+{
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const int i = (int)(t % s.n[0]);
+        const long long r = t / s.n[0];
+        const int j = (int)(r % s.n[1]), k = (int)(r / s.n[1]);
+        double du[3];
+        forcing_increment(&term, s.origin[0] + i * s.spacing[0], s.origin[1] + j * s.spacing[1],
+                          s.origin[2] + k * s.spacing[2], dt, du);
+        const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
+        for (int c = 0; c < 3; ++c)
+            fields.f[1 + c][idx] += (real)du[c];
+    }
+}
+
+extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS],
+                                             const ac_forcing_term *term, double dt, cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    long long blocks = (total + 255) / 256;
+    if (blocks > 65535)
+        blocks = 65535;
+    AC_FN(forcing_kernel)<<<(unsigned)blocks, 256, 0, stream>>>(AC_FN(make_set)(fields_), s, *term, dt);
+    return ac_cuda_record(cudaGetLastError(), "forcing launch");
 }

@@ -1,0 +1,70 @@
+"""Initial conditions.  Each writes the simulation's fields on its backend.
+
+    ac.init.sine_wave(sim, field="uy", amplitude=1e-3, k=13)
+    ac.init.radial_explosion(sim, amplitude=1.0, r0=0.8, width=0.2)
+    ac.init.random_velocity(sim, urms=0.1, spectrum=lambda k: k**-2, seed=1)
+"""
+import math
+
+import numpy as np
+
+
+def _grid(sim):
+    return np.meshgrid(sim.x, sim.y, sim.z, indexing="ij")
+
+
+def sine_wave(sim, field="uy", amplitude=1e-3, k=13.0, phase=0.0):
+    """field = amplitude sin(k.x + phase), with k a physical wave number along
+    x (a number) or a wave vector (three numbers); each component must fit
+    the periodic box (k_a L_a / 2 pi an integer)."""
+    kvec = np.array([k, 0.0, 0.0] if np.ndim(k) == 0 else k, dtype=np.float64)
+    if kvec.shape != (3,):
+        raise ValueError(f"k must be a number or three numbers, got {k!r}")
+    for ka, L, axis in zip(kvec, sim.box, "xyz"):
+        m = ka * L / (2 * math.pi)
+        if abs(m - round(m)) > 1e-9 * max(1.0, abs(m)):
+            raise ValueError(f"k along {axis} = {ka} is not periodic in a box of length {L} "
+                             f"(k L / 2 pi = {m:.6g} is not an integer)")
+    x, y, z = _grid(sim)
+    sim[field] = amplitude * np.sin(kvec[0] * x + kvec[1] * y + kvec[2] * z + phase)
+
+
+def radial_explosion(sim, amplitude=1.0, r0=0.8, width=0.2, center=None):
+    """u = amplitude exp(-(r - r0)^2 / (2 width^2)) e_r about the box centre
+    (seed Sect. 6, eq. 23; DESIGN 5); density uniform (lnrho = 0)."""
+    if width <= 0:
+        raise ValueError(f"width must be positive, got {width}")
+    center = [o + L / 2 for o, L in zip((sim.x[0], sim.y[0], sim.z[0]), sim.box)] if center is None else center
+    x, y, z = _grid(sim)
+    d = [x - center[0], y - center[1], z - center[2]]
+    r = np.sqrt(d[0] ** 2 + d[1] ** 2 + d[2] ** 2)
+    profile = amplitude * np.exp(-((r - r0) ** 2) / (2 * width ** 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for name, di in zip(("ux", "uy", "uz"), d):
+            sim[name] = np.where(r > 0, profile * di / r, 0.0)
+    sim["lnrho"] = 0.0
+
+
+def random_velocity(sim, urms=0.1, spectrum=lambda k: k ** -2.0, seed=0, kmax=None):
+    """Gaussian random velocity with energy spectrum E(k) proportional to
+    spectrum(k) (k in physical units, E(0) = 0), scaled to the rms speed urms.
+    Modes above kmax (default: 2/3 of the Nyquist wave number) are zero."""
+    rng = np.random.default_rng(seed)
+    axes = [np.fft.fftfreq(n, d=L / n) * 2 * math.pi for n, L in zip(sim.shape, sim.box)]
+    kx, ky, kz = np.meshgrid(*axes, indexing="ij")
+    k = np.sqrt(kx ** 2 + ky ** 2 + kz ** 2)
+    if kmax is None:
+        kmax = 2.0 / 3.0 * min(math.pi * n / L for n, L in zip(sim.shape, sim.box) if n > 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # |u_hat|^2 per mode ~ E(k) / (shell area), so that the shell sum follows E(k)
+        weight = np.where((k > 0) & (k <= kmax), np.asarray(spectrum(np.where(k > 0, k, 1.0))) / np.maximum(k, 1e-300) ** 2, 0.0)
+    amplitude = np.sqrt(weight)
+    fields = []
+    for _ in range(3):
+        noise = np.fft.fftn(rng.standard_normal(sim.shape))
+        fields.append(np.real(np.fft.ifftn(noise * amplitude)))
+    norm = math.sqrt(sum(np.mean(f ** 2) for f in fields))
+    if norm == 0:
+        raise ValueError("the spectrum leaves no mode on this grid")
+    for name, f in zip(("ux", "uy", "uz"), fields):
+        sim[name] = f * (urms / norm)

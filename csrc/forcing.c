@@ -1,0 +1,50 @@
+/*
+ * forcing.c -- the host side of the forcing: a splitmix64 generator
+ * (Steele, Lea & Flood 2014) and the draw of eqs. (24)-(25).
+ */
+#include "forcing.h"
+
+#include <math.h>
+
+static uint64_t next_u64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* uniform in [0, 1) with 53 random bits */
+static double next_uniform(uint64_t *state)
+{
+    return (double)(next_u64(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void ac_forcing_draw(ac_forcing *forcing, double dt, ac_forcing_term *term)
+{
+    const double two_pi = 6.283185307179586476925286766559;
+    int which = (int)(next_uniform(&forcing->state) * forcing->count);
+    if (which >= forcing->count)
+        which = forcing->count - 1;
+    const double *k = forcing->k + 3 * which;
+    const double k2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
+    term->phase = two_pi * next_uniform(&forcing->state);
+    /* a random unit vector e, drawn again while nearly parallel to k */
+    double cross[3], norm2;
+    do {
+        const double cos_theta = 2.0 * next_uniform(&forcing->state) - 1.0;
+        const double phi = two_pi * next_uniform(&forcing->state);
+        const double sin_theta = sqrt(1.0 - cos_theta * cos_theta);
+        const double e[3] = {sin_theta * cos(phi), sin_theta * sin(phi), cos_theta};
+        cross[0] = k[1] * e[2] - k[2] * e[1];
+        cross[1] = k[2] * e[0] - k[0] * e[2];
+        cross[2] = k[0] * e[1] - k[1] * e[0];
+        norm2 = cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]; /* |k|^2 - (k.e)^2 */
+    } while (norm2 < 1e-6 * k2);
+    /* eq. (25): N = f0 cs sqrt(|k| cs / dt), f_k = k x e / |k x e| (unit length) */
+    const double n = forcing->f0 * forcing->cs * sqrt(sqrt(k2) * forcing->cs / dt);
+    for (int a = 0; a < 3; ++a) {
+        term->k[a] = k[a];
+        term->amplitude[a] = n * cross[a] / sqrt(norm2);
+    }
+}

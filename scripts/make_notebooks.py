@@ -1,0 +1,127 @@
+"""Writes the validation notebooks (sources only; run them to fill outputs).
+usage: python3 scripts/make_notebooks.py"""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "notebooks")
+
+COMMON = """import math, os, time
+import numpy as np
+import matplotlib.pyplot as plt
+import astaroth as ac
+
+GPU = "cuda" in ac.backends()
+BACKEND = "cuda" if GPU else "cpu"
+FIGURES = os.environ.get("ASTAROTH_FIGURES")  # where to save the figure as PNG, if set
+print("backends:", ac.backends(), "-> running on", BACKEND)"""
+
+NOTEBOOKS = {
+    "sine_decay": [
+        ("markdown", "# Sine-wave decay (seed Sect. 6, Fig. 5)\n\n$u = u_0 \\sin(kx)\\,\\hat e_y$ decays as $u_0 e^{-\\nu k^2 t} \\sin kx$ (eq. 22). With $k = 13$ and $t = 1.5$ the rms deviation from the exact solution should fall as $\\delta x^6$ (the seed measured $2^{5.7}$ per halving), for both integration methods and both precisions. On the GPU the grids are cubes up to $256^3$; on the CPU one-dimensional $(n, 1, 1)$ grids give the same numbers quickly."),
+        ("code", COMMON),
+        ("code", """K, U0, NU, T_END = 13, 1e-3, 5e-3, 1.5
+sizes = [32, 64, 128, 256]
+
+def decay_error(n, method, dtype):
+    shape = (n, n, n) if GPU else (n, 1, 1)
+    sim = ac.Simulation(shape=shape, box=(2 * math.pi,) * 3, nu=NU, cs=1.0, dtype=dtype, backend=BACKEND, method=method)
+    ac.init.sine_wave(sim, field="uy", amplitude=U0, k=K)
+    sim.run(until=T_END, cdt=0.1)  # small steps: the spatial error dominates
+    exact = U0 * math.exp(-NU * K**2 * T_END) * np.sin(K * sim.x)[:, None, None]
+    return math.sqrt(np.mean((sim["uy"] - exact) ** 2))
+
+errors = {}
+for method in ("55p", "19p"):
+    for dtype in ("float64", "float32"):
+        t0 = time.time()
+        errors[method, dtype] = [decay_error(n, method, dtype) for n in sizes]
+        orders = [math.log2(a / b) for a, b in zip(errors[method, dtype], errors[method, dtype][1:])]
+        print(f"{method} {dtype}: errors {np.array(errors[method, dtype])}, orders {np.round(orders, 2)} ({time.time() - t0:.1f} s)")"""),
+        ("code", """dx = 2 * math.pi / np.array(sizes)
+fig, ax = plt.subplots(figsize=(6, 4.5))
+for (method, dtype), e in errors.items():
+    ax.loglog(dx, e, "o-" if dtype == "float64" else "s--", label=f"{method}, {dtype}")
+ref = errors["55p", "float64"][1] * (dx / dx[1]) ** 6
+ax.loglog(dx, ref, "k:", label=r"$\\propto \\delta x^6$")
+ax.set_xlabel(r"$\\delta x$"); ax.set_ylabel("rms error at t = 1.5")
+ax.set_title(f"Sine-wave decay, k = 13 ({BACKEND})"); ax.legend()
+if FIGURES:
+    fig.savefig(os.path.join(FIGURES, "sine_decay.png"), dpi=110, bbox_inches="tight")
+plt.show()"""),
+    ],
+    "radial_explosion": [
+        ("markdown", "# Radial explosion (seed Sect. 6, Fig. 6)\n\n$u = A \\exp(-(r - r_0)^2 / 2d^2)\\,\\hat e_r$ with $A = 1$, $r_0 = 0.8$, $d = 0.2$ in the centre of a $2\\pi$ box. The symmetry error is the relative spread of the integrals of $\\rho$ and $|u|$ along the 3 axes and 4 body diagonals through the centre (`ac.analysis.symmetry_error`). We vary $\\mathrm{Re} = A d / \\nu$ at several resolutions ($64^3$–$256^3$ on the GPU, small grids on the CPU) and look at $t = 0.3$ and $t = 1$."),
+        ("code", COMMON),
+        ("code", """sizes = [64, 128, 256] if GPU else [32, 48]
+viscosities = [4e-2, 2e-2, 1e-2, 5e-3, 2.5e-3, 1.25e-3] if GPU else [4e-2, 2e-2, 1e-2]
+times = [0.3, 1.0]
+results = {}
+for n in sizes:
+    for nu in viscosities:
+        sim = ac.Simulation(shape=(n, n, n), nu=nu, dtype="float64", backend=BACKEND, method="19p")
+        ac.init.radial_explosion(sim, amplitude=1.0, r0=0.8, width=0.2)
+        for t in times:
+            sim.run(until=t)
+            results[n, nu, t] = ac.analysis.symmetry_error(sim)
+        print(f"{n}^3 Re = {0.2 / nu:6.1f}: " + ", ".join(
+            f"t={t}: rho {results[n, nu, t]['rho']:.2e} |u| {results[n, nu, t]['u']:.2e}" for t in times))"""),
+        ("code", """fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=False)
+re = 0.2 / np.array(viscosities)
+for ax, quantity in zip(axes, ("u", "rho")):
+    for n in sizes:
+        for t, style in zip(times, ("o-", "s--")):
+            ax.loglog(re, [results[n, nu, t][quantity] for nu in viscosities], style, label=f"{n}$^3$, t = {t}")
+    ax.set_xlabel("Re = A d / nu")
+    ax.set_ylabel(r"$\\Delta(\\sum |u|)$" if quantity == "u" else r"$\\Delta(\\sum \\rho)$")
+axes[0].legend(fontsize=8)
+fig.suptitle(f"Radial explosion: symmetry error against Re (19-point method, {BACKEND})")
+if FIGURES:
+    fig.savefig(os.path.join(FIGURES, "radial_explosion.png"), dpi=110, bbox_inches="tight")
+plt.show()"""),
+    ],
+    "forced_turbulence": [
+        ("markdown", "# Forced non-helical turbulence (seed Sect. 6, Fig. 7)\n\nForcing at a shell of wave numbers $[k_f - 1/2, k_f + 1/2]$ (eqs. 24–25). The shell-integrated kinetic-energy spectrum should peak at $k_f$, be isotropic, and show a short range near $k^{-5/3}$. On the GPU: $256^3$ with the seed's $k_f$ = 1.53, 2.23, 3.13, 4.12 and 10.0; on the CPU a $32^3$ sketch."),
+        ("code", COMMON),
+        ("code", """N = 256 if GPU else 32
+NU = 2e-4 if GPU else 5e-3
+T_END = 40.0 if GPU else 4.0
+shells = [(1.0, 2.0), (1.5, 2.5), (2.5, 3.5), (3.5, 4.5), (9.5, 10.5)] if GPU else [(1.0, 2.0), (2.5, 3.5)]
+spectra = {}
+for kmin, kmax in shells:
+    sim = ac.Simulation(shape=(N, N, N), nu=NU, cs=1.0, dtype="float32", backend=BACKEND, method="55p")
+    forcing = ac.Forcing(kmin=kmin, kmax=kmax, f0=0.02, seed=1)
+    sim.forcing = forcing
+    t0 = time.time()
+    sim.run(until=T_END)
+    k, E = ac.analysis.spectrum(sim)
+    spectra[forcing.mean_k] = (k, E)
+    parts = [ac.analysis.rms(sim, c) for c in ("ux", "uy", "uz")]
+    print(f"kf = {forcing.mean_k:5.2f}: {sim.steps} steps in {time.time() - t0:.0f} s, urms = {ac.analysis.rms(sim, 'u'):.3f},"
+          f" components {np.round(parts, 3)}, spectrum peak at k = {k[1:][np.argmax(E[1:])]:.0f}")"""),
+        ("code", """fig, ax = plt.subplots(figsize=(6.5, 4.5))
+for kf, (k, E) in spectra.items():
+    ax.loglog(k[1:], E[1:], label=f"$k_f$ = {kf:.2f}")
+kk = np.array([3.0, 30.0]) if GPU else np.array([2.0, 8.0])
+anchor = spectra[min(spectra)][1][int(kk[0])]
+ax.loglog(kk, anchor * (kk / kk[0]) ** (-5 / 3), "k--", label=r"$k^{-5/3}$")
+ax.set_xlabel("k"); ax.set_ylabel("E(k)"); ax.set_ylim(bottom=1e-12)
+ax.set_title(f"Forced turbulence, {N}$^3$, t = {T_END:g} ({BACKEND})"); ax.legend(fontsize=8)
+if FIGURES:
+    fig.savefig(os.path.join(FIGURES, "forced_turbulence.png"), dpi=110, bbox_inches="tight")
+plt.show()"""),
+    ],
+}
+
+for name, cells in NOTEBOOKS.items():
+    nb = {"cells": [], "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                                    "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    for i, (kind, src) in enumerate(cells):
+        cell = {"cell_type": kind, "id": f"{name}-{i}", "metadata": {}, "source": src.splitlines(keepends=True)}
+        if kind == "code":
+            cell.update(execution_count=None, outputs=[])
+        nb["cells"].append(cell)
+    with open(os.path.join(OUT, f"{name}.ipynb"), "w") as f:
+        json.dump(nb, f, indent=1)
+        f.write("\n")
+    print("wrote", name)
