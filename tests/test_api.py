@@ -78,12 +78,29 @@ def test_run_lands_exactly_on_until_with_cfl_steps():
     sim["ux"] = 0.5 * np.sin(sim.y)[None, :, None]
     dt0 = sim.cfl_dt()
     dx = 2 * np.pi / 16
-    assert dt0 == pytest.approx(min(0.4 * dx / (0.5 + 1.0), 0.3 * dx * dx / 0.01), rel=1e-6)
-    steps = sim.run(until=0.37)
-    assert sim.t == 0.37
-    assert steps == sim.steps == math.ceil(0.37 / dt0 - 1e-9) or abs(steps - 0.37 / dt0) < 2
-    sim.run(until=0.5)
-    assert sim.t == 0.5
+    assert dt0 == pytest.approx(min(0.4 * dx / (0.5 + 1.0), 0.3 / (0.01 * 3 / dx ** 2)), rel=1e-6)
+    # a viscous run: the limit sums 1/dx^2 over the three axes (stability of the 3-D Laplacian)
+    viscous = small(shape=(16, 16, 16), box=2 * np.pi, nu=1.0)
+    assert viscous.cfl_dt() == pytest.approx(0.3 / (1.0 * 3 / dx ** 2), rel=1e-12)
+
+
+def test_viscous_time_step_is_stable_in_3d():
+    """Grid-scale noise decays under the CFL step when viscosity sets it, and
+    grows under the step cdtv dx^2 / nu that ignores the number of axes."""
+    def noise_growth(dt_of):
+        sim = small(shape=(16, 16, 16), box=2 * np.pi, nu=0.5, cs=0.1)
+        rng = np.random.default_rng(0)
+        for name in ("ux", "uy", "uz"):
+            sim[name] = 1e-3 * rng.standard_normal(sim.shape)
+        before = np.sqrt(np.mean(sim["ux"] ** 2))
+        try:
+            for _ in range(200):
+                sim.step(dt_of(sim))
+        except ac.NonFiniteError:
+            return np.inf
+        return np.sqrt(np.mean(sim["ux"] ** 2)) / before
+    assert noise_growth(lambda s: s.cfl_dt()) < 0.05
+    assert noise_growth(lambda s: 0.3 * s.spacing[0] ** 2 / s.nu) > 1e3
 
 
 def test_cfl_ignores_trivial_axes():
