@@ -2,7 +2,7 @@
 # One call on the GPU machine: build in place, run every test (GPU tests
 # included), compute-sanitizer on a small run, and the benchmark.  Logs go
 # to $OUT (or ./device-logs); each log names device, date, commit, command.
-#   usage: COMMIT=<sha> scripts/device-check.sh [quick]
+#   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-device-logs}
@@ -49,7 +49,7 @@ for method in ('55p', '19p'):
 } > "$OUT/sanitizer.log" 2>&1
 tail -3 "$OUT/sanitizer.log"
 
-if [ "${1:-}" != "quick" ]; then
+if [ "${1:-}" != "quick" ] && [ "${1:-}" != "no-notebooks" ]; then
     {
         header "python3 scripts/run_notebook.py notebooks/NAME.ipynb (GPU sizes)"
         for nb in sine_decay radial_explosion forced_turbulence; do
@@ -58,7 +58,9 @@ if [ "${1:-}" != "quick" ]; then
         done
     } > "$OUT/notebooks.log" 2>&1
     tail -20 "$OUT/notebooks.log"
+fi
 
+if [ "${1:-}" != "quick" ]; then
     {
         header "python3 -m astaroth bench --backend cuda"
         $PY -m astaroth bench --backend cuda 2>&1

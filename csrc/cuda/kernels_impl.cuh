@@ -66,34 +66,51 @@ static __device__ __forceinline__ ptrdiff_t AC_FN(padded)(const AC_FN(shape) & s
 
 /* ---- periodic ghost zones ------------------------------------------------
  * Axis by axis (x, then y, then z), each pass over the whole padded extent of
- * the other two axes, so edges and corners end up right after the z pass. */
-__global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_FN(shape) s, int axis)
+ * the other two axes, so edges and corners end up right after the z pass.
+ * The axis is described by scalars (no indexing of a struct by a run-time
+ * axis, which would put the struct in local memory). */
+typedef struct {
+    int n, lo;             /* interior size and first interior index along the axis */
+    int mb, mc;            /* padded extents of the other two axes */
+    ptrdiff_t sa, sb, sc;  /* strides of the axis and of the other two */
+} AC_FN(ghost_pass);
+
+__global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_FN(ghost_pass) g)
 {
-    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
-    const long long total = (long long)(2 * AC_GHOST) * s.m[b] * s.m[c];
+    const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x) {
-        const int g = (int)(t % (2 * AC_GHOST));
+        const int plane = (int)(t % (2 * AC_GHOST));
         const long long rest = t / (2 * AC_GHOST);
-        const int pb = (int)(rest % s.m[b]), pc = (int)(rest / s.m[b]);
-        const int ghost = ac_ghost_plane(g, s.lo[axis], s.n[axis]);
-        const int source = ac_periodic_source(ghost, s.lo[axis], s.n[axis]);
-        const ptrdiff_t base = pb * s.stride[b] + pc * s.stride[c];
-        for (int f = 0; f < count; ++f)
-            fields.f[f][base + ghost * s.stride[axis]] = fields.f[f][base + source * s.stride[axis]];
+        const int pb = (int)(rest % g.mb), pc = (int)(rest / g.mb);
+        const int ghost = ac_ghost_plane(plane, g.lo, g.n);
+        const int source = ac_periodic_source(ghost, g.lo, g.n);
+        const ptrdiff_t base = pb * g.sb + pc * g.sc;
+#pragma unroll
+        for (int f = 0; f < AC_NUM_FIELDS; ++f) /* constant indices keep `fields` in registers */
+            if (f < count)
+                fields.f[f][base + ghost * g.sa] = fields.f[f][base + source * g.sa];
     }
 }
 
 static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, cudaStream_t stream)
 {
     for (int axis = 0; axis < 3; ++axis) {
-        const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
-        const long long total = (long long)(2 * AC_GHOST) * s.m[b] * s.m[c];
+        const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
+        AC_FN(ghost_pass) g;
+        g.n = s.n[axis];
+        g.lo = s.lo[axis];
+        g.mb = s.m[b];
+        g.mc = s.m[c];
+        g.sa = s.stride[axis];
+        g.sb = s.stride[b];
+        g.sc = s.stride[c];
+        const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
         const int threads = 256;
         long long blocks = (total + threads - 1) / threads;
         if (blocks > 65535)
             blocks = 65535;
-        AC_FN(fill_ghost_kernel)<<<(unsigned)blocks, threads, 0, stream>>>(fields, count, s, axis);
+        AC_FN(fill_ghost_kernel)<<<(unsigned)blocks, threads, 0, stream>>>(fields, count, g);
         if (ac_cuda_record(cudaGetLastError(), "fill_ghost_kernel launch") != AC_OK)
             return AC_ERR_DEVICE;
     }
