@@ -15,6 +15,19 @@
  * holds the right-hand side after `rhs`. */
 typedef enum { AC_BUFFER_FIELDS = 0, AC_BUFFER_RHS = 1 } ac_buffer;
 
+/* The arrays a backend keeps for one simulation, each padded like the grid.
+ * Substeps read one set and write another (seed Sect. 4.1); three sets
+ * rotate home -> stage_a -> stage_b -> home over the substeps of a step, so
+ * each full step ends where it began and views of home stay valid without
+ * a copy. */
+typedef struct {
+    void *home[AC_NUM_FIELDS];
+    void *stage_a[AC_NUM_FIELDS];
+    void *stage_b[AC_NUM_FIELDS];
+    void *w[AC_NUM_FIELDS]; /* RK3 intermediate (2N storage) */
+    void *div_u;            /* 19-point method only */
+} ac_field_sets;
+
 typedef struct ac_backend_ops {
     const char *name;
     ac_status (*create)(const ac_grid *grid, ac_precision precision, ac_method method, void **out);

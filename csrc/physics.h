@@ -80,6 +80,17 @@ typedef struct {
     real cs2;       /* isothermal sound speed squared */
 } ac_point_params;
 
+/* The parameters of a grid of spacing `spacing`, in the working precision. */
+AC_INLINE ac_point_params make_point_params(const double spacing[3], double nu, double cs)
+{
+    ac_point_params p;
+    for (int a = 0; a < 3; ++a)
+        p.inv_ds[a] = (real)(1.0 / spacing[a]);
+    p.nu = (real)nu;
+    p.cs2 = (real)(cs * cs);
+    return p;
+}
+
 /* First derivative along a stride, eq. (6). */
 AC_INLINE real first_derivative(const real *f, ptrdiff_t s, real inv_d)
 {

@@ -31,14 +31,7 @@ typedef struct {
     ac_grid grid;
     ac_method method;
     const kernel_table *k;
-    /* Substeps read one set and write another (seed Sect. 4.1).  Three sets
-     * rotate home -> a -> b -> home, so each full step ends where it began
-     * and views of the home set stay valid without a copy. */
-    void *home[AC_NUM_FIELDS];
-    void *stage_a[AC_NUM_FIELDS];
-    void *stage_b[AC_NUM_FIELDS];
-    void *w[AC_NUM_FIELDS];       /* RK3 intermediate (2N storage) */
-    void *div_u;                  /* 19-point method only */
+    ac_field_sets buf;
     size_t field_bytes;
     size_t element_bytes;
 } ac_cpu;
@@ -49,12 +42,12 @@ static void cpu_destroy(void *self)
     if (!cpu)
         return;
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        free(cpu->home[f]);
-        free(cpu->stage_a[f]);
-        free(cpu->stage_b[f]);
-        free(cpu->w[f]);
+        free(cpu->buf.home[f]);
+        free(cpu->buf.stage_a[f]);
+        free(cpu->buf.stage_b[f]);
+        free(cpu->buf.w[f]);
     }
-    free(cpu->div_u);
+    free(cpu->buf.div_u);
     free(cpu);
 }
 
@@ -84,13 +77,13 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     int ok = 1;
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
         /* zeros: lnrho = 0 (rho = 1) and u = 0 to start with, ghosts defined */
-        ok &= (cpu->home[f] = aligned_zeros(cpu->field_bytes)) != NULL;
-        ok &= (cpu->stage_a[f] = aligned_zeros(cpu->field_bytes)) != NULL;
-        ok &= (cpu->stage_b[f] = aligned_zeros(cpu->field_bytes)) != NULL;
-        ok &= (cpu->w[f] = aligned_zeros(cpu->field_bytes)) != NULL;
+        ok &= (cpu->buf.home[f] = aligned_zeros(cpu->field_bytes)) != NULL;
+        ok &= (cpu->buf.stage_a[f] = aligned_zeros(cpu->field_bytes)) != NULL;
+        ok &= (cpu->buf.stage_b[f] = aligned_zeros(cpu->field_bytes)) != NULL;
+        ok &= (cpu->buf.w[f] = aligned_zeros(cpu->field_bytes)) != NULL;
     }
     if (method == AC_METHOD_19P)
-        ok &= (cpu->div_u = aligned_zeros(cpu->field_bytes)) != NULL;
+        ok &= (cpu->buf.div_u = aligned_zeros(cpu->field_bytes)) != NULL;
     if (!ok) {
         cpu_destroy(cpu);
         return AC_ERR_NO_MEMORY;
@@ -107,12 +100,12 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     int failed = 0;
     for (int f = 0; f < AC_NUM_FIELDS; ++f)
         cpu->k->fill_ghost_zones(g, in[f]);
-    cpu->k->substep(g, cpu->method, in, out, cpu->w, cpu->div_u, s, dt, &failed);
+    cpu->k->substep(g, cpu->method, in, out, cpu->buf.w, cpu->buf.div_u, s, dt, &failed);
     if (failed)
         return AC_ERR_NO_MEMORY;
     if (cpu->method == AC_METHOD_19P) {
-        cpu->k->fill_ghost_zones(g, cpu->div_u);
-        cpu->k->substep_19p_second(g, out, cpu->w, cpu->div_u, s, dt);
+        cpu->k->fill_ghost_zones(g, cpu->buf.div_u);
+        cpu->k->substep_19p_second(g, out, cpu->buf.w, cpu->buf.div_u, s, dt);
     }
     return AC_OK;
 }
@@ -122,11 +115,11 @@ static ac_status cpu_step(void *self, double dt, long count)
     ac_cpu *cpu = self;
     ac_status st = AC_OK;
     for (long n = 0; n < count && st == AC_OK; ++n) {
-        st = substep(cpu, cpu->home, cpu->stage_a, 0, dt);
+        st = substep(cpu, cpu->buf.home, cpu->buf.stage_a, 0, dt);
         if (st == AC_OK)
-            st = substep(cpu, cpu->stage_a, cpu->stage_b, 1, dt);
+            st = substep(cpu, cpu->buf.stage_a, cpu->buf.stage_b, 1, dt);
         if (st == AC_OK)
-            st = substep(cpu, cpu->stage_b, cpu->home, 2, dt);
+            st = substep(cpu, cpu->buf.stage_b, cpu->buf.home, 2, dt);
     }
     return st;
 }
@@ -136,27 +129,27 @@ static ac_status cpu_rhs(void *self)
     ac_cpu *cpu = self;
     /* A first substep with dt = 1 leaves exactly the right-hand side in w;
      * what it writes to stage_a is discarded. */
-    return substep(cpu, cpu->home, cpu->stage_a, 0, 1.0);
+    return substep(cpu, cpu->buf.home, cpu->buf.stage_a, 0, 1.0);
 }
 
 static ac_status cpu_max_speed(void *self, double *out)
 {
     ac_cpu *cpu = self;
-    *out = cpu->k->max_speed(&cpu->grid, cpu->home);
+    *out = cpu->k->max_speed(&cpu->grid, cpu->buf.home);
     return AC_OK;
 }
 
 static ac_status cpu_first_nonfinite_field(void *self, int *out)
 {
     ac_cpu *cpu = self;
-    *out = cpu->k->first_nonfinite_field(&cpu->grid, cpu->home);
+    *out = cpu->k->first_nonfinite_field(&cpu->grid, cpu->buf.home);
     return AC_OK;
 }
 
 static void *cpu_interior_data(void *self, ac_buffer which, int field)
 {
     ac_cpu *cpu = self;
-    char *base = which == AC_BUFFER_RHS ? cpu->w[field] : cpu->home[field];
+    char *base = which == AC_BUFFER_RHS ? cpu->buf.w[field] : cpu->buf.home[field];
     return base + ac_grid_index(&cpu->grid, 0, 0, 0) * cpu->element_bytes;
 }
 
@@ -179,14 +172,14 @@ static void copy_interior(ac_cpu *cpu, char *padded, char *dense, int to_dense)
 static ac_status cpu_read(void *self, ac_buffer which, int field, void *dense)
 {
     ac_cpu *cpu = self;
-    copy_interior(cpu, which == AC_BUFFER_RHS ? cpu->w[field] : cpu->home[field], dense, 1);
+    copy_interior(cpu, which == AC_BUFFER_RHS ? cpu->buf.w[field] : cpu->buf.home[field], dense, 1);
     return AC_OK;
 }
 
 static ac_status cpu_write(void *self, int field, const void *dense)
 {
     ac_cpu *cpu = self;
-    copy_interior(cpu, cpu->home[field], (char *)dense, 0);
+    copy_interior(cpu, cpu->buf.home[field], (char *)dense, 0);
     return AC_OK;
 }
 
@@ -195,19 +188,19 @@ static ac_status cpu_poison_scratch(void *self)
     ac_cpu *cpu = self;
     /* all-ones bytes are a NaN in float and in double */
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        memset(cpu->stage_a[f], 0xff, cpu->field_bytes);
-        memset(cpu->stage_b[f], 0xff, cpu->field_bytes);
-        memset(cpu->w[f], 0xff, cpu->field_bytes);
+        memset(cpu->buf.stage_a[f], 0xff, cpu->field_bytes);
+        memset(cpu->buf.stage_b[f], 0xff, cpu->field_bytes);
+        memset(cpu->buf.w[f], 0xff, cpu->field_bytes);
     }
-    if (cpu->div_u)
-        memset(cpu->div_u, 0xff, cpu->field_bytes);
+    if (cpu->buf.div_u)
+        memset(cpu->buf.div_u, 0xff, cpu->field_bytes);
     return AC_OK;
 }
 
 static ac_status cpu_add_forcing(void *self, const ac_forcing_term *term, double dt)
 {
     ac_cpu *cpu = self;
-    cpu->k->add_forcing(&cpu->grid, cpu->home, term, dt);
+    cpu->k->add_forcing(&cpu->grid, cpu->buf.home, term, dt);
     return AC_OK;
 }
 

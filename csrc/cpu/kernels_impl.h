@@ -15,16 +15,6 @@
 #include "../physics.h"
 #include "kernels.h"
 
-static ac_point_params AC_FN(point_params)(const ac_grid *g)
-{
-    ac_point_params p;
-    for (int a = 0; a < 3; ++a)
-        p.inv_ds[a] = (real)(1.0 / g->spacing[a]);
-    p.nu = (real)g->nu;
-    p.cs2 = (real)(g->cs * g->cs);
-    return p;
-}
-
 /* Periodic ghost zones, one axis after the other so that edges and corners
  * (read by the 55-point mixed derivatives) are filled too. */
 void AC_FN(fill_ghost_zones)(const ac_grid *g, void *field)
@@ -194,7 +184,7 @@ void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FI
         job.w[f] = (real *)w[f];
     }
     job.div_u = (real *)div_u;
-    job.p = AC_FN(point_params)(g);
+    job.p = make_point_params(g->spacing, g->nu, g->cs);
     ac_grid_strides(g, job.stride);
     job.dt = (real)dt;
     int missing = 0;
@@ -233,7 +223,7 @@ void AC_FN(substep_19p_second)(const ac_grid *g, void *const out_[AC_NUM_FIELDS]
     real *const out[3] = {(real *)out_[1], (real *)out_[2], (real *)out_[3]};
     real *const w[3] = {(real *)w_[1], (real *)w_[2], (real *)w_[3]};
     const real *div_u = (const real *)div_u_;
-    const ac_point_params p = AC_FN(point_params)(g);
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     ptrdiff_t stride[3];
     ac_grid_strides(g, stride);
     const real dt = (real)dt_;

@@ -122,13 +122,7 @@ typedef struct {
     ac_grid grid;
     ac_method method;
     const kernel_table *k;
-    /* Three sets rotate home -> a -> b -> home over the substeps of a step,
-     * so a full step ends where it began and views of home stay valid. */
-    void *home[AC_NUM_FIELDS];
-    void *stage_a[AC_NUM_FIELDS];
-    void *stage_b[AC_NUM_FIELDS];
-    void *w[AC_NUM_FIELDS]; /* RK3 intermediate (2N storage) */
-    void *div_u;            /* 19-point method only */
+    ac_field_sets buf;
     unsigned long long *max_u2_bits; /* reduction results, device */
     unsigned int *nonfinite;
     size_t field_bytes, element_bytes;
@@ -149,16 +143,14 @@ static void gpu_destroy(void *self)
     if (!gpu)
         return;
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        device_free(gpu->home[f]);
-        device_free(gpu->stage_a[f]);
-        device_free(gpu->stage_b[f]);
-        device_free(gpu->w[f]);
+        device_free(gpu->buf.home[f]);
+        device_free(gpu->buf.stage_a[f]);
+        device_free(gpu->buf.stage_b[f]);
+        device_free(gpu->buf.w[f]);
     }
-    device_free(gpu->div_u);
+    device_free(gpu->buf.div_u);
     device_free(gpu->max_u2_bits);
     device_free(gpu->nonfinite);
-    if (getenv("ASTAROTH_DEBUG"))
-        fprintf(stderr, "astaroth: freed the device buffers of a simulation\n");
     free(gpu);
 }
 
@@ -195,13 +187,13 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     ac_status st = AC_OK;
     for (int f = 0; f < AC_NUM_FIELDS && st == AC_OK; ++f) {
         /* zeros: lnrho = 0 (rho = 1) and u = 0 to start with */
-        if ((st = device_zeros(&gpu->home[f], gpu->field_bytes)) == AC_OK &&
-            (st = device_zeros(&gpu->stage_a[f], gpu->field_bytes)) == AC_OK &&
-            (st = device_zeros(&gpu->stage_b[f], gpu->field_bytes)) == AC_OK)
-            st = device_zeros(&gpu->w[f], gpu->field_bytes);
+        if ((st = device_zeros(&gpu->buf.home[f], gpu->field_bytes)) == AC_OK &&
+            (st = device_zeros(&gpu->buf.stage_a[f], gpu->field_bytes)) == AC_OK &&
+            (st = device_zeros(&gpu->buf.stage_b[f], gpu->field_bytes)) == AC_OK)
+            st = device_zeros(&gpu->buf.w[f], gpu->field_bytes);
     }
     if (st == AC_OK && method == AC_METHOD_19P)
-        st = device_zeros(&gpu->div_u, gpu->field_bytes);
+        st = device_zeros(&gpu->buf.div_u, gpu->field_bytes);
     if (st == AC_OK)
         st = device_zeros((void **)&gpu->max_u2_bits, sizeof *gpu->max_u2_bits);
     if (st == AC_OK)
@@ -222,11 +214,11 @@ static ac_status gpu_step(void *self, double dt, long count)
     const ac_grid *g = &gpu->grid;
     for (long n = 0; n < count; ++n) {
         ac_status st;
-        if ((st = gpu->k->substep(g, gpu->method, gpu->home, gpu->stage_a, gpu->w, gpu->div_u, 0, dt, gpu->stream)) !=
+        if ((st = gpu->k->substep(g, gpu->method, gpu->buf.home, gpu->buf.stage_a, gpu->buf.w, gpu->buf.div_u, 0, dt, gpu->stream)) !=
                 AC_OK ||
-            (st = gpu->k->substep(g, gpu->method, gpu->stage_a, gpu->stage_b, gpu->w, gpu->div_u, 1, dt,
+            (st = gpu->k->substep(g, gpu->method, gpu->buf.stage_a, gpu->buf.stage_b, gpu->buf.w, gpu->buf.div_u, 1, dt,
                                   gpu->stream)) != AC_OK ||
-            (st = gpu->k->substep(g, gpu->method, gpu->stage_b, gpu->home, gpu->w, gpu->div_u, 2, dt, gpu->stream)) !=
+            (st = gpu->k->substep(g, gpu->method, gpu->buf.stage_b, gpu->buf.home, gpu->buf.w, gpu->buf.div_u, 2, dt, gpu->stream)) !=
                 AC_OK)
             return st;
     }
@@ -239,7 +231,7 @@ static ac_status gpu_rhs(void *self)
     ac_gpu *gpu = (ac_gpu *)self;
     /* a first substep with dt = 1 leaves the right-hand side in w */
     ac_status st =
-        gpu->k->substep(&gpu->grid, gpu->method, gpu->home, gpu->stage_a, gpu->w, gpu->div_u, 0, 1.0, gpu->stream);
+        gpu->k->substep(&gpu->grid, gpu->method, gpu->buf.home, gpu->buf.stage_a, gpu->buf.w, gpu->buf.div_u, 0, 1.0, gpu->stream);
     if (st != AC_OK)
         return st;
     CHECK(cudaStreamSynchronize(gpu->stream), "right-hand side");
@@ -252,7 +244,7 @@ static ac_status reduce(ac_gpu *gpu, int first_field, double *max_u2, unsigned i
     unsigned long long bits = 0;
     CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
     CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
-    ac_status st = gpu->k->reduce(&gpu->grid, gpu->home, first_field, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+    ac_status st = gpu->k->reduce(&gpu->grid, gpu->buf.home, first_field, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
     if (st != AC_OK)
         return st;
     CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
@@ -291,7 +283,7 @@ static ac_status gpu_first_nonfinite_field(void *self, int *out)
 static void *gpu_interior_data(void *self, ac_buffer which, int field)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    char *base = (char *)(which == AC_BUFFER_RHS ? gpu->w[field] : gpu->home[field]);
+    char *base = (char *)(which == AC_BUFFER_RHS ? gpu->buf.w[field] : gpu->buf.home[field]);
     return base + ac_grid_index(&gpu->grid, 0, 0, 0) * gpu->element_bytes;
 }
 
@@ -323,7 +315,7 @@ static cudaMemcpy3DParms interior_copy(ac_gpu *gpu, void *padded, void *dense, i
 static ac_status gpu_read(void *self, ac_buffer which, int field, void *dense)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    void *padded = which == AC_BUFFER_RHS ? gpu->w[field] : gpu->home[field];
+    void *padded = which == AC_BUFFER_RHS ? gpu->buf.w[field] : gpu->buf.home[field];
     cudaMemcpy3DParms p = interior_copy(gpu, padded, dense, 1);
     CHECK(cudaMemcpy3DAsync(&p, gpu->stream), "copying a field to the host");
     CHECK(cudaStreamSynchronize(gpu->stream), "copying a field to the host");
@@ -333,7 +325,7 @@ static ac_status gpu_read(void *self, ac_buffer which, int field, void *dense)
 static ac_status gpu_write(void *self, int field, const void *dense)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    cudaMemcpy3DParms p = interior_copy(gpu, gpu->home[field], (void *)dense, 0);
+    cudaMemcpy3DParms p = interior_copy(gpu, gpu->buf.home[field], (void *)dense, 0);
     CHECK(cudaMemcpy3DAsync(&p, gpu->stream), "copying a field to the device");
     CHECK(cudaStreamSynchronize(gpu->stream), "copying a field to the device");
     return AC_OK;
@@ -344,12 +336,12 @@ static ac_status gpu_poison_scratch(void *self)
     ac_gpu *gpu = (ac_gpu *)self;
     /* all-ones bytes are a NaN in float and in double */
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        CHECK(cudaMemsetAsync(gpu->stage_a[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
-        CHECK(cudaMemsetAsync(gpu->stage_b[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
-        CHECK(cudaMemsetAsync(gpu->w[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
+        CHECK(cudaMemsetAsync(gpu->buf.stage_a[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
+        CHECK(cudaMemsetAsync(gpu->buf.stage_b[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
+        CHECK(cudaMemsetAsync(gpu->buf.w[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
     }
-    if (gpu->div_u)
-        CHECK(cudaMemsetAsync(gpu->div_u, 0xff, gpu->field_bytes, gpu->stream), "poison");
+    if (gpu->buf.div_u)
+        CHECK(cudaMemsetAsync(gpu->buf.div_u, 0xff, gpu->field_bytes, gpu->stream), "poison");
     CHECK(cudaStreamSynchronize(gpu->stream), "poison");
     return AC_OK;
 }
@@ -357,7 +349,7 @@ static ac_status gpu_poison_scratch(void *self)
 static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double dt)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    return gpu->k->add_forcing(&gpu->grid, gpu->home, term, dt, gpu->stream);
+    return gpu->k->add_forcing(&gpu->grid, gpu->buf.home, term, dt, gpu->stream);
 }
 
 extern "C" const ac_backend_ops ac_cuda_backend = {

@@ -41,16 +41,6 @@ static AC_FN(shape) AC_FN(make_shape)(const ac_grid *g)
     return s;
 }
 
-static ac_point_params AC_FN(point_params)(const ac_grid *g)
-{
-    ac_point_params p;
-    for (int a = 0; a < 3; ++a)
-        p.inv_ds[a] = (real)(1.0 / g->spacing[a]);
-    p.nu = (real)g->nu;
-    p.cs2 = (real)(g->cs * g->cs);
-    return p;
-}
-
 static AC_FN(field_set) AC_FN(make_set)(void *const f[AC_NUM_FIELDS])
 {
     AC_FN(field_set) s;
@@ -122,18 +112,27 @@ static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC
  * a stencil needs stay in L1 from one point to the next.  The tile is
  * ac_cuda_tile() (ASTAROTH_CUDA_TILE="tx,ty,tz" overrides it for tuning). */
 
+/* This thread's x-y column of the block's tile and its z range; false when
+ * the column lies outside the grid. */
+static __device__ __forceinline__ bool AC_FN(tile_column)(const AC_FN(shape) & s, int z_per_block, int *i, int *j,
+                                                          int *k0, int *k1)
+{
+    *i = blockIdx.x * blockDim.x + threadIdx.x;
+    *j = blockIdx.y * blockDim.y + threadIdx.y;
+    *k0 = blockIdx.z * z_per_block;
+    *k1 = min(*k0 + z_per_block, s.n[2]);
+    return *i < s.n[0] && *j < s.n[1];
+}
+
 template <int Method, int FirstSubstep>
 __global__ void __launch_bounds__(AC_MAX_TILE_THREADS) AC_FN(substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out,
                                                              AC_FN(field_set) w, real *__restrict__ div_u,
                                                              AC_FN(shape) s, ac_point_params p, int substep, real dt,
                                                              int z_per_block)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const int j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= s.n[0] || j >= s.n[1])
+    int i, j, k0, k1;
+    if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
         return;
-    const int k0 = blockIdx.z * z_per_block;
-    const int k1 = min(k0 + z_per_block, s.n[2]);
     for (int k = k0; k < k1; ++k) {
         const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
         ac_point_fields f;
@@ -158,12 +157,9 @@ __global__ void __launch_bounds__(AC_MAX_TILE_THREADS) AC_FN(grad_div_kernel)(AC
                                                               const real *__restrict__ div_u, AC_FN(shape) s,
                                                               ac_point_params p, int substep, real dt, int z_per_block)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const int j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= s.n[0] || j >= s.n[1])
+    int i, j, k0, k1;
+    if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
         return;
-    const int k0 = blockIdx.z * z_per_block;
-    const int k1 = min(k0 + z_per_block, s.n[2]);
     for (int k = k0; k < k1; ++k) {
         const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
         for (int c = 0; c < 3; ++c)
@@ -183,7 +179,7 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, ac_method method, voi
                                          void *div_u_, int substep, double dt_, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const ac_point_params p = AC_FN(point_params)(g);
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     AC_FN(field_set) in = AC_FN(make_set)(in_), out = AC_FN(make_set)(out_), w = AC_FN(make_set)(w_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
