@@ -171,6 +171,16 @@ class Simulation:
         """z coordinates of the grid points (1-D, float64)."""
         return self._axis(2)
 
+    def parameters(self):
+        """The construction parameters, as plain values (what a snapshot records)."""
+        return {"shape": np.array(self._shape), "box": np.array(self._box), "origin": np.array(self._origin),
+                "nu": self._nu, "cs": self._cs, "dtype": self._dtype.name, "method": self._method}
+
+    def save(self, path, xdmf=True):
+        """Write an HDF5 snapshot (and an XDMF index); see astaroth.io.save."""
+        from .io import save
+        return save(self, path, xdmf=xdmf)
+
     def __repr__(self):
         return (f"Simulation(shape={self._shape}, box={self._box}, nu={self._nu}, cs={self._cs}, "
                 f"dtype={self._dtype.name!r}, backend={self._backend!r}, method={self._method!r}, "

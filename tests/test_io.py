@@ -1,0 +1,83 @@
+"""HDF5 snapshots: contents, atomic writes, and restarts that continue bit for bit."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import astaroth as ac
+
+h5py = pytest.importorskip("h5py")
+
+
+def forced(backend="cpu", dtype="float64"):
+    sim = ac.Simulation(shape=(16, 12, 10), box=(2 * np.pi, 4.0, 3.0), nu=2e-3, dtype=dtype, backend=backend,
+                        method="55p", origin=(0.5, 0.0, -1.0))
+    ac.init.random_velocity(sim, urms=0.05, seed=3)
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.05, seed=9)
+    return sim
+
+
+def test_snapshot_holds_fields_coordinates_time_and_parameters(tmp_path):
+    sim = forced()
+    sim.run(until=0.3)
+    path = sim.save(tmp_path / "snap.h5")
+    with h5py.File(path) as f:
+        assert f.attrs["t"] == sim.t and f.attrs["steps"] == sim.steps
+        assert tuple(f.attrs["shape"]) == sim.shape and f.attrs["nu"] == sim.nu and f.attrs["method"] == "55p"
+        np.testing.assert_array_equal(f["coordinates/y"][...], sim.y)
+        np.testing.assert_array_equal(f["fields/ux"][...].T, sim["ux"])
+        assert f["forcing"].attrs["generator_state"] == np.uint64(sim._grid.forcing_state)
+    xdmf = (tmp_path / "snap.xdmf").read_text()
+    assert "3DCoRectMesh" in xdmf and "snap.h5:/fields/lnrho" in xdmf and 'Dimensions="10 12 16"' in xdmf
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".tmp-")]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_restart_continues_bit_for_bit(tmp_path, dtype):
+    """2N CFL steps straight equal N steps, save, load, N steps (forcing included)."""
+    n = 8
+    straight = forced(dtype=dtype)
+    for _ in range(2 * n):
+        straight.step()
+    half = forced(dtype=dtype)
+    for _ in range(n):
+        half.step()
+    half.save(tmp_path / "half.h5")
+    del half
+    restarted = ac.load(tmp_path / "half.h5", backend="cpu")
+    for _ in range(n):
+        restarted.step()
+    assert restarted.steps == straight.steps == 2 * n and restarted.t == straight.t
+    for name in ac.FIELDS:
+        np.testing.assert_array_equal(restarted[name], straight[name])
+    assert not np.array_equal(restarted["ux"], forced(dtype=dtype)["ux"])  # the run did move
+
+
+def test_a_writer_killed_mid_write_leaves_the_old_snapshot(tmp_path):
+    sim = forced()
+    good = sim.save(tmp_path / "chk.h5")
+    before = open(good, "rb").read()
+    # a child process starts overwriting the same file and is killed inside the write
+    script = textwrap.dedent(f"""
+        import os, signal, h5py, numpy as np, astaroth as ac, astaroth.io as io
+        sim = ac.Simulation(shape=(16, 12, 10), backend="cpu")
+        original = h5py.File.flush
+        def die(self):
+            os.kill(os.getpid(), signal.SIGKILL)
+        h5py.File.flush = die
+        sim.save({str(good)!r})
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path))
+    assert proc.returncode == -9
+    assert open(good, "rb").read() == before
+    assert ac.load(good).steps == 0
+
+
+def test_load_refuses_other_files(tmp_path):
+    with h5py.File(tmp_path / "other.h5", "w") as f:
+        f["x"] = 1
+    with pytest.raises(ValueError, match="not an astaroth snapshot"):
+        ac.load(tmp_path / "other.h5")
