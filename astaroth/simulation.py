@@ -6,6 +6,9 @@ CUDA (astaroth._core).  Equations: seed 001, eqs. (1)-(3); time stepping:
 """
 import math
 import numbers
+import os
+import signal
+import threading
 
 import numpy as np
 
@@ -73,6 +76,25 @@ def _positive_dt(dt, name="dt"):
 
 class NonFiniteError(FloatingPointError):
     """The fields hold a NaN or Inf: the run has blown up."""
+
+
+class _StopRequest:
+    """SIGINT/SIGTERM set a flag (in the main thread) instead of interrupting a step."""
+
+    def __init__(self, enabled):
+        self.requested = False
+        self.saved = {}
+        if enabled and threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self.saved[sig] = signal.signal(sig, self._handler)
+
+    def _handler(self, signum, frame):
+        self.requested = True
+
+    def restore(self):
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+        self.saved = {}
 
 
 class Simulation:
@@ -297,31 +319,66 @@ class Simulation:
         self.check_finite()
         return dt
 
-    def run(self, until, cdt=0.4, cdtv=0.3, check_every=10):
+    def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, timeseries=None, diagnostics_every=10,
+            progress=False, stop_file=None, handle_signals=False, on_stop=None):
         """Advance with CFL steps to time `until`, the last step shortened to land on it.
 
-        The fields are checked for NaN/Inf every `check_every` steps and at the
-        end; a blow-up raises NonFiniteError naming the step, time and field.
+        check_every: the fields are checked for NaN/Inf every this many steps
+            and at the end; a blow-up raises NonFiniteError naming the step,
+            time and field (after writing a last time-series row).
+        timeseries, diagnostics_every: a CSV file to which a row of
+            diagnostics (astaroth.diagnostics.COLUMNS) is appended every
+            diagnostics_every steps and at the end.
+        progress: True for a progress line (step, t, M updates/s, time left).
+        stop_file: a path; the run stops cleanly after the step in which it
+            appears.  handle_signals: SIGINT/SIGTERM finish the current step
+            and stop cleanly.  on_stop: called as on_stop(sim) when the run
+            stops early this way (e.g. to write a checkpoint).
         Returns the number of steps taken.
         """
+        from .diagnostics import Progress, TimeSeries, row
+
         until = _real(until, "until")
         if until < self.t:
             raise ValueError(f"until={until} lies before the current time t={self.t}")
-        if not (isinstance(check_every, numbers.Integral) and check_every >= 1):
-            raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
-        taken = 0
-        while self.t < until:
-            dt = self.cfl_dt(cdt, cdtv)
-            last = self.t + dt >= until
-            if last:
-                dt = until - self.t
-            self._grid.step(dt, 1)
-            self.steps += 1
-            taken += 1
-            self.t = until if last else self.t + dt
-            if taken % check_every == 0:
-                self.check_finite()
-        self.check_finite()
+        for name, value in (("check_every", check_every), ("diagnostics_every", diagnostics_every)):
+            if not (isinstance(value, numbers.Integral) and value >= 1):
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        series = TimeSeries(timeseries) if timeseries is not None else None
+        bar = Progress(self, until) if progress else None
+        stop = _StopRequest(handle_signals)
+        taken, dt = 0, 0.0
+        try:
+            while self.t < until:
+                dt = self.cfl_dt(cdt, cdtv)
+                last = self.t + dt >= until
+                if last:
+                    dt = until - self.t
+                self._grid.step(dt, 1)
+                self.steps += 1
+                taken += 1
+                self.t = until if last else self.t + dt
+                if taken % check_every == 0:
+                    self.check_finite()
+                if series is not None and taken % diagnostics_every == 0:
+                    series.append(row(self, dt))
+                if bar is not None:
+                    bar.update()
+                if stop.requested or (stop_file is not None and os.path.exists(stop_file)):
+                    if on_stop is not None:
+                        on_stop(self)
+                    break
+            self.check_finite()
+        except NonFiniteError:
+            if series is not None:
+                series.append(row(self, dt))
+            raise
+        finally:
+            stop.restore()
+            if bar is not None:
+                bar.close()
+        if series is not None and taken % diagnostics_every != 0:
+            series.append(row(self, dt))
         return taken
 
     def check_finite(self):

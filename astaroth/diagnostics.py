@@ -1,0 +1,91 @@
+"""Time series and progress for long runs.
+
+`Simulation.run(..., timeseries="ts.csv", diagnostics_every=N)` appends one
+row every N steps; the file is plain CSV with a header, read directly by
+``numpy.genfromtxt(path, delimiter=",", names=True)`` or ``pandas.read_csv``.
+On the CUDA backend with CuPy the reductions run on the device views.
+"""
+import math
+import os
+import sys
+import time
+
+from . import analysis
+
+COLUMNS = ("step", "t", "dt", "urms", "umax", "lnrho_min", "lnrho_max", "lnrho_mean", "rho_mean", "ekin",
+           "divu_rms", "vorticity_rms")
+
+
+def row(sim, dt):
+    """One time-series row (a dict over COLUMNS) for the simulation now
+    (NaN entries, without warnings, once the run has blown up)."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        return _row(sim, dt)
+
+
+def _row(sim, dt):
+    xp = analysis._array_module(sim)
+    lnrho = analysis._field(sim, "lnrho", xp).astype(xp.float64)
+    ux, uy, uz = (c.astype(xp.float64) for c in analysis.velocity(sim))
+    u2 = ux ** 2 + uy ** 2 + uz ** 2
+    rho = xp.exp(lnrho)
+    div = analysis.divergence(sim)
+    w = analysis.vorticity(sim)
+    value = analysis._host
+    return {
+        "step": sim.steps, "t": sim.t, "dt": dt,
+        "urms": math.sqrt(value(xp.mean(u2))), "umax": math.sqrt(value(xp.max(u2))),
+        "lnrho_min": value(xp.min(lnrho)), "lnrho_max": value(xp.max(lnrho)), "lnrho_mean": value(xp.mean(lnrho)),
+        "rho_mean": value(xp.mean(rho)), "ekin": value(xp.mean(0.5 * rho * u2)),
+        "divu_rms": math.sqrt(value(xp.mean(div.astype(xp.float64) ** 2))),
+        "vorticity_rms": math.sqrt(sum(value(xp.mean(c.astype(xp.float64) ** 2)) for c in w)),
+    }
+
+
+class TimeSeries:
+    """Appends rows to a CSV file, writing the header when the file is new."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        if not os.path.exists(self.path) or os.path.getsize(self.path) == 0:
+            with open(self.path, "w") as f:
+                f.write(",".join(COLUMNS) + "\n")
+
+    def append(self, values):
+        with open(self.path, "a") as f:
+            f.write(",".join(repr(float(values[c])) if c != "step" else str(int(values[c])) for c in COLUMNS) + "\n")
+
+
+class Progress:
+    """A progress line: step, t of t_end, M updates/s, time left.  On a
+    terminal it rewrites one line; elsewhere (notebooks, logs) it prints a
+    line every `every` seconds."""
+
+    def __init__(self, sim, until, every=5.0, stream=None):
+        self.sim, self.until, self.every = sim, until, every
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.t0, self.time0, self.steps0 = sim.t, time.perf_counter(), sim.steps
+        self.last = self.time0
+
+    def update(self, force=False):
+        now = time.perf_counter()
+        if not force and now - self.last < (0.5 if self.tty else self.every):
+            return
+        self.last = now
+        elapsed = max(now - self.time0, 1e-9)
+        steps = self.sim.steps - self.steps0
+        rate = steps * math.prod(self.sim.shape) / elapsed / 1e6
+        done = (self.sim.t - self.t0) / max(self.until - self.t0, 1e-300)
+        left = elapsed * (1 - done) / done if done > 0 else float("inf")
+        line = (f"step {self.sim.steps}  t = {self.sim.t:.6g} of {self.until:g}  {rate:.1f} M updates/s  "
+                f"{left:.0f} s left")
+        self.stream.write(("\r" + line) if self.tty else (line + "\n"))
+        self.stream.flush()
+
+    def close(self):
+        self.update(force=True)
+        if self.tty:
+            self.stream.write("\n")
