@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -72,6 +73,7 @@ def test_sigterm_finishes_the_step_and_checkpoints(tmp_path):
     """)
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "running"
+    time.sleep(1.0)  # the run (and its signal handlers) starts right after "running"
     child.send_signal(signal.SIGTERM)
     out, _ = child.communicate(timeout=120)
     assert child.returncode == 0
