@@ -1,44 +1,103 @@
 """The `astaroth` command (also `python -m astaroth`).
 
-    astaroth run      a sine-wave decay on the default backend, checked against
-                      the exact solution (seed Sect. 6, eq. 22)
-    astaroth bench    million grid-point updates per second (DESIGN 4)
+    astaroth run [CONFIG.toml]   a run from a TOML file (default: forced
+                                 turbulence at 64^3 on the default backend)
+    astaroth plot SNAPSHOT       slices, spectrum and time series as a PNG
+    astaroth bench               million grid-point updates per second
 """
 import argparse
 import math
 import sys
-import time
-
-import numpy as np
 
 
-def _common(p):
-    p.add_argument("--backend", default="auto", help="auto (default), cpu or cuda")
-    p.add_argument("--method", default="55p", choices=["55p", "19p"])
+def build_simulation(config):
+    """A Simulation set up as `config` (astaroth.config) says."""
+    from . import init
+    from .forcing import Forcing
+    from .simulation import Simulation
+
+    g, ph, nm, ic, fo = (config[k] for k in ("grid", "physics", "numerics", "initial", "forcing"))
+    sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), nu=ph["nu"],
+                     cs=ph["cs"], dtype=nm["dtype"], backend=nm["backend"], method=nm["method"])
+    if ic["kind"] == "sine_wave":
+        init.sine_wave(sim, field=ic["field"], amplitude=ic["amplitude"], k=ic["k"])
+    elif ic["kind"] == "radial_explosion":
+        init.radial_explosion(sim, amplitude=ic["amplitude"], r0=ic["r0"], width=ic["width"])
+    elif ic["kind"] == "random_velocity":
+        init.random_velocity(sim, urms=ic["urms"], spectrum=lambda k: k ** ic["slope"], seed=ic["seed"])
+    if fo["enabled"]:
+        sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], f0=fo["f0"], seed=fo["seed"])
+    return sim
 
 
 def cmd_run(args):
-    from .simulation import Simulation
+    import os
 
-    n = args.size
-    sim = Simulation(shape=(n, n, n), box=2 * math.pi, nu=args.nu, cs=1.0, dtype=args.dtype,
-                     backend=args.backend, method=args.method)
-    k, u0 = 13, 1e-3  # seed Sect. 6: k = 13, decay to t = 1.5
-    sim["uy"] = u0 * np.sin(k * sim.x)[:, None, None]
-    print(f"astaroth: sine-wave decay, u_y = {u0} sin({k} x), {n}^3 grid, nu = {args.nu}, "
-          f"{sim.dtype.name}, method {sim.method}, backend {sim.backend}")
-    start = time.perf_counter()
-    report_at = args.until / 5
-    while sim.t < args.until:
-        sim.run(until=min(args.until, sim.t + report_at))
-        elapsed = time.perf_counter() - start
-        print(f"  step {sim.steps:5d}  t = {sim.t:6.3f} of {args.until}  "
-              f"{sim.steps * n ** 3 / max(elapsed, 1e-9) / 1e6:8.1f} M updates/s", flush=True)
-    exact = u0 * math.exp(-args.nu * k * k * sim.t) * np.sin(k * sim.x)[:, None, None]
-    error = np.sqrt(np.mean((sim["uy"] - exact) ** 2))
-    amplitude = np.sqrt(2 * np.mean(sim["uy"] ** 2))
-    print(f"amplitude {amplitude:.6e}, exact {u0 * math.exp(-args.nu * k * k * sim.t):.6e}; "
-          f"rms error {error:.3e} ({error / (u0 * math.exp(-args.nu * k * k * sim.t) / math.sqrt(2)):.2e} relative)")
+    from . import analysis, config as configuration
+    from .io import load
+
+    config = configuration.load(args.config) if args.config else configuration.default()
+    out = config["output"]
+    os.makedirs(out["dir"], exist_ok=True)
+    checkpoint = os.path.join(out["dir"], "checkpoint.h5")
+    if args.restart:
+        sim = load(checkpoint, backend=config["numerics"]["backend"])
+        print(f"astaroth: restarting from {checkpoint} at step {sim.steps}, t = {sim.t:g}")
+    else:
+        sim = build_simulation(config)
+    try:
+        import h5py  # noqa: F401
+        can_save = True
+    except ImportError:
+        can_save = False
+        print("astaroth: h5py not installed: no snapshots or checkpoints (pip install h5py)", file=sys.stderr)
+    print(f"astaroth: {config['initial']['kind']} start, {'forced' if sim.forcing else 'unforced'}, "
+          f"{'x'.join(map(str, sim.shape))} grid, nu = {sim.nu:g}, {sim.dtype.name}, method {sim.method}, "
+          f"backend {sim.backend}, until t = {out['until']:g}; output in {out['dir']}/")
+    stopped = []
+
+    def on_stop(s):
+        stopped.append(True)
+        if can_save:
+            s.save(checkpoint)
+        print(f"\nastaroth: stopped at step {s.steps}, t = {s.t:g}" + (f"; checkpoint {checkpoint}" if can_save else ""))
+
+    t_start = sim.t
+    while sim.t < out["until"] and not stopped:
+        # segment ends at multiples of snapshot_every, so a restarted run takes the same steps
+        every = out["snapshot_every"]
+        target = min(out["until"], (math.floor(sim.t / every * (1 + 1e-12)) + 1) * every)
+        sim.run(until=target, cdt=config["numerics"]["cdt"], cdtv=config["numerics"]["cdtv"],
+                timeseries=os.path.join(out["dir"], "timeseries.csv"), diagnostics_every=out["timeseries_every"],
+                progress=out["progress"] and not args.quiet, stop_file=os.path.join(out["dir"], "STOP"),
+                handle_signals=True, on_stop=on_stop)
+        if can_save and not stopped:
+            sim.save(os.path.join(out["dir"], f"snapshot_{sim.steps:07d}.h5"))
+            sim.save(checkpoint, xdmf=False)
+    k, E = analysis.spectrum(sim)
+    urms = analysis.rms(sim, "u")
+    print(f"t = {sim.t:g} after {sim.steps} steps: urms = {urms:.4g}, spectrum peak at k = {k[1:][E[1:].argmax()]:g}")
+    if sim.forcing is not None and t_start == 0:
+        rate = 0.25 * sim.forcing.f0 ** 2 * sim.cs ** 3 * sim.forcing.mean_k
+        print(f"kinetic energy <u^2>/2 = {0.5 * urms ** 2:.4g}; forcing injects {rate:.3g} per unit time "
+              f"(so at most {rate * sim.t:.4g} by now, less what viscosity took)")
+    if can_save and not args.no_plot:
+        from .plot import summary
+
+        path = summary(checkpoint, os.path.join(out["dir"], "timeseries.csv"), os.path.join(out["dir"], "summary.png"))
+        if path:
+            print(f"picture: {path}")
+    return 0
+
+
+def cmd_plot(args):
+    from .plot import summary
+
+    path = summary(args.snapshot, args.timeseries, args.output)
+    if not path:
+        print("astaroth: plotting needs matplotlib (pip install matplotlib)", file=sys.stderr)
+        return 1
+    print(path)
     return 0
 
 
@@ -59,13 +118,17 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="astaroth", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("run", help="run a sine-wave decay and compare with the exact solution")
-    _common(p)
-    p.add_argument("--size", type=int, default=64, help="points per axis (default 64)")
-    p.add_argument("--dtype", default="float64", choices=["float32", "float64"])
-    p.add_argument("--nu", type=float, default=5e-3, help="viscosity (default 5e-3)")
-    p.add_argument("--until", type=float, default=1.5, help="end time (default 1.5)")
+    p = sub.add_parser("run", help="run a simulation from a TOML file (default: forced turbulence, 64^3)")
+    p.add_argument("config", nargs="?", help="TOML configuration (see astaroth/config.py for the keys)")
+    p.add_argument("--restart", action="store_true", help="continue from OUTPUT_DIR/checkpoint.h5")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--no-plot", action="store_true", help="no summary picture at the end")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("plot", help="a PNG of mid-plane slices, the spectrum and the time series")
+    p.add_argument("snapshot", help="an HDF5 snapshot or checkpoint")
+    p.add_argument("--timeseries", help="a time-series CSV to plot beside it")
+    p.add_argument("-o", "--output", default=None, help="PNG path (default: SNAPSHOT with .png)")
+    p.set_defaults(func=cmd_plot)
     p = sub.add_parser("bench", help="million grid-point updates per second per RK3 step")
     p.add_argument("--backend", default="auto", help="auto (default), cpu or cuda")
     p.add_argument("--sizes", type=int, nargs="+", help="grid sizes (default: 64 128 on the CPU, 128 256 512 on the GPU)")
@@ -80,6 +143,6 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, TypeError, KeyError) as e:
+    except (ValueError, TypeError, KeyError, OSError) as e:
         print(f"astaroth: error: {e}", file=sys.stderr)
         return 2

@@ -1,0 +1,133 @@
+"""Run configuration files for `astaroth run CONFIG.toml`.
+
+One TOML file sets the grid, physics, numerics, initial condition, forcing,
+output cadences and end time.  Every key is checked: an unknown or
+misspelled key is an error naming it and the allowed keys, a wrong type or a
+value out of range names the key.  `DEFAULT` (forced turbulence at 64^3 on
+the default backend) is what `astaroth run` does without a file.
+"""
+import copy
+import math
+
+SCHEMA = {
+    "grid": {"shape": "ints3", "box": "reals3", "origin": "reals3"},
+    "physics": {"nu": "nonneg", "cs": "nonneg"},
+    "numerics": {"backend": ("auto", "cpu", "cuda"), "method": ("55p", "19p"), "dtype": ("float32", "float64"),
+                 "cdt": "positive", "cdtv": "positive"},
+    "initial": {"kind": ("rest", "sine_wave", "radial_explosion", "random_velocity"), "field": ("ux", "uy", "uz", "lnrho"),
+                "amplitude": "real", "k": "reals3_or_real", "r0": "nonneg", "width": "positive", "urms": "nonneg",
+                "slope": "real", "seed": "seed"},
+    "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed"},
+    "output": {"dir": "string", "until": "positive", "timeseries_every": "count", "snapshot_every": "positive",
+               "progress": "bool"},
+}
+
+DEFAULT = {
+    "grid": {"shape": [64, 64, 64], "box": [2 * math.pi] * 3, "origin": [0.0, 0.0, 0.0]},
+    "physics": {"nu": 5e-3, "cs": 1.0},
+    "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3},
+    "initial": {"kind": "rest", "field": "uy", "amplitude": 1e-3, "k": 1.0, "r0": 0.8, "width": 0.2, "urms": 0.1,
+                "slope": -2.0, "seed": 1},
+    "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.02, "seed": 1},
+    "output": {"dir": "astaroth-run", "until": 10.0, "timeseries_every": 10, "snapshot_every": 5.0,
+               "progress": True},
+}
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be run; the message names the key."""
+
+
+def _is_real(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _check(section, key, kind, v):
+    where = f"[{section}] {key}"
+    if isinstance(kind, tuple):
+        if v not in kind:
+            raise ConfigError(f"{where} = {v!r}: must be one of {', '.join(map(repr, kind))}")
+        return v
+    if kind == "ints3":
+        if not (isinstance(v, list) and len(v) == 3 and all(isinstance(n, int) and not isinstance(n, bool) for n in v)):
+            raise ConfigError(f"{where} = {v!r}: must be three integers, e.g. [64, 64, 64]")
+        if min(v) < 1:
+            raise ConfigError(f"{where} = {v!r}: every size must be at least 1")
+        return v
+    if kind in ("reals3", "reals3_or_real"):
+        if kind == "reals3_or_real" and _is_real(v):
+            return v
+        if _is_real(v) and kind == "reals3":
+            v = [v] * 3
+        if not (isinstance(v, list) and len(v) == 3 and all(_is_real(x) for x in v)):
+            raise ConfigError(f"{where} = {v!r}: must be three numbers" + (" or one number" if "real" in kind else ""))
+        if key == "box" and min(v) <= 0:
+            raise ConfigError(f"{where} = {v!r}: box lengths must be positive")
+        return [float(x) for x in v]
+    if kind in ("real", "nonneg", "positive"):
+        if not _is_real(v):
+            raise ConfigError(f"{where} = {v!r}: must be a number")
+        if kind == "nonneg" and v < 0:
+            raise ConfigError(f"{where} = {v!r}: must be >= 0")
+        if kind == "positive" and v <= 0:
+            raise ConfigError(f"{where} = {v!r}: must be > 0")
+        return float(v)
+    if kind in ("count", "seed"):
+        if not (isinstance(v, int) and not isinstance(v, bool)) or v < (1 if kind == "count" else 0):
+            raise ConfigError(f"{where} = {v!r}: must be a {'positive' if kind == 'count' else 'non-negative'} integer")
+        return v
+    if kind == "bool":
+        if not isinstance(v, bool):
+            raise ConfigError(f"{where} = {v!r}: must be true or false")
+        return v
+    if kind == "string":
+        if not isinstance(v, str) or not v:
+            raise ConfigError(f"{where} = {v!r}: must be a non-empty string")
+        return v
+    raise AssertionError(kind)
+
+
+def validate(user):
+    """The full configuration: DEFAULT overridden by `user` (a dict from TOML),
+    every key checked.  A [forcing] table present in `user` switches the
+    forcing on; without a file the default run is forced too."""
+    if not isinstance(user, dict):
+        raise ConfigError("a configuration must be a TOML table")
+    config = copy.deepcopy(DEFAULT)
+    for section, table in user.items():
+        if section not in SCHEMA:
+            raise ConfigError(f"unknown section [{section}]; allowed sections: {', '.join(SCHEMA)}")
+        if not isinstance(table, dict):
+            raise ConfigError(f"[{section}] must be a table of keys")
+        for key, value in table.items():
+            if key not in SCHEMA[section]:
+                raise ConfigError(f"unknown key {key!r} in [{section}]; allowed keys: {', '.join(SCHEMA[section])}")
+            config[section][key] = _check(section, key, SCHEMA[section][key], value)
+    if config["forcing"]["kmax"] < config["forcing"]["kmin"]:
+        raise ConfigError("[forcing] kmax must be >= kmin")
+    config["forcing"]["enabled"] = "forcing" in user
+    return config
+
+
+def load(path):
+    """Read and validate a TOML configuration file."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise ConfigError("reading TOML needs Python 3.11 or the tomli package") from None
+    with open(path, "rb") as f:
+        try:
+            user = tomllib.load(f)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    return validate(user)
+
+
+def default():
+    """The configuration of `astaroth run` without a file: forced turbulence at 64^3."""
+    config = validate({})
+    config["forcing"]["enabled"] = True
+    return config
