@@ -71,7 +71,8 @@ def test_sigterm_finishes_the_step_and_checkpoints(tmp_path):
         taken = sim.run(until=1e6, handle_signals=True, on_stop=lambda s: s.save({str(checkpoint)!r}))
         print("stopped after", taken, "steps at step", sim.steps, flush=True)
     """)
-    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    # run outside the source tree so that the child imports the installed package
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=str(tmp_path))
     assert child.stdout.readline().strip() == "running"
     time.sleep(1.0)  # the run (and its signal handlers) starts right after "running"
     child.send_signal(signal.SIGTERM)
