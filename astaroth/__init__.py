@@ -16,10 +16,10 @@ except ImportError as e:  # pragma: no cover - depends on how Python was started
         "not `python -m pytest`, from the repository root)."
     ) from e
 
-from . import analysis, init
+from . import analysis, init, ops
 from .forcing import Forcing
 from .io import load
 from .simulation import FIELDS, METHODS, NonFiniteError, Simulation, backends
 
 __version__ = "0.1.0"
-__all__ = ["Simulation", "Forcing", "load", "backends", "analysis", "init", "FIELDS", "METHODS", "NonFiniteError"]
+__all__ = ["Simulation", "Forcing", "load", "backends", "analysis", "init", "ops", "FIELDS", "METHODS", "NonFiniteError"]

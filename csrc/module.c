@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "cpu/cpu_backend.h"
+#include "cpu/ops.h"
 #ifdef ASTAROTH_WITH_CUDA
 #include "cuda/cuda_backend.h"
 #endif
@@ -631,7 +632,51 @@ static PyObject *core_cuda_copy_bandwidth(PyObject *Py_UNUSED(m), PyObject *args
 }
 #endif
 
+/* derivative(array, axis, derivative, accuracy, spacing) -> new array: the
+ * periodic central difference along `axis` of a float32/float64 array */
+static PyObject *core_derivative(PyObject *Py_UNUSED(m), PyObject *args)
+{
+    PyObject *obj;
+    int axis, derivative, accuracy;
+    double h;
+    if (!PyArg_ParseTuple(args, "Oiiid", &obj, &axis, &derivative, &accuracy, &h))
+        return NULL;
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_NOTYPE, 1, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a)
+        return NULL;
+    const int type = PyArray_TYPE(a), ndim = PyArray_NDIM(a);
+    if ((type != NPY_FLOAT32 && type != NPY_FLOAT64) || axis < 0 || axis >= ndim || (derivative != 1 && derivative != 2) ||
+        (accuracy != 2 && accuracy != 4 && accuracy != 6 && accuracy != 8) || !(h > 0.0)) {
+        Py_DECREF(a);
+        PyErr_SetString(PyExc_ValueError, "derivative: needs a float32/float64 array, a valid axis, n in {1, 2}, "
+                                          "accuracy in {2, 4, 6, 8} and a positive spacing");
+        return NULL;
+    }
+    npy_intp outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d)
+        outer *= PyArray_DIM(a, d);
+    for (int d = axis + 1; d < ndim; ++d)
+        inner *= PyArray_DIM(a, d);
+    PyObject *out = PyArray_EMPTY(ndim, PyArray_DIMS(a), type, 0);
+    if (!out) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    const npy_intp n = PyArray_DIM(a, axis);
+    void *src = PyArray_DATA(a), *dst = PyArray_DATA((PyArrayObject *)out);
+    Py_BEGIN_ALLOW_THREADS
+    if (type == NPY_FLOAT64)
+        periodic_derivative_f64(src, dst, outer, n, inner, derivative, accuracy, h);
+    else
+        periodic_derivative_f32(src, dst, outer, n, inner, derivative, accuracy, h);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(a);
+    return out;
+}
+
 static PyMethodDef core_methods[] = {
+    {"derivative", core_derivative, METH_VARARGS,
+     "derivative(array, axis, n, accuracy, spacing) -> periodic central difference along axis."},
     {"cuda_device_count", core_cuda_device_count, METH_NOARGS, "CUDA GPUs visible (0 without a CUDA build)."},
 #ifdef ASTAROTH_WITH_CUDA
     {"cuda_memory_info", core_cuda_memory_info, METH_NOARGS, "(free, total) device memory in bytes."},

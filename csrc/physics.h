@@ -62,6 +62,32 @@
 #define AC_DXY_C3 2.0
 #define AC_DXY_DENOM 720.0
 
+/* Central differences of accuracy 2, 4, 6 and 8 for the analysis operators
+ * (astaroth.ops): the weight of the pair of points at distance r (r = 1 ..
+ * accuracy/2) and, for second derivatives, of the centre (r = 0), without
+ * the 1/h^n.  The sixth-order row is the solver's own table above. */
+AC_INLINE double central_coefficient(int derivative, int accuracy, int r)
+{
+    if (derivative == 1) {
+        switch (accuracy) {
+        case 2: return r == 1 ? 0.5 : 0.0;
+        case 4: return r == 1 ? 2.0 / 3.0 : r == 2 ? -1.0 / 12.0 : 0.0;
+        case 6: return r == 1 ? AC_D1_C1 / AC_D1_DENOM : r == 2 ? AC_D1_C2 / AC_D1_DENOM : r == 3 ? AC_D1_C3 / AC_D1_DENOM : 0.0;
+        case 8: return r == 1 ? 4.0 / 5.0 : r == 2 ? -1.0 / 5.0 : r == 3 ? 4.0 / 105.0 : r == 4 ? -1.0 / 280.0 : 0.0;
+        }
+    } else if (derivative == 2) {
+        switch (accuracy) {
+        case 2: return r == 0 ? -2.0 : r == 1 ? 1.0 : 0.0;
+        case 4: return r == 0 ? -5.0 / 2.0 : r == 1 ? 4.0 / 3.0 : r == 2 ? -1.0 / 12.0 : 0.0;
+        case 6: return r == 0 ? AC_D2_C0 / AC_D2_DENOM : r == 1 ? AC_D2_C1 / AC_D2_DENOM : r == 2 ? AC_D2_C2 / AC_D2_DENOM
+                                                                             : r == 3 ? AC_D2_C3 / AC_D2_DENOM : 0.0;
+        case 8: return r == 0 ? -205.0 / 72.0 : r == 1 ? 8.0 / 5.0 : r == 2 ? -1.0 / 5.0 : r == 3 ? 8.0 / 315.0
+                                                                                       : r == 4 ? -1.0 / 560.0 : 0.0;
+        }
+    }
+    return 0.0;
+}
+
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)
 {
