@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from . import ops
 from .numpy_reference import ddx
 
 
@@ -88,18 +89,22 @@ def norms(sim):
     return {n: {"rms": rms(sim, n), "max": max_abs(sim, n)} for n in ("lnrho", "ux", "uy", "uz", "u")}
 
 
-def divergence(sim):
-    """div u by sixth-order central differences (an array on the analysis' device)."""
-    ux, uy, uz = velocity(sim)
-    dx, dy, dz = sim.spacing
-    return ddx(ux, 0, dx) + ddx(uy, 1, dy) + ddx(uz, 2, dz)
+def _first_derivative(sim):
+    """d/dx_a as f(array, axis, h): astaroth.ops in C on the host, np.roll-style on the device."""
+    if _array_module(sim) is np:
+        return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h)
+    return ddx
 
 
-def vorticity(sim):
+def divergence(sim, u=None):
+    """div u by sixth-order central differences (an array on the analysis' device);
+    u: the velocity as returned by velocity(sim), if already at hand."""
+    return ops.vector_divergence(u or velocity(sim), sim.spacing, _first_derivative(sim))
+
+
+def vorticity(sim, u=None):
     """curl u = (d_y u_z - d_z u_y, d_z u_x - d_x u_z, d_x u_y - d_y u_x)."""
-    ux, uy, uz = velocity(sim)
-    dx, dy, dz = sim.spacing
-    return (ddx(uz, 1, dy) - ddx(uy, 2, dz), ddx(ux, 2, dz) - ddx(uz, 0, dx), ddx(uy, 0, dx) - ddx(ux, 1, dy))
+    return ops.vector_curl(u or velocity(sim), sim.spacing, _first_derivative(sim))
 
 
 def symmetry_error(sim):

@@ -103,11 +103,9 @@ def cmd_plot(args):
 
 def cmd_bench(args):
     from .bench import run_bench
-    from .simulation import backends
+    from .simulation import default_backend
 
-    backend = args.backend
-    if backend == "auto":
-        backend = "cuda" if "cuda" in backends() else "cpu"
+    backend = default_backend() if args.backend == "auto" else args.backend
     sizes = tuple(args.sizes) if args.sizes else ((64, 128) if backend == "cpu" else (128, 256, 512))
     run_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), methods=tuple(args.methods),
               target_seconds=args.seconds)

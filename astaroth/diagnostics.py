@@ -28,11 +28,12 @@ def row(sim, dt):
 def _row(sim, dt):
     xp = analysis._array_module(sim)
     lnrho = analysis._field(sim, "lnrho", xp).astype(xp.float64)
-    ux, uy, uz = (c.astype(xp.float64) for c in analysis.velocity(sim))
+    u = [c.astype(xp.float64) for c in analysis.velocity(sim)]
+    ux, uy, uz = u
     u2 = ux ** 2 + uy ** 2 + uz ** 2
     rho = xp.exp(lnrho)
-    div = analysis.divergence(sim)
-    w = analysis.vorticity(sim)
+    div = analysis.divergence(sim, u)
+    w = analysis.vorticity(sim, u)
     value = analysis._host
     return {
         "step": sim.steps, "t": sim.t, "dt": dt,

@@ -60,17 +60,26 @@ def gradient(f, spacing=1.0, accuracy=6):
     return tuple(derivative(a, ax, 1, accuracy, h) for ax, h in enumerate(_spacings(spacing, a.ndim)))
 
 
+def vector_divergence(u, hs, first_derivative):
+    """sum_a d u_a / dx_a, with first_derivative(f, axis, h) supplying d/dx_a."""
+    return sum(first_derivative(c, ax, hs[ax]) for ax, c in enumerate(u))
+
+
+def vector_curl(u, hs, first_derivative):
+    """curl of (ux, uy, uz), with first_derivative(f, axis, h) supplying d/dx_a."""
+    d = lambda c, ax: first_derivative(u[c], ax, hs[ax])
+    return (d(2, 1) - d(1, 2), d(0, 2) - d(2, 0), d(1, 0) - d(0, 1))
+
+
 def divergence(u, spacing=1.0, accuracy=6):
     """sum_a d u_a / dx_a of a vector field given as a sequence of arrays."""
-    hs = _spacings(spacing, np.ndim(u[0]))
-    return sum(derivative(c, ax, 1, accuracy, hs[ax]) for ax, c in enumerate(u))
+    return vector_divergence(u, _spacings(spacing, np.ndim(u[0])),
+                             lambda f, ax, h: derivative(f, ax, 1, accuracy, h))
 
 
 def curl(u, spacing=1.0, accuracy=6):
     """curl of a 3-D vector field (ux, uy, uz)."""
-    hx, hy, hz = _spacings(spacing, 3)
-    d = lambda c, ax, h: derivative(u[c], ax, 1, accuracy, h)
-    return (d(2, 1, hy) - d(1, 2, hz), d(0, 2, hz) - d(2, 0, hx), d(1, 0, hx) - d(0, 1, hy))
+    return vector_curl(u, _spacings(spacing, 3), lambda f, ax, h: derivative(f, ax, 1, accuracy, h))
 
 
 def laplacian(f, spacing=1.0, accuracy=6):

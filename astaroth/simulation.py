@@ -35,6 +35,11 @@ def backends():
     return found
 
 
+def default_backend():
+    """The backend "auto" picks: CUDA when a GPU is usable, else the CPU."""
+    return "cuda" if "cuda" in backends() else "cpu"
+
+
 def _three(value, name, kind):
     """A number or a sequence of three, as a tuple of three of `kind`."""
     if isinstance(value, (numbers.Number, np.number)):
@@ -146,7 +151,7 @@ class Simulation:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         available = backends()
         if backend == "auto":
-            backend = "cuda" if "cuda" in available else "cpu"
+            backend = default_backend()
         elif backend not in ("cpu", "cuda"):
             raise ValueError(f"backend must be 'auto', 'cpu' or 'cuda', got {backend!r}")
         elif backend not in available:
