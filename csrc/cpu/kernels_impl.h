@@ -7,8 +7,12 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #include "../forcing.h"
 #include "../grid.h"
@@ -77,6 +81,9 @@ enum { AC_Y_BLOCK = 8 };
  * length lets one register address all pencils. */
 enum { AC_CHUNK = 64 };
 enum { AC_PENCILS = sizeof(ac_derivatives) / sizeof(real) };
+/* Above this many bytes of input, output and w per substep (more than a
+ * typical last-level cache), `out` is written with streaming stores. */
+#define AC_STREAMING_BYTES ((size_t)32 << 20)
 
 static ac_point_fields AC_FN(fields_at)(real *const fields[AC_NUM_FIELDS], ptrdiff_t idx)
 {
@@ -94,10 +101,34 @@ typedef struct {
     ac_point_params p;
     ptrdiff_t stride[3];
     real dt;
+    int streaming; /* streaming stores for `out` */
 } AC_FN(row_job);
 
+/* Writes a finished row segment to a field.  Where the fields of a substep
+ * overflow the cache, streaming stores skip reading the destination lines
+ * first (a quarter of the memory traffic of a substep). */
+static void AC_FN(store_row)(real *dst, const real *src, int n, int streaming)
+{
+    int i = 0;
+#if defined(__AVX__)
+    if (streaming && ((uintptr_t)dst & 31) == 0) {
+        if (sizeof(real) == 8)
+            for (; i + 4 <= n; i += 4)
+                _mm256_stream_pd((double *)(dst + i), _mm256_loadu_pd((const double *)(src + i)));
+        else
+            for (; i + 8 <= n; i += 8)
+                _mm256_stream_ps((float *)(dst + i), _mm256_loadu_ps((const float *)(src + i)));
+    }
+#else
+    (void)streaming;
+#endif
+    for (; i < n; ++i)
+        dst[i] = src[i];
+}
+
 static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN(row_job) *job_, ptrdiff_t row,
-                                                                      int nx, real *restrict pencil, int substep,
+                                                                      int nx, real *restrict pencil,
+                                                                      real *restrict staged, int substep,
                                                                       ac_method method)
 {
     /* locals, so the compiler sees that stores cannot change them */
@@ -165,9 +196,40 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
             job.div_u[idx] = divergence(&d);
         AC_UNROLL
         for (int f = 0; f < AC_NUM_FIELDS; ++f)
-            out[f][idx] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, job.dt);
+            staged[f * AC_CHUNK + i] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, job.dt);
     }
+    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+        AC_FN(store_row)(out[f] + row, staged + f * AC_CHUNK, nx, job.streaming);
 #undef AC_PENCIL
+}
+
+/* Asks the cache for what the sweep below reads AC_PREFETCH_PLANES planes
+ * later: the input rows that plane brings into the stencil of y-block jb
+ * (two rows per row of the block, which covers the block and its ghost
+ * rows) and the row of w.  Rows are short (one x line), too short for the
+ * hardware prefetcher to learn; without this the sweep waits on memory. */
+enum { AC_PREFETCH_PLANES = 2 };
+
+static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, int jb, int j, int k)
+{
+    const int block_row = j - jb * AC_Y_BLOCK;
+    const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
+    const int kz = k + AC_PREFETCH_PLANES;
+    if (kz >= g->n[2])
+        return;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+        for (int q = 0; q < 2; ++q) {
+            const int jy = jb * AC_Y_BLOCK - AC_GHOST + 2 * block_row + q;
+            if (jy >= g->n[1] + AC_GHOST)
+                break;
+            const char *r = (const char *)(job->in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST));
+            for (int b = 0; b < row_bytes; b += 64)
+                __builtin_prefetch(r + b, 0, 3);
+        }
+        const char *w_row = (const char *)(job->w[f] + ac_grid_index(g, 0, j, kz));
+        for (int b = 0; b < g->n[0] * (int)sizeof(real); b += 64)
+            __builtin_prefetch(w_row + b, 1, 3);
+    }
 }
 
 /* One substep over the grid: the whole 55-point update (seed Alg. 2), or
@@ -187,10 +249,11 @@ void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FI
     job.p = make_point_params(g->spacing, g->nu, g->cs);
     ac_grid_strides(g, job.stride);
     job.dt = (real)dt;
+    job.streaming = 3 * AC_NUM_FIELDS * ac_grid_padded_count(g) * sizeof(real) > AC_STREAMING_BYTES;
     int missing = 0;
 #pragma omp parallel reduction(| : missing)
     {
-        real *pencil = malloc(sizeof(real) * AC_PENCILS * AC_CHUNK);
+        real *pencil = malloc(sizeof(real) * (AC_PENCILS + AC_NUM_FIELDS) * AC_CHUNK);
         if (!pencil) {
             missing = 1;
         } else {
@@ -201,15 +264,20 @@ void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FI
             for (int jb = 0; jb < y_blocks; ++jb)
                 for (int k = 0; k < g->n[2]; ++k)
                     for (int j = jb * AC_Y_BLOCK; j < g->n[1] && j < (jb + 1) * AC_Y_BLOCK; ++j) {
+                        AC_FN(prefetch_ahead)(g, &job, jb, j, k);
                         for (int i0 = 0; i0 < g->n[0]; i0 += AC_CHUNK) {
                             const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i0, j, k);
                             const int count = g->n[0] - i0 < AC_CHUNK ? g->n[0] - i0 : AC_CHUNK;
-#define AC_ROW(s, m) AC_FN(row_substep)(&job, start, count, pencil, s, m)
+#define AC_ROW(s, m) AC_FN(row_substep)(&job, start, count, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m)
                             AC_FOR_EACH_SUBSTEP(substep, method, AC_ROW);
 #undef AC_ROW
                         }
                     }
             free(pencil);
+#if defined(__AVX__)
+            if (job.streaming)
+                _mm_sfence(); /* streaming stores are weakly ordered: make them visible before the barrier */
+#endif
         }
     }
     *failed = missing;
