@@ -15,15 +15,17 @@ typedef struct {
     void (*substep)(const ac_grid *, ac_method, void *const *, void *const *, void *const *, void *, int, double,
                     int *);
     void (*substep_19p_second)(const ac_grid *, void *const *, void *const *, const void *, int, double);
+    int (*can_fuse_step)(const ac_grid *, ac_method);
+    void (*step_fused)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, double, int *);
     double (*max_speed)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
     void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
-    {fill_ghost_zones_f32, substep_f32, substep_19p_second_f32, max_speed_f32,
+    {fill_ghost_zones_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
      first_nonfinite_field_f32, add_forcing_f32},
-    {fill_ghost_zones_f64, substep_f64, substep_19p_second_f64, max_speed_f64,
+    {fill_ghost_zones_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
      first_nonfinite_field_f64, add_forcing_f64},
 };
 
@@ -114,7 +116,16 @@ static ac_status cpu_step(void *self, double dt, long count)
 {
     ac_cpu *cpu = self;
     ac_status st = AC_OK;
+    const int fused = cpu->k->can_fuse_step(&cpu->grid, cpu->method);
     for (long n = 0; n < count && st == AC_OK; ++n) {
+        if (fused) {
+            int failed = 0;
+            for (int f = 0; f < AC_NUM_FIELDS; ++f)
+                cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
+            cpu->k->step_fused(&cpu->grid, cpu->buf.home, cpu->buf.stage_a, cpu->buf.stage_b, cpu->buf.w, dt, &failed);
+            st = failed ? AC_ERR_NO_MEMORY : AC_OK;
+            continue;
+        }
         st = substep(cpu, cpu->buf.home, cpu->buf.stage_a, 0, dt);
         if (st == AC_OK)
             st = substep(cpu, cpu->buf.stage_a, cpu->buf.stage_b, 1, dt);

@@ -15,6 +15,9 @@
                        double dt, int *failed);                                                               \
     void substep_19p_second_##sfx(const ac_grid *g, void *const out[AC_NUM_FIELDS],                          \
                                   void *const w[AC_NUM_FIELDS], const void *div_u, int substep, double dt);  \
+    int can_fuse_step_##sfx(const ac_grid *g, ac_method method);                                              \
+    void step_fused_##sfx(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *const a[AC_NUM_FIELDS],    \
+                          void *const b[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], double dt, int *failed);  \
     double max_speed_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                              \
     int first_nonfinite_field_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                       \
     void add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], const ac_forcing_term *term,  \

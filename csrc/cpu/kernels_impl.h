@@ -20,32 +20,51 @@
 #include "kernels.h"
 
 /* Periodic ghost zones, one axis after the other so that edges and corners
- * (read by the 55-point mixed derivatives) are filled too. */
+ * (read by the 55-point mixed derivatives) are filled too: x within a row,
+ * then whole y ghost rows of a plane, then whole z ghost planes. */
+static void AC_FN(fill_row_x_ghosts)(const ac_grid *g, real *row)
+{
+    for (int gx = 0; gx < 2 * AC_GHOST; ++gx) {
+        const int i = ac_ghost_plane(gx, g->lo[0], g->n[0]);
+        row[i] = row[ac_periodic_source(i, g->lo[0], g->n[0])];
+    }
+}
+
+/* The y ghost rows of interior plane k (its rows' x ghosts already filled). */
+static void AC_FN(fill_plane_y_ghosts)(const ac_grid *g, real *f, int k)
+{
+    const ptrdiff_t sy = g->m[0];
+    real *plane = f + (ptrdiff_t)(k + g->lo[2]) * sy * g->m[1];
+    for (int gy = 0; gy < 2 * AC_GHOST; ++gy) {
+        const int j = ac_ghost_plane(gy, g->lo[1], g->n[1]);
+        memcpy(plane + j * sy, plane + ac_periodic_source(j, g->lo[1], g->n[1]) * sy, sizeof(real) * (size_t)sy);
+    }
+}
+
+/* Copies the complete interior plane k to the z ghost planes that are its
+ * periodic images. */
+static void AC_FN(copy_z_images)(const ac_grid *g, real *f, int k)
+{
+    const ptrdiff_t sz = (ptrdiff_t)g->m[0] * g->m[1];
+    for (int gz = 0; gz < 2 * AC_GHOST; ++gz) {
+        const int ghost = ac_ghost_plane(gz, g->lo[2], g->n[2]);
+        if (ac_periodic_source(ghost, g->lo[2], g->n[2]) == k + g->lo[2])
+            memcpy(f + ghost * sz, f + (k + g->lo[2]) * sz, sizeof(real) * (size_t)sz);
+    }
+}
+
 void AC_FN(fill_ghost_zones)(const ac_grid *g, void *field)
 {
     real *f = (real *)field;
-    const ptrdiff_t sy = g->m[0], sz = (ptrdiff_t)g->m[0] * g->m[1];
 #pragma omp parallel for schedule(static)
-    for (int k = g->lo[2]; k < g->lo[2] + g->n[2]; ++k)
-        for (int j = g->lo[1]; j < g->lo[1] + g->n[1]; ++j) {
-            real *row = f + j * sy + k * sz;
-            for (int gx = 0; gx < 2 * AC_GHOST; ++gx) {
-                const int i = ac_ghost_plane(gx, g->lo[0], g->n[0]);
-                row[i] = row[ac_periodic_source(i, g->lo[0], g->n[0])];
-            }
-        }
-#pragma omp parallel for schedule(static)
-    for (int k = g->lo[2]; k < g->lo[2] + g->n[2]; ++k)
-        for (int gy = 0; gy < 2 * AC_GHOST; ++gy) {
-            const int j = ac_ghost_plane(gy, g->lo[1], g->n[1]);
-            memcpy(f + j * sy + k * sz, f + ac_periodic_source(j, g->lo[1], g->n[1]) * sy + k * sz,
-                   sizeof(real) * (size_t)sy);
-        }
-#pragma omp parallel for schedule(static)
-    for (int gz = 0; gz < 2 * AC_GHOST; ++gz) {
-        const int k = ac_ghost_plane(gz, g->lo[2], g->n[2]);
-        memcpy(f + k * sz, f + ac_periodic_source(k, g->lo[2], g->n[2]) * sz, sizeof(real) * (size_t)sz);
+    for (int k = 0; k < g->n[2]; ++k) {
+        for (int j = 0; j < g->n[1]; ++j)
+            AC_FN(fill_row_x_ghosts)(g, f + ac_grid_index(g, -g->lo[0], j, k));
+        AC_FN(fill_plane_y_ghosts)(g, f, k);
     }
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < g->n[2]; ++k)
+        AC_FN(copy_z_images)(g, f, k);
 }
 
 /* Substep and method as compile-time constants: the row function is
@@ -101,7 +120,8 @@ typedef struct {
     ac_point_params p;
     ptrdiff_t stride[3];
     real dt;
-    int streaming; /* streaming stores for `out` */
+    int streaming;   /* streaming stores for `out` */
+    int streaming_w; /* and for w in the first substep (which does not read it) */
 } AC_FN(row_job);
 
 /* Writes a finished row segment to a field.  Where the fields of a substep
@@ -195,22 +215,38 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
         if (method == AC_METHOD_19P)
             job.div_u[idx] = divergence(&d);
         AC_UNROLL
-        for (int f = 0; f < AC_NUM_FIELDS; ++f)
-            staged[f * AC_CHUNK + i] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, job.dt);
+        for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+            real w_f = substep > 0 ? w[f][idx] : (real)0; /* the first substep does not read w (alpha = 0) */
+            staged[f * AC_CHUNK + i] = rk3_substep(in[f][idx], rhs[f], &w_f, substep, job.dt);
+            if (substep == 0)
+                staged[(AC_NUM_FIELDS + f) * AC_CHUNK + i] = w_f;
+            else if (substep == 1 || method == AC_METHOD_19P)
+                w[f][idx] = w_f;
+            /* after the last substep w is never read again (the next step starts with alpha = 0),
+             * so the 55-point method does not write it back; the 19-point second pass still adds to it */
+        }
     }
-    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
         AC_FN(store_row)(out[f] + row, staged + f * AC_CHUNK, nx, job.streaming);
+        if (substep == 0) /* w was not read, so its lines are not in the cache either */
+            AC_FN(store_row)(w[f] + row, staged + (AC_NUM_FIELDS + f) * AC_CHUNK, nx, job.streaming_w);
+    }
 #undef AC_PENCIL
+}
+
+static int AC_FN(overflows_cache)(const ac_grid *g)
+{
+    return 3 * AC_NUM_FIELDS * ac_grid_padded_count(g) * sizeof(real) > AC_STREAMING_BYTES;
 }
 
 /* Asks the cache for what the sweep below reads AC_PREFETCH_PLANES planes
  * later: the input rows that plane brings into the stencil of y-block jb
  * (two rows per row of the block, which covers the block and its ghost
- * rows) and the row of w.  Rows are short (one x line), too short for the
+ * rows) and, where the substep reads it, the row of w.  Rows are short (one x line), too short for the
  * hardware prefetcher to learn; without this the sweep waits on memory. */
 enum { AC_PREFETCH_PLANES = 2 };
 
-static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, int jb, int j, int k)
+static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, int jb, int j, int k, int reads_w)
 {
     const int block_row = j - jb * AC_Y_BLOCK;
     const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
@@ -226,6 +262,8 @@ static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, i
             for (int b = 0; b < row_bytes; b += 64)
                 __builtin_prefetch(r + b, 0, 3);
         }
+        if (!reads_w)
+            continue;
         const char *w_row = (const char *)(job->w[f] + ac_grid_index(g, 0, j, kz));
         for (int b = 0; b < g->n[0] * (int)sizeof(real); b += 64)
             __builtin_prefetch(w_row + b, 1, 3);
@@ -249,11 +287,11 @@ void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FI
     job.p = make_point_params(g->spacing, g->nu, g->cs);
     ac_grid_strides(g, job.stride);
     job.dt = (real)dt;
-    job.streaming = 3 * AC_NUM_FIELDS * ac_grid_padded_count(g) * sizeof(real) > AC_STREAMING_BYTES;
+    job.streaming = job.streaming_w = AC_FN(overflows_cache)(g);
     int missing = 0;
 #pragma omp parallel reduction(| : missing)
     {
-        real *pencil = malloc(sizeof(real) * (AC_PENCILS + AC_NUM_FIELDS) * AC_CHUNK);
+        real *pencil = malloc(sizeof(real) * (AC_PENCILS + 2 * AC_NUM_FIELDS) * AC_CHUNK);
         if (!pencil) {
             missing = 1;
         } else {
@@ -264,7 +302,7 @@ void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FI
             for (int jb = 0; jb < y_blocks; ++jb)
                 for (int k = 0; k < g->n[2]; ++k)
                     for (int j = jb * AC_Y_BLOCK; j < g->n[1] && j < (jb + 1) * AC_Y_BLOCK; ++j) {
-                        AC_FN(prefetch_ahead)(g, &job, jb, j, k);
+                        AC_FN(prefetch_ahead)(g, &job, jb, j, k, substep > 0);
                         for (int i0 = 0; i0 < g->n[0]; i0 += AC_CHUNK) {
                             const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i0, j, k);
                             const int count = g->n[0] - i0 < AC_CHUNK ? g->n[0] - i0 : AC_CHUNK;
@@ -279,6 +317,123 @@ void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FI
                 _mm_sfence(); /* streaming stores are weakly ordered: make them visible before the barrier */
 #endif
         }
+    }
+    *failed = missing;
+}
+
+/* ---- The 55-point RK3 step with its three substeps fused in one z sweep ----
+ *
+ * Substep s at plane k needs the output of substep s - 1 at planes k - 3 ..
+ * k + 3 (and w at k).  Sweeping z with substep 0 six planes ahead of
+ * substep 2 and substep 1 three planes ahead, the intermediate fields and w
+ * are read back while they are still in the cache: a step then moves the
+ * fields through memory about once instead of three times.  The arithmetic
+ * per point is that of the unfused substeps, so the results are identical.
+ * Periodic z: the planes that the first planes' stencils reach across the
+ * boundary are done first (the prologue). */
+enum { AC_FUSED_MIN_NZ = 4 * AC_GHOST }; /* prologue planes n-6 .. n-1 and 0 .. 5 are distinct */
+#ifndef AC_FUSED_PLANES
+#define AC_FUSED_PLANES 2 /* planes per pass of each substep */
+#endif
+#define AC_MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* Substep `substep` on interior planes k0 .. k1 - 1, row j of each plane
+ * in turn (neighbouring planes share most of their stencil input, which is
+ * then read from memory once), rows shared among the threads of the
+ * enclosing parallel region.  With `ghosts` the output planes' ghost zones
+ * and z images are filled, for the next substep. */
+static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, int k0, int k1, int substep,
+                                   int ghosts, real *pencil)
+{
+    if (k0 >= k1)
+        return;
+    const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
+#pragma omp for schedule(static)
+    for (int j = 0; j < g->n[1]; ++j) {
+        for (int k = k0; k < k1; ++k) {
+            if (substep == 0 && k + AC_GHOST + 1 < g->n[2]) /* the home row the next plane adds to the stencil */
+                for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+                    const char *r = (const char *)(job->in[f] + ac_grid_index(g, -AC_GHOST, j, k + AC_GHOST + 1));
+                    for (int b = 0; b < row_bytes; b += 64)
+                        __builtin_prefetch(r + b, 0, 3);
+                }
+            for (int i0 = 0; i0 < g->n[0]; i0 += AC_CHUNK) {
+                const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i0, j, k);
+                const int count = g->n[0] - i0 < AC_CHUNK ? g->n[0] - i0 : AC_CHUNK;
+#define AC_ROW(s, m) AC_FN(row_substep)(job, start, count, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m)
+                AC_FOR_EACH_SUBSTEP(substep, AC_METHOD_55P, AC_ROW);
+#undef AC_ROW
+            }
+            if (ghosts)
+                for (int f = 0; f < AC_NUM_FIELDS; ++f)
+                    AC_FN(fill_row_x_ghosts)(g, job->out[f] + ac_grid_index(g, -g->lo[0], j, k));
+        }
+    }
+    if (ghosts) {
+#pragma omp for collapse(2) schedule(static)
+        for (int f = 0; f < AC_NUM_FIELDS; ++f)
+            for (int k = k0; k < k1; ++k) {
+                AC_FN(fill_plane_y_ghosts)(g, job->out[f], k);
+                AC_FN(copy_z_images)(g, job->out[f], k);
+            }
+    }
+}
+
+int AC_FN(can_fuse_step)(const ac_grid *g, ac_method method)
+{
+    return method == AC_METHOD_55P && g->n[2] >= AC_FUSED_MIN_NZ;
+}
+
+/* home -> a -> b -> home, one full step; home has its ghost zones filled. */
+void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *const a[AC_NUM_FIELDS],
+                       void *const b[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], double dt, int *failed)
+{
+    void *const *const in[3] = {home, a, b}, *const *const out[3] = {a, b, home};
+    AC_FN(row_job) jobs[3];
+    for (int s = 0; s < 3; ++s) {
+        for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+            jobs[s].in[f] = (real *)in[s][f];
+            jobs[s].out[f] = (real *)out[s][f];
+            jobs[s].w[f] = (real *)w[f];
+        }
+        jobs[s].div_u = NULL;
+        jobs[s].p = make_point_params(g->spacing, g->nu, g->cs);
+        ac_grid_strides(g, jobs[s].stride);
+        jobs[s].dt = (real)dt;
+        jobs[s].streaming = s == 2 && AC_FN(overflows_cache)(g); /* only the step's result leaves the cache */
+        jobs[s].streaming_w = 0;
+    }
+    const int n = g->n[2];
+    int missing = 0;
+#pragma omp parallel
+    {
+        real *pencil = malloc(sizeof(real) * (AC_PENCILS + 2 * AC_NUM_FIELDS) * AC_CHUNK);
+        if (!pencil) {
+#pragma omp atomic write
+            missing = 1;
+        }
+#pragma omp barrier
+        int give_up;
+#pragma omp atomic read
+        give_up = missing;
+        if (!give_up) {
+#define AC_PLANES(s, k0, k1, ghosts) AC_FN(substep_planes)(g, &jobs[s], (k0), (k1), (s), (ghosts), pencil)
+            AC_PLANES(0, n - 2 * AC_GHOST, n, 1);
+            AC_PLANES(0, 0, 2 * AC_GHOST, 1);
+            AC_PLANES(1, n - AC_GHOST, n, 1);
+            AC_PLANES(1, 0, AC_GHOST, 1);
+            for (int k = 0; k < n; k += AC_FUSED_PLANES) {
+                const int end = k + AC_FUSED_PLANES < n ? k + AC_FUSED_PLANES : n;
+                AC_PLANES(0, k + 2 * AC_GHOST, AC_MIN(end + 2 * AC_GHOST, n - 2 * AC_GHOST), 1);
+                AC_PLANES(1, k + AC_GHOST, AC_MIN(end + AC_GHOST, n - AC_GHOST), 1);
+                AC_PLANES(2, k, end, 0);
+            }
+#undef AC_PLANES
+        }
+        free(pencil);
+#if defined(__AVX__)
+        _mm_sfence(); /* streaming stores are weakly ordered: make them visible before the barrier */
+#endif
     }
     *failed = missing;
 }
