@@ -306,7 +306,10 @@ void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FI
                         for (int i0 = 0; i0 < g->n[0]; i0 += AC_CHUNK) {
                             const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i0, j, k);
                             const int count = g->n[0] - i0 < AC_CHUNK ? g->n[0] - i0 : AC_CHUNK;
-#define AC_ROW(s, m) AC_FN(row_substep)(&job, start, count, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m)
+#define AC_ROW(s, m)                                                                                        \
+    (count == AC_CHUNK /* a compile-time length: no remainder loops */                                          \
+         ? AC_FN(row_substep)(&job, start, AC_CHUNK, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m)                \
+         : AC_FN(row_substep)(&job, start, count, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m))
                             AC_FOR_EACH_SUBSTEP(substep, method, AC_ROW);
 #undef AC_ROW
                         }
@@ -360,7 +363,10 @@ static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, i
             for (int i0 = 0; i0 < g->n[0]; i0 += AC_CHUNK) {
                 const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i0, j, k);
                 const int count = g->n[0] - i0 < AC_CHUNK ? g->n[0] - i0 : AC_CHUNK;
-#define AC_ROW(s, m) AC_FN(row_substep)(job, start, count, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m)
+#define AC_ROW(s, m)                                                                                        \
+    (count == AC_CHUNK /* a compile-time length: no remainder loops */                                          \
+         ? AC_FN(row_substep)(job, start, AC_CHUNK, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m)                \
+         : AC_FN(row_substep)(job, start, count, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m))
                 AC_FOR_EACH_SUBSTEP(substep, AC_METHOD_55P, AC_ROW);
 #undef AC_ROW
             }
