@@ -15,7 +15,7 @@ from .numpy_reference import ddx
 
 
 def _array_module(sim):
-    if sim.backend == "cuda":
+    if sim.backend == "cuda" and sim.decomposition is None:  # split grids: whole fields, gathered
         try:
             import cupy
             return cupy

@@ -48,13 +48,16 @@ def _row(sim, dt):
 class TimeSeries:
     """Appends rows to a CSV file, writing the header when the file is new."""
 
-    def __init__(self, path):
+    def __init__(self, path, write=True):
         self.path = os.fspath(path)
-        if not os.path.exists(self.path) or os.path.getsize(self.path) == 0:
+        self.write = write  # False on all MPI ranks but one
+        if write and (not os.path.exists(self.path) or os.path.getsize(self.path) == 0):
             with open(self.path, "w") as f:
                 f.write(",".join(COLUMNS) + "\n")
 
     def append(self, values):
+        if not self.write:
+            return
         with open(self.path, "a") as f:
             f.write(",".join(repr(float(values[c])) if c != "step" else str(int(values[c])) for c in COLUMNS) + "\n")
 

@@ -29,6 +29,21 @@ def save(sim, path, xdmf=True):
     """Write `sim` to the HDF5 file `path` atomically; also `path`.xdmf unless xdmf=False."""
     h5py = _h5py()
     path = os.fspath(path)
+    fields = {name: sim[name] for name in FIELDS}  # on every MPI rank: gathering is collective
+    if not sim.is_root:
+        sim.comm.Barrier()  # returns once the file is complete
+        return path
+    try:
+        _write(sim, path, fields, h5py)
+    finally:
+        if sim.comm is not None:
+            sim.comm.Barrier()
+    if xdmf:
+        write_xdmf(path, sim)
+    return path
+
+
+def _write(sim, path, fields, h5py):
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=folder)
     os.close(fd)
@@ -43,7 +58,7 @@ def save(sim, path, xdmf=True):
                 f.create_dataset(f"coordinates/{axis}", data=coords)
             for name in FIELDS:
                 # stored (z, y, x) in C order: the same bytes as the solver's x-fastest layout
-                f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(sim[name].T))
+                f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(fields[name].T))
             if sim.forcing is not None:
                 g = f.create_group("forcing")
                 for key in ("kmin", "kmax", "f0", "seed"):
@@ -57,13 +72,14 @@ def save(sim, path, xdmf=True):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    if xdmf:
-        write_xdmf(path, sim)
-    return path
 
 
-def load(path, backend="auto"):
-    """A Simulation from a snapshot written by `save`, ready to analyse or continue."""
+def load(path, backend="auto", comm=None, exchange="auto"):
+    """A Simulation from a snapshot written by `save`, ready to analyse or continue.
+
+    With `comm` every rank reads the file and keeps its own subdomain, on any
+    number of ranks (not necessarily the number that wrote it).
+    """
     h5py = _h5py()
     from .forcing import Forcing
 
@@ -73,7 +89,8 @@ def load(path, backend="auto"):
         a = f.attrs
         sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
                          nu=float(a["nu"]), cs=float(a["cs"]), dtype=str(a["dtype"]), backend=backend,
-                         method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]))
+                         method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
+                         exchange=exchange)
         for name in FIELDS:
             sim[name] = f[f"fields/{name}"][...].T
         sim.t = float(a["t"])

@@ -125,12 +125,23 @@ class Simulation:
         The seed's single-pass 55-point or two-pass 19-point integrator.
     origin : float or (x0, y0, z0)
         Coordinate of point 0 on each axis.
+    comm : mpi4py communicator or None
+        With e.g. ``MPI.COMM_WORLD`` (and more than one rank) the grid is
+        split over the ranks (astaroth.parallel), one GPU per rank on the
+        CUDA backend.  The script stays the same: ``sim[name]`` gets and sets
+        the whole field on every rank, diagnostics and snapshots are global,
+        ``sim.view(name)`` is the rank's own subdomain.  Every rank must make
+        the same calls.  Needs the 55-point method.
+    exchange : "auto", "device" or "host"
+        How GPU ghost zones travel between ranks: device buffers (needs a
+        CUDA-aware MPI), staged through host memory, or whichever the MPI
+        library supports.
 
     The fields start at rest with uniform density (lnrho = 0).
     """
 
     def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64",
-                 backend="auto", method="55p", origin=0.0):
+                 backend="auto", method="55p", origin=0.0, comm=None, exchange="auto"):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")
@@ -165,7 +176,22 @@ class Simulation:
         self._dtype = np.dtype(dtype)
         self._method = method
         self._backend = backend
-        self._grid = _core.Grid(backend, dtype, method, shape, self._spacing, nu, cs, origin)
+        self._comm = comm
+        self._parallel = None
+        if comm is not None and comm.Get_size() > 1:
+            from .parallel import Decomposition, ParallelStepper
+
+            if method != "55p":
+                raise ValueError("a grid split over MPI ranks needs method='55p' (the 19-point method's second "
+                                 "pass would need a second ghost-zone exchange per substep)")
+            self._parallel = Decomposition(comm, shape, exchange)
+            if backend == "cuda":
+                _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
+            self._grid = _core.Grid(backend, dtype, method, self._parallel.local_shape, self._spacing, nu, cs,
+                                    origin, self._parallel.offset)
+            self._stepper = ParallelStepper(self, self._parallel)
+        else:
+            self._grid = _core.Grid(backend, dtype, method, shape, self._spacing, nu, cs, origin)
         self._forcing = None
         self.t = 0.0
         self.steps = 0
@@ -179,6 +205,18 @@ class Simulation:
     dtype = property(lambda self: self._dtype, doc="NumPy dtype of the fields.")
     method = property(lambda self: self._method, doc="Integration method, '55p' or '19p'.")
     backend = property(lambda self: self._backend, doc="Backend running this simulation.")
+    comm = property(lambda self: self._comm, doc="The MPI communicator, or None.")
+
+    @property
+    def decomposition(self):
+        """This rank's part of a grid split over MPI ranks (astaroth.parallel.Decomposition:
+        dims, coords, local_shape, offset, slices), or None."""
+        return self._parallel
+
+    @property
+    def is_root(self):
+        """True on the rank that writes files (rank 0, or the only process)."""
+        return self._comm is None or self._comm.Get_rank() == 0
 
     def _axis(self, a):
         return self._origin[a] + self._spacing[a] * np.arange(self._shape[a], dtype=np.float64)
@@ -246,7 +284,8 @@ class Simulation:
 
     def __getitem__(self, name):
         """A NumPy copy of field `name`, shape (nx, ny, nz), x fastest in memory."""
-        return self._grid.read(_FIELD_BUFFER, self._field_index(name))
+        local = self._grid.read(_FIELD_BUFFER, self._field_index(name))
+        return local if self._parallel is None else self._parallel.gather(local)
 
     def __setitem__(self, name, value):
         """Set field `name` from a scalar or an array broadcastable to the grid."""
@@ -259,6 +298,8 @@ class Simulation:
         except ValueError:
             raise ValueError(f"values for {name!r} have shape {array.shape}, which does not fit the grid "
                              f"shape {self._shape}") from None
+        if self._parallel is not None:
+            array = array[self._parallel.slices]  # every rank is given the whole field
         array = np.asfortranarray(array, dtype=self._dtype)
         if not np.all(np.isfinite(array)):
             raise ValueError(f"values for {name!r} contain NaN or Inf")
@@ -286,8 +327,11 @@ class Simulation:
     # --- time stepping ---------------------------------------------------
     def rhs(self):
         """Time derivatives of all fields now (no forcing), as NumPy arrays."""
-        self._grid.rhs()
-        return {name: self._grid.read(_RHS_BUFFER, i) for i, name in enumerate(FIELDS)}
+        if self._parallel is None:
+            self._grid.rhs()
+            return {name: self._grid.read(_RHS_BUFFER, i) for i, name in enumerate(FIELDS)}
+        self._stepper.rhs()
+        return {name: self._parallel.gather(self._grid.read(_RHS_BUFFER, i)) for i, name in enumerate(FIELDS)}
 
     def cfl_dt(self, cdt=0.4, cdtv=0.3):
         """Largest stable time step: min(cdt dxmin / max(|u| + cs), cdtv / (nu sum_a 1/dx_a^2)).
@@ -300,6 +344,8 @@ class Simulation:
         Raises NonFiniteError if u is not finite.
         """
         umax = self._grid.max_speed()
+        if self._parallel is not None:
+            umax = self._parallel.allreduce(umax if math.isfinite(umax) else math.inf, self._parallel.MPI.MAX)
         if not math.isfinite(umax):
             self._raise_nonfinite()
         resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
@@ -318,11 +364,24 @@ class Simulation:
         Returns the dt taken; raises NonFiniteError if the step produced NaN/Inf.
         """
         dt = self.cfl_dt() if dt is None else _positive_dt(dt)
-        self._grid.step(dt, 1)
+        self._advance(dt)
         self.t += dt
         self.steps += 1
         self.check_finite()
         return dt
+
+    def _advance(self, dt):
+        """One RK3 step (and the forcing) without the bookkeeping."""
+        if self._parallel is None:
+            self._grid.step(dt, 1)
+        else:
+            self._stepper.step(dt)
+
+    def _agree(self, flag):
+        """A stop decision every rank shares (any rank asking stops them all)."""
+        if self._parallel is None:
+            return bool(flag)
+        return bool(self._parallel.allreduce(bool(flag), self._parallel.MPI.LOR))
 
     def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, timeseries=None, diagnostics_every=10,
             progress=False, stop_file=None, handle_signals=False, on_stop=None):
@@ -349,8 +408,9 @@ class Simulation:
         for name, value in (("check_every", check_every), ("diagnostics_every", diagnostics_every)):
             if not (isinstance(value, numbers.Integral) and value >= 1):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        series = TimeSeries(timeseries) if timeseries is not None else None
-        bar = Progress(self, until) if progress else None
+        # rows are computed on every rank (the reductions are global), written by one
+        series = TimeSeries(timeseries, write=self.is_root) if timeseries is not None else None
+        bar = Progress(self, until) if progress and self.is_root else None
         stop = _StopRequest(handle_signals)
         taken, dt = 0, 0.0
         try:
@@ -359,7 +419,7 @@ class Simulation:
                 last = self.t + dt >= until
                 if last:
                     dt = until - self.t
-                self._grid.step(dt, 1)
+                self._advance(dt)
                 self.steps += 1
                 taken += 1
                 self.t = until if last else self.t + dt
@@ -369,7 +429,7 @@ class Simulation:
                     series.append(row(self, dt))
                 if bar is not None:
                     bar.update()
-                if stop.requested or (stop_file is not None and os.path.exists(stop_file)):
+                if self._agree(stop.requested or (stop_file is not None and os.path.exists(stop_file))):
                     if on_stop is not None:
                         on_stop(self)
                     break
@@ -388,11 +448,18 @@ class Simulation:
 
     def check_finite(self):
         """Raise NonFiniteError if any field holds a NaN or Inf."""
-        if self._grid.first_nonfinite_field() >= 0:
+        if self._first_nonfinite_field() >= 0:
             self._raise_nonfinite()
 
-    def _raise_nonfinite(self):
+    def _first_nonfinite_field(self):
         field = self._grid.first_nonfinite_field()
+        if self._parallel is not None:
+            field = self._parallel.allreduce(field if field >= 0 else len(FIELDS), self._parallel.MPI.MIN)
+            field = field if field < len(FIELDS) else -1
+        return field
+
+    def _raise_nonfinite(self):
+        field = self._first_nonfinite_field()
         name = FIELDS[field] if field >= 0 else "u"
         raise NonFiniteError(f"field {name!r} holds NaN or Inf at step {self.steps}, t = {self.t:.6g}: "
                              f"the run is unstable (try a smaller time step or a larger viscosity)")

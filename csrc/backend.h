@@ -50,6 +50,13 @@ typedef struct ac_backend_ops {
     ac_status (*poison_scratch)(void *self);
     /* u += the forcing term of one step (forcing.h), at every interior point */
     ac_status (*add_forcing)(void *self, const ac_forcing_term *term, double dt);
+    /* For a grid decomposed over processes (astaroth/parallel.py): substep s
+     * (0, 1, 2) of the 55-point method over region r only, reading field set
+     * s (home, stage_a, stage_b) whose ghost zones the caller has filled and
+     * writing set s + 1 (mod 3).  Returns without waiting for the device. */
+    ac_status (*substep_region)(void *self, int s, double dt, const ac_region *r);
+    /* the padded array of one field of set s, in the backend's memory */
+    void *(*padded_data)(void *self, int s, int field);
 } ac_backend_ops;
 
 #endif

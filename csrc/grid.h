@@ -40,7 +40,8 @@ typedef struct {
     int m[3];
     int lo[3];
     double spacing[3];
-    double origin[3]; /* coordinates of interior point (0, 0, 0) */
+    double origin[3]; /* coordinates of global point (0, 0, 0) */
+    int offset[3];    /* global index of interior point (0, 0, 0): nonzero in a subdomain of a decomposed grid */
     double nu, cs;
 } ac_grid;
 
@@ -55,12 +56,36 @@ AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], con
         g.m[a] = n[a] + 2 * AC_GHOST;
         g.spacing[a] = spacing[a];
         g.origin[a] = origin[a];
+        g.offset[a] = 0;
     }
     g.lo[0] = align; /* the ghost zone sits at the end of the alignment gap */
     g.m[0] = (align + n[0] + AC_GHOST + align - 1) / align * align;
     g.nu = nu;
     g.cs = cs;
     return g;
+}
+
+/* A box of interior points, lo <= index < hi per axis (a subdomain's inner
+ * part or one face of its shell, when ghost-zone exchange overlaps work). */
+typedef struct {
+    int lo[3], hi[3];
+} ac_region;
+
+AC_GRID_INLINE ac_region ac_whole_grid(const ac_grid *g)
+{
+    ac_region r;
+    for (int a = 0; a < 3; ++a) {
+        r.lo[a] = 0;
+        r.hi[a] = g->n[a];
+    }
+    return r;
+}
+
+/* Coordinate of interior index i along axis a (global index offset + i, so
+ * every decomposition computes the same number). */
+AC_GRID_INLINE double ac_coordinate(const ac_grid *g, int a, int i)
+{
+    return g->origin[a] + (g->offset[a] + i) * g->spacing[a];
 }
 
 /* Elements in one padded field; strides along x, y, z (x fastest). */

@@ -86,13 +86,13 @@ static const ac_backend_ops *find_backend(const char *name)
 
 static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "nu", "cs", "origin", NULL};
+    static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "nu", "cs", "origin", "offset", NULL};
     const char *backend, *precision, *method;
-    int n[3];
+    int n[3], offset[3] = {0, 0, 0};
     double spacing[3], nu, cs, origin[3] = {0.0, 0.0, 0.0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd|(ddd)", kwlist, &backend, &precision, &method,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd|(ddd)(iii)", kwlist, &backend, &precision, &method,
                                      &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &nu, &cs,
-                                     &origin[0], &origin[1], &origin[2]))
+                                     &origin[0], &origin[1], &origin[2], &offset[0], &offset[1], &offset[2]))
         return -1;
     const ac_backend_ops *ops = find_backend(backend);
     if (!ops) {
@@ -128,6 +128,8 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
     }
     self->ops = ops;
     self->grid = ac_grid_make(n, spacing, origin, nu, cs, prec == AC_FLOAT64 ? 8 : 4);
+    for (int a = 0; a < 3; ++a)
+        self->grid.offset[a] = offset[a]; /* a subdomain's place in the global grid */
     self->precision = prec;
     void *backend_self = NULL;
     ac_status st;
@@ -201,6 +203,69 @@ static PyObject *Grid_step(GridObject *self, PyObject *args)
     if (st != AC_OK)
         return raise_status(st, self, "step");
     Py_RETURN_NONE;
+}
+
+/* substep_region(s, dt, lo, hi): substep s of the 55-point method over the
+ * interior box lo <= index < hi, ghost zones filled by the caller (the
+ * halo exchange of astaroth/parallel.py).  Does not wait for the GPU. */
+static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
+{
+    int s;
+    double dt;
+    ac_region r;
+    if (!PyArg_ParseTuple(args, "id(iii)(iii)", &s, &dt, &r.lo[0], &r.lo[1], &r.lo[2], &r.hi[0], &r.hi[1], &r.hi[2]) ||
+        !check_ready(self))
+        return NULL;
+    for (int a = 0; a < 3; ++a)
+        if (r.lo[a] < 0 || r.hi[a] > self->grid.n[a] || r.lo[a] > r.hi[a]) {
+            PyErr_SetString(PyExc_ValueError, "substep_region: the region must lie inside the grid");
+            return NULL;
+        }
+    if (s < 0 || s > 2 || !(dt > 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "substep_region: substep must be 0, 1 or 2 and dt positive");
+        return NULL;
+    }
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->substep_region(self->self, s, dt, &r);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "substep_region (decomposed grids need the 55-point method)");
+    Py_RETURN_NONE;
+}
+
+/* add_forcing(dt): draw the forcing term of one step and add it (no-op
+ * without forcing); what step() does after the third substep. */
+static PyObject *Grid_add_forcing(GridObject *self, PyObject *args)
+{
+    double dt;
+    if (!PyArg_ParseTuple(args, "d", &dt) || !check_ready(self))
+        return NULL;
+    if (self->forcing.count == 0)
+        Py_RETURN_NONE;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    ac_forcing_term term;
+    ac_forcing_draw(&self->forcing, dt, &term);
+    st = self->ops->add_forcing(self->self, &term, dt);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "add_forcing");
+    Py_RETURN_NONE;
+}
+
+/* padded_address(s, field) -> address of the whole padded array of one
+ * field of set s (0 home, 1 stage_a, 2 stage_b), in the backend's memory. */
+static PyObject *Grid_padded_address(GridObject *self, PyObject *args)
+{
+    int s, field;
+    if (!PyArg_ParseTuple(args, "ii", &s, &field) || !check_ready(self) || !check_field(field))
+        return NULL;
+    if (s < 0 || s > 2) {
+        PyErr_SetString(PyExc_ValueError, "padded_address: set must be 0, 1 or 2");
+        return NULL;
+    }
+    return PyLong_FromVoidPtr(self->ops->padded_data(self->self, s, field));
 }
 
 static PyObject *Grid_rhs(GridObject *self, PyObject *Py_UNUSED(ignored))
@@ -522,9 +587,19 @@ static PyObject *Grid_get_padded_shape(GridObject *self, void *Py_UNUSED(closure
     return Py_BuildValue("(iii)", self->grid.m[0], self->grid.m[1], self->grid.m[2]);
 }
 
+static PyObject *Grid_get_interior_start(GridObject *self, void *Py_UNUSED(closure))
+{
+    return Py_BuildValue("(iii)", self->grid.lo[0], self->grid.lo[1], self->grid.lo[2]);
+}
+
 static PyMethodDef Grid_methods[] = {
     {"step", (PyCFunction)Grid_step, METH_VARARGS, "step(dt, count=1): count full RK3 steps of length dt."},
     {"rhs", (PyCFunction)Grid_rhs, METH_NOARGS, "rhs(): time derivatives of the current fields into buffer 1."},
+    {"substep_region", (PyCFunction)Grid_substep_region, METH_VARARGS,
+     "substep_region(s, dt, lo, hi): substep s over an interior box; ghost zones filled by the caller."},
+    {"add_forcing", (PyCFunction)Grid_add_forcing, METH_VARARGS, "add_forcing(dt): the forcing of one step."},
+    {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
+     "padded_address(set, field) -> address of the padded array (set 0 home, 1 and 2 the RK3 stages)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
     {"first_nonfinite_field", (PyCFunction)Grid_first_nonfinite_field, METH_NOARGS,
      "first_nonfinite_field() -> index of the first field with NaN/Inf, or -1."},
@@ -547,6 +622,7 @@ static PyMethodDef Grid_methods[] = {
 static PyGetSetDef Grid_getset[] = {
     {"backend", (getter)Grid_get_backend, NULL, "name of the backend", NULL},
     {"padded_shape", (getter)Grid_get_padded_shape, NULL, "shape including ghost zones", NULL},
+    {"interior_start", (getter)Grid_get_interior_start, NULL, "padded index of interior point 0 per axis", NULL},
     {"forcing_state", (getter)Grid_get_forcing_state, (setter)Grid_set_forcing_state,
      "state of the forcing's random generator (64-bit integer)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -609,6 +685,22 @@ static PyObject *core_cuda_memory_info(PyObject *Py_UNUSED(m), PyObject *Py_UNUS
     if (st != AC_OK)
         return raise_status(st, NULL, "cuda_memory_info");
     return Py_BuildValue("(nn)", (Py_ssize_t)free_bytes, (Py_ssize_t)total_bytes);
+}
+
+static PyObject *core_cuda_set_device(PyObject *Py_UNUSED(m), PyObject *args)
+{
+    int device;
+    if (!PyArg_ParseTuple(args, "i", &device))
+        return NULL;
+    const int count = ac_cuda_device_count();
+    if (device < 0 || device >= count) {
+        PyErr_Format(PyExc_ValueError, "cuda_set_device: device %d does not exist (%d visible)", device, count);
+        return NULL;
+    }
+    ac_status st = ac_cuda_set_device(device);
+    if (st != AC_OK)
+        return raise_status(st, NULL, "cuda_set_device");
+    Py_RETURN_NONE;
 }
 
 static PyObject *core_cuda_copy_bandwidth(PyObject *Py_UNUSED(m), PyObject *args)
@@ -680,6 +772,7 @@ static PyMethodDef core_methods[] = {
     {"cuda_device_count", core_cuda_device_count, METH_NOARGS, "CUDA GPUs visible (0 without a CUDA build)."},
 #ifdef ASTAROTH_WITH_CUDA
     {"cuda_memory_info", core_cuda_memory_info, METH_NOARGS, "(free, total) device memory in bytes."},
+    {"cuda_set_device", core_cuda_set_device, METH_VARARGS, "cuda_set_device(i): later simulations run on GPU i."},
     {"cuda_copy_bandwidth", core_cuda_copy_bandwidth, METH_VARARGS,
      "cuda_copy_bandwidth(bytes, repeats=10) -> device-to-device copy bytes/s (read + written), best of repeats."},
 #endif

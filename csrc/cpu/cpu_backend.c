@@ -12,8 +12,8 @@
 
 typedef struct {
     void (*fill_ghost_zones)(const ac_grid *, void *);
-    void (*substep)(const ac_grid *, ac_method, void *const *, void *const *, void *const *, void *, int, double,
-                    int *);
+    void (*substep)(const ac_grid *, const ac_region *, ac_method, void *const *, void *const *, void *const *, void *,
+                    int, double, int *);
     void (*substep_19p_second)(const ac_grid *, void *const *, void *const *, const void *, int, double);
     int (*can_fuse_step)(const ac_grid *, ac_method);
     void (*step_fused)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, double, int *);
@@ -102,7 +102,8 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     int failed = 0;
     for (int f = 0; f < AC_NUM_FIELDS; ++f)
         cpu->k->fill_ghost_zones(g, in[f]);
-    cpu->k->substep(g, cpu->method, in, out, cpu->buf.w, cpu->buf.div_u, s, dt, &failed);
+    const ac_region whole = ac_whole_grid(g);
+    cpu->k->substep(g, &whole, cpu->method, in, out, cpu->buf.w, cpu->buf.div_u, s, dt, &failed);
     if (failed)
         return AC_ERR_NO_MEMORY;
     if (cpu->method == AC_METHOD_19P) {
@@ -133,6 +134,28 @@ static ac_status cpu_step(void *self, double dt, long count)
             st = substep(cpu, cpu->buf.stage_b, cpu->buf.home, 2, dt);
     }
     return st;
+}
+
+/* The field set substep s reads (home, stage_a, stage_b); it writes the next. */
+static void *const *cpu_stage(ac_cpu *cpu, int s)
+{
+    return s == 0 ? cpu->buf.home : s == 1 ? cpu->buf.stage_a : cpu->buf.stage_b;
+}
+
+static ac_status cpu_substep_region(void *self, int s, double dt, const ac_region *r)
+{
+    ac_cpu *cpu = self;
+    if (cpu->method != AC_METHOD_55P || s < 0 || s > 2)
+        return AC_ERR_UNSUPPORTED;
+    int failed = 0;
+    cpu->k->substep(&cpu->grid, r, cpu->method, cpu_stage(cpu, s), cpu_stage(cpu, (s + 1) % 3), cpu->buf.w, NULL, s,
+                    dt, &failed);
+    return failed ? AC_ERR_NO_MEMORY : AC_OK;
+}
+
+static void *cpu_padded_data(void *self, int s, int field)
+{
+    return cpu_stage((ac_cpu *)self, s)[field];
 }
 
 static ac_status cpu_rhs(void *self)
@@ -217,5 +240,6 @@ static ac_status cpu_add_forcing(void *self, const ac_forcing_term *term, double
 
 const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_first_nonfinite_field,
-    cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing,
+    cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
+    cpu_padded_data,
 };

@@ -246,16 +246,17 @@ static int AC_FN(overflows_cache)(const ac_grid *g)
  * hardware prefetcher to learn; without this the sweep waits on memory. */
 enum { AC_PREFETCH_PLANES = 2 };
 
-static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, int jb, int j, int k, int reads_w)
+static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, int block_start, int j, int k,
+                                   int reads_w)
 {
-    const int block_row = j - jb * AC_Y_BLOCK;
+    const int block_row = j - block_start;
     const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
     const int kz = k + AC_PREFETCH_PLANES;
     if (kz >= g->n[2])
         return;
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
         for (int q = 0; q < 2; ++q) {
-            const int jy = jb * AC_Y_BLOCK - AC_GHOST + 2 * block_row + q;
+            const int jy = block_start - AC_GHOST + 2 * block_row + q;
             if (jy >= g->n[1] + AC_GHOST)
                 break;
             const char *r = (const char *)(job->in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST));
@@ -270,10 +271,10 @@ static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, i
     }
 }
 
-/* One substep over the grid: the whole 55-point update (seed Alg. 2), or
- * the 19-point method's first pass (seed Alg. 3).  `in` has its ghost zones
- * filled; w is updated and `out` written. */
-void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FIELDS],
+/* One substep over the region r of the grid: the whole 55-point update (seed
+ * Alg. 2), or the 19-point method's first pass (seed Alg. 3).  `in` has its
+ * ghost zones filled; w is updated and `out` written. */
+void AC_FN(substep)(const ac_grid *g, const ac_region *r, ac_method method, void *const in[AC_NUM_FIELDS],
                     void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u, int substep,
                     double dt, int *failed)
 {
@@ -297,15 +298,16 @@ void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FI
         } else {
             /* Blocks of rows in y, swept along z: the 7 z planes of stencil
              * input for one block stay in the L2 cache. */
-            const int y_blocks = (g->n[1] + AC_Y_BLOCK - 1) / AC_Y_BLOCK;
+            const int y_blocks = (r->hi[1] - r->lo[1] + AC_Y_BLOCK - 1) / AC_Y_BLOCK;
 #pragma omp for collapse(2) schedule(static)
             for (int jb = 0; jb < y_blocks; ++jb)
-                for (int k = 0; k < g->n[2]; ++k)
-                    for (int j = jb * AC_Y_BLOCK; j < g->n[1] && j < (jb + 1) * AC_Y_BLOCK; ++j) {
-                        AC_FN(prefetch_ahead)(g, &job, jb, j, k, substep > 0);
-                        for (int i0 = 0; i0 < g->n[0]; i0 += AC_CHUNK) {
+                for (int k = r->lo[2]; k < r->hi[2]; ++k) {
+                    const int block_start = r->lo[1] + jb * AC_Y_BLOCK;
+                    for (int j = block_start; j < r->hi[1] && j < block_start + AC_Y_BLOCK; ++j) {
+                        AC_FN(prefetch_ahead)(g, &job, block_start, j, k, substep > 0);
+                        for (int i0 = r->lo[0]; i0 < r->hi[0]; i0 += AC_CHUNK) {
                             const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i0, j, k);
-                            const int count = g->n[0] - i0 < AC_CHUNK ? g->n[0] - i0 : AC_CHUNK;
+                            const int count = r->hi[0] - i0 < AC_CHUNK ? r->hi[0] - i0 : AC_CHUNK;
 #define AC_ROW(s, m)                                                                                        \
     (count == AC_CHUNK /* a compile-time length: no remainder loops */                                          \
          ? AC_FN(row_substep)(&job, start, AC_CHUNK, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m)                \
@@ -314,6 +316,7 @@ void AC_FN(substep)(const ac_grid *g, ac_method method, void *const in[AC_NUM_FI
 #undef AC_ROW
                         }
                     }
+                }
             free(pencil);
 #if defined(__AVX__)
             if (job.streaming)
@@ -515,11 +518,11 @@ void AC_FN(add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], co
 #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < g->n[2]; ++k)
         for (int j = 0; j < g->n[1]; ++j) {
-            const double y = g->origin[1] + j * g->spacing[1], z = g->origin[2] + k * g->spacing[2];
+            const double y = ac_coordinate(g, 1, j), z = ac_coordinate(g, 2, k);
             const size_t row = ac_grid_index(g, 0, j, k);
             for (int i = 0; i < g->n[0]; ++i) {
                 double du[3];
-                forcing_increment(term, g->origin[0] + i * g->spacing[0], y, z, dt, du);
+                forcing_increment(term, ac_coordinate(g, 0, i), y, z, dt, du);
                 for (int c = 0; c < 3; ++c)
                     fields[1 + c][row + (size_t)i] += (real)du[c];
             }

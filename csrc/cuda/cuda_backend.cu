@@ -47,6 +47,11 @@ extern "C" ac_tile ac_cuda_tile(void)
     return tile;
 }
 
+extern "C" ac_status ac_cuda_set_device(int device)
+{
+    return ac_cuda_record(cudaSetDevice(device), "cudaSetDevice");
+}
+
 extern "C" int ac_cuda_device_count(void)
 {
     int count = 0;
@@ -109,8 +114,8 @@ done:
 }
 
 typedef struct {
-    ac_status (*substep)(const ac_grid *, ac_method, void *const *, void *const *, void *const *, void *, int, double,
-                         cudaStream_t);
+    ac_status (*substep)(const ac_grid *, const ac_region *, ac_method, void *const *, void *const *, void *const *,
+                         void *, int, double, cudaStream_t);
     ac_status (*reduce)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double, cudaStream_t);
 } kernel_table;
@@ -214,11 +219,11 @@ static ac_status gpu_step(void *self, double dt, long count)
     const ac_grid *g = &gpu->grid;
     for (long n = 0; n < count; ++n) {
         ac_status st;
-        if ((st = gpu->k->substep(g, gpu->method, gpu->buf.home, gpu->buf.stage_a, gpu->buf.w, gpu->buf.div_u, 0, dt, gpu->stream)) !=
+        if ((st = gpu->k->substep(g, NULL, gpu->method, gpu->buf.home, gpu->buf.stage_a, gpu->buf.w, gpu->buf.div_u, 0, dt, gpu->stream)) !=
                 AC_OK ||
-            (st = gpu->k->substep(g, gpu->method, gpu->buf.stage_a, gpu->buf.stage_b, gpu->buf.w, gpu->buf.div_u, 1, dt,
+            (st = gpu->k->substep(g, NULL, gpu->method, gpu->buf.stage_a, gpu->buf.stage_b, gpu->buf.w, gpu->buf.div_u, 1, dt,
                                   gpu->stream)) != AC_OK ||
-            (st = gpu->k->substep(g, gpu->method, gpu->buf.stage_b, gpu->buf.home, gpu->buf.w, gpu->buf.div_u, 2, dt, gpu->stream)) !=
+            (st = gpu->k->substep(g, NULL, gpu->method, gpu->buf.stage_b, gpu->buf.home, gpu->buf.w, gpu->buf.div_u, 2, dt, gpu->stream)) !=
                 AC_OK)
             return st;
     }
@@ -226,12 +231,32 @@ static ac_status gpu_step(void *self, double dt, long count)
     return AC_OK;
 }
 
+/* The field set substep s reads (home, stage_a, stage_b); it writes the next. */
+static void *const *gpu_stage(ac_gpu *gpu, int s)
+{
+    return s == 0 ? gpu->buf.home : s == 1 ? gpu->buf.stage_a : gpu->buf.stage_b;
+}
+
+static ac_status gpu_substep_region(void *self, int s, double dt, const ac_region *r)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
+        return AC_ERR_UNSUPPORTED;
+    return gpu->k->substep(&gpu->grid, r, gpu->method, gpu_stage(gpu, s), gpu_stage(gpu, (s + 1) % 3), gpu->buf.w,
+                           NULL, s, dt, gpu->stream);
+}
+
+static void *gpu_padded_data(void *self, int s, int field)
+{
+    return gpu_stage((ac_gpu *)self, s)[field];
+}
+
 static ac_status gpu_rhs(void *self)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     /* a first substep with dt = 1 leaves the right-hand side in w */
     ac_status st =
-        gpu->k->substep(&gpu->grid, gpu->method, gpu->buf.home, gpu->buf.stage_a, gpu->buf.w, gpu->buf.div_u, 0, 1.0, gpu->stream);
+        gpu->k->substep(&gpu->grid, NULL, gpu->method, gpu->buf.home, gpu->buf.stage_a, gpu->buf.w, gpu->buf.div_u, 0, 1.0, gpu->stream);
     if (st != AC_OK)
         return st;
     CHECK(cudaStreamSynchronize(gpu->stream), "right-hand side");
@@ -355,5 +380,5 @@ static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double
 extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
     gpu_max_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
-    gpu_poison_scratch, gpu_add_forcing,
+    gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data,
 };

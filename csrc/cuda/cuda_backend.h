@@ -28,6 +28,9 @@ ac_status ac_cuda_memory_info(size_t *free_bytes, size_t *total_bytes);
  * the best of `repeats` copies of `bytes` bytes. */
 ac_status ac_cuda_copy_bandwidth(size_t bytes, int repeats, double *bytes_per_second);
 
+/* Make GPU `device` current for this thread (one GPU per MPI rank). */
+ac_status ac_cuda_set_device(int device);
+
 /* The device the backend runs on. */
 int ac_cuda_current_device(void);
 

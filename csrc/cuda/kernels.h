@@ -26,7 +26,8 @@ enum { AC_MAX_TILE_THREADS = 128 };
 ac_tile ac_cuda_tile(void);
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
-    ac_status cuda_substep_##sfx(const ac_grid *g, ac_method method, void *const in[AC_NUM_FIELDS],          \
+    ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
+                                 void *const in[AC_NUM_FIELDS],                                              \
                                  void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u,  \
                                  int substep, double dt, cudaStream_t stream);                               \
     ac_status cuda_reduce_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int first_field,       \

@@ -21,6 +21,8 @@ typedef struct {
 /* Grid shape as the kernels see it. */
 typedef struct {
     int n[3], m[3], lo[3];
+    int offset[3];       /* global index of interior point 0 (decomposed grids) */
+    int first[3], end[3]; /* the region the integration kernels cover */
     ptrdiff_t stride[3];
     double origin[3], spacing[3];
 } AC_FN(shape);
@@ -36,6 +38,9 @@ static AC_FN(shape) AC_FN(make_shape)(const ac_grid *g)
         s.n[a] = g->n[a];
         s.m[a] = g->m[a];
         s.lo[a] = g->lo[a];
+        s.offset[a] = g->offset[a];
+        s.first[a] = 0;
+        s.end[a] = g->n[a];
     }
     ac_grid_strides(g, s.stride);
     return s;
@@ -117,11 +122,11 @@ static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC
 static __device__ __forceinline__ bool AC_FN(tile_column)(const AC_FN(shape) & s, int z_per_block, int *i, int *j,
                                                           int *k0, int *k1)
 {
-    *i = blockIdx.x * blockDim.x + threadIdx.x;
-    *j = blockIdx.y * blockDim.y + threadIdx.y;
-    *k0 = blockIdx.z * z_per_block;
-    *k1 = min(*k0 + z_per_block, s.n[2]);
-    return *i < s.n[0] && *j < s.n[1];
+    *i = s.first[0] + blockIdx.x * blockDim.x + threadIdx.x;
+    *j = s.first[1] + blockIdx.y * blockDim.y + threadIdx.y;
+    *k0 = s.first[2] + blockIdx.z * z_per_block;
+    *k1 = min(*k0 + z_per_block, s.end[2]);
+    return *i < s.end[0] && *j < s.end[1];
 }
 
 template <int Method, int FirstSubstep>
@@ -170,21 +175,34 @@ __global__ void __launch_bounds__(AC_MAX_TILE_THREADS) AC_FN(grad_div_kernel)(AC
 
 static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_block)
 {
-    return dim3((s.n[0] + threads.x - 1) / threads.x, (s.n[1] + threads.y - 1) / threads.y,
-                (s.n[2] + z_per_block - 1) / z_per_block);
+    return dim3((s.end[0] - s.first[0] + threads.x - 1) / threads.x, (s.end[1] - s.first[1] + threads.y - 1) / threads.y,
+                (s.end[2] - s.first[2] + z_per_block - 1) / z_per_block);
 }
 
-extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, ac_method method, void *const in_[AC_NUM_FIELDS],
-                                         void *const out_[AC_NUM_FIELDS], void *const w_[AC_NUM_FIELDS],
-                                         void *div_u_, int substep, double dt_, cudaStream_t stream)
+/* One substep over region r (NULL: the whole grid, after filling the
+ * periodic ghost zones of `in`; otherwise the caller has filled them). */
+extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, ac_method method,
+                                         void *const in_[AC_NUM_FIELDS], void *const out_[AC_NUM_FIELDS],
+                                         void *const w_[AC_NUM_FIELDS], void *div_u_, int substep, double dt_,
+                                         cudaStream_t stream)
 {
-    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    AC_FN(shape) s = AC_FN(make_shape)(g);
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     AC_FN(field_set) in = AC_FN(make_set)(in_), out = AC_FN(make_set)(out_), w = AC_FN(make_set)(w_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
-    if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK)
+    if (r) {
+        if (method != AC_METHOD_55P)
+            return AC_ERR_UNSUPPORTED;
+        for (int a = 0; a < 3; ++a) {
+            s.first[a] = r->lo[a];
+            s.end[a] = r->hi[a];
+            if (r->hi[a] <= r->lo[a])
+                return AC_OK; /* empty region */
+        }
+    } else if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK) {
         return AC_ERR_DEVICE;
+    }
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;
@@ -275,8 +293,10 @@ __global__ void AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, a
         const long long r = t / s.n[0];
         const int j = (int)(r % s.n[1]), k = (int)(r / s.n[1]);
         double du[3];
-        forcing_increment(&term, s.origin[0] + i * s.spacing[0], s.origin[1] + j * s.spacing[1],
-                          s.origin[2] + k * s.spacing[2], dt, du);
+        /* the coordinates as ac_coordinate() (grid.h) computes them */
+        forcing_increment(&term, s.origin[0] + (s.offset[0] + i) * s.spacing[0],
+                          s.origin[1] + (s.offset[1] + j) * s.spacing[1], s.origin[2] + (s.offset[2] + k) * s.spacing[2],
+                          dt, du);
         const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
         for (int c = 0; c < 3; ++c)
             fields.f[1 + c][idx] += (real)du[c];

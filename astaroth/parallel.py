@@ -1,0 +1,260 @@
+"""Domain decomposition over MPI processes (mpi4py).
+
+``Simulation(..., comm=MPI.COMM_WORLD)`` splits the periodic grid into a
+Cartesian grid of subdomains, one per rank (and one GPU per rank on the
+CUDA backend, chosen by the rank within its node).  Every substep:
+
+1. the inner part of the subdomain (points at least 3 from every face, so
+   their stencils reach no ghost zone) is started;
+2. meanwhile the ghost zones are exchanged with the neighbours, axis by axis
+   (x, then y including the x ghosts, then z including both), which fills
+   edges and corners too; along an axis that is not split the copy is local;
+3. then the shell of the subdomain (the six face slabs) is computed.
+
+The arithmetic per point is that of a single process, so a run gives the
+same bits on any number of ranks.  On the GPU the exchange passes device
+buffers to MPI when the MPI library is CUDA-aware and stages them through
+host memory otherwise (``exchange="auto" | "device" | "host"``).
+"""
+import os
+import threading
+
+import numpy as np
+
+from . import _core
+
+GHOST = 3  # ghost-zone width, the stencil radius (csrc/grid.h AC_GHOST)
+EXCHANGES = ("auto", "device", "host")
+
+
+def _prime_factors(n):
+    factors, p = [], 2
+    while n > 1:
+        while n % p == 0:
+            factors.append(p)
+            n //= p
+        p += 1
+    return sorted(factors, reverse=True)
+
+
+def split_dims(size, shape):
+    """Processes per axis for `size` ranks on a grid of `shape`.
+
+    Each prime factor of `size` goes to the axis whose subdomains are then
+    longest (z first on ties: whole x-y planes are the cheapest to exchange
+    and keep the rows long), as long as every subdomain keeps at least 3
+    points (the stencil radius) along that axis.
+    """
+    dims = [1, 1, 1]
+    for p in _prime_factors(size):
+        candidates = [a for a in (2, 1, 0) if shape[a] // (dims[a] * p) >= GHOST]
+        if not candidates:
+            raise ValueError(f"cannot split a grid of shape {tuple(shape)} over {size} processes: every subdomain "
+                             f"needs at least {GHOST} points along each split axis")
+        dims[max(candidates, key=lambda a: shape[a] / dims[a])] *= p
+    return tuple(dims)
+
+
+def _block(n, parts, index):
+    """(start, length) of block `index` when n points are split into `parts`."""
+    base, extra = divmod(n, parts)
+    return index * base + min(index, extra), base + (1 if index < extra else 0)
+
+
+def cuda_aware_mpi():
+    """True when the MPI library says it can pass device memory (Open MPI's
+    MPIX_Query_cuda_support, through mpi4py), False when it says it cannot or
+    cannot be asked."""
+    from mpi4py import MPI
+
+    query = getattr(MPI, "Query_cuda_support", None)
+    if query is not None:
+        try:
+            return bool(query())
+        except Exception:  # not provided by this MPI library
+            pass
+    return os.environ.get("OMPI_MCA_opal_cuda_support", "").lower() in ("1", "true", "yes")
+
+
+class Decomposition:
+    """The subdomain of this rank and the halo exchange between subdomains."""
+
+    def __init__(self, comm, shape, exchange="auto"):
+        from mpi4py import MPI
+
+        if exchange not in EXCHANGES:
+            raise ValueError(f"exchange must be one of {EXCHANGES}, got {exchange!r}")
+        self.MPI = MPI
+        self.comm = comm
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        self.global_shape = tuple(shape)
+        self.dims = split_dims(self.size, shape)
+        self.cart = comm.Create_cart(self.dims, periods=[True, True, True], reorder=False)
+        self.coords = tuple(self.cart.Get_coords(self.rank))
+        blocks = [_block(n, d, c) for n, d, c in zip(shape, self.dims, self.coords)]
+        self.offset = tuple(start for start, _ in blocks)
+        self.local_shape = tuple(length for _, length in blocks)
+        self.slices = tuple(slice(o, o + n) for o, n in zip(self.offset, self.local_shape))
+        self.neighbours = [self.cart.Shift(a, 1) for a in range(3)]  # (lower, upper) rank along each axis
+        self.exchange_mode = exchange
+        # every rank's block, for gathering whole fields
+        self.all_slices = comm.allgather(self.slices)
+        self.node_rank = comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
+
+    # --- regions: the inner part, started before the exchange, and the shell
+    def regions(self):
+        """(inner, shell): interior boxes (lo, hi) of the subdomain; inner is
+        None when the subdomain is too thin to have one."""
+        n = self.local_shape
+        if any(m < 2 * GHOST + 1 for m in n):
+            return None, [((0, 0, 0), n)]
+        g = GHOST
+        inner = ((g, g, g), (n[0] - g, n[1] - g, n[2] - g))
+        shell = [
+            ((0, 0, 0), (n[0], n[1], g)), ((0, 0, n[2] - g), (n[0], n[1], n[2])),          # z faces
+            ((0, 0, g), (n[0], g, n[2] - g)), ((0, n[1] - g, g), (n[0], n[1], n[2] - g)),  # y faces
+            ((0, g, g), (g, n[1] - g, n[2] - g)), ((n[0] - g, g, g), (n[0], n[1] - g, n[2] - g)),  # x faces
+        ]
+        return inner, shell
+
+    # --- halo exchange on padded arrays (index [k, j, i], x fastest) -------
+    def exchange(self, fields, lo, xp, stream=None, through_host=False):
+        """Fill the ghost zones of the padded arrays `fields` (all of one set)."""
+        for axis in range(3):
+            dim = 2 - axis  # array dimension of this grid axis
+            n, start = self.local_shape[axis], lo[axis]
+
+            def slab(first, count):
+                index = [slice(None)] * 3
+                index[dim] = slice(first, first + count)
+                return tuple(index)
+
+            low_ghost, high_ghost = slab(start - GHOST, GHOST), slab(start + n, GHOST)
+            low_edge, high_edge = slab(start, GHOST), slab(start + n - GHOST, GHOST)
+            if self.dims[axis] == 1:
+                for f in fields:  # periodic, local
+                    f[low_ghost] = f[high_edge]
+                    f[high_ghost] = f[low_edge]
+                continue
+            lower, upper = self.neighbours[axis]
+            for send_edge, recv_ghost, dest, source in ((high_edge, low_ghost, upper, lower),
+                                                        (low_edge, high_ghost, lower, upper)):
+                send = xp.stack([f[send_edge] for f in fields])
+                recv = xp.empty_like(send)
+                if stream is not None:
+                    stream.synchronize()
+                if through_host:
+                    host_send, host_recv = xp.asnumpy(send), np.empty(send.shape, send.dtype)
+                    self.cart.Sendrecv(host_send, dest=dest, recvbuf=host_recv, source=source)
+                    recv.set(host_recv)
+                else:
+                    self.cart.Sendrecv(send, dest=dest, recvbuf=recv, source=source)
+                for f, r in zip(fields, recv):
+                    f[recv_ghost] = r
+
+    # --- whole fields -------------------------------------------------------
+    def gather(self, local):
+        """The global array (x fastest, like the local ones) on every rank."""
+        blocks = self.comm.allgather(np.asfortranarray(local))
+        out = np.empty(self.global_shape, dtype=local.dtype, order="F")
+        for sl, block in zip(self.all_slices, blocks):
+            out[sl] = block
+        return out
+
+    def allreduce(self, value, op):
+        return self.comm.allreduce(value, op=op)
+
+
+class ParallelStepper:
+    """Drives the substeps of a decomposed Simulation (sim._grid is the
+    rank's subdomain)."""
+
+    def __init__(self, sim, decomposition):
+        self.sim = sim
+        self.d = decomposition
+        grid = sim._grid
+        self.lo = grid.interior_start
+        self.padded_shape = grid.padded_shape
+        self.inner, self.shell = decomposition.regions()
+        self.on_gpu = sim.backend == "cuda"
+        if self.on_gpu:
+            import cupy
+
+            self.xp = cupy
+            self.stream = cupy.cuda.Stream(non_blocking=True)
+            mode = decomposition.exchange_mode
+            self.through_host = mode == "host" or (mode == "auto" and not cuda_aware_mpi())
+        else:
+            self.xp = np
+            self.stream = None
+            self.through_host = False
+        self.sets = [[self._padded(s, f) for f in range(4)] for s in range(3)]
+
+    def _padded(self, s, field):
+        """Padded array of set s, field `field`, indexed [k, j, i]."""
+        m0, m1, m2 = self.padded_shape
+        dtype = self.sim.dtype
+        nbytes = m0 * m1 * m2 * dtype.itemsize
+        address = self.sim._grid.padded_address(s, field)
+        if self.on_gpu:
+            cupy = self.xp
+            memory = cupy.cuda.UnownedMemory(address, nbytes, self.sim._grid)
+            return cupy.ndarray((m2, m1, m0), dtype=dtype, memptr=cupy.cuda.MemoryPointer(memory, 0))
+        import ctypes
+
+        buffer = (ctypes.c_char * nbytes).from_address(address)
+        return np.frombuffer(buffer, dtype=dtype).reshape(m2, m1, m0)
+
+    def _exchange(self, s):
+        if self.on_gpu:
+            with self.stream:
+                self.d.exchange(self.sets[s], self.lo, self.xp, self.stream, self.through_host)
+            self.stream.synchronize()
+        else:
+            self.d.exchange(self.sets[s], self.lo, self.xp)
+
+    def substep(self, s, dt):
+        grid = self.sim._grid
+        if self.inner is None:
+            self._exchange(s)
+        elif self.on_gpu:
+            # the previous substep's kernels (default stream) finish before the exchange reads set s
+            done = self.xp.cuda.Event()
+            done.record(self.xp.cuda.Stream.null)
+            self.stream.wait_event(done)
+            grid.substep_region(s, dt, *self.inner)  # queued; runs while the exchange goes on
+            self._exchange(s)
+        else:
+            failure = []
+
+            def inner_part():
+                try:
+                    grid.substep_region(s, dt, *self.inner)
+                except BaseException as error:  # re-raised below, in the caller's thread
+                    failure.append(error)
+
+            worker = threading.Thread(target=inner_part)
+            worker.start()  # the C loop releases the GIL
+            try:
+                self._exchange(s)
+            finally:
+                worker.join()
+            if failure:
+                raise failure[0]
+        for lo, hi in self.shell:
+            grid.substep_region(s, dt, lo, hi)
+
+    def step(self, dt):
+        for s in range(3):
+            self.substep(s, dt)
+        self.sim._grid.add_forcing(dt)
+        if self.on_gpu:
+            self.xp.cuda.Stream.null.synchronize()
+
+    def rhs(self):
+        """The right-hand side into w: a first substep with dt = 1."""
+        self._exchange(0)
+        n = self.d.local_shape
+        self.sim._grid.substep_region(0, 1.0, (0, 0, 0), n)
+        if self.on_gpu:
+            self.xp.cuda.Stream.null.synchronize()

@@ -1,0 +1,15 @@
+"""The forced run that tests/test_mpi.py compares across rank counts."""
+import astaroth as ac
+
+FIELDS = ac.FIELDS
+SHAPE = (16, 12, 20)  # 2 ranks split z, 4 also x, 8 also y (subdomains too thin for an inner part)
+T_HALF, T_END = 0.4, 0.8
+
+
+def make(comm=None):
+    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",
+                        comm=comm)
+    ac.init.random_velocity(sim, urms=0.1, seed=5)
+    sim["lnrho"] = 0.01 * sim["ux"]  # a density field that is not uniform
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11)
+    return sim

@@ -1,0 +1,55 @@
+"""Run under mpirun by tests/test_mpi.py: one forced run on a grid split over
+the ranks, written by rank 0 for comparison with a single process.
+
+    mpirun -np N python mpi_script.py OUT_DIR MODE [SNAPSHOT]
+
+MODE "run": forced run to T_END, fields + time series + snapshot at T_HALF.
+MODE "restart": load SNAPSHOT (written by any number of ranks), run to T_END.
+MODE "nonfinite": a NaN put in one subdomain stops every rank.
+"""
+import os
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+sys.path.insert(0, os.path.dirname(__file__))
+from mpi_case import FIELDS, T_END, T_HALF, make  # noqa: E402
+
+import astaroth as ac  # noqa: E402
+
+comm = MPI.COMM_WORLD
+out, mode = sys.argv[1], sys.argv[2]
+tag = f"np{comm.Get_size()}"
+
+if mode == "run":
+    sim = make(comm)
+    d = sim.decomposition
+    if d is not None:  # the view is this rank's own subdomain
+        assert sim.view("ux").shape == d.local_shape, (sim.view("ux").shape, d.local_shape)
+    sim.run(until=T_HALF, timeseries=os.path.join(out, f"ts-{tag}.csv"), diagnostics_every=2)
+    sim.save(os.path.join(out, f"half-{tag}.h5"))
+    sim.run(until=T_END, timeseries=os.path.join(out, f"ts-{tag}.csv"), diagnostics_every=2)
+    fields = {name: sim[name] for name in FIELDS}  # collective
+    spectrum = ac.analysis.spectrum(sim)
+    if comm.Get_rank() == 0:
+        np.savez(os.path.join(out, f"fields-{tag}.npz"), steps=sim.steps, spectrum_k=spectrum[0],
+                 spectrum_e=spectrum[1], dims=np.array(d.dims if d else (1, 1, 1)), **fields)
+elif mode == "restart":
+    sim = ac.load(sys.argv[3], backend="cpu", comm=comm)
+    sim.run(until=T_END)
+    fields = {name: sim[name] for name in FIELDS}
+    if comm.Get_rank() == 0:
+        np.savez(os.path.join(out, f"restart-{tag}.npz"), steps=sim.steps, **fields)
+elif mode == "nonfinite":
+    sim = make(comm)
+    ux = sim["ux"]
+    ux[-1, -1, -1] = np.nan  # lies in the last rank's subdomain
+    sim._grid.write(1, np.asfortranarray(ux[sim.decomposition.slices]))  # bypass the finite check of sim[...] =
+    try:
+        sim.step(1e-3)
+        raise SystemExit("no NonFiniteError")
+    except ac.NonFiniteError as error:
+        if comm.Get_rank() == 0:
+            with open(os.path.join(out, f"nonfinite-{tag}.txt"), "w") as f:
+                f.write(str(error))

@@ -1,0 +1,120 @@
+"""A grid split over MPI ranks (astaroth.parallel) gives the single-process
+run bit for bit; snapshots restart on another number of ranks.
+
+Runs `mpirun --oversubscribe` on tests/mpi_script.py; skipped where mpi4py or
+mpirun is missing (README: "Running on many GPUs" says how to install them).
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import astaroth as ac
+from astaroth.parallel import split_dims
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from mpi_case import FIELDS, T_END, T_HALF, make  # noqa: E402
+
+MPIRUN = shutil.which("mpirun") or shutil.which("mpiexec")
+try:
+    import mpi4py  # noqa: F401
+    HAVE_MPI4PY = True
+except ImportError:
+    HAVE_MPI4PY = False
+needs_mpi = pytest.mark.skipif(not (MPIRUN and HAVE_MPI4PY), reason="needs mpirun and mpi4py (README: MPI)")
+
+
+def mpirun(ranks, *args, timeout=300):
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+    flags = ["--oversubscribe"] if "Open MPI" in subprocess.run([MPIRUN, "--version"], capture_output=True,
+                                                                  text=True).stdout else []
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and flags:
+        flags.append("--allow-run-as-root")
+    cmd = [MPIRUN, *flags, "-np", str(ranks), sys.executable, os.path.join(HERE, "mpi_script.py"), *map(str, args)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    assert done.returncode == 0, f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory):
+    """The single-process run: fields at T_END and its time series."""
+    out = tmp_path_factory.mktemp("single")
+    sim = make()
+    sim.run(until=T_HALF, timeseries=out / "ts.csv", diagnostics_every=2)
+    sim.run(until=T_END, timeseries=out / "ts.csv", diagnostics_every=2)
+    return sim, np.genfromtxt(out / "ts.csv", delimiter=",", names=True)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mpi")
+    if MPIRUN and HAVE_MPI4PY:
+        for ranks in (1, 2, 4, 8):
+            mpirun(ranks, out, "run")
+    return out
+
+
+def test_split_dims_prefers_z_and_keeps_the_stencil_radius():
+    assert split_dims(2, (16, 12, 20)) == (1, 1, 2)
+    assert split_dims(4, (16, 12, 20)) == (2, 1, 2)
+    assert split_dims(8, (16, 12, 20)) == (2, 2, 2)
+    assert split_dims(4, (64, 1, 1)) == (4, 1, 1)  # a 1-D run splits along x only
+    with pytest.raises(ValueError, match="at least 3 points"):
+        split_dims(8, (8, 1, 1))
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [1, 2, 4, 8])
+def test_forced_run_equals_one_process_bit_for_bit(runs, single, ranks):
+    sim, _ = single
+    got = np.load(runs / f"fields-np{ranks}.npz")
+    assert int(got["steps"]) == sim.steps
+    if ranks > 1:
+        assert np.prod(got["dims"]) == ranks
+    for name in FIELDS:
+        np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 8])
+def test_diagnostics_and_spectrum_are_global(runs, single, ranks):
+    sim, series = single
+    got = np.genfromtxt(runs / f"ts-np{ranks}.csv", delimiter=",", names=True)
+    assert len(got) == len(series) > 2
+    for column in series.dtype.names:
+        np.testing.assert_allclose(got[column], series[column], rtol=1e-12, atol=1e-15, err_msg=column)
+    k, e = ac.analysis.spectrum(sim)
+    fields = np.load(runs / f"fields-np{ranks}.npz")
+    np.testing.assert_allclose(fields["spectrum_e"], e, rtol=1e-12)
+
+
+@needs_mpi
+@pytest.mark.parametrize("written, read", [(2, 4), (8, 1), (4, 3)])
+def test_snapshot_restarts_on_another_number_of_ranks(runs, single, tmp_path, written, read):
+    sim, _ = single
+    mpirun(read, tmp_path, "restart", runs / f"half-np{written}.h5")
+    got = np.load(tmp_path / f"restart-np{read}.npz")
+    assert int(got["steps"]) == sim.steps
+    for name in FIELDS:
+        np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
+
+
+@needs_mpi
+def test_nan_in_one_subdomain_stops_every_rank(tmp_path):
+    mpirun(4, tmp_path, "nonfinite")
+    message = (tmp_path / "nonfinite-np4.txt").read_text()
+    assert "NaN or Inf at step 1" in message
+
+
+def test_19p_is_refused_on_a_split_grid():
+    class FakeComm:  # just enough of a communicator for the check
+        def Get_size(self):
+            return 2
+
+    with pytest.raises(ValueError, match="55p"):
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", method="19p", comm=FakeComm())
