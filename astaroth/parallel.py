@@ -16,7 +16,6 @@ same bits on any number of ranks.  On the GPU the exchange passes device
 buffers to MPI when the MPI library is CUDA-aware and stages them through
 host memory otherwise (``exchange="auto" | "device" | "host"``).
 """
-import os
 import threading
 
 import numpy as np
@@ -62,9 +61,9 @@ def _block(n, parts, index):
 
 
 def cuda_aware_mpi():
-    """True when the MPI library says it can pass device memory (Open MPI's
-    MPIX_Query_cuda_support, through mpi4py), False when it says it cannot or
-    cannot be asked."""
+    """True when the MPI library says it can pass device memory: mpi4py's
+    Query_cuda_support where the library offers it, else Open MPI's
+    `ompi_info` build flag; False when it says no or cannot be asked."""
     from mpi4py import MPI
 
     query = getattr(MPI, "Query_cuda_support", None)
@@ -73,7 +72,19 @@ def cuda_aware_mpi():
             return bool(query())
         except Exception:  # not provided by this MPI library
             pass
-    return os.environ.get("OMPI_MCA_opal_cuda_support", "").lower() in ("1", "true", "yes")
+    if "Open MPI" in MPI.Get_library_version():
+        import shutil
+        import subprocess
+
+        ompi_info = shutil.which("ompi_info")
+        if ompi_info:
+            try:
+                listing = subprocess.run([ompi_info, "--parsable", "--all"], capture_output=True, text=True,
+                                         timeout=60).stdout
+            except (OSError, subprocess.SubprocessError):
+                return False
+            return "mpi_built_with_cuda_support:value:true" in listing
+    return False
 
 
 class Decomposition:
