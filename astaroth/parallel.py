@@ -128,41 +128,6 @@ class Decomposition:
         ]
         return inner, shell
 
-    # --- halo exchange on padded arrays (index [k, j, i], x fastest) -------
-    def exchange(self, fields, lo, xp, stream=None, through_host=False):
-        """Fill the ghost zones of the padded arrays `fields` (all of one set)."""
-        for axis in range(3):
-            dim = 2 - axis  # array dimension of this grid axis
-            n, start = self.local_shape[axis], lo[axis]
-
-            def slab(first, count):
-                index = [slice(None)] * 3
-                index[dim] = slice(first, first + count)
-                return tuple(index)
-
-            low_ghost, high_ghost = slab(start - GHOST, GHOST), slab(start + n, GHOST)
-            low_edge, high_edge = slab(start, GHOST), slab(start + n - GHOST, GHOST)
-            if self.dims[axis] == 1:
-                for f in fields:  # periodic, local
-                    f[low_ghost] = f[high_edge]
-                    f[high_ghost] = f[low_edge]
-                continue
-            lower, upper = self.neighbours[axis]
-            for send_edge, recv_ghost, dest, source in ((high_edge, low_ghost, upper, lower),
-                                                        (low_edge, high_ghost, lower, upper)):
-                send = xp.stack([f[send_edge] for f in fields])
-                recv = xp.empty_like(send)
-                if stream is not None:
-                    stream.synchronize()
-                if through_host:
-                    host_send, host_recv = xp.asnumpy(send), np.empty(send.shape, send.dtype)
-                    self.cart.Sendrecv(host_send, dest=dest, recvbuf=host_recv, source=source)
-                    recv.set(host_recv)
-                else:
-                    self.cart.Sendrecv(send, dest=dest, recvbuf=recv, source=source)
-                for f, r in zip(fields, recv):
-                    f[recv_ghost] = r
-
     # --- whole fields -------------------------------------------------------
     def gather(self, local):
         """The global array (x fastest, like the local ones) on every rank."""
@@ -174,6 +139,88 @@ class Decomposition:
 
     def allreduce(self, value, op):
         return self.comm.allreduce(value, op=op)
+
+
+class HaloExchange:
+    """Ghost zones of one field set filled from the neighbouring subdomains.
+
+    Axis by axis (x, y, z): an axis the grid is not split along is filled
+    locally by the backend; along a split axis the three interior layers
+    next to each face (over the whole padded extent of the other two axes,
+    so edges and corners follow) are packed into one buffer per direction,
+    sent to both neighbours at once, and unpacked into the ghost zones.
+    Buffers are allocated once; on the GPU they are staged through pinned
+    host memory unless the MPI library takes device memory.
+    """
+
+    def __init__(self, decomposition, grid, fields, lo, xp, stream=None, through_host=False):
+        self.d, self.grid, self.fields, self.xp = decomposition, grid, fields, xp
+        self.stream, self.through_host = stream, through_host
+        self.stream_handle = stream.ptr if stream is not None else 0
+        self.axes = []
+        for axis in range(3):
+            if decomposition.dims[axis] == 1:
+                self.axes.append(None)
+                continue
+            dim = 2 - axis  # array dimension of this grid axis: arrays are indexed [k, j, i]
+            n, start = decomposition.local_shape[axis], lo[axis]
+
+            def slab(first):
+                index = [slice(None)] * 3
+                index[dim] = slice(first, first + GHOST)
+                return tuple(index)
+
+            shape = (len(fields[0]),) + fields[0][0][slab(start)].shape
+            buffers = {key: xp.empty(shape, fields[0][0].dtype) for key in ("send_up", "send_down", "recv_up",
+                                                                           "recv_down")}
+            host = {key: self._pinned(shape, fields[0][0].dtype) for key in buffers} if through_host else None
+            lower, upper = decomposition.neighbours[axis]
+            self.axes.append({
+                # the top layers go up and arrive in the upper neighbour's lower ghost zone, and back
+                "up": (slab(start + n - GHOST), slab(start - GHOST), upper, lower),
+                "down": (slab(start), slab(start + n), lower, upper),
+                "buffers": buffers, "host": host,
+            })
+
+    def _pinned(self, shape, dtype):
+        import cupyx
+
+        return cupyx.empty_pinned(shape, dtype)
+
+    def fill(self, s):
+        """Fill the ghost zones of set s (returns when they are in place)."""
+        fields = self.fields[s]
+        for axis, plan in enumerate(self.axes):
+            if plan is None:
+                self.grid.fill_ghost_axis(s, axis, self.stream_handle)
+                continue
+            buffers, host = plan["buffers"], plan["host"]
+            for direction in ("up", "down"):
+                edge = plan[direction][0]
+                send = buffers["send_" + direction]
+                for q, f in enumerate(fields):
+                    send[q] = f[edge]
+                if host is not None:
+                    send.get(out=host["send_" + direction], stream=self.stream)
+            if self.stream is not None:
+                self.stream.synchronize()
+            space = host if host is not None else buffers
+            requests = []
+            for direction in ("up", "down"):
+                _, _, dest, source = plan[direction]
+                tag = 2 * axis + (direction == "up")
+                requests.append(self.d.cart.Irecv(space["recv_" + direction], source=source, tag=tag))
+                requests.append(self.d.cart.Isend(space["send_" + direction], dest=dest, tag=tag))
+            self.d.MPI.Request.Waitall(requests)
+            for direction in ("up", "down"):
+                recv = buffers["recv_" + direction]
+                if host is not None:
+                    recv.set(host["recv_" + direction], stream=self.stream)
+                ghost = plan[direction][1]
+                for q, f in enumerate(fields):
+                    f[ghost] = recv[q]
+        if self.stream is not None:
+            self.stream.synchronize()
 
 
 class ParallelStepper:
@@ -194,12 +241,17 @@ class ParallelStepper:
             self.xp = cupy
             self.stream = cupy.cuda.Stream(non_blocking=True)
             mode = decomposition.exchange_mode
-            self.through_host = mode == "host" or (mode == "auto" and not cuda_aware_mpi())
+            aware = cuda_aware_mpi()
+            if mode == "device" and not aware:
+                raise ValueError("exchange='device' needs a CUDA-aware MPI, and this MPI library reports that it "
+                                 "is not (ompi_info: mpi_built_with_cuda_support); use exchange='host' or 'auto'")
+            self.through_host = mode == "host" or (mode == "auto" and not aware)
         else:
             self.xp = np
             self.stream = None
             self.through_host = False
         self.sets = [[self._padded(s, f) for f in range(4)] for s in range(3)]
+        self.halo = HaloExchange(decomposition, grid, self.sets, self.lo, self.xp, self.stream, self.through_host)
 
     def _padded(self, s, field):
         """Padded array of set s, field `field`, indexed [k, j, i]."""
@@ -219,10 +271,9 @@ class ParallelStepper:
     def _exchange(self, s):
         if self.on_gpu:
             with self.stream:
-                self.d.exchange(self.sets[s], self.lo, self.xp, self.stream, self.through_host)
-            self.stream.synchronize()
+                self.halo.fill(s)
         else:
-            self.d.exchange(self.sets[s], self.lo, self.xp)
+            self.halo.fill(s)
 
     def substep(self, s, dt):
         grid = self.sim._grid

@@ -57,6 +57,9 @@ typedef struct ac_backend_ops {
     ac_status (*substep_region)(void *self, int s, double dt, const ac_region *r);
     /* the padded array of one field of set s, in the backend's memory */
     void *(*padded_data)(void *self, int s, int field);
+    /* periodic ghost zones of one axis of every field of set s, queued on
+     * `stream` (a cudaStream_t; ignored on the CPU) */
+    ac_status (*fill_ghost_axis)(void *self, int s, int axis, void *stream);
 } ac_backend_ops;
 
 #endif

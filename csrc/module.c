@@ -254,6 +254,27 @@ static PyObject *Grid_add_forcing(GridObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* fill_ghost_axis(s, axis, stream=0): periodic ghost zones of one axis of
+ * set s (an axis a split grid does not split), queued on a CUDA stream. */
+static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
+{
+    int s, axis;
+    unsigned long long stream = 0;
+    if (!PyArg_ParseTuple(args, "ii|K", &s, &axis, &stream) || !check_ready(self))
+        return NULL;
+    if (s < 0 || s > 2 || axis < 0 || axis > 2) {
+        PyErr_SetString(PyExc_ValueError, "fill_ghost_axis: set and axis must be 0, 1 or 2");
+        return NULL;
+    }
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->fill_ghost_axis(self->self, s, axis, (void *)(uintptr_t)stream);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "fill_ghost_axis");
+    Py_RETURN_NONE;
+}
+
 /* padded_address(s, field) -> address of the whole padded array of one
  * field of set s (0 home, 1 stage_a, 2 stage_b), in the backend's memory. */
 static PyObject *Grid_padded_address(GridObject *self, PyObject *args)
@@ -598,6 +619,8 @@ static PyMethodDef Grid_methods[] = {
     {"substep_region", (PyCFunction)Grid_substep_region, METH_VARARGS,
      "substep_region(s, dt, lo, hi): substep s over an interior box; ghost zones filled by the caller."},
     {"add_forcing", (PyCFunction)Grid_add_forcing, METH_VARARGS, "add_forcing(dt): the forcing of one step."},
+    {"fill_ghost_axis", (PyCFunction)Grid_fill_ghost_axis, METH_VARARGS,
+     "fill_ghost_axis(set, axis, stream=0): periodic ghost zones of one axis, queued on a CUDA stream."},
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
      "padded_address(set, field) -> address of the padded array (set 0 home, 1 and 2 the RK3 stages)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},

@@ -12,6 +12,7 @@
 
 typedef struct {
     void (*fill_ghost_zones)(const ac_grid *, void *);
+    void (*fill_ghost_axis)(const ac_grid *, void *, int);
     void (*substep)(const ac_grid *, const ac_region *, ac_method, void *const *, void *const *, void *const *, void *,
                     int, double, int *);
     void (*substep_19p_second)(const ac_grid *, void *const *, void *const *, const void *, int, double);
@@ -23,9 +24,9 @@ typedef struct {
 } kernel_table;
 
 static const kernel_table kernels[2] = {
-    {fill_ghost_zones_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
+    {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
      first_nonfinite_field_f32, add_forcing_f32},
-    {fill_ghost_zones_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
+    {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
      first_nonfinite_field_f64, add_forcing_f64},
 };
 
@@ -153,6 +154,15 @@ static ac_status cpu_substep_region(void *self, int s, double dt, const ac_regio
     return failed ? AC_ERR_NO_MEMORY : AC_OK;
 }
 
+static ac_status cpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
+{
+    ac_cpu *cpu = self;
+    (void)stream;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+        cpu->k->fill_ghost_axis(&cpu->grid, cpu_stage(cpu, s)[f], axis);
+    return AC_OK;
+}
+
 static void *cpu_padded_data(void *self, int s, int field)
 {
     return cpu_stage((ac_cpu *)self, s)[field];
@@ -241,5 +251,5 @@ static ac_status cpu_add_forcing(void *self, const ac_forcing_term *term, double
 const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_first_nonfinite_field,
     cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
-    cpu_padded_data,
+    cpu_padded_data, cpu_fill_ghost_axis,
 };

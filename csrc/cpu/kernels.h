@@ -10,6 +10,7 @@
 
 #define AC_DECLARE_CPU_KERNELS(sfx)                                                                           \
     void fill_ghost_zones_##sfx(const ac_grid *g, void *field);                                               \
+    void fill_ghost_axis_##sfx(const ac_grid *g, void *field, int axis);                                      \
     void substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method, void *const in[AC_NUM_FIELDS],                    \
                        void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u, int substep,    \
                        double dt, int *failed);                                                               \

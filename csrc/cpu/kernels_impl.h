@@ -53,6 +53,25 @@ static void AC_FN(copy_z_images)(const ac_grid *g, real *f, int k)
     }
 }
 
+/* The periodic ghost zones of one axis only, over the whole padded extent
+ * of the other two (a split grid fills its other axes by exchange). */
+void AC_FN(fill_ghost_axis)(const ac_grid *g, void *field, int axis)
+{
+    real *f = (real *)field;
+    ptrdiff_t stride[3];
+    ac_grid_strides(g, stride);
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int pc = 0; pc < g->m[c]; ++pc)
+        for (int pb = 0; pb < g->m[b]; ++pb) {
+            real *line = f + pb * stride[b] + pc * stride[c];
+            for (int q = 0; q < 2 * AC_GHOST; ++q) {
+                const int ghost = ac_ghost_plane(q, g->lo[axis], g->n[axis]);
+                line[ghost * stride[axis]] = line[ac_periodic_source(ghost, g->lo[axis], g->n[axis]) * stride[axis]];
+            }
+        }
+}
+
 void AC_FN(fill_ghost_zones)(const ac_grid *g, void *field)
 {
     real *f = (real *)field;

@@ -118,10 +118,12 @@ typedef struct {
                          void *, int, double, cudaStream_t);
     ac_status (*reduce)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double, cudaStream_t);
+    ac_status (*fill_ghost_axis)(const ac_grid *, void *const *, int, cudaStream_t);
 } kernel_table;
 
-static const kernel_table kernels[2] = {{cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32},
-                                        {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64}};
+static const kernel_table kernels[2] = {
+    {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32},
+    {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -244,6 +246,12 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
         return AC_ERR_UNSUPPORTED;
     return gpu->k->substep(&gpu->grid, r, gpu->method, gpu_stage(gpu, s), gpu_stage(gpu, (s + 1) % 3), gpu->buf.w,
                            NULL, s, dt, gpu->stream);
+}
+
+static ac_status gpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    return gpu->k->fill_ghost_axis(&gpu->grid, gpu_stage(gpu, s), axis, (cudaStream_t)stream);
 }
 
 static void *gpu_padded_data(void *self, int s, int field)
@@ -380,5 +388,5 @@ static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double
 extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
     gpu_max_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
-    gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data,
+    gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
 };

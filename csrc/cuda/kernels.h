@@ -33,7 +33,9 @@ ac_tile ac_cuda_tile(void);
     ac_status cuda_reduce_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int first_field,       \
                                 unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream); \
     ac_status cuda_add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],                   \
-                                     const ac_forcing_term *term, double dt, cudaStream_t stream);
+                                     const ac_forcing_term *term, double dt, cudaStream_t stream);           \
+    ac_status cuda_fill_ghost_axis_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int axis,       \
+                                         cudaStream_t stream);
 
 AC_DECLARE_CUDA_KERNELS(f32)
 AC_DECLARE_CUDA_KERNELS(f64)

@@ -88,9 +88,10 @@ __global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_
     }
 }
 
-static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, cudaStream_t stream)
+static ac_status AC_FN(fill_ghost_axis)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, int axis,
+                                        cudaStream_t stream)
 {
-    for (int axis = 0; axis < 3; ++axis) {
+    {
         const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
         AC_FN(ghost_pass) g;
         g.n = s.n[axis];
@@ -110,6 +111,20 @@ static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC
             return AC_ERR_DEVICE;
     }
     return AC_OK;
+}
+
+static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, cudaStream_t stream)
+{
+    for (int axis = 0; axis < 3; ++axis)
+        if (AC_FN(fill_ghost_axis)(fields, count, s, axis, stream) != AC_OK)
+            return AC_ERR_DEVICE;
+    return AC_OK;
+}
+
+extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], int axis,
+                                                 cudaStream_t stream)
+{
+    return AC_FN(fill_ghost_axis)(AC_FN(make_set)(fields_), AC_NUM_FIELDS, AC_FN(make_shape)(g), axis, stream);
 }
 
 /* ---- integration ---------------------------------------------------------
