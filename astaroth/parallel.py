@@ -14,7 +14,9 @@ CUDA backend, chosen by the rank within its node).  Every substep:
 The arithmetic per point is that of a single process, so a run gives the
 same bits on any number of ranks.  On the GPU the exchange passes device
 buffers to MPI when the MPI library is CUDA-aware and stages them through
-host memory otherwise (``exchange="auto" | "device" | "host"``).
+pinned host memory otherwise; between GPUs of one node it writes straight
+into the neighbour's buffer through CUDA IPC, MPI carrying only the "it is
+there" (``exchange="auto" | "device" | "host" | "peer"``).
 """
 import threading
 
@@ -23,7 +25,7 @@ import numpy as np
 from . import _core
 
 GHOST = 3  # ghost-zone width, the stencil radius (csrc/grid.h AC_GHOST)
-EXCHANGES = ("auto", "device", "host")
+EXCHANGES = ("auto", "device", "peer", "host")
 
 
 def _prime_factors(n):
@@ -110,7 +112,8 @@ class Decomposition:
         self.exchange_mode = exchange
         # every rank's block, for gathering whole fields
         self.all_slices = comm.allgather(self.slices)
-        self.node_rank = comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
+        node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+        self.node_rank, self.node_size = node.Get_rank(), node.Get_size()
 
     # --- regions: the inner part, started before the exchange, and the shell
     def regions(self):
@@ -149,14 +152,19 @@ class HaloExchange:
     next to each face (over the whole padded extent of the other two axes,
     so edges and corners follow) are packed into one buffer per direction,
     sent to both neighbours at once, and unpacked into the ghost zones.
-    Buffers are allocated once; on the GPU they are staged through pinned
-    host memory unless the MPI library takes device memory.
+    Buffers are allocated once.  `transport` says how the buffers travel:
+    "cpu" (host arrays through MPI), "host" (GPU buffers staged through
+    pinned host memory), "device" (GPU buffers handed to a CUDA-aware MPI) or
+    "peer" (GPUs of one node: the sender writes straight into the
+    receiver's buffer through CUDA IPC, and MPI only says it is there).
     """
 
-    def __init__(self, decomposition, grid, fields, lo, xp, stream=None, through_host=False):
+    def __init__(self, decomposition, grid, fields, lo, xp, stream=None, transport="cpu"):
         self.d, self.grid, self.fields, self.xp = decomposition, grid, fields, xp
-        self.stream, self.through_host = stream, through_host
+        self.stream, self.transport = stream, transport
         self.stream_handle = stream.ptr if stream is not None else 0
+        self.count = 0  # exchanges so far: the parity picks the peer buffer
+        self._owned = []  # raw device allocations shared through IPC
         self.axes = []
         for axis in range(3):
             if decomposition.dims[axis] == 1:
@@ -171,28 +179,89 @@ class HaloExchange:
                 return tuple(index)
 
             shape = (len(fields[0]),) + fields[0][0][slab(start)].shape
-            buffers = {key: xp.empty(shape, fields[0][0].dtype) for key in ("send_up", "send_down", "recv_up",
-                                                                           "recv_down")}
-            host = {key: self._pinned(shape, fields[0][0].dtype) for key in buffers} if through_host else None
+            dtype = fields[0][0].dtype
             lower, upper = decomposition.neighbours[axis]
-            self.axes.append({
+            plan = {
                 # the top layers go up and arrive in the upper neighbour's lower ghost zone, and back
                 "up": (slab(start + n - GHOST), slab(start - GHOST), upper, lower),
                 "down": (slab(start), slab(start + n), lower, upper),
-                "buffers": buffers, "host": host,
-            })
+            }
+            if transport == "peer":
+                plan["recv"], plan["remote"] = self._peer_buffers(axis, shape, dtype, lower, upper)
+            else:
+                plan["buffers"] = {key: xp.empty(shape, dtype) for key in ("send_up", "send_down", "recv_up",
+                                                                           "recv_down")}
+                plan["host"] = ({key: self._pinned(shape, dtype) for key in plan["buffers"]}
+                                if transport == "host" else None)
+            self.axes.append(plan)
 
     def _pinned(self, shape, dtype):
         import cupyx
 
         return cupyx.empty_pinned(shape, dtype)
 
+    def _device_array(self, address, shape, dtype, owner):
+        cupy = self.xp
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        memory = cupy.cuda.UnownedMemory(address, nbytes, owner)
+        return cupy.ndarray(shape, dtype=dtype, memptr=cupy.cuda.MemoryPointer(memory, 0))
+
+    def _peer_buffers(self, axis, shape, dtype, lower, upper):
+        """Receive buffers of this rank (two per direction: consecutive
+        exchanges alternate) and the neighbours' ones this rank writes to."""
+        runtime = self.xp.cuda.runtime
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        recv, handles = {}, {}
+        for direction in ("up", "down"):
+            recv[direction], handles[direction] = [], []
+            for _ in range(2):
+                address = runtime.malloc(nbytes)  # an allocation of its own, as IPC requires
+                self._owned.append(address)
+                recv[direction].append(self._device_array(address, shape, dtype, self))
+                handles[direction].append(runtime.ipcGetMemHandle(address))
+        cart = self.d.cart
+        # my "up" receive buffers are filled by my lower neighbour, my "down" ones by my upper
+        theirs_up = cart.sendrecv(handles["up"], dest=lower, source=upper, sendtag=50 + axis, recvtag=50 + axis)
+        theirs_down = cart.sendrecv(handles["down"], dest=upper, source=lower, sendtag=60 + axis,
+                                    recvtag=60 + axis)
+        remote = {}
+        for direction, handles_there in (("up", theirs_up), ("down", theirs_down)):
+            remote[direction] = []
+            for handle in handles_there:
+                address = runtime.ipcOpenMemHandle(handle)
+                remote[direction].append(self._device_array(address, shape, dtype, self))
+        return recv, remote
+
+    def close(self):
+        """Release the IPC mappings and buffers (peer transport)."""
+        runtime = self.xp.cuda.runtime if self.transport == "peer" else None
+        for plan in self.axes:
+            if plan is not None and "remote" in plan:
+                for arrays in plan["remote"].values():
+                    for a in arrays:
+                        runtime.ipcCloseMemHandle(a.data.ptr)
+                plan.pop("remote")
+        for address in self._owned:
+            runtime.free(address)
+        self._owned = []
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # at interpreter exit CUDA may already be gone
+            pass
+
     def fill(self, s):
         """Fill the ghost zones of set s (returns when they are in place)."""
         fields = self.fields[s]
+        parity = self.count % 2
+        self.count += 1
         for axis, plan in enumerate(self.axes):
             if plan is None:
                 self.grid.fill_ghost_axis(s, axis, self.stream_handle)
+                continue
+            if self.transport == "peer":
+                self._fill_peer(axis, plan, fields, parity)
                 continue
             buffers, host = plan["buffers"], plan["host"]
             for direction in ("up", "down"):
@@ -222,6 +291,28 @@ class HaloExchange:
         if self.stream is not None:
             self.stream.synchronize()
 
+    def _fill_peer(self, axis, plan, fields, parity):
+        # write into the neighbours' buffers over NVLink/PCIe, then tell them
+        for direction in ("up", "down"):
+            edge = plan[direction][0]
+            remote = plan["remote"][direction][parity]
+            for q, f in enumerate(fields):
+                remote[q] = f[edge]
+        self.stream.synchronize()
+        tokens = [np.zeros(1, np.int8) for _ in range(2)]
+        requests = []
+        for i, direction in enumerate(("up", "down")):
+            _, _, dest, source = plan[direction]
+            tag = 100 + 2 * axis + (direction == "up")
+            requests.append(self.d.cart.Irecv(tokens[i], source=source, tag=tag))
+            requests.append(self.d.cart.Isend(np.zeros(1, np.int8), dest=dest, tag=tag))
+        self.d.MPI.Request.Waitall(requests)
+        for direction in ("up", "down"):
+            recv = plan["recv"][direction][parity]
+            ghost = plan[direction][1]
+            for q, f in enumerate(fields):
+                f[ghost] = recv[q]
+
 
 class ParallelStepper:
     """Drives the substeps of a decomposed Simulation (sim._grid is the
@@ -240,18 +331,40 @@ class ParallelStepper:
 
             self.xp = cupy
             self.stream = cupy.cuda.Stream(non_blocking=True)
-            mode = decomposition.exchange_mode
-            aware = cuda_aware_mpi()
-            if mode == "device" and not aware:
-                raise ValueError("exchange='device' needs a CUDA-aware MPI, and this MPI library reports that it "
-                                 "is not (ompi_info: mpi_built_with_cuda_support); use exchange='host' or 'auto'")
-            self.through_host = mode == "host" or (mode == "auto" and not aware)
+            self.transport = self._gpu_transport(decomposition)
         else:
             self.xp = np
             self.stream = None
-            self.through_host = False
+            self.transport = "cpu"
         self.sets = [[self._padded(s, f) for f in range(4)] for s in range(3)]
-        self.halo = HaloExchange(decomposition, grid, self.sets, self.lo, self.xp, self.stream, self.through_host)
+        self.halo = HaloExchange(decomposition, grid, self.sets, self.lo, self.xp, self.stream, self.transport)
+
+    def _gpu_transport(self, d):
+        """How GPU ghost zones travel (HaloExchange), from exchange= and what
+        the MPI library and the node offer; every rank decides the same."""
+        mode = d.exchange_mode
+        aware = cuda_aware_mpi()
+        if mode == "device" and not aware:
+            raise ValueError("exchange='device' needs a CUDA-aware MPI, and this MPI library reports that it is not "
+                             "(ompi_info: mpi_built_with_cuda_support); use exchange='peer', 'host' or 'auto'")
+        same_node = d.comm.allreduce(d.node_size == d.size, op=d.MPI.LAND)
+        peer = same_node and d.comm.allreduce(self._peers_reachable(d), op=d.MPI.LAND)
+        if mode == "peer" and not peer:
+            raise ValueError("exchange='peer' needs every rank on one node, each on a GPU that can reach the "
+                             "others' memory; use exchange='host' or 'auto'")
+        if mode in ("host", "device", "peer"):
+            return mode
+        return "peer" if peer else "device" if aware else "host"
+
+    def _peers_reachable(self, d):
+        runtime = self.xp.cuda.runtime
+        mine = runtime.getDevice()
+        devices = d.comm.allgather(mine)
+        return all(other == mine or runtime.deviceCanAccessPeer(mine, other) for other in devices)
+
+    @property
+    def through_host(self):
+        return self.transport == "host"
 
     def _padded(self, s, field):
         """Padded array of set s, field `field`, indexed [k, j, i]."""

@@ -132,10 +132,11 @@ class Simulation:
         the whole field on every rank, diagnostics and snapshots are global,
         ``sim.view(name)`` is the rank's own subdomain.  Every rank must make
         the same calls.  Needs the 55-point method.
-    exchange : "auto", "device" or "host"
-        How GPU ghost zones travel between ranks: device buffers (needs a
-        CUDA-aware MPI), staged through host memory, or whichever the MPI
-        library supports.
+    exchange : "auto", "device", "peer" or "host"
+        How GPU ghost zones travel between ranks: device buffers through a
+        CUDA-aware MPI, peer-to-peer writes between the GPUs of one node
+        (CUDA IPC), staged through pinned host memory, or ("auto") peer on
+        one node, else device where MPI is CUDA-aware, else host.
 
     The fields start at rest with uniform density (lnrho = 0).
     """

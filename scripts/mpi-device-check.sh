@@ -25,9 +25,9 @@ header() {
 } > "$OUT/mpi-build.log" 2>&1
 ls astaroth/_core*.so >/dev/null 2>&1 || { cat "$OUT/mpi-build.log"; exit 1; }
 {
-    header "mpirun -np $GPUS python3 scripts/scaling.py check host|device|auto"
+    header "mpirun -np $GPUS python3 scripts/scaling.py check host|device|peer|auto"
     nvidia-smi topo -m 2>&1 | head -5
-    for mode in host device auto; do
+    for mode in host device peer auto; do
         timeout 300 mpirun -np "$GPUS" python3 scripts/scaling.py check $mode 2>&1 | tail -3
     done
     header "python3 -m pytest -q tests/test_mpi.py (CPU backend, mpirun --oversubscribe)"

@@ -50,7 +50,7 @@ if mode == "check":
         alone.run(until=0.5)
         same = all(np.array_equal(got[name], alone[name]) for name in ac.FIELDS)
         worst = max(float(np.max(np.abs(got[name] - alone[name]))) for name in ac.FIELDS)
-        through = "host" if split._stepper.through_host else "device" if BACKEND == "cuda" else "-"
+        through = split._stepper.transport
         print(f"check: {size} ranks, dims {split.decomposition.dims}, exchange={exchange} (through {through}; "
               f"CUDA-aware MPI: {cuda_aware_mpi()}), {split.steps} forced steps at 64x48x40 float64: "
               f"{'bit for bit equal' if same else 'DIFFERENT'} to one GPU (max |diff| {worst:.3g})", flush=True)
@@ -73,8 +73,8 @@ else:
             sim._advance(dt)
         comm.Barrier()
         best = min(best, (time.perf_counter() - start) / 10)
-    through = sim._stepper.through_host if sim.decomposition else None
+    through = sim._stepper.transport if sim.decomposition else "-"
     say(f"{mode}: {size} GPU(s), grid {shape[0]}x{shape[1]}x{shape[2]} {dtype}, dims "
         f"{sim.decomposition.dims if sim.decomposition else (1, 1, 1)}, exchange "
-        f"{'-' if through is None else ('host' if through else 'device')}: {best * 1e3:.2f} ms/step, "
+        f"{through}: {best * 1e3:.2f} ms/step, "
         f"{np.prod(shape) / best / 1e6:.0f} M updates/s")
