@@ -116,19 +116,37 @@ class Decomposition:
         self.node_rank, self.node_size = node.Get_rank(), node.Get_size()
 
     # --- regions: the inner part, started before the exchange, and the shell
+    def prefilled_axes(self):
+        """Unsplit axes before the first split one (x, y, z order): their
+        ghost zones can be filled before the exchange, because no exchanged
+        slab has to carry them yet, so the inner part reaches their faces."""
+        axes = []
+        for a in range(3):
+            if self.dims[a] > 1:
+                break
+            axes.append(a)
+        return tuple(axes)
+
     def regions(self):
-        """(inner, shell): interior boxes (lo, hi) of the subdomain; inner is
-        None when the subdomain is too thin to have one."""
-        n = self.local_shape
-        if any(m < 2 * GHOST + 1 for m in n):
-            return None, [((0, 0, 0), n)]
-        g = GHOST
-        inner = ((g, g, g), (n[0] - g, n[1] - g, n[2] - g))
-        shell = [
-            ((0, 0, 0), (n[0], n[1], g)), ((0, 0, n[2] - g), (n[0], n[1], n[2])),          # z faces
-            ((0, 0, g), (n[0], g, n[2] - g)), ((0, n[1] - g, g), (n[0], n[1], n[2] - g)),  # y faces
-            ((0, g, g), (g, n[1] - g, n[2] - g)), ((n[0] - g, g, g), (n[0], n[1] - g, n[2] - g)),  # x faces
-        ]
+        """(inner, shell): interior boxes (lo, hi) of the subdomain.  The
+        inner part stays 3 points from every face whose ghost zone the
+        exchange fills; the shell is the rest, in slabs.  inner is None when
+        the subdomain is too thin to have one."""
+        n, g = self.local_shape, GHOST
+        full = self.prefilled_axes()
+        exchanged = [a for a in range(3) if a not in full]
+        if any(n[a] < 2 * g + 1 for a in exchanged):
+            return None, [((0, 0, 0), tuple(n))]
+        lo = [0 if a in full else g for a in range(3)]
+        hi = [n[a] if a in full else n[a] - g for a in range(3)]
+        inner = (tuple(lo), tuple(hi))
+        shell, box_lo, box_hi = [], [0, 0, 0], list(n)
+        for a in reversed(exchanged):  # peel z, then y, then x faces off the box
+            for first, last in ((0, g), (n[a] - g, n[a])):
+                slab_lo, slab_hi = list(box_lo), list(box_hi)
+                slab_lo[a], slab_hi[a] = first, last
+                shell.append((tuple(slab_lo), tuple(slab_hi)))
+            box_lo[a], box_hi[a] = g, n[a] - g
         return inner, shell
 
     # --- whole fields -------------------------------------------------------
@@ -164,6 +182,7 @@ class HaloExchange:
         self.stream, self.transport = stream, transport
         self.stream_handle = stream.ptr if stream is not None else 0
         self.count = 0  # exchanges so far: the parity picks the peer buffer
+        self.prefilled = decomposition.prefilled_axes()
         self._owned = []  # raw device allocations shared through IPC
         self.axes = []
         for axis in range(3):
@@ -258,7 +277,8 @@ class HaloExchange:
         self.count += 1
         for axis, plan in enumerate(self.axes):
             if plan is None:
-                self.grid.fill_ghost_axis(s, axis, self.stream_handle)
+                if axis not in self.prefilled:  # those were filled before the inner part started
+                    self.grid.fill_ghost_axis(s, axis, self.stream_handle)
                 continue
             if self.transport == "peer":
                 self._fill_peer(axis, plan, fields, parity)
@@ -390,13 +410,10 @@ class ParallelStepper:
 
     def substep(self, s, dt):
         grid = self.sim._grid
+        self._prefill(s)
         if self.inner is None:
             self._exchange(s)
         elif self.on_gpu:
-            # the previous substep's kernels (default stream) finish before the exchange reads set s
-            done = self.xp.cuda.Event()
-            done.record(self.xp.cuda.Stream.null)
-            self.stream.wait_event(done)
             grid.substep_region(s, dt, *self.inner)  # queued; runs while the exchange goes on
             self._exchange(s)
         else:
@@ -426,8 +443,20 @@ class ParallelStepper:
         if self.on_gpu:
             self.xp.cuda.Stream.null.synchronize()
 
+    def _prefill(self, s):
+        """Ghost zones of the prefilled axes of set s, queued on the default
+        stream; on the GPU the exchange stream then waits for them and for
+        the previous substep's kernels that wrote set s."""
+        for axis in self.d.prefilled_axes():
+            self.sim._grid.fill_ghost_axis(s, axis, 0)
+        if self.on_gpu:
+            done = self.xp.cuda.Event()
+            done.record(self.xp.cuda.Stream.null)
+            self.stream.wait_event(done)
+
     def rhs(self):
         """The right-hand side into w: a first substep with dt = 1."""
+        self._prefill(0)
         self._exchange(0)
         n = self.d.local_shape
         self.sim._grid.substep_region(0, 1.0, (0, 0, 0), n)
