@@ -209,6 +209,10 @@ AC_INLINE real divergence(const ac_derivatives *d)
     return d->grad_u[0][0] + d->grad_u[1][1] + d->grad_u[2][2];
 }
 
+/* 1/3 as a constant factor: a multiplication where x / 3 would be a
+ * division (several times slower on both the CPU and the GPU). */
+#define AC_THIRD ((real)(1.0 / 3.0))
+
 /* Right-hand sides of eqs. (1) and (2) (no forcing) from the derivatives:
  * d lnrho/dt to rhs[0], du_i/dt to rhs[1 + i]. */
 AC_INLINE void rhs_from_derivatives(const ac_derivatives *d, const ac_point_params *p, real rhs[4])
@@ -226,11 +230,11 @@ AC_INLINE void rhs_from_derivatives(const ac_derivatives *d, const ac_point_para
         AC_UNROLL
         for (int j = 0; j < 3; ++j) {
             const real s_ij =
-                (real)0.5 * (d->grad_u[i][j] + d->grad_u[j][i]) - (i == j ? div_u / (real)3.0 : (real)0.0);
+                (real)0.5 * (d->grad_u[i][j] + d->grad_u[j][i]) - (i == j ? div_u * AC_THIRD : (real)0.0);
             strain_dot_grad_lnrho += s_ij * d->grad_lnrho[j];
         }
         rhs[1 + i] = -advection - p->cs2 * d->grad_lnrho[i] +
-                     p->nu * (d->lap_u[i] + d->grad_div_u[i] / (real)3.0 + (real)2.0 * strain_dot_grad_lnrho);
+                     p->nu * (d->lap_u[i] + d->grad_div_u[i] * AC_THIRD + (real)2.0 * strain_dot_grad_lnrho);
     }
 }
 
@@ -250,7 +254,7 @@ AC_INLINE real rk3_substep(real u, real rhs, real *w, int substep, real dt)
  * to w and beta times that to the field already written by the first pass. */
 AC_INLINE void rk3_add_grad_div(real *u_out, real *w, real grad_div, int substep, real dt, real nu)
 {
-    const real increment = dt * nu / (real)3.0 * grad_div;
+    const real increment = dt * nu * AC_THIRD * grad_div;
     *w += increment;
     *u_out += rk3_beta(substep) * increment;
 }
