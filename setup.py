@@ -32,6 +32,8 @@ CUDA_SOURCES = [
     "csrc/cuda/cuda_backend.cu",
     "csrc/cuda/kernels_f32.cu",
     "csrc/cuda/kernels_f64.cu",
+    "csrc/cuda/ops_f32.cu",
+    "csrc/cuda/ops_f64.cu",
 ]
 
 C_SOURCES = [

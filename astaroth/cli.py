@@ -4,6 +4,8 @@
                                  turbulence at 64^3 on the default backend)
     astaroth plot SNAPSHOT       slices, spectrum and time series as a PNG
     astaroth bench               million grid-point updates per second
+    astaroth bench ops           GB/s of the GPU derivative kernels of
+                                 astaroth.ops against a device copy
 """
 import argparse
 import math
@@ -112,6 +114,12 @@ def cmd_bench(args):
     return 0
 
 
+def cmd_bench_ops(args):
+    from .bench_ops import main
+
+    return main(n=args.size, repeats=args.repeats)
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="astaroth", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -134,6 +142,11 @@ def build_parser():
     p.add_argument("--methods", nargs="+", default=["55p", "19p"], choices=["55p", "19p"])
     p.add_argument("--seconds", type=float, default=1.0, help="time spent per measurement (default 1)")
     p.set_defaults(func=cmd_bench)
+    q = p.add_subparsers(dest="bench_target", title="other benchmarks", metavar="ops").add_parser(
+        "ops", help="GB/s of the astaroth.ops first-derivative kernels on the GPU (x, y, z) against a device copy")
+    q.add_argument("--size", type=int, default=256, help="points per axis of the float32 test array (default 256)")
+    q.add_argument("--repeats", type=int, default=50, help="launches timed per kernel (default 50)")
+    q.set_defaults(func=cmd_bench_ops)
     return parser
 
 

@@ -1,19 +1,46 @@
 """Finite-difference operators for analysis, on periodic arrays.
 
-    ac.ops.derivative(f, axis, n=1, accuracy=6, spacing=dx)
+    ac.ops.derivative(f, axis, n=1, accuracy=6, spacing=h)
     ac.ops.gradient(f, spacing), ac.ops.divergence(u, spacing),
     ac.ops.curl(u, spacing), ac.ops.laplacian(f, spacing)
 
-Central differences of accuracy 2, 4, 6 or 8 (the sixth-order weights are
-the solver's own, csrc/physics.h), computed in C with OpenMP:
+Central differences of accuracy 2, 4, 6 or 8 (error O(h^accuracy)), with
+index arithmetic modulo the number of points along the axis (periodic):
 
-    first derivative:  f'_i  = sum_r c_r (f_{i+r} - f_{i-r}) / h
-    second derivative: f''_i = (c_0 f_i + sum_r c_r (f_{i+r} + f_{i-r})) / h^2
+    first derivative:  f'_i  = sum_{r=1}^{R} c_r (f_{i+r} - f_{i-r}) / h
+    second derivative: f''_i = (c_0 f_i + sum_{r=1}^{R} c_r (f_{i+r} + f_{i-r})) / h^2
 
-e.g. sixth order: c = (3/4, -3/20, 1/60) and (-49/18, 3/2, -3/20, 1/90);
-eighth order: c = (4/5, -1/5, 4/105, -1/280).  Arrays are float32 or
-float64 NumPy arrays (others are converted to float64), periodic along
-every axis.  Device arrays (CUDA) are not supported yet.
+with R = accuracy / 2 and the weights
+
+    accuracy   first derivative c_1 .. c_R    second derivative c_0 .. c_R
+       2       1/2                            -2, 1
+       4       2/3, -1/12                     -5/2, 4/3, -1/12
+       6       3/4, -3/20, 1/60               -49/18, 3/2, -3/20, 1/90
+       8       4/5, -1/5, 4/105, -1/280       -205/72, 8/5, -1/5, 8/315, -1/560
+
+They come from one table, central_coefficient() in csrc/physics.h, whose
+sixth-order row is the solver's own stencil (seed eqs. 6-7), on the host
+and on the GPU alike.  The vector operators are
+
+    gradient:   (d f/dx, d f/dy, d f/dz)
+    divergence: d u_x/dx + d u_y/dy + d u_z/dz
+    curl:       (d u_z/dy - d u_y/dz, d u_x/dz - d u_z/dx, d u_y/dx - d u_x/dy)
+    laplacian:  d^2 f/dx^2 + d^2 f/dy^2 + d^2 f/dz^2
+
+each from `derivative` along every axis, `spacing` one h or one per axis.
+
+Where the work runs follows the array:
+ - NumPy arrays (and anything NumPy converts) are differentiated in C with
+   OpenMP; float32 and float64 keep their precision, other types become
+   float64; the result is a NumPy array.
+ - Device arrays, i.e. anything with ``__cuda_array_interface__`` that is
+   not a NumPy array (CuPy arrays, ``sim.view(name)`` of a CUDA simulation,
+   PyTorch CUDA tensors), are differentiated on the GPU by the CUDA kernels
+   of csrc/cuda/ops_impl.cuh, read in place (strided views included, no
+   copy); the result is a CuPy array on the same device, in the memory
+   order of the input (x fastest for ``sim.view``), queued on CuPy's
+   current stream.  Needs CuPy and a build with the CUDA backend; 1-, 2- or
+   3-D arrays.
 """
 import numpy as np
 
@@ -22,13 +49,47 @@ from . import _core
 ACCURACIES = (2, 4, 6, 8)
 
 
+def _is_device_array(f):
+    return hasattr(f, "__cuda_array_interface__") and not isinstance(f, np.ndarray)
+
+
+def _cupy():
+    """CuPy, or an error saying what the device path needs."""
+    if not hasattr(_core, "derivative_device"):
+        raise RuntimeError("astaroth.ops got a GPU array, but this astaroth build has no CUDA backend (nvcc was not "
+                           "found when it was installed); reinstall where nvcc is available, or copy the array to "
+                           "the host with numpy.asarray(...)")
+    try:
+        import cupy
+    except ImportError as e:
+        raise ImportError("astaroth.ops on GPU arrays returns CuPy arrays and needs CuPy "
+                          "(pip install cupy-cuda12x, or the wheel for your CUDA); or copy the array to the host "
+                          "with numpy.asarray(...)") from e
+    return cupy
+
+
 def _array(f):
-    if hasattr(f, "__cuda_array_interface__") and not isinstance(f, np.ndarray):
-        raise NotImplementedError("astaroth.ops on device arrays is not implemented yet; copy to the host first")
+    """f as the operators take it: a CuPy array (zero copy) for a device
+    array, else a NumPy array; float32 and float64 kept, others to float64."""
+    if _is_device_array(f):
+        cp = _cupy()
+        a = cp.asarray(f)  # reads __cuda_array_interface__: a view, no copy
+        if a.dtype not in (cp.float32, cp.float64):
+            a = a.astype(cp.float64)
+        if not 1 <= a.ndim <= 3:
+            raise ValueError(f"astaroth.ops on the GPU takes 1-, 2- or 3-D arrays, got {a.ndim}-D")
+        if any(s % a.itemsize for s in a.strides):  # strides the kernels cannot count in elements
+            a = cp.ascontiguousarray(a)
+        return a
     a = np.asarray(f)
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)
     return a
+
+
+def _ndim(f):
+    # .shape first: np.ndim would copy a device view to the host to count
+    return len(f.shape) if hasattr(f, "shape") else np.ndim(f)
 
 
 def _spacings(spacing, ndim):
@@ -39,8 +100,28 @@ def _spacings(spacing, ndim):
     return tuple(float(s) for s in spacing)
 
 
+def _device_derivative(a, axis, n, accuracy, h):
+    """derivative() of a CuPy array on its GPU, into a new CuPy array."""
+    import cupy as cp
+
+    sizes = [(abs(s), ax) for ax, s in enumerate(a.strides) if a.shape[ax] > 1]
+    x_fastest = a.ndim > 1 and bool(sizes) and min(sizes)[1] == 0
+    out = cp.empty(a.shape, a.dtype, order="F" if x_fastest else "C")  # same memory order: coalesced writes
+    if a.size == 0:
+        return out
+    with a.device:
+        _core.derivative_device(a.data.ptr, out.data.ptr, a.shape, tuple(s // a.itemsize for s in a.strides),
+                                tuple(s // out.itemsize for s in out.strides), a.dtype == cp.float64, axis, n,
+                                accuracy, h, cp.cuda.get_current_stream().ptr)
+    return out
+
+
 def derivative(f, axis, n=1, accuracy=6, spacing=1.0):
-    """d^n f / dx_axis^n by periodic central differences of the given accuracy."""
+    """d^n f / dx_axis^n by periodic central differences (module docstring):
+    f'_i = sum_r c_r (f_{i+r} - f_{i-r}) / h, f''_i = (c_0 f_i + sum_r c_r
+    (f_{i+r} + f_{i-r})) / h^2, r = 1 .. accuracy/2, indices modulo the
+    length of the axis.  NumPy in, NumPy out (C, OpenMP); device array in,
+    CuPy array out (CUDA)."""
     a = _array(f)
     if n not in (1, 2):
         raise ValueError(f"n must be 1 or 2, got {n!r}")
@@ -51,11 +132,13 @@ def derivative(f, axis, n=1, accuracy=6, spacing=1.0):
     h = float(spacing)
     if not h > 0:
         raise ValueError(f"spacing must be positive, got {spacing!r}")
+    if not isinstance(a, np.ndarray):
+        return _device_derivative(a, axis % a.ndim, n, accuracy, h)
     return _core.derivative(a, axis % a.ndim, n, accuracy, h)
 
 
 def gradient(f, spacing=1.0, accuracy=6):
-    """(df/dx, df/dy, ...) of an array."""
+    """(df/dx_0, df/dx_1, ...) of an array."""
     a = _array(f)
     return tuple(derivative(a, ax, 1, accuracy, h) for ax, h in enumerate(_spacings(spacing, a.ndim)))
 
@@ -73,12 +156,13 @@ def vector_curl(u, hs, first_derivative):
 
 def divergence(u, spacing=1.0, accuracy=6):
     """sum_a d u_a / dx_a of a vector field given as a sequence of arrays."""
-    return vector_divergence(u, _spacings(spacing, np.ndim(u[0])),
+    return vector_divergence(u, _spacings(spacing, _ndim(u[0])),
                              lambda f, ax, h: derivative(f, ax, 1, accuracy, h))
 
 
 def curl(u, spacing=1.0, accuracy=6):
-    """curl of a 3-D vector field (ux, uy, uz)."""
+    """curl of a 3-D vector field (ux, uy, uz):
+    (d_y u_z - d_z u_y, d_z u_x - d_x u_z, d_x u_y - d_y u_x)."""
     return vector_curl(u, _spacings(spacing, 3), lambda f, ax, h: derivative(f, ax, 1, accuracy, h))
 
 

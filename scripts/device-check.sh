@@ -66,4 +66,23 @@ if [ "${1:-}" != "quick" ]; then
         $PY -m astaroth bench --backend cuda 2>&1
     } > "$OUT/bench.log" 2>&1
     cat "$OUT/bench.log"
+    {
+        header "python3 -m astaroth bench ops"
+        $PY -m astaroth bench ops 2>&1
+        header "compute-sanitizer --tool memcheck python3 (ac.ops on device arrays: every kernel and layout)"
+        compute-sanitizer --tool memcheck $PY -c "
+import cupy, numpy as np, astaroth as ac
+for dtype in ('float32', 'float64'):
+    for order in ('C', 'F'):
+        f = cupy.asarray(np.random.default_rng(0).standard_normal((36, 20, 12)), dtype=dtype, order=order)
+        for axis in range(3):
+            for n in (1, 2):
+                for acc in (2, 4, 6, 8):
+                    ac.ops.derivative(f, axis, n, acc, 0.1)
+    f = cupy.asarray(np.ones((37, 5, 3)), dtype=dtype)[1:]   # misaligned rows: the tile kernel
+    ac.ops.derivative(f, 0, 1, 6, 0.1)
+cupy.cuda.Device().synchronize(); print('ops kernels ran')
+" 2>&1 | tail -3
+    } > "$OUT/bench_ops.log" 2>&1
+    cat "$OUT/bench_ops.log"
 fi

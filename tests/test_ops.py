@@ -69,3 +69,34 @@ def test_bad_arguments(kwargs):
     args.update(kwargs)
     with pytest.raises(ValueError):
         ac.ops.derivative(np.zeros((4, 4, 4)), **args)
+
+
+class _DeviceArrayStandIn:
+    """Says it lives on a GPU (__cuda_array_interface__) and refuses a host copy."""
+    __cuda_array_interface__ = {"shape": (4,), "typestr": "<f8", "data": (1 << 40, False), "strides": None,
+                                "version": 3}
+
+    def __array__(self, dtype=None, copy=None):
+        raise AssertionError("a device array was copied to the host")
+
+
+def _device_path_available():
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        return False
+    return hasattr(ac._core, "derivative_device")
+
+
+@pytest.mark.skipif(_device_path_available(), reason="CuPy and CUDA build present: tests/test_ops_gpu.py covers it")
+def test_device_arrays_take_the_device_path_or_say_what_is_missing():
+    with pytest.raises((ImportError, RuntimeError), match="CuPy|CUDA backend"):
+        ac.ops.derivative(_DeviceArrayStandIn(), 0)
+
+
+@pytest.mark.skipif("cuda" in ac.backends(), reason="a GPU is here: the benchmark would run")
+def test_bench_ops_without_a_gpu_exits_with_a_message(capsys):
+    from astaroth.cli import main
+
+    assert main(["bench", "ops"]) == 1
+    assert "needs a CUDA GPU" in capsys.readouterr().err
