@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from . import _core
+from . import _core, ops
 
 TARGET_FRACTION = 0.8  # issue 8: every first-derivative kernel at >= 80% of the copy
 
@@ -29,14 +29,12 @@ class NoDevice(RuntimeError):
 
 
 def _cupy_on_a_gpu():
-    if not hasattr(_core, "derivative_device"):
-        raise NoDevice("this astaroth build has no CUDA backend (nvcc was not found when it was installed)")
+    try:
+        cupy = ops._cupy()  # the device path's own check: a CUDA build and CuPy
+    except (RuntimeError, ImportError) as e:
+        raise NoDevice(str(e)) from None
     if _core.cuda_device_count() < 1:
         raise NoDevice("no CUDA GPU is visible")
-    try:
-        import cupy
-    except ImportError:
-        raise NoDevice("CuPy is not installed (pip install cupy-cuda12x, or the wheel for your CUDA)") from None
     return cupy
 
 

@@ -4,12 +4,14 @@
 Cartesian grid of subdomains, one per rank (and one GPU per rank on the
 CUDA backend, chosen by the rank within its node).  Every substep:
 
-1. the inner part of the subdomain (points at least 3 from every face, so
-   their stencils reach no ghost zone) is started;
+1. the inner part of the subdomain (points at least 3 from every face whose
+   ghost zone is still to come, so their stencils read none) is started;
 2. meanwhile the ghost zones are exchanged with the neighbours, axis by axis
    (x, then y including the x ghosts, then z including both), which fills
-   edges and corners too; along an axis that is not split the copy is local;
-3. then the shell of the subdomain (the six face slabs) is computed.
+   edges and corners too; along an axis that is not split the copy is local
+   (and done before step 1 where no exchanged slab has to carry it);
+3. then the shell of the subdomain (slabs along the exchanged faces) is
+   computed.
 
 The arithmetic per point is that of a single process, so a run gives the
 same bits on any number of ranks.  On the GPU the exchange passes device
@@ -87,6 +89,25 @@ def cuda_aware_mpi():
                 return False
             return "mpi_built_with_cuda_support:value:true" in listing
     return False
+
+
+def _device_array(cupy, address, shape, dtype, owner):
+    """A CuPy array over device memory that `owner` keeps alive."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    memory = cupy.cuda.UnownedMemory(address, nbytes, owner)
+    return cupy.ndarray(shape, dtype=dtype, memptr=cupy.cuda.MemoryPointer(memory, 0))
+
+
+def _pack(fields, edge, buffer):
+    """The slab `edge` of every field into buffer[q]."""
+    for q, f in enumerate(fields):
+        buffer[q] = f[edge]
+
+
+def _unpack(buffer, fields, ghost):
+    """buffer[q] into the slab `ghost` of every field."""
+    for q, f in enumerate(fields):
+        f[ghost] = buffer[q]
 
 
 class Decomposition:
@@ -219,12 +240,6 @@ class HaloExchange:
 
         return cupyx.empty_pinned(shape, dtype)
 
-    def _device_array(self, address, shape, dtype, owner):
-        cupy = self.xp
-        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        memory = cupy.cuda.UnownedMemory(address, nbytes, owner)
-        return cupy.ndarray(shape, dtype=dtype, memptr=cupy.cuda.MemoryPointer(memory, 0))
-
     def _peer_buffers(self, axis, shape, dtype, lower, upper):
         """Receive buffers of this rank (two per direction: consecutive
         exchanges alternate) and the neighbours' ones this rank writes to."""
@@ -236,7 +251,7 @@ class HaloExchange:
             for _ in range(2):
                 address = runtime.malloc(nbytes)  # an allocation of its own, as IPC requires
                 self._owned.append(address)
-                recv[direction].append(self._device_array(address, shape, dtype, self))
+                recv[direction].append(_device_array(self.xp, address, shape, dtype, self))
                 handles[direction].append(runtime.ipcGetMemHandle(address))
         cart = self.d.cart
         # my "up" receive buffers are filled by my lower neighbour, my "down" ones by my upper
@@ -248,7 +263,7 @@ class HaloExchange:
             remote[direction] = []
             for handle in handles_there:
                 address = runtime.ipcOpenMemHandle(handle)
-                remote[direction].append(self._device_array(address, shape, dtype, self))
+                remote[direction].append(_device_array(self.xp, address, shape, dtype, self))
         return recv, remote
 
     def close(self):
@@ -285,10 +300,8 @@ class HaloExchange:
                 continue
             buffers, host = plan["buffers"], plan["host"]
             for direction in ("up", "down"):
-                edge = plan[direction][0]
                 send = buffers["send_" + direction]
-                for q, f in enumerate(fields):
-                    send[q] = f[edge]
+                _pack(fields, plan[direction][0], send)
                 if host is not None:
                     send.get(out=host["send_" + direction], stream=self.stream)
             if self.stream is not None:
@@ -305,19 +318,14 @@ class HaloExchange:
                 recv = buffers["recv_" + direction]
                 if host is not None:
                     recv.set(host["recv_" + direction], stream=self.stream)
-                ghost = plan[direction][1]
-                for q, f in enumerate(fields):
-                    f[ghost] = recv[q]
+                _unpack(recv, fields, plan[direction][1])
         if self.stream is not None:
             self.stream.synchronize()
 
     def _fill_peer(self, axis, plan, fields, parity):
         # write into the neighbours' buffers over NVLink/PCIe, then tell them
         for direction in ("up", "down"):
-            edge = plan[direction][0]
-            remote = plan["remote"][direction][parity]
-            for q, f in enumerate(fields):
-                remote[q] = f[edge]
+            _pack(fields, plan[direction][0], plan["remote"][direction][parity])
         self.stream.synchronize()
         tokens = [np.zeros(1, np.int8) for _ in range(2)]
         requests = []
@@ -328,10 +336,7 @@ class HaloExchange:
             requests.append(self.d.cart.Isend(np.zeros(1, np.int8), dest=dest, tag=tag))
         self.d.MPI.Request.Waitall(requests)
         for direction in ("up", "down"):
-            recv = plan["recv"][direction][parity]
-            ghost = plan[direction][1]
-            for q, f in enumerate(fields):
-                f[ghost] = recv[q]
+            _unpack(plan["recv"][direction][parity], fields, plan[direction][1])
 
 
 class ParallelStepper:
@@ -345,6 +350,7 @@ class ParallelStepper:
         self.lo = grid.interior_start
         self.padded_shape = grid.padded_shape
         self.inner, self.shell = decomposition.regions()
+        self.prefilled = decomposition.prefilled_axes()
         self.on_gpu = sim.backend == "cuda"
         if self.on_gpu:
             import cupy
@@ -382,23 +388,16 @@ class ParallelStepper:
         devices = d.comm.allgather(mine)
         return all(other == mine or runtime.deviceCanAccessPeer(mine, other) for other in devices)
 
-    @property
-    def through_host(self):
-        return self.transport == "host"
-
     def _padded(self, s, field):
         """Padded array of set s, field `field`, indexed [k, j, i]."""
         m0, m1, m2 = self.padded_shape
         dtype = self.sim.dtype
-        nbytes = m0 * m1 * m2 * dtype.itemsize
         address = self.sim._grid.padded_address(s, field)
         if self.on_gpu:
-            cupy = self.xp
-            memory = cupy.cuda.UnownedMemory(address, nbytes, self.sim._grid)
-            return cupy.ndarray((m2, m1, m0), dtype=dtype, memptr=cupy.cuda.MemoryPointer(memory, 0))
+            return _device_array(self.xp, address, (m2, m1, m0), dtype, self.sim._grid)
         import ctypes
 
-        buffer = (ctypes.c_char * nbytes).from_address(address)
+        buffer = (ctypes.c_char * (m0 * m1 * m2 * dtype.itemsize)).from_address(address)
         return np.frombuffer(buffer, dtype=dtype).reshape(m2, m1, m0)
 
     def _exchange(self, s):
@@ -447,7 +446,7 @@ class ParallelStepper:
         """Ghost zones of the prefilled axes of set s, queued on the default
         stream; on the GPU the exchange stream then waits for them and for
         the previous substep's kernels that wrote set s."""
-        for axis in self.d.prefilled_axes():
+        for axis in self.prefilled:
             self.sim._grid.fill_ghost_axis(s, axis, 0)
         if self.on_gpu:
             done = self.xp.cuda.Event()

@@ -179,6 +179,7 @@ class Simulation:
         self._backend = backend
         self._comm = comm
         self._parallel = None
+        local_shape, offset = shape, (0, 0, 0)
         if comm is not None and comm.Get_size() > 1:
             from .parallel import Decomposition, ParallelStepper
 
@@ -186,13 +187,12 @@ class Simulation:
                 raise ValueError("a grid split over MPI ranks needs method='55p' (the 19-point method's second "
                                  "pass would need a second ghost-zone exchange per substep)")
             self._parallel = Decomposition(comm, shape, exchange)
+            local_shape, offset = self._parallel.local_shape, self._parallel.offset
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
-            self._grid = _core.Grid(backend, dtype, method, self._parallel.local_shape, self._spacing, nu, cs,
-                                    origin, self._parallel.offset)
+        self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, nu, cs, origin, offset)
+        if self._parallel is not None:
             self._stepper = ParallelStepper(self, self._parallel)
-        else:
-            self._grid = _core.Grid(backend, dtype, method, shape, self._spacing, nu, cs, origin)
         self._forcing = None
         self.t = 0.0
         self.steps = 0

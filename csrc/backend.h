@@ -28,6 +28,12 @@ typedef struct {
     void *div_u;            /* 19-point method only */
 } ac_field_sets;
 
+/* The field set RK3 substep s (0, 1, 2) reads; it writes set s + 1 (mod 3). */
+static inline void *const *ac_stage_set(const ac_field_sets *sets, int s)
+{
+    return s == 0 ? sets->home : s == 1 ? sets->stage_a : sets->stage_b;
+}
+
 typedef struct ac_backend_ops {
     const char *name;
     ac_status (*create)(const ac_grid *grid, ac_precision precision, ac_method method, void **out);

@@ -114,33 +114,33 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     return AC_OK;
 }
 
+/* One full step, substep by substep. */
+static ac_status three_substeps(ac_cpu *cpu, double dt)
+{
+    ac_status st = AC_OK;
+    for (int s = 0; s < 3 && st == AC_OK; ++s)
+        st = substep(cpu, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3), s, dt);
+    return st;
+}
+
+/* One full step with the three substeps in one sweep (step_fused). */
+static ac_status fused_step(ac_cpu *cpu, double dt)
+{
+    int failed = 0;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+        cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
+    cpu->k->step_fused(&cpu->grid, cpu->buf.home, cpu->buf.stage_a, cpu->buf.stage_b, cpu->buf.w, dt, &failed);
+    return failed ? AC_ERR_NO_MEMORY : AC_OK;
+}
+
 static ac_status cpu_step(void *self, double dt, long count)
 {
     ac_cpu *cpu = self;
     ac_status st = AC_OK;
     const int fused = cpu->k->can_fuse_step(&cpu->grid, cpu->method);
-    for (long n = 0; n < count && st == AC_OK; ++n) {
-        if (fused) {
-            int failed = 0;
-            for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
-            cpu->k->step_fused(&cpu->grid, cpu->buf.home, cpu->buf.stage_a, cpu->buf.stage_b, cpu->buf.w, dt, &failed);
-            st = failed ? AC_ERR_NO_MEMORY : AC_OK;
-            continue;
-        }
-        st = substep(cpu, cpu->buf.home, cpu->buf.stage_a, 0, dt);
-        if (st == AC_OK)
-            st = substep(cpu, cpu->buf.stage_a, cpu->buf.stage_b, 1, dt);
-        if (st == AC_OK)
-            st = substep(cpu, cpu->buf.stage_b, cpu->buf.home, 2, dt);
-    }
+    for (long n = 0; n < count && st == AC_OK; ++n)
+        st = fused ? fused_step(cpu, dt) : three_substeps(cpu, dt);
     return st;
-}
-
-/* The field set substep s reads (home, stage_a, stage_b); it writes the next. */
-static void *const *cpu_stage(ac_cpu *cpu, int s)
-{
-    return s == 0 ? cpu->buf.home : s == 1 ? cpu->buf.stage_a : cpu->buf.stage_b;
 }
 
 static ac_status cpu_substep_region(void *self, int s, double dt, const ac_region *r)
@@ -149,8 +149,8 @@ static ac_status cpu_substep_region(void *self, int s, double dt, const ac_regio
     if (cpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
     int failed = 0;
-    cpu->k->substep(&cpu->grid, r, cpu->method, cpu_stage(cpu, s), cpu_stage(cpu, (s + 1) % 3), cpu->buf.w, NULL, s,
-                    dt, &failed);
+    cpu->k->substep(&cpu->grid, r, cpu->method, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
+                    cpu->buf.w, NULL, s, dt, &failed);
     return failed ? AC_ERR_NO_MEMORY : AC_OK;
 }
 
@@ -159,13 +159,13 @@ static ac_status cpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
     ac_cpu *cpu = self;
     (void)stream;
     for (int f = 0; f < AC_NUM_FIELDS; ++f)
-        cpu->k->fill_ghost_axis(&cpu->grid, cpu_stage(cpu, s)[f], axis);
+        cpu->k->fill_ghost_axis(&cpu->grid, ac_stage_set(&cpu->buf, s)[f], axis);
     return AC_OK;
 }
 
 static void *cpu_padded_data(void *self, int s, int field)
 {
-    return cpu_stage((ac_cpu *)self, s)[field];
+    return ac_stage_set(&((ac_cpu *)self)->buf, s)[field];
 }
 
 static ac_status cpu_rhs(void *self)

@@ -258,6 +258,62 @@ static int AC_FN(overflows_cache)(const ac_grid *g)
     return 3 * AC_NUM_FIELDS * ac_grid_padded_count(g) * sizeof(real) > AC_STREAMING_BYTES;
 }
 
+/* A thread's scratch: the pencils of ac_derivatives, then the staged row
+ * segments of `out` and w (row_substep). */
+enum { AC_SCRATCH = (AC_PENCILS + 2 * AC_NUM_FIELDS) * AC_CHUNK };
+
+/* The job of one substep from `in` to `out`. */
+static AC_FN(row_job) AC_FN(make_job)(const ac_grid *g, void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],
+                                      void *const w[AC_NUM_FIELDS], void *div_u, double dt, int streaming,
+                                      int streaming_w)
+{
+    AC_FN(row_job) job;
+    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+        job.in[f] = (real *)in[f];
+        job.out[f] = (real *)out[f];
+        job.w[f] = (real *)w[f];
+    }
+    job.div_u = (real *)div_u;
+    job.p = make_point_params(g->spacing, g->nu, g->cs);
+    ac_grid_strides(g, job.stride);
+    job.dt = (real)dt;
+    job.streaming = streaming;
+    job.streaming_w = streaming_w;
+    return job;
+}
+
+/* Substep `substep` on row j of plane k from x = i0 to i1, in chunks of
+ * AC_CHUNK points; a full chunk runs with its length as a compile-time
+ * constant (no remainder loops). */
+static inline __attribute__((always_inline)) void AC_FN(row_span_substep)(const ac_grid *g, const AC_FN(row_job) *job,
+                                                                          int i0, int i1, int j, int k,
+                                                                          real *scratch, int substep,
+                                                                          ac_method method)
+{
+    real *staged = scratch + AC_PENCILS * AC_CHUNK;
+    for (int i = i0; i < i1; i += AC_CHUNK) {
+        const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i, j, k);
+        const int count = i1 - i < AC_CHUNK ? i1 - i : AC_CHUNK;
+#define AC_ROW(s, m)                                                                                    \
+    (count == AC_CHUNK ? AC_FN(row_substep)(job, start, AC_CHUNK, scratch, staged, s, m)                 \
+                       : AC_FN(row_substep)(job, start, count, scratch, staged, s, m))
+        AC_FOR_EACH_SUBSTEP(substep, method, AC_ROW);
+#undef AC_ROW
+    }
+}
+
+/* Asks the cache for `bytes` from p on (a row: too short for the hardware
+ * prefetcher to learn). */
+static void AC_FN(prefetch_bytes)(const real *p, int bytes, int for_writing)
+{
+    const char *c = (const char *)p;
+    for (int b = 0; b < bytes; b += 64)
+        if (for_writing)
+            __builtin_prefetch(c + b, 1, 3);
+        else
+            __builtin_prefetch(c + b, 0, 3);
+}
+
 /* Asks the cache for what the sweep below reads AC_PREFETCH_PLANES planes
  * later: the input rows that plane brings into the stencil of y-block jb
  * (two rows per row of the block, which covers the block and its ghost
@@ -278,15 +334,10 @@ static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, i
             const int jy = block_start - AC_GHOST + 2 * block_row + q;
             if (jy >= g->n[1] + AC_GHOST)
                 break;
-            const char *r = (const char *)(job->in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST));
-            for (int b = 0; b < row_bytes; b += 64)
-                __builtin_prefetch(r + b, 0, 3);
+            AC_FN(prefetch_bytes)(job->in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST), row_bytes, 0);
         }
-        if (!reads_w)
-            continue;
-        const char *w_row = (const char *)(job->w[f] + ac_grid_index(g, 0, j, kz));
-        for (int b = 0; b < g->n[0] * (int)sizeof(real); b += 64)
-            __builtin_prefetch(w_row + b, 1, 3);
+        if (reads_w)
+            AC_FN(prefetch_bytes)(job->w[f] + ac_grid_index(g, 0, j, kz), g->n[0] * (int)sizeof(real), 1);
     }
 }
 
@@ -297,22 +348,13 @@ void AC_FN(substep)(const ac_grid *g, const ac_region *r, ac_method method, void
                     void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u, int substep,
                     double dt, int *failed)
 {
-    AC_FN(row_job) job;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        job.in[f] = (real *)in[f];
-        job.out[f] = (real *)out[f];
-        job.w[f] = (real *)w[f];
-    }
-    job.div_u = (real *)div_u;
-    job.p = make_point_params(g->spacing, g->nu, g->cs);
-    ac_grid_strides(g, job.stride);
-    job.dt = (real)dt;
-    job.streaming = job.streaming_w = AC_FN(overflows_cache)(g);
+    const int streaming = AC_FN(overflows_cache)(g);
+    const AC_FN(row_job) job = AC_FN(make_job)(g, in, out, w, div_u, dt, streaming, streaming);
     int missing = 0;
 #pragma omp parallel reduction(| : missing)
     {
-        real *pencil = malloc(sizeof(real) * (AC_PENCILS + 2 * AC_NUM_FIELDS) * AC_CHUNK);
-        if (!pencil) {
+        real *scratch = malloc(sizeof(real) * AC_SCRATCH);
+        if (!scratch) {
             missing = 1;
         } else {
             /* Blocks of rows in y, swept along z: the 7 z planes of stencil
@@ -324,19 +366,10 @@ void AC_FN(substep)(const ac_grid *g, const ac_region *r, ac_method method, void
                     const int block_start = r->lo[1] + jb * AC_Y_BLOCK;
                     for (int j = block_start; j < r->hi[1] && j < block_start + AC_Y_BLOCK; ++j) {
                         AC_FN(prefetch_ahead)(g, &job, block_start, j, k, substep > 0);
-                        for (int i0 = r->lo[0]; i0 < r->hi[0]; i0 += AC_CHUNK) {
-                            const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i0, j, k);
-                            const int count = r->hi[0] - i0 < AC_CHUNK ? r->hi[0] - i0 : AC_CHUNK;
-#define AC_ROW(s, m)                                                                                        \
-    (count == AC_CHUNK /* a compile-time length: no remainder loops */                                          \
-         ? AC_FN(row_substep)(&job, start, AC_CHUNK, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m)                \
-         : AC_FN(row_substep)(&job, start, count, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m))
-                            AC_FOR_EACH_SUBSTEP(substep, method, AC_ROW);
-#undef AC_ROW
-                        }
+                        AC_FN(row_span_substep)(g, &job, r->lo[0], r->hi[0], j, k, scratch, substep, method);
                     }
                 }
-            free(pencil);
+            free(scratch);
 #if defined(__AVX__)
             if (job.streaming)
                 _mm_sfence(); /* streaming stores are weakly ordered: make them visible before the barrier */
@@ -368,7 +401,7 @@ enum { AC_FUSED_MIN_NZ = 4 * AC_GHOST }; /* prologue planes n-6 .. n-1 and 0 .. 
  * enclosing parallel region.  With `ghosts` the output planes' ghost zones
  * and z images are filled, for the next substep. */
 static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, int k0, int k1, int substep,
-                                   int ghosts, real *pencil)
+                                   int ghosts, real *scratch)
 {
     if (k0 >= k1)
         return;
@@ -377,21 +410,9 @@ static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, i
     for (int j = 0; j < g->n[1]; ++j) {
         for (int k = k0; k < k1; ++k) {
             if (substep == 0 && k + AC_GHOST + 1 < g->n[2]) /* the home row the next plane adds to the stencil */
-                for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-                    const char *r = (const char *)(job->in[f] + ac_grid_index(g, -AC_GHOST, j, k + AC_GHOST + 1));
-                    for (int b = 0; b < row_bytes; b += 64)
-                        __builtin_prefetch(r + b, 0, 3);
-                }
-            for (int i0 = 0; i0 < g->n[0]; i0 += AC_CHUNK) {
-                const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i0, j, k);
-                const int count = g->n[0] - i0 < AC_CHUNK ? g->n[0] - i0 : AC_CHUNK;
-#define AC_ROW(s, m)                                                                                        \
-    (count == AC_CHUNK /* a compile-time length: no remainder loops */                                          \
-         ? AC_FN(row_substep)(job, start, AC_CHUNK, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m)                \
-         : AC_FN(row_substep)(job, start, count, pencil, pencil + AC_PENCILS * AC_CHUNK, s, m))
-                AC_FOR_EACH_SUBSTEP(substep, AC_METHOD_55P, AC_ROW);
-#undef AC_ROW
-            }
+                for (int f = 0; f < AC_NUM_FIELDS; ++f)
+                    AC_FN(prefetch_bytes)(job->in[f] + ac_grid_index(g, -AC_GHOST, j, k + AC_GHOST + 1), row_bytes, 0);
+            AC_FN(row_span_substep)(g, job, 0, g->n[0], j, k, scratch, substep, AC_METHOD_55P);
             if (ghosts)
                 for (int f = 0; f < AC_NUM_FIELDS; ++f)
                     AC_FN(fill_row_x_ghosts)(g, job->out[f] + ac_grid_index(g, -g->lo[0], j, k));
@@ -416,27 +437,16 @@ int AC_FN(can_fuse_step)(const ac_grid *g, ac_method method)
 void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *const a[AC_NUM_FIELDS],
                        void *const b[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], double dt, int *failed)
 {
-    void *const *const in[3] = {home, a, b}, *const *const out[3] = {a, b, home};
-    AC_FN(row_job) jobs[3];
-    for (int s = 0; s < 3; ++s) {
-        for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-            jobs[s].in[f] = (real *)in[s][f];
-            jobs[s].out[f] = (real *)out[s][f];
-            jobs[s].w[f] = (real *)w[f];
-        }
-        jobs[s].div_u = NULL;
-        jobs[s].p = make_point_params(g->spacing, g->nu, g->cs);
-        ac_grid_strides(g, jobs[s].stride);
-        jobs[s].dt = (real)dt;
-        jobs[s].streaming = s == 2 && AC_FN(overflows_cache)(g); /* only the step's result leaves the cache */
-        jobs[s].streaming_w = 0;
-    }
+    /* only the step's result leaves the cache */
+    const AC_FN(row_job) jobs[3] = {AC_FN(make_job)(g, home, a, w, NULL, dt, 0, 0),
+                                    AC_FN(make_job)(g, a, b, w, NULL, dt, 0, 0),
+                                    AC_FN(make_job)(g, b, home, w, NULL, dt, AC_FN(overflows_cache)(g), 0)};
     const int n = g->n[2];
     int missing = 0;
 #pragma omp parallel
     {
-        real *pencil = malloc(sizeof(real) * (AC_PENCILS + 2 * AC_NUM_FIELDS) * AC_CHUNK);
-        if (!pencil) {
+        real *scratch = malloc(sizeof(real) * AC_SCRATCH);
+        if (!scratch) {
 #pragma omp atomic write
             missing = 1;
         }
@@ -445,7 +455,7 @@ void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *
 #pragma omp atomic read
         give_up = missing;
         if (!give_up) {
-#define AC_PLANES(s, k0, k1, ghosts) AC_FN(substep_planes)(g, &jobs[s], (k0), (k1), (s), (ghosts), pencil)
+#define AC_PLANES(s, k0, k1, ghosts) AC_FN(substep_planes)(g, &jobs[s], (k0), (k1), (s), (ghosts), scratch)
             AC_PLANES(0, n - 2 * AC_GHOST, n, 1);
             AC_PLANES(0, 0, 2 * AC_GHOST, 1);
             AC_PLANES(1, n - AC_GHOST, n, 1);
@@ -458,7 +468,7 @@ void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *
             }
 #undef AC_PLANES
         }
-        free(pencil);
+        free(scratch);
 #if defined(__AVX__)
         _mm_sfence(); /* streaming stores are weakly ordered: make them visible before the barrier */
 #endif

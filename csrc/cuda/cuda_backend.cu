@@ -219,24 +219,16 @@ static ac_status gpu_step(void *self, double dt, long count)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     const ac_grid *g = &gpu->grid;
-    for (long n = 0; n < count; ++n) {
-        ac_status st;
-        if ((st = gpu->k->substep(g, NULL, gpu->method, gpu->buf.home, gpu->buf.stage_a, gpu->buf.w, gpu->buf.div_u, 0, dt, gpu->stream)) !=
-                AC_OK ||
-            (st = gpu->k->substep(g, NULL, gpu->method, gpu->buf.stage_a, gpu->buf.stage_b, gpu->buf.w, gpu->buf.div_u, 1, dt,
-                                  gpu->stream)) != AC_OK ||
-            (st = gpu->k->substep(g, NULL, gpu->method, gpu->buf.stage_b, gpu->buf.home, gpu->buf.w, gpu->buf.div_u, 2, dt, gpu->stream)) !=
-                AC_OK)
-            return st;
-    }
+    for (long n = 0; n < count; ++n)
+        for (int s = 0; s < 3; ++s) {
+            const ac_status st = gpu->k->substep(g, NULL, gpu->method, ac_stage_set(&gpu->buf, s),
+                                                 ac_stage_set(&gpu->buf, (s + 1) % 3), gpu->buf.w, gpu->buf.div_u, s,
+                                                 dt, gpu->stream);
+            if (st != AC_OK)
+                return st;
+        }
     CHECK(cudaStreamSynchronize(gpu->stream), "RK3 step");
     return AC_OK;
-}
-
-/* The field set substep s reads (home, stage_a, stage_b); it writes the next. */
-static void *const *gpu_stage(ac_gpu *gpu, int s)
-{
-    return s == 0 ? gpu->buf.home : s == 1 ? gpu->buf.stage_a : gpu->buf.stage_b;
 }
 
 static ac_status gpu_substep_region(void *self, int s, double dt, const ac_region *r)
@@ -244,19 +236,19 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
     ac_gpu *gpu = (ac_gpu *)self;
     if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
-    return gpu->k->substep(&gpu->grid, r, gpu->method, gpu_stage(gpu, s), gpu_stage(gpu, (s + 1) % 3), gpu->buf.w,
-                           NULL, s, dt, gpu->stream);
+    return gpu->k->substep(&gpu->grid, r, gpu->method, ac_stage_set(&gpu->buf, s),
+                           ac_stage_set(&gpu->buf, (s + 1) % 3), gpu->buf.w, NULL, s, dt, gpu->stream);
 }
 
 static ac_status gpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    return gpu->k->fill_ghost_axis(&gpu->grid, gpu_stage(gpu, s), axis, (cudaStream_t)stream);
+    return gpu->k->fill_ghost_axis(&gpu->grid, ac_stage_set(&gpu->buf, s), axis, (cudaStream_t)stream);
 }
 
 static void *gpu_padded_data(void *self, int s, int field)
 {
-    return gpu_stage((ac_gpu *)self, s)[field];
+    return ac_stage_set(&((ac_gpu *)self)->buf, s)[field];
 }
 
 static ac_status gpu_rhs(void *self)

@@ -91,26 +91,22 @@ __global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_
 static ac_status AC_FN(fill_ghost_axis)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, int axis,
                                         cudaStream_t stream)
 {
-    {
-        const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
-        AC_FN(ghost_pass) g;
-        g.n = s.n[axis];
-        g.lo = s.lo[axis];
-        g.mb = s.m[b];
-        g.mc = s.m[c];
-        g.sa = s.stride[axis];
-        g.sb = s.stride[b];
-        g.sc = s.stride[c];
-        const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
-        const int threads = 256;
-        long long blocks = (total + threads - 1) / threads;
-        if (blocks > 65535)
-            blocks = 65535;
-        AC_FN(fill_ghost_kernel)<<<(unsigned)blocks, threads, 0, stream>>>(fields, count, g);
-        if (ac_cuda_record(cudaGetLastError(), "fill_ghost_kernel launch") != AC_OK)
-            return AC_ERR_DEVICE;
-    }
-    return AC_OK;
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
+    AC_FN(ghost_pass) g;
+    g.n = s.n[axis];
+    g.lo = s.lo[axis];
+    g.mb = s.m[b];
+    g.mc = s.m[c];
+    g.sa = s.stride[axis];
+    g.sb = s.stride[b];
+    g.sc = s.stride[c];
+    const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
+    const int threads = 256;
+    long long blocks = (total + threads - 1) / threads;
+    if (blocks > 65535)
+        blocks = 65535;
+    AC_FN(fill_ghost_kernel)<<<(unsigned)blocks, threads, 0, stream>>>(fields, count, g);
+    return ac_cuda_record(cudaGetLastError(), "fill_ghost_kernel launch");
 }
 
 static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, cudaStream_t stream)
