@@ -66,6 +66,8 @@ typedef struct ac_backend_ops {
     /* periodic ghost zones of one axis of every field of set s, queued on
      * `stream` (a cudaStream_t; ignored on the CPU) */
     ac_status (*fill_ghost_axis)(void *self, int s, int axis, void *stream);
+    /* the boundary the interior of each row starts on, in bytes (grid.h) */
+    int row_align_bytes;
 } ac_backend_ops;
 
 #endif

@@ -28,10 +28,13 @@ typedef enum {
 typedef enum { AC_FLOAT32 = 0, AC_FLOAT64 = 1 } ac_precision;
 typedef enum { AC_METHOD_55P = 0, AC_METHOD_19P = 1 } ac_method;
 
-/* Rows start their interior on a 128-byte boundary (seed Sect. 4): the
- * loads of a warp, or of a CPU vector, along a row then touch the fewest
- * cache lines; only the x-neighbour loads of the stencil are unaligned. */
-enum { AC_ROW_ALIGN_BYTES = 128 };
+/* Rows start their interior on an aligned boundary, so that the loads of a
+ * warp or of a CPU vector along a row touch the fewest cache lines; only
+ * the x-neighbour loads of the stencil are unaligned.  Each backend picks
+ * the boundary (backend.h): 128 bytes on the GPU (seed Sect. 4), one AVX
+ * vector on the CPU, where a wider gap would only spread the rows over more
+ * cache lines.  Allocations are aligned to the widest. */
+enum { AC_ROW_ALIGN_BYTES = 128, AC_CPU_ROW_ALIGN_BYTES = 32 };
 
 /* Interior size n, padded size m, padded index lo of interior point 0
  * (lo >= AC_GHOST; m >= lo + n + AC_GHOST), spacing per axis. */
@@ -46,10 +49,10 @@ typedef struct {
 } ac_grid;
 
 AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], const double origin[3], double nu,
-                                    double cs, int element_bytes)
+                                    double cs, int element_bytes, int row_align_bytes)
 {
     ac_grid g;
-    const int align = AC_ROW_ALIGN_BYTES / element_bytes; /* elements */
+    const int align = row_align_bytes > element_bytes ? row_align_bytes / element_bytes : 1; /* elements */
     for (int a = 0; a < 3; ++a) {
         g.n[a] = n[a];
         g.lo[a] = AC_GHOST;

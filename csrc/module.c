@@ -127,7 +127,7 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->ops = ops;
-    self->grid = ac_grid_make(n, spacing, origin, nu, cs, prec == AC_FLOAT64 ? 8 : 4);
+    self->grid = ac_grid_make(n, spacing, origin, nu, cs, prec == AC_FLOAT64 ? 8 : 4, ops->row_align_bytes);
     for (int a = 0; a < 3; ++a)
         self->grid.offset[a] = offset[a]; /* a subdomain's place in the global grid */
     self->precision = prec;

@@ -24,9 +24,17 @@
  * then whole y ghost rows of a plane, then whole z ghost planes. */
 static void AC_FN(fill_row_x_ghosts)(const ac_grid *g, real *row)
 {
+    const int lo = g->lo[0], n = g->n[0];
+    if (n >= AC_GHOST) { /* the usual case, without the divisions of ac_periodic_source */
+        for (int q = 0; q < AC_GHOST; ++q) {
+            row[lo - AC_GHOST + q] = row[lo + n - AC_GHOST + q];
+            row[lo + n + q] = row[lo + q];
+        }
+        return;
+    }
     for (int gx = 0; gx < 2 * AC_GHOST; ++gx) {
-        const int i = ac_ghost_plane(gx, g->lo[0], g->n[0]);
-        row[i] = row[ac_periodic_source(i, g->lo[0], g->n[0])];
+        const int i = ac_ghost_plane(gx, lo, n);
+        row[i] = row[ac_periodic_source(i, lo, n)];
     }
 }
 
@@ -123,16 +131,6 @@ enum { AC_PENCILS = sizeof(ac_derivatives) / sizeof(real) };
  * typical last-level cache), `out` is written with streaming stores. */
 #define AC_STREAMING_BYTES ((size_t)32 << 20)
 
-static ac_point_fields AC_FN(fields_at)(real *const fields[AC_NUM_FIELDS], ptrdiff_t idx)
-{
-    ac_point_fields pf;
-    pf.lnrho = fields[0] + idx;
-    AC_UNROLL
-    for (int i = 0; i < 3; ++i)
-        pf.u[i] = fields[1 + i] + idx;
-    return pf;
-}
-
 typedef struct {
     real *in[AC_NUM_FIELDS], *out[AC_NUM_FIELDS], *w[AC_NUM_FIELDS];
     real *div_u; /* 19-point method only */
@@ -173,52 +171,49 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
     /* locals, so the compiler sees that stores cannot change them */
     const AC_FN(row_job) job = *job_;
     real *const *in = job.in, *const *out = job.out, *const *w = job.w;
+    const ptrdiff_t stride[3] = {1, job.stride[1], job.stride[2]}; /* x is the unit stride */
 
-    /* one pencil per derivative; each loop reads one field along one axis,
-     * few enough addresses for the registers (7% fewer instructions than
-     * one loop over all axes of a field) */
+    /* One pencil per derivative.  Each loop reads one field along one axis
+     * (few enough addresses for the registers), and the loops of a field
+     * follow each other, so that its rows come from the L1 cache after the
+     * first loop. */
 #define AC_PENCIL(member) (pencil + AC_CHUNK * (ptrdiff_t)(offsetof(ac_derivatives, member) / sizeof(real)))
     AC_UNROLL
     for (int a = 0; a < 3; ++a) {
-        const ptrdiff_t s = job.stride[a];
-        const real inv = job.p.inv_ds[a];
-        {
-            const real *lnrho = in[0] + row;
-            real *grad = AC_PENCIL(grad_lnrho[a]);
-            AC_VECTOR_LOOP
-            for (int i = 0; i < nx; ++i)
-                grad[i] = first_derivative(lnrho + i, s, inv);
-        }
+        const real *lnrho = in[0] + row;
+        real *grad = AC_PENCIL(grad_lnrho[a]);
+        AC_VECTOR_LOOP
+        for (int i = 0; i < nx; ++i)
+            grad[i] = first_derivative(lnrho + i, stride[a], job.p.inv_ds[a]);
+    }
+    AC_UNROLL
+    for (int c = 0; c < 3; ++c) {
+        const real *u = in[1 + c] + row;
         AC_UNROLL
-        for (int c = 0; c < 3; ++c) {
-            const real *u = in[1 + c] + row;
+        for (int a = 0; a < 3; ++a) {
+            const ptrdiff_t s = stride[a];
+            const real inv = job.p.inv_ds[a];
             real *grad = AC_PENCIL(grad_u[c][a]), *lap = AC_PENCIL(lap_u[c]), *grad_div = AC_PENCIL(grad_div_u[c]);
             AC_VECTOR_LOOP
             for (int i = 0; i < nx; ++i) {
                 const real second = second_derivative(u + i, s, inv);
                 grad[i] = first_derivative(u + i, s, inv);
                 lap[i] = (a ? lap[i] : (real)0) + second;
-                /* 55p: d_c d_c u_c starts grad div u; 19p: that comes in the second pass */
+                /* grad div u: 55p adds d_c d_c u_c to the sum that u_x starts (below); 19p has 0 here
+                 * and adds grad div u in its second pass */
                 if (a == c)
-                    grad_div[i] = method == AC_METHOD_55P ? second : (real)0;
+                    grad_div[i] = method == AC_METHOD_55P ? (c ? grad_div[i] : (real)0) + second : (real)0;
             }
         }
-    }
-    AC_UNROLL
-    for (int c = 0; c < 3; ++c) {
-        const real *u = in[1 + c] + row;
-        real *u_pencil = AC_PENCIL(u[c]);
-        AC_VECTOR_LOOP
-        for (int i = 0; i < nx; ++i)
-            u_pencil[i] = u[i];
-    }
-    if (method == AC_METHOD_55P) {
-        AC_UNROLL
-        for (int c = 0; c < 3; ++c) {
-            real *grad_div = AC_PENCIL(grad_div_u[c]);
+        /* 55p: the mixed terms d_i d_c u_c of grad div u, while the rows of u_c are in the cache */
+        if (method == AC_METHOD_55P) {
+            const int i1 = c == 0 ? 1 : 0, i2 = c == 2 ? 1 : 2; /* the other two axes */
+            real *grad_div1 = AC_PENCIL(grad_div_u[i1]), *grad_div2 = AC_PENCIL(grad_div_u[i2]);
             AC_VECTOR_LOOP
-            for (int i = 0; i < nx; ++i)
-                grad_div[i] += grad_div_mixed_part(AC_FN(fields_at)(in, row + i), job.stride, &job.p, c);
+            for (int i = 0; i < nx; ++i) {
+                grad_div1[i] = (c ? grad_div1[i] : (real)0) + grad_div_mixed_term(u + i, stride, &job.p, i1, c);
+                grad_div2[i] = (c ? grad_div2[i] : (real)0) + grad_div_mixed_term(u + i, stride, &job.p, i2, c);
+            }
         }
     }
     AC_VECTOR_LOOP
@@ -228,6 +223,9 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
         AC_UNROLL
         for (int q = 0; q < AC_PENCILS; ++q)
             dv[q] = pencil[q * AC_CHUNK + i];
+        AC_UNROLL
+        for (int c = 0; c < 3; ++c) /* u from its rows: no pencil to copy it to */
+            d.u[c] = in[1 + c][row + i];
         real rhs[AC_NUM_FIELDS];
         rhs_from_derivatives(&d, &job.p, rhs);
         const ptrdiff_t idx = row + i;
