@@ -164,7 +164,7 @@ static void AC_FN(store_row)(real *dst, const real *src, int n, int streaming)
 }
 
 static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN(row_job) *job_, ptrdiff_t row,
-                                                                      int nx, real *restrict pencil,
+                                                                      ptrdiff_t w_row, int nx, real *restrict pencil,
                                                                       real *restrict staged, int substep,
                                                                       ac_method method)
 {
@@ -233,12 +233,12 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
             job.div_u[idx] = divergence(&d);
         AC_UNROLL
         for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-            real w_f = substep > 0 ? w[f][idx] : (real)0; /* the first substep does not read w (alpha = 0) */
+            real w_f = substep > 0 ? w[f][w_row + i] : (real)0; /* the first substep does not read w (alpha = 0) */
             staged[f * AC_CHUNK + i] = rk3_substep(in[f][idx], rhs[f], &w_f, substep, job.dt);
             if (substep == 0)
                 staged[(AC_NUM_FIELDS + f) * AC_CHUNK + i] = w_f;
             else if (substep == 1 || method == AC_METHOD_19P)
-                w[f][idx] = w_f;
+                w[f][w_row + i] = w_f;
             /* after the last substep w is never read again (the next step starts with alpha = 0),
              * so the 55-point method does not write it back; the 19-point second pass still adds to it */
         }
@@ -246,7 +246,7 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
         AC_FN(store_row)(out[f] + row, staged + f * AC_CHUNK, nx, job.streaming);
         if (substep == 0) /* w was not read, so its lines are not in the cache either */
-            AC_FN(store_row)(w[f] + row, staged + (AC_NUM_FIELDS + f) * AC_CHUNK, nx, job.streaming_w);
+            AC_FN(store_row)(w[f] + w_row, staged + (AC_NUM_FIELDS + f) * AC_CHUNK, nx, job.streaming_w);
     }
 #undef AC_PENCIL
 }
@@ -285,7 +285,7 @@ static AC_FN(row_job) AC_FN(make_job)(const ac_grid *g, void *const in[AC_NUM_FI
  * constant (no remainder loops). */
 static inline __attribute__((always_inline)) void AC_FN(row_span_substep)(const ac_grid *g, const AC_FN(row_job) *job,
                                                                           int i0, int i1, int j, int k,
-                                                                          real *scratch, int substep,
+                                                                          ptrdiff_t w_shift, real *scratch, int substep,
                                                                           ac_method method)
 {
     real *staged = scratch + AC_PENCILS * AC_CHUNK;
@@ -293,8 +293,8 @@ static inline __attribute__((always_inline)) void AC_FN(row_span_substep)(const 
         const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i, j, k);
         const int count = i1 - i < AC_CHUNK ? i1 - i : AC_CHUNK;
 #define AC_ROW(s, m)                                                                                    \
-    (count == AC_CHUNK ? AC_FN(row_substep)(job, start, AC_CHUNK, scratch, staged, s, m)                 \
-                       : AC_FN(row_substep)(job, start, count, scratch, staged, s, m))
+    (count == AC_CHUNK ? AC_FN(row_substep)(job, start, start + w_shift, AC_CHUNK, scratch, staged, s, m)                 \
+                       : AC_FN(row_substep)(job, start, start + w_shift, count, scratch, staged, s, m))
         AC_FOR_EACH_SUBSTEP(substep, method, AC_ROW);
 #undef AC_ROW
     }
@@ -364,7 +364,7 @@ void AC_FN(substep)(const ac_grid *g, const ac_region *r, ac_method method, void
                     const int block_start = r->lo[1] + jb * AC_Y_BLOCK;
                     for (int j = block_start; j < r->hi[1] && j < block_start + AC_Y_BLOCK; ++j) {
                         AC_FN(prefetch_ahead)(g, &job, block_start, j, k, substep > 0);
-                        AC_FN(row_span_substep)(g, &job, r->lo[0], r->hi[0], j, k, scratch, substep, method);
+                        AC_FN(row_span_substep)(g, &job, r->lo[0], r->hi[0], j, k, 0, scratch, substep, method);
                     }
                 }
             free(scratch);
@@ -393,6 +393,21 @@ enum { AC_FUSED_MIN_NZ = 4 * AC_GHOST }; /* prologue planes n-6 .. n-1 and 0 .. 
 #endif
 #define AC_MIN(a, b) ((a) < (b) ? (a) : (b))
 
+/* w is read at its own point only (no stencil), so the sweep keeps it in a
+ * ring of planes at the start of the w buffer: substep 0 writes a plane's w
+ * and substep 2 reads it for the last time 2 AC_GHOST planes and one pass
+ * later.  The planes the prologue writes at the top of the grid are read
+ * again only at the end of the sweep, and keep slots of their own.  The
+ * sweep then works on a few planes of w instead of all of them. */
+enum { AC_W_RING = AC_FUSED_PLANES + 2 * AC_GHOST };
+
+static ptrdiff_t AC_FN(fused_w_shift)(const ac_grid *g, int k)
+{
+    const int top = g->n[2] - 2 * AC_GHOST; /* the prologue's planes at the top: top .. n - 1 */
+    const int slot = k >= top ? AC_W_RING + (k - top) : k % AC_W_RING;
+    return (ptrdiff_t)(slot - (k + g->lo[2])) * g->m[0] * g->m[1];
+}
+
 /* Substep `substep` on interior planes k0 .. k1 - 1, row j of each plane
  * in turn (neighbouring planes share most of their stencil input, which is
  * then read from memory once), rows shared among the threads of the
@@ -410,7 +425,8 @@ static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, i
             if (substep == 0 && k + AC_GHOST + 1 < g->n[2]) /* the home row the next plane adds to the stencil */
                 for (int f = 0; f < AC_NUM_FIELDS; ++f)
                     AC_FN(prefetch_bytes)(job->in[f] + ac_grid_index(g, -AC_GHOST, j, k + AC_GHOST + 1), row_bytes, 0);
-            AC_FN(row_span_substep)(g, job, 0, g->n[0], j, k, scratch, substep, AC_METHOD_55P);
+            AC_FN(row_span_substep)(g, job, 0, g->n[0], j, k, AC_FN(fused_w_shift)(g, k), scratch, substep,
+                                    AC_METHOD_55P);
             if (ghosts)
                 for (int f = 0; f < AC_NUM_FIELDS; ++f)
                     AC_FN(fill_row_x_ghosts)(g, job->out[f] + ac_grid_index(g, -g->lo[0], j, k));
