@@ -31,36 +31,62 @@ def smooth_start(sim):
 BATCHES = 5
 
 
-def _time_steps(step, target_seconds, synchronize=lambda: None):
-    """Seconds per call of step(): calls for about target_seconds in all, in
-    BATCHES batches, and the fastest batch's mean (as timeit does: on a
-    shared machine the other tenants only ever slow a batch down; every
-    implementation is timed the same way)."""
-    step()  # warm-up
-    synchronize()
-    t0 = time.perf_counter()
-    step()
-    synchronize()
-    once = time.perf_counter() - t0
-    count = max(1, int(math.ceil(target_seconds / BATCHES / max(once, 1e-9))))
-    best = math.inf
-    for _ in range(BATCHES):
-        t0 = time.perf_counter()
-        for _ in range(count):
-            step()
+class _Timing:
+    """Seconds per call of step(), as the fastest of several batches (as
+    timeit does: on a shared machine the other tenants only ever slow a
+    batch down).  The batch length is set from one timed call so that
+    BATCHES batches take about target_seconds."""
+
+    def __init__(self, step, target_seconds, synchronize=lambda: None):
+        self.step, self.synchronize = step, synchronize
+        step()  # warm-up
         synchronize()
-        best = min(best, (time.perf_counter() - t0) / count)
-    return best
+        t0 = time.perf_counter()
+        step()
+        synchronize()
+        once = time.perf_counter() - t0
+        self.count = max(1, int(math.ceil(target_seconds / BATCHES / max(once, 1e-9))))
+        self.best = math.inf
+
+    def batch(self):
+        t0 = time.perf_counter()
+        for _ in range(self.count):
+            self.step()
+        self.synchronize()
+        self.best = min(self.best, (time.perf_counter() - t0) / self.count)
 
 
-def time_backend(backend, method, dtype, n, target_seconds):
-    """M updates/s of one configuration; the steps run inside the backend."""
+def _time_interleaved(timings):
+    """Batches of every timing in turn, BATCHES rounds: implementations
+    compared with each other meet the same phases of a shared machine."""
+    for _ in range(BATCHES):
+        for timing in timings:
+            timing.batch()
+    return [timing.best for timing in timings]
+
+
+def _time_steps(step, target_seconds, synchronize=lambda: None):
+    """Seconds per call of step(), the fastest of BATCHES batches."""
+    return _time_interleaved([_Timing(step, target_seconds, synchronize)])[0]
+
+
+class _Stepper:
+    """One implementation at one size, ready to step: step() and
+    synchronize() for the timing, finish() once timed."""
+
+    def __init__(self, n, step, synchronize=lambda: None, finish=lambda: None):
+        self.points, self.step, self.synchronize, self.finish = n ** 3, step, synchronize, finish
+
+    def mps(self, seconds):
+        return self.points / seconds / 1e6
+
+
+def backend_stepper(backend, method, dtype, n):
+    """astaroth itself: the steps run inside the backend."""
     sim = Simulation(shape=(n, n, n), nu=5e-3, cs=1.0, dtype=dtype, backend=backend, method=method)
     smooth_start(sim)
     dt = sim.cfl_dt()
-    seconds = _time_steps(lambda: sim._grid.step(dt, 1), target_seconds)  # step() waits for the GPU
-    sim.check_finite()
-    return n ** 3 / seconds / 1e6
+    return _Stepper(n, lambda: sim._grid.step(dt, 1), finish=sim.check_finite)  # step() waits for the GPU
 
 
 def _initial_state(dtype, n):
@@ -69,8 +95,8 @@ def _initial_state(dtype, n):
     return sim, sim.cfl_dt()
 
 
-def time_numpy_reference(dtype, n, target_seconds):
-    """M updates/s of the same equations in NumPy (astaroth.numpy_reference)."""
+def numpy_stepper(dtype, n):
+    """The same equations in NumPy (astaroth.numpy_reference)."""
     from .numpy_reference import rk3_step
 
     sim, dt = _initial_state(dtype, n)
@@ -79,11 +105,11 @@ def time_numpy_reference(dtype, n, target_seconds):
     def step():
         state[0], state[1] = rk3_step(state[0], state[1], sim.spacing, sim.nu, sim.cs, dt)
 
-    return n ** 3 / _time_steps(step, target_seconds) / 1e6
+    return _Stepper(n, step)
 
 
-def time_jax_reference(dtype, n, target_seconds):
-    """M updates/s of the same equations under jax.jit on the GPU."""
+def jax_stepper(dtype, n):
+    """The same equations under jax.jit on the GPU."""
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # leave GPU memory to astaroth
     import jax
 
@@ -99,13 +125,11 @@ def time_jax_reference(dtype, n, target_seconds):
     def step():
         state[0], state[1] = step_fn(state[0], state[1])
 
-    seconds = _time_steps(step, target_seconds, lambda: jax.block_until_ready(state[0]))
-    del state[:]
-    return n ** 3 / seconds / 1e6
+    return _Stepper(n, step, lambda: jax.block_until_ready(state[0]), lambda: state.clear())
 
 
-def time_cupy_reference(dtype, n, target_seconds):
-    """M updates/s of the same equations in CuPy."""
+def cupy_stepper(dtype, n):
+    """The same equations in CuPy."""
     import cupy
 
     from .numpy_reference import rk3_step
@@ -116,21 +140,35 @@ def time_cupy_reference(dtype, n, target_seconds):
     def step():
         state[0], state[1] = rk3_step(state[0], state[1], sim.spacing, sim.nu, sim.cs, dt)
 
-    seconds = _time_steps(step, target_seconds, cupy.cuda.runtime.deviceSynchronize)
-    del state[:]
-    cupy.get_default_memory_pool().free_all_blocks()
-    return n ** 3 / seconds / 1e6
+    def finish():
+        state.clear()
+        cupy.get_default_memory_pool().free_all_blocks()
+
+    return _Stepper(n, step, cupy.cuda.runtime.deviceSynchronize, finish)
+
+
+def time_steppers(steppers, target_seconds):
+    """M updates/s of each stepper, timed in interleaved batches."""
+    seconds = _time_interleaved([_Timing(st.step, target_seconds, st.synchronize) for st in steppers])
+    for st in steppers:
+        st.finish()
+    return [st.mps(t) for st, t in zip(steppers, seconds)]
+
+
+def time_backend(backend, method, dtype, n, target_seconds):
+    """M updates/s of one configuration of astaroth."""
+    return time_steppers([backend_stepper(backend, method, dtype, n)], target_seconds)[0]
 
 
 def baseline_for(backend):
     """(name, timing function, size) of the comparison implementation."""
     if backend == "cpu":
-        return "numpy", time_numpy_reference, 64
+        return "numpy", numpy_stepper, 64
     try:
         import jax  # noqa: F401
-        return "jax.jit", time_jax_reference, 256
+        return "jax.jit", jax_stepper, 256
     except ImportError:
-        return "cupy", time_cupy_reference, 256
+        return "cupy", cupy_stepper, 256
 
 
 def run_bench(backend="cpu", sizes=(64, 128), dtypes=("float32", "float64"), methods=("55p", "19p"),
@@ -150,16 +188,24 @@ def run_bench(backend="cpu", sizes=(64, 128), dtypes=("float32", "float64"), met
         out(f"# device-to-device copy (1 GiB, bytes read + written): {copy_bw / 1e9:.0f} GB/s; effective "
             f"bandwidth = M/s x minimum traffic ({BYTES_PER_POINT['float32']} B/point float32, "
             f"{BYTES_PER_POINT['float64']} B/point float64 per step)")
-    name, timer, base_n = baseline_for(backend)
-    out(f"# speed-up: over the same equations in {name} (astaroth.numpy_reference) at {base_n}^3, same precision")
+    name, baseline_stepper, base_n = baseline_for(backend)
+    out(f"# speed-up: over the same equations in {name} (astaroth.numpy_reference) at {base_n}^3, same precision; "
+        f"at {base_n}^3 astaroth and {name} are timed in alternating batches")
     rows = []
     baselines = {}
+    measured = {}  # (n, dtype, method) -> M/s of the rows timed beside the baseline
     for dtype in dtypes:
+        beside = [m for m in methods if base_n in sizes]
+        steppers = [backend_stepper(backend, m, dtype, base_n) for m in beside]
         try:
-            baselines[dtype] = timer(dtype, base_n, target_seconds)
+            rates = time_steppers(steppers + [baseline_stepper(dtype, base_n)], target_seconds)
+            baselines[dtype] = rates.pop()
         except Exception as e:  # a missing or failing baseline must not hide our own numbers
             out(f"# {name} baseline in {dtype} failed: {type(e).__name__}: {e}")
             baselines[dtype] = float("nan")
+            rates = time_steppers(steppers, target_seconds)
+        measured.update({(base_n, dtype, m): r for m, r in zip(beside, rates)})
+        del steppers
         rows.append(dict(impl=f"{name} reference", method="-", dtype=dtype, n=base_n, mps=baselines[dtype]))
     header = f"{'implementation':<18}{'method':>7}{'dtype':>9}{'size':>8}{'M/s':>11}{'speed-up':>10}"
     if copy_bw:
@@ -179,8 +225,10 @@ def run_bench(backend="cpu", sizes=(64, 128), dtypes=("float32", "float64"), met
     for n in sizes:
         for dtype in dtypes:
             for method in methods:
-                row = dict(impl=f"astaroth {backend}", method=method, dtype=dtype, n=n,
-                           mps=time_backend(backend, method, dtype, n, target_seconds))
+                mps = measured.get((n, dtype, method))
+                if mps is None:
+                    mps = time_backend(backend, method, dtype, n, target_seconds)
+                row = dict(impl=f"astaroth {backend}", method=method, dtype=dtype, n=n, mps=mps)
                 rows.append(row)
                 show(row)
     return rows
