@@ -117,36 +117,31 @@ AC_INLINE ac_point_params make_point_params(const double spacing[3], double nu, 
     return p;
 }
 
-/* Derivatives along a stride, eqs. (6)-(8).  The 1/dx factors are folded
- * into the weights, which a loop over points computes once: a multiply
- * fewer per derivative. */
-
-/* First derivative, eq. (6). */
+/* First derivative along a stride, eq. (6). */
 AC_INLINE real first_derivative(const real *f, ptrdiff_t s, real inv_d)
 {
-    const real scale = inv_d / (real)AC_D1_DENOM;
-    return ((real)AC_D1_C1 * scale) * (AC_LOAD(f + s) - AC_LOAD(f - s)) +
-           ((real)AC_D1_C2 * scale) * (AC_LOAD(f + 2 * s) - AC_LOAD(f - 2 * s)) +
-           ((real)AC_D1_C3 * scale) * (AC_LOAD(f + 3 * s) - AC_LOAD(f - 3 * s));
+    return ((real)AC_D1_C1 * (AC_LOAD(f + s) - AC_LOAD(f - s)) + (real)AC_D1_C2 * (AC_LOAD(f + 2 * s) - AC_LOAD(f - 2 * s)) +
+            (real)AC_D1_C3 * (AC_LOAD(f + 3 * s) - AC_LOAD(f - 3 * s))) *
+           (inv_d / (real)AC_D1_DENOM);
 }
 
-/* Second derivative, eq. (7). */
+/* Second derivative along a stride, eq. (7). */
 AC_INLINE real second_derivative(const real *f, ptrdiff_t s, real inv_d)
 {
-    const real scale = inv_d * inv_d / (real)AC_D2_DENOM;
-    return ((real)AC_D2_C0 * scale) * AC_LOAD(f) + ((real)AC_D2_C1 * scale) * (AC_LOAD(f + s) + AC_LOAD(f - s)) +
-           ((real)AC_D2_C2 * scale) * (AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s)) +
-           ((real)AC_D2_C3 * scale) * (AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s));
+    return ((real)AC_D2_C0 * AC_LOAD(f) + (real)AC_D2_C1 * (AC_LOAD(f + s) + AC_LOAD(f - s)) +
+            (real)AC_D2_C2 * (AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s)) +
+            (real)AC_D2_C3 * (AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s))) *
+           (inv_d * inv_d / (real)AC_D2_DENOM);
 }
 
 /* Mixed derivative d^2 f / (da db) by the bidiagonal scheme, eq. (8). */
 AC_INLINE real mixed_derivative(const real *f, ptrdiff_t sa, ptrdiff_t sb, real inv_da, real inv_db)
 {
     const ptrdiff_t p = sa + sb, m = sa - sb; /* the two diagonals */
-    const real scale = inv_da * inv_db / (real)AC_DXY_DENOM;
-    return ((real)AC_DXY_C1 * scale) * (AC_LOAD(f + p) - AC_LOAD(f - m) + AC_LOAD(f - p) - AC_LOAD(f + m)) +
-           ((real)AC_DXY_C2 * scale) * (AC_LOAD(f + 2 * p) - AC_LOAD(f - 2 * m) + AC_LOAD(f - 2 * p) - AC_LOAD(f + 2 * m)) +
-           ((real)AC_DXY_C3 * scale) * (AC_LOAD(f + 3 * p) - AC_LOAD(f - 3 * m) + AC_LOAD(f - 3 * p) - AC_LOAD(f + 3 * m));
+    return ((real)AC_DXY_C1 * (AC_LOAD(f + p) - AC_LOAD(f - m) + AC_LOAD(f - p) - AC_LOAD(f + m)) +
+            (real)AC_DXY_C2 * (AC_LOAD(f + 2 * p) - AC_LOAD(f - 2 * m) + AC_LOAD(f - 2 * p) - AC_LOAD(f + 2 * m)) +
+            (real)AC_DXY_C3 * (AC_LOAD(f + 3 * p) - AC_LOAD(f - 3 * m) + AC_LOAD(f - 3 * p) - AC_LOAD(f + 3 * m))) *
+           (inv_da * inv_db / (real)AC_DXY_DENOM);
 }
 
 /* The four fields at one point: pointers to lnrho, ux, uy, uz there. */
