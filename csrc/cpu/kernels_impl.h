@@ -38,11 +38,10 @@ static void AC_FN(fill_row_x_ghosts)(const ac_grid *g, real *row)
     }
 }
 
-/* The y ghost rows of interior plane k (its rows' x ghosts already filled). */
-static void AC_FN(fill_plane_y_ghosts)(const ac_grid *g, real *f, int k)
+/* The y ghost rows of a padded plane (its rows' x ghosts already filled). */
+static void AC_FN(fill_plane_y_ghosts)(const ac_grid *g, real *plane)
 {
     const ptrdiff_t sy = g->m[0];
-    real *plane = f + (ptrdiff_t)(k + g->lo[2]) * sy * g->m[1];
     for (int gy = 0; gy < 2 * AC_GHOST; ++gy) {
         const int j = ac_ghost_plane(gy, g->lo[1], g->n[1]);
         memcpy(plane + j * sy, plane + ac_periodic_source(j, g->lo[1], g->n[1]) * sy, sizeof(real) * (size_t)sy);
@@ -87,7 +86,7 @@ void AC_FN(fill_ghost_zones)(const ac_grid *g, void *field)
     for (int k = 0; k < g->n[2]; ++k) {
         for (int j = 0; j < g->n[1]; ++j)
             AC_FN(fill_row_x_ghosts)(g, f + ac_grid_index(g, -g->lo[0], j, k));
-        AC_FN(fill_plane_y_ghosts)(g, f, k);
+        AC_FN(fill_plane_y_ghosts)(g, f + (ptrdiff_t)(k + g->lo[2]) * g->m[0] * g->m[1]);
     }
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g->n[2]; ++k)
@@ -164,7 +163,8 @@ static void AC_FN(store_row)(real *dst, const real *src, int n, int streaming)
 }
 
 static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN(row_job) *job_, ptrdiff_t row,
-                                                                      ptrdiff_t w_row, int nx, real *restrict pencil,
+                                                                      ptrdiff_t out_row, ptrdiff_t w_row, int nx,
+                                                                      real *restrict pencil,
                                                                       real *restrict staged, int substep,
                                                                       ac_method method)
 {
@@ -244,7 +244,7 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
         }
     }
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        AC_FN(store_row)(out[f] + row, staged + f * AC_CHUNK, nx, job.streaming);
+        AC_FN(store_row)(out[f] + out_row, staged + f * AC_CHUNK, nx, job.streaming);
         if (substep == 0) /* w was not read, so its lines are not in the cache either */
             AC_FN(store_row)(w[f] + w_row, staged + (AC_NUM_FIELDS + f) * AC_CHUNK, nx, job.streaming_w);
     }
@@ -280,21 +280,38 @@ static AC_FN(row_job) AC_FN(make_job)(const ac_grid *g, void *const in[AC_NUM_FI
     return job;
 }
 
-/* Substep `substep` on row j of plane k from x = i0 to i1, in chunks of
+#ifndef AC_PLANE_OFFSETS_DEFINED
+#define AC_PLANE_OFFSETS_DEFINED
+/* Where the padded plane of a row starts in `in`, `out` and w (elements):
+ * the same plane of full fields, or slots of the fused step's rings. */
+typedef struct {
+    ptrdiff_t in, out, w;
+} ac_plane_offsets;
+
+static ac_plane_offsets ac_same_plane(const ac_grid *g, int k)
+{
+    const ptrdiff_t at = (ptrdiff_t)(k + g->lo[2]) * g->m[0] * g->m[1];
+    const ac_plane_offsets planes = {at, at, at};
+    return planes;
+}
+#endif
+
+/* Substep `substep` on row j of one plane from x = i0 to i1, in chunks of
  * AC_CHUNK points; a full chunk runs with its length as a compile-time
  * constant (no remainder loops). */
 static inline __attribute__((always_inline)) void AC_FN(row_span_substep)(const ac_grid *g, const AC_FN(row_job) *job,
-                                                                          int i0, int i1, int j, int k,
-                                                                          ptrdiff_t w_shift, real *scratch, int substep,
-                                                                          ac_method method)
+                                                                          int i0, int i1, int j,
+                                                                          ac_plane_offsets planes, real *scratch,
+                                                                          int substep, ac_method method)
 {
     real *staged = scratch + AC_PENCILS * AC_CHUNK;
     for (int i = i0; i < i1; i += AC_CHUNK) {
-        const ptrdiff_t start = (ptrdiff_t)ac_grid_index(g, i, j, k);
+        const ptrdiff_t in_plane = (ptrdiff_t)(j + g->lo[1]) * g->m[0] + i + g->lo[0]; /* within the plane */
+        const ptrdiff_t row = planes.in + in_plane, out_row = planes.out + in_plane, w_row = planes.w + in_plane;
         const int count = i1 - i < AC_CHUNK ? i1 - i : AC_CHUNK;
-#define AC_ROW(s, m)                                                                                    \
-    (count == AC_CHUNK ? AC_FN(row_substep)(job, start, start + w_shift, AC_CHUNK, scratch, staged, s, m)                 \
-                       : AC_FN(row_substep)(job, start, start + w_shift, count, scratch, staged, s, m))
+#define AC_ROW(s, m)                                                                                          \
+    (count == AC_CHUNK ? AC_FN(row_substep)(job, row, out_row, w_row, AC_CHUNK, scratch, staged, s, m)       \
+                       : AC_FN(row_substep)(job, row, out_row, w_row, count, scratch, staged, s, m))
         AC_FOR_EACH_SUBSTEP(substep, method, AC_ROW);
 #undef AC_ROW
     }
@@ -364,7 +381,7 @@ void AC_FN(substep)(const ac_grid *g, const ac_region *r, ac_method method, void
                     const int block_start = r->lo[1] + jb * AC_Y_BLOCK;
                     for (int j = block_start; j < r->hi[1] && j < block_start + AC_Y_BLOCK; ++j) {
                         AC_FN(prefetch_ahead)(g, &job, block_start, j, k, substep > 0);
-                        AC_FN(row_span_substep)(g, &job, r->lo[0], r->hi[0], j, k, 0, scratch, substep, method);
+                        AC_FN(row_span_substep)(g, &job, r->lo[0], r->hi[0], j, ac_same_plane(g, k), scratch, substep, method);
                     }
                 }
             free(scratch);
@@ -379,67 +396,138 @@ void AC_FN(substep)(const ac_grid *g, const ac_region *r, ac_method method, void
 
 /* ---- The 55-point RK3 step with its three substeps fused in one z sweep ----
  *
- * Substep s at plane k needs the output of substep s - 1 at planes k - 3 ..
- * k + 3 (and w at k).  Sweeping z with substep 0 six planes ahead of
+ * Substep s at plane p needs the output of substep s - 1 at planes p - 3 ..
+ * p + 3 (and w at p).  Sweeping z with substep 0 six planes ahead of
  * substep 2 and substep 1 three planes ahead, the intermediate fields and w
- * are read back while they are still in the cache: a step then moves the
- * fields through memory about once instead of three times.  The arithmetic
- * per point is that of the unfused substeps, so the results are identical.
- * Periodic z: the planes that the first planes' stencils reach across the
- * boundary are done first (the prologue). */
-enum { AC_FUSED_MIN_NZ = 4 * AC_GHOST }; /* prologue planes n-6 .. n-1 and 0 .. 5 are distinct */
+ * are read back while they are still in the cache: a step moves the fields
+ * through memory once instead of three times.  The arithmetic per point is
+ * that of the unfused substeps, so the results are identical.
+ *
+ * The intermediate fields a and b and w live in rings of a few planes (at
+ * the start of their buffers), so the sweep's working set stays small
+ * whatever the grid.  Periodic z: the sweep starts at plane -6 (substep 0)
+ * and -3 (substep 1), which are planes n - 6 and n - 3 of the grid, and ends
+ * at n + 2, which are planes 0 .. 2.  Those planes are computed once, at the
+ * start, kept aside, and copied back into the rings at the end. */
+#ifndef AC_FUSED_DEFINED /* once for both precisions */
+#define AC_FUSED_DEFINED
 #ifndef AC_FUSED_PLANES
 #define AC_FUSED_PLANES 2 /* planes per pass of each substep */
 #endif
 #define AC_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define AC_MAX(a, b) ((a) > (b) ? (a) : (b))
+enum {
+    AC_RING = 2 * AC_GHOST + AC_FUSED_PLANES, /* planes of a that substep 1 reads during one pass, b likewise */
+    AC_RING_SLOTS = AC_RING + 2 * AC_GHOST,   /* each ring plane also as a mirror next to the ring's ends */
+    AC_KEPT_A = 3 * AC_GHOST,                 /* planes -6 .. 2 of a kept for the end of the sweep (of b: -3 .. 2) */
+    /* the kept planes fit in the buffers after the ring */
+    AC_FUSED_MIN_NZ = AC_RING_SLOTS + AC_KEPT_A - 2 * AC_GHOST
+};
 
-/* w is read at its own point only (no stencil), so the sweep keeps it in a
- * ring of planes at the start of the w buffer: substep 0 writes a plane's w
- * and substep 2 reads it for the last time 2 AC_GHOST planes and one pass
- * later.  The planes the prologue writes at the top of the grid are read
- * again only at the end of the sweep, and keep slots of their own.  The
- * sweep then works on a few planes of w instead of all of them. */
-enum { AC_W_RING = AC_FUSED_PLANES + 2 * AC_GHOST };
-
-static ptrdiff_t AC_FN(fused_w_shift)(const ac_grid *g, int k)
+static int ac_mod(int p, int n)
 {
-    const int top = g->n[2] - 2 * AC_GHOST; /* the prologue's planes at the top: top .. n - 1 */
-    const int slot = k >= top ? AC_W_RING + (k - top) : k % AC_W_RING;
-    return (ptrdiff_t)(slot - (k + g->lo[2])) * g->m[0] * g->m[1];
+    const int r = p % n;
+    return r < 0 ? r + n : r;
+}
+#endif
+
+static ptrdiff_t AC_FN(plane_size)(const ac_grid *g)
+{
+    return (ptrdiff_t)g->m[0] * g->m[1];
 }
 
-/* Substep `substep` on interior planes k0 .. k1 - 1, row j of each plane
- * in turn (neighbouring planes share most of their stencil input, which is
- * then read from memory once), rows shared among the threads of the
- * enclosing parallel region.  With `ghosts` the output planes' ghost zones
- * and z images are filled, for the next substep. */
-static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, int k0, int k1, int substep,
-                                   int ghosts, real *scratch)
+/* Start of the ring slot of plane p of a or b: plane p at slot AC_GHOST +
+ * (p mod AC_RING), so that the planes p - 3 .. p + 3 a stencil reads follow
+ * each other in memory (mirrors fill the slots before and after the ring). */
+static ptrdiff_t AC_FN(ring_plane)(const ac_grid *g, int p)
 {
-    if (k0 >= k1)
+    return (AC_GHOST + ac_mod(p, AC_RING)) * AC_FN(plane_size)(g);
+}
+
+/* w: no stencil reads it, so a plain ring; the planes the start of the sweep
+ * writes at the top of the grid are read again only at its end, and keep
+ * slots of their own. */
+static ptrdiff_t AC_FN(w_plane)(const ac_grid *g, int p)
+{
+    const int top = g->n[2] - 2 * AC_GHOST, k = ac_mod(p, g->n[2]);
+    return (k >= top ? AC_RING + (k - top) : ac_mod(p, AC_RING)) * AC_FN(plane_size)(g);
+}
+
+/* A full field's plane p (mod n). */
+static ptrdiff_t AC_FN(field_plane)(const ac_grid *g, int p)
+{
+    return (ac_mod(p, g->n[2]) + g->lo[2]) * AC_FN(plane_size)(g);
+}
+
+/* Substep `substep` on planes p0 .. p1 - 1 of the sweep, row j of each
+ * plane in turn (neighbouring planes share most of their stencil input,
+ * which is then read from memory once), rows shared among the threads of
+ * the enclosing parallel region.  Substeps 0 and 1 write a ring; then the
+ * planes' y ghost rows and mirrors are filled, and planes the end of the
+ * sweep needs are kept (at `kept`, before `kept_from`). */
+static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, int p0, int p1, int substep,
+                                   ptrdiff_t kept, int kept_from, real *scratch)
+{
+    if (p0 >= p1)
         return;
     const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
+    const ptrdiff_t size = AC_FN(plane_size)(g);
 #pragma omp for schedule(static)
     for (int j = 0; j < g->n[1]; ++j) {
-        for (int k = k0; k < k1; ++k) {
-            if (substep == 0 && k + AC_GHOST + 1 < g->n[2]) /* the home row the next plane adds to the stencil */
+        for (int p = p0; p < p1; ++p) {
+            ac_plane_offsets planes;
+            planes.in = substep == 0 ? AC_FN(field_plane)(g, p) : AC_FN(ring_plane)(g, p);
+            planes.out = substep == 2 ? AC_FN(field_plane)(g, p) : AC_FN(ring_plane)(g, p);
+            planes.w = AC_FN(w_plane)(g, p);
+            if (substep == 0) /* the row of home that the next plane adds to the stencil */
                 for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                    AC_FN(prefetch_bytes)(job->in[f] + ac_grid_index(g, -AC_GHOST, j, k + AC_GHOST + 1), row_bytes, 0);
-            AC_FN(row_span_substep)(g, job, 0, g->n[0], j, k, AC_FN(fused_w_shift)(g, k), scratch, substep,
-                                    AC_METHOD_55P);
-            if (ghosts)
+                    AC_FN(prefetch_bytes)(job->in[f] + AC_FN(field_plane)(g, p + AC_GHOST + 1) +
+                                              (ptrdiff_t)(j + g->lo[1]) * g->m[0] + g->lo[0] - AC_GHOST,
+                                          row_bytes, 0);
+            AC_FN(row_span_substep)(g, job, 0, g->n[0], j, planes, scratch, substep, AC_METHOD_55P);
+            if (substep < 2)
                 for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                    AC_FN(fill_row_x_ghosts)(g, job->out[f] + ac_grid_index(g, -g->lo[0], j, k));
+                    AC_FN(fill_row_x_ghosts)(g, job->out[f] + planes.out + (ptrdiff_t)(j + g->lo[1]) * g->m[0]);
         }
     }
-    if (ghosts) {
+    if (substep < 2) {
 #pragma omp for collapse(2) schedule(static)
         for (int f = 0; f < AC_NUM_FIELDS; ++f)
-            for (int k = k0; k < k1; ++k) {
-                AC_FN(fill_plane_y_ghosts)(g, job->out[f], k);
-                AC_FN(copy_z_images)(g, job->out[f], k);
+            for (int p = p0; p < p1; ++p) {
+                real *plane = job->out[f] + AC_FN(ring_plane)(g, p);
+                const int q = ac_mod(p, AC_RING);
+                AC_FN(fill_plane_y_ghosts)(g, plane);
+                if (q < AC_GHOST) /* mirror after the ring's end */
+                    memcpy(plane + AC_RING * size, plane, sizeof(real) * (size_t)size);
+                if (q >= AC_RING - AC_GHOST) /* mirror before its start */
+                    memcpy(plane - AC_RING * size, plane, sizeof(real) * (size_t)size);
+                if (p >= kept_from && p < AC_GHOST)
+                    memcpy(job->out[f] + kept + (p - kept_from) * size, plane, sizeof(real) * (size_t)size);
             }
     }
+}
+
+/* Planes p0 .. p1 - 1 (at the end of the sweep, n + kept_from <= p) back
+ * into the ring of a or b from where substep_planes kept them, with their
+ * mirrors. */
+static void AC_FN(restore_planes)(const ac_grid *g, real *const set[AC_NUM_FIELDS], int p0, int p1, ptrdiff_t kept,
+                                  int kept_from)
+{
+    if (p0 >= p1)
+        return;
+    const ptrdiff_t size = AC_FN(plane_size)(g);
+    const int n = g->n[2];
+#pragma omp for collapse(2) schedule(static)
+    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+        for (int p = p0; p < p1; ++p) {
+            real *plane = set[f] + AC_FN(ring_plane)(g, p);
+            const int q = ac_mod(p, AC_RING);
+            memcpy(plane, set[f] + kept + (p - n - kept_from) * size, sizeof(real) * (size_t)size);
+            if (q < AC_GHOST)
+                memcpy(plane + AC_RING * size, plane, sizeof(real) * (size_t)size);
+            if (q >= AC_RING - AC_GHOST)
+                memcpy(plane - AC_RING * size, plane, sizeof(real) * (size_t)size);
+        }
 }
 
 int AC_FN(can_fuse_step)(const ac_grid *g, ac_method method)
@@ -447,7 +535,8 @@ int AC_FN(can_fuse_step)(const ac_grid *g, ac_method method)
     return method == AC_METHOD_55P && g->n[2] >= AC_FUSED_MIN_NZ;
 }
 
-/* home -> a -> b -> home, one full step; home has its ghost zones filled. */
+/* home -> a -> b -> home, one full step; home has its ghost zones filled.
+ * a, b and w are scratch: after the step they hold rings, not fields. */
 void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *const a[AC_NUM_FIELDS],
                        void *const b[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], double dt, int *failed)
 {
@@ -456,6 +545,8 @@ void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *
                                     AC_FN(make_job)(g, a, b, w, NULL, dt, 0, 0),
                                     AC_FN(make_job)(g, b, home, w, NULL, dt, AC_FN(overflows_cache)(g), 0)};
     const int n = g->n[2];
+    const ptrdiff_t kept = AC_RING_SLOTS * AC_FN(plane_size)(g); /* the kept planes follow the ring */
+    enum { FROM_A = -2 * AC_GHOST, FROM_B = -AC_GHOST };        /* the first kept plane of a, of b */
     int missing = 0;
 #pragma omp parallel
     {
@@ -469,18 +560,22 @@ void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *
 #pragma omp atomic read
         give_up = missing;
         if (!give_up) {
-#define AC_PLANES(s, k0, k1, ghosts) AC_FN(substep_planes)(g, &jobs[s], (k0), (k1), (s), (ghosts), scratch)
-            AC_PLANES(0, n - 2 * AC_GHOST, n, 1);
-            AC_PLANES(0, 0, 2 * AC_GHOST, 1);
-            AC_PLANES(1, n - AC_GHOST, n, 1);
-            AC_PLANES(1, 0, AC_GHOST, 1);
-            for (int k = 0; k < n; k += AC_FUSED_PLANES) {
-                const int end = k + AC_FUSED_PLANES < n ? k + AC_FUSED_PLANES : n;
-                AC_PLANES(0, k + 2 * AC_GHOST, AC_MIN(end + 2 * AC_GHOST, n - 2 * AC_GHOST), 1);
-                AC_PLANES(1, k + AC_GHOST, AC_MIN(end + AC_GHOST, n - AC_GHOST), 1);
-                AC_PLANES(2, k, end, 0);
+            /* pass t: substep 0 on planes t + 6 .., substep 1 on t + 3 .., substep 2 on t .. */
+            for (int t = FROM_A - 2 * AC_GHOST; t < n; t += AC_FUSED_PLANES) {
+                const int p0 = t + 2 * AC_GHOST, p1 = t + AC_GHOST, p2 = t, e = AC_FUSED_PLANES;
+                /* substep 0: planes -6 .. n - 7 computed, n - 6 .. n + 2 restored */
+                AC_FN(substep_planes)(g, &jobs[0], AC_MAX(p0, FROM_A), AC_MIN(p0 + e, n + FROM_A), 0, kept, FROM_A,
+                                      scratch);
+                AC_FN(restore_planes)(g, jobs[0].out, AC_MAX(p0, n + FROM_A), AC_MIN(p0 + e, n + AC_GHOST), kept,
+                                      FROM_A);
+                /* substep 1: planes -3 .. n - 4 computed, n - 3 .. n + 2 restored */
+                AC_FN(substep_planes)(g, &jobs[1], AC_MAX(p1, FROM_B), AC_MIN(p1 + e, n + FROM_B), 1, kept, FROM_B,
+                                      scratch);
+                AC_FN(restore_planes)(g, jobs[1].out, AC_MAX(p1, n + FROM_B), AC_MIN(p1 + e, n + AC_GHOST), kept,
+                                      FROM_B);
+                /* substep 2: planes 0 .. n - 1, into home */
+                AC_FN(substep_planes)(g, &jobs[2], AC_MAX(p2, 0), AC_MIN(p2 + e, n), 2, 0, 0, scratch);
             }
-#undef AC_PLANES
         }
         free(scratch);
 #if defined(__AVX__)
