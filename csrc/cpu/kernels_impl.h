@@ -444,6 +444,17 @@ static ptrdiff_t AC_FN(ring_plane)(const ac_grid *g, int p)
     return (AC_GHOST + ac_mod(p, AC_RING)) * AC_FN(plane_size)(g);
 }
 
+/* Copies ring plane p to its mirror, where the ring's ends need one. */
+static void AC_FN(mirror_plane)(const ac_grid *g, real *plane, int p)
+{
+    const ptrdiff_t size = AC_FN(plane_size)(g);
+    const int q = ac_mod(p, AC_RING);
+    if (q < AC_GHOST) /* read past the ring's end */
+        memcpy(plane + AC_RING * size, plane, sizeof(real) * (size_t)size);
+    if (q >= AC_RING - AC_GHOST) /* read before its start */
+        memcpy(plane - AC_RING * size, plane, sizeof(real) * (size_t)size);
+}
+
 /* w: no stencil reads it, so a plain ring; the planes the start of the sweep
  * writes at the top of the grid are read again only at its end, and keep
  * slots of their own. */
@@ -495,12 +506,8 @@ static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, i
         for (int f = 0; f < AC_NUM_FIELDS; ++f)
             for (int p = p0; p < p1; ++p) {
                 real *plane = job->out[f] + AC_FN(ring_plane)(g, p);
-                const int q = ac_mod(p, AC_RING);
                 AC_FN(fill_plane_y_ghosts)(g, plane);
-                if (q < AC_GHOST) /* mirror after the ring's end */
-                    memcpy(plane + AC_RING * size, plane, sizeof(real) * (size_t)size);
-                if (q >= AC_RING - AC_GHOST) /* mirror before its start */
-                    memcpy(plane - AC_RING * size, plane, sizeof(real) * (size_t)size);
+                AC_FN(mirror_plane)(g, plane, p);
                 if (p >= kept_from && p < AC_GHOST)
                     memcpy(job->out[f] + kept + (p - kept_from) * size, plane, sizeof(real) * (size_t)size);
             }
@@ -521,12 +528,8 @@ static void AC_FN(restore_planes)(const ac_grid *g, real *const set[AC_NUM_FIELD
     for (int f = 0; f < AC_NUM_FIELDS; ++f)
         for (int p = p0; p < p1; ++p) {
             real *plane = set[f] + AC_FN(ring_plane)(g, p);
-            const int q = ac_mod(p, AC_RING);
             memcpy(plane, set[f] + kept + (p - n - kept_from) * size, sizeof(real) * (size_t)size);
-            if (q < AC_GHOST)
-                memcpy(plane + AC_RING * size, plane, sizeof(real) * (size_t)size);
-            if (q >= AC_RING - AC_GHOST)
-                memcpy(plane - AC_RING * size, plane, sizeof(real) * (size_t)size);
+            AC_FN(mirror_plane)(g, plane, p);
         }
 }
 
