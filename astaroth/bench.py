@@ -65,11 +65,6 @@ def _time_interleaved(timings):
     return [timing.best for timing in timings]
 
 
-def _time_steps(step, target_seconds, synchronize=lambda: None):
-    """Seconds per call of step(), the fastest of BATCHES batches."""
-    return _time_interleaved([_Timing(step, target_seconds, synchronize)])[0]
-
-
 class _Stepper:
     """One implementation at one size, ready to step: step() and
     synchronize() for the timing, finish() once timed."""
@@ -194,8 +189,8 @@ def run_bench(backend="cpu", sizes=(64, 128), dtypes=("float32", "float64"), met
     rows = []
     baselines = {}
     measured = {}  # (n, dtype, method) -> M/s of the rows timed beside the baseline
+    beside = list(methods) if base_n in sizes else []  # the methods timed beside the baseline
     for dtype in dtypes:
-        beside = [m for m in methods if base_n in sizes]
         steppers = [backend_stepper(backend, m, dtype, base_n) for m in beside]
         try:
             rates = time_steppers(steppers + [baseline_stepper(dtype, base_n)], target_seconds)

@@ -19,6 +19,33 @@
 #include "../physics.h"
 #include "kernels.h"
 
+#ifndef AC_PLANES_DEFINED /* once for both precisions */
+#define AC_PLANES_DEFINED
+static int ac_mod(int p, int n)
+{
+    const int r = p % n;
+    return r < 0 ? r + n : r;
+}
+
+/* Elements in one padded z plane. */
+static ptrdiff_t ac_plane_size(const ac_grid *g)
+{
+    return (ptrdiff_t)g->m[0] * g->m[1];
+}
+
+/* Start of interior plane p (mod n) of a full field. */
+static ptrdiff_t ac_field_plane(const ac_grid *g, int p)
+{
+    return (ac_mod(p, g->n[2]) + g->lo[2]) * ac_plane_size(g);
+}
+
+/* Start of padded row j (interior index) within its plane. */
+static ptrdiff_t ac_row_in_plane(const ac_grid *g, int j)
+{
+    return (ptrdiff_t)(j + g->lo[1]) * g->m[0];
+}
+#endif
+
 /* Periodic ghost zones, one axis after the other so that edges and corners
  * (read by the 55-point mixed derivatives) are filled too: x within a row,
  * then whole y ghost rows of a plane, then whole z ghost planes. */
@@ -86,7 +113,7 @@ void AC_FN(fill_ghost_zones)(const ac_grid *g, void *field)
     for (int k = 0; k < g->n[2]; ++k) {
         for (int j = 0; j < g->n[1]; ++j)
             AC_FN(fill_row_x_ghosts)(g, f + ac_grid_index(g, -g->lo[0], j, k));
-        AC_FN(fill_plane_y_ghosts)(g, f + (ptrdiff_t)(k + g->lo[2]) * g->m[0] * g->m[1]);
+        AC_FN(fill_plane_y_ghosts)(g, f + ac_field_plane(g, k));
     }
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g->n[2]; ++k)
@@ -290,7 +317,7 @@ typedef struct {
 
 static ac_plane_offsets ac_same_plane(const ac_grid *g, int k)
 {
-    const ptrdiff_t at = (ptrdiff_t)(k + g->lo[2]) * g->m[0] * g->m[1];
+    const ptrdiff_t at = ac_field_plane(g, k);
     const ac_plane_offsets planes = {at, at, at};
     return planes;
 }
@@ -306,8 +333,8 @@ static inline __attribute__((always_inline)) void AC_FN(row_span_substep)(const 
 {
     real *staged = scratch + AC_PENCILS * AC_CHUNK;
     for (int i = i0; i < i1; i += AC_CHUNK) {
-        const ptrdiff_t in_plane = (ptrdiff_t)(j + g->lo[1]) * g->m[0] + i + g->lo[0]; /* within the plane */
-        const ptrdiff_t row = planes.in + in_plane, out_row = planes.out + in_plane, w_row = planes.w + in_plane;
+        const ptrdiff_t at = ac_row_in_plane(g, j) + i + g->lo[0]; /* within the plane */
+        const ptrdiff_t row = planes.in + at, out_row = planes.out + at, w_row = planes.w + at;
         const int count = i1 - i < AC_CHUNK ? i1 - i : AC_CHUNK;
 #define AC_ROW(s, m)                                                                                          \
     (count == AC_CHUNK ? AC_FN(row_substep)(job, row, out_row, w_row, AC_CHUNK, scratch, staged, s, m)       \
@@ -424,50 +451,33 @@ enum {
     AC_FUSED_MIN_NZ = AC_RING_SLOTS + AC_KEPT_A - 2 * AC_GHOST
 };
 
-static int ac_mod(int p, int n)
-{
-    const int r = p % n;
-    return r < 0 ? r + n : r;
-}
-#endif
-
-static ptrdiff_t AC_FN(plane_size)(const ac_grid *g)
-{
-    return (ptrdiff_t)g->m[0] * g->m[1];
-}
-
 /* Start of the ring slot of plane p of a or b: plane p at slot AC_GHOST +
  * (p mod AC_RING), so that the planes p - 3 .. p + 3 a stencil reads follow
  * each other in memory (mirrors fill the slots before and after the ring). */
-static ptrdiff_t AC_FN(ring_plane)(const ac_grid *g, int p)
+static ptrdiff_t ac_ring_plane(const ac_grid *g, int p)
 {
-    return (AC_GHOST + ac_mod(p, AC_RING)) * AC_FN(plane_size)(g);
-}
-
-/* Copies ring plane p to its mirror, where the ring's ends need one. */
-static void AC_FN(mirror_plane)(const ac_grid *g, real *plane, int p)
-{
-    const ptrdiff_t size = AC_FN(plane_size)(g);
-    const int q = ac_mod(p, AC_RING);
-    if (q < AC_GHOST) /* read past the ring's end */
-        memcpy(plane + AC_RING * size, plane, sizeof(real) * (size_t)size);
-    if (q >= AC_RING - AC_GHOST) /* read before its start */
-        memcpy(plane - AC_RING * size, plane, sizeof(real) * (size_t)size);
+    return (AC_GHOST + ac_mod(p, AC_RING)) * ac_plane_size(g);
 }
 
 /* w: no stencil reads it, so a plain ring; the planes the start of the sweep
  * writes at the top of the grid are read again only at its end, and keep
  * slots of their own. */
-static ptrdiff_t AC_FN(w_plane)(const ac_grid *g, int p)
+static ptrdiff_t ac_w_plane(const ac_grid *g, int p)
 {
     const int top = g->n[2] - 2 * AC_GHOST, k = ac_mod(p, g->n[2]);
-    return (k >= top ? AC_RING + (k - top) : ac_mod(p, AC_RING)) * AC_FN(plane_size)(g);
+    return (k >= top ? AC_RING + (k - top) : ac_mod(p, AC_RING)) * ac_plane_size(g);
 }
+#endif
 
-/* A full field's plane p (mod n). */
-static ptrdiff_t AC_FN(field_plane)(const ac_grid *g, int p)
+/* Copies ring plane p to its mirror, where the ring's ends need one. */
+static void AC_FN(mirror_plane)(const ac_grid *g, real *plane, int p)
 {
-    return (ac_mod(p, g->n[2]) + g->lo[2]) * AC_FN(plane_size)(g);
+    const ptrdiff_t size = ac_plane_size(g);
+    const int q = ac_mod(p, AC_RING);
+    if (q < AC_GHOST) /* read past the ring's end */
+        memcpy(plane + AC_RING * size, plane, sizeof(real) * (size_t)size);
+    if (q >= AC_RING - AC_GHOST) /* read before its start */
+        memcpy(plane - AC_RING * size, plane, sizeof(real) * (size_t)size);
 }
 
 /* Substep `substep` on planes p0 .. p1 - 1 of the sweep, row j of each
@@ -482,30 +492,30 @@ static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, i
     if (p0 >= p1)
         return;
     const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
-    const ptrdiff_t size = AC_FN(plane_size)(g);
+    const ptrdiff_t size = ac_plane_size(g);
 #pragma omp for schedule(static)
     for (int j = 0; j < g->n[1]; ++j) {
         for (int p = p0; p < p1; ++p) {
             ac_plane_offsets planes;
-            planes.in = substep == 0 ? AC_FN(field_plane)(g, p) : AC_FN(ring_plane)(g, p);
-            planes.out = substep == 2 ? AC_FN(field_plane)(g, p) : AC_FN(ring_plane)(g, p);
-            planes.w = AC_FN(w_plane)(g, p);
+            planes.in = substep == 0 ? ac_field_plane(g, p) : ac_ring_plane(g, p);
+            planes.out = substep == 2 ? ac_field_plane(g, p) : ac_ring_plane(g, p);
+            planes.w = ac_w_plane(g, p);
             if (substep == 0) /* the row of home that the next plane adds to the stencil */
                 for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                    AC_FN(prefetch_bytes)(job->in[f] + AC_FN(field_plane)(g, p + AC_GHOST + 1) +
-                                              (ptrdiff_t)(j + g->lo[1]) * g->m[0] + g->lo[0] - AC_GHOST,
+                    AC_FN(prefetch_bytes)(job->in[f] + ac_field_plane(g, p + AC_GHOST + 1) + ac_row_in_plane(g, j) +
+                                              g->lo[0] - AC_GHOST,
                                           row_bytes, 0);
             AC_FN(row_span_substep)(g, job, 0, g->n[0], j, planes, scratch, substep, AC_METHOD_55P);
             if (substep < 2)
                 for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                    AC_FN(fill_row_x_ghosts)(g, job->out[f] + planes.out + (ptrdiff_t)(j + g->lo[1]) * g->m[0]);
+                    AC_FN(fill_row_x_ghosts)(g, job->out[f] + planes.out + ac_row_in_plane(g, j));
         }
     }
     if (substep < 2) {
 #pragma omp for collapse(2) schedule(static)
         for (int f = 0; f < AC_NUM_FIELDS; ++f)
             for (int p = p0; p < p1; ++p) {
-                real *plane = job->out[f] + AC_FN(ring_plane)(g, p);
+                real *plane = job->out[f] + ac_ring_plane(g, p);
                 AC_FN(fill_plane_y_ghosts)(g, plane);
                 AC_FN(mirror_plane)(g, plane, p);
                 if (p >= kept_from && p < AC_GHOST)
@@ -522,12 +532,12 @@ static void AC_FN(restore_planes)(const ac_grid *g, real *const set[AC_NUM_FIELD
 {
     if (p0 >= p1)
         return;
-    const ptrdiff_t size = AC_FN(plane_size)(g);
+    const ptrdiff_t size = ac_plane_size(g);
     const int n = g->n[2];
 #pragma omp for collapse(2) schedule(static)
     for (int f = 0; f < AC_NUM_FIELDS; ++f)
         for (int p = p0; p < p1; ++p) {
-            real *plane = set[f] + AC_FN(ring_plane)(g, p);
+            real *plane = set[f] + ac_ring_plane(g, p);
             memcpy(plane, set[f] + kept + (p - n - kept_from) * size, sizeof(real) * (size_t)size);
             AC_FN(mirror_plane)(g, plane, p);
         }
@@ -548,7 +558,7 @@ void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *
                                     AC_FN(make_job)(g, a, b, w, NULL, dt, 0, 0),
                                     AC_FN(make_job)(g, b, home, w, NULL, dt, AC_FN(overflows_cache)(g), 0)};
     const int n = g->n[2];
-    const ptrdiff_t kept = AC_RING_SLOTS * AC_FN(plane_size)(g); /* the kept planes follow the ring */
+    const ptrdiff_t kept = AC_RING_SLOTS * ac_plane_size(g); /* the kept planes follow the ring */
     enum { FROM_A = -2 * AC_GHOST, FROM_B = -AC_GHOST };        /* the first kept plane of a, of b */
     int missing = 0;
 #pragma omp parallel
