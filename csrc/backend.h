@@ -16,10 +16,11 @@
 typedef enum { AC_BUFFER_FIELDS = 0, AC_BUFFER_RHS = 1 } ac_buffer;
 
 /* The arrays a backend keeps for one simulation, each padded like the grid.
- * Substeps read one set and write another (seed Sect. 4.1); three sets
- * rotate home -> stage_a -> stage_b -> home over the substeps of a step, so
- * each full step ends where it began and views of home stay valid without
- * a copy. */
+ * Substeps read one set and write another (seed Sect. 4.1); each full step
+ * ends in home, so views of home stay valid without a copy.  The CPU
+ * rotates home -> stage_a -> stage_b -> home; the GPU, short of memory,
+ * writes w's arrays in place instead and has no stage_b (cuda_backend.cu,
+ * roles()). */
 typedef struct {
     void *home[AC_NUM_FIELDS];
     void *stage_a[AC_NUM_FIELDS];
@@ -28,7 +29,8 @@ typedef struct {
     void *div_u;            /* 19-point method only */
 } ac_field_sets;
 
-/* The field set RK3 substep s (0, 1, 2) reads; it writes set s + 1 (mod 3). */
+/* The CPU's field set that RK3 substep s (0, 1, 2) reads; it writes set
+ * s + 1 (mod 3). */
 static inline void *const *ac_stage_set(const ac_field_sets *sets, int s)
 {
     return s == 0 ? sets->home : s == 1 ? sets->stage_a : sets->stage_b;
@@ -57,13 +59,14 @@ typedef struct ac_backend_ops {
     /* u += the forcing term of one step (forcing.h), at every interior point */
     ac_status (*add_forcing)(void *self, const ac_forcing_term *term, double dt);
     /* For a grid decomposed over processes (astaroth/parallel.py): substep s
-     * (0, 1, 2) of the 55-point method over region r only, reading field set
-     * s (home, stage_a, stage_b) whose ghost zones the caller has filled and
-     * writing set s + 1 (mod 3).  Returns without waiting for the device. */
+     * (0, 1, 2) of the 55-point method over region r only, reading the set
+     * padded_data(s, .) whose ghost zones the caller has filled.  Returns
+     * without waiting for the device. */
     ac_status (*substep_region)(void *self, int s, double dt, const ac_region *r);
-    /* the padded array of one field of set s, in the backend's memory */
+    /* the padded array of one field of the set substep s reads, in the
+     * backend's memory */
     void *(*padded_data)(void *self, int s, int field);
-    /* periodic ghost zones of one axis of every field of set s, queued on
+    /* periodic ghost zones of one axis of every field of that set, queued on
      * `stream` (a cudaStream_t; ignored on the CPU) */
     ac_status (*fill_ghost_axis)(void *self, int s, int axis, void *stream);
     /* the boundary the interior of each row starts on, in bytes (grid.h) */

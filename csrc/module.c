@@ -276,7 +276,7 @@ static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
 }
 
 /* padded_address(s, field) -> address of the whole padded array of one
- * field of set s (0 home, 1 stage_a, 2 stage_b), in the backend's memory. */
+ * field of the set substep s (0, 1, 2) reads, in the backend's memory. */
 static PyObject *Grid_padded_address(GridObject *self, PyObject *args)
 {
     int s, field;
@@ -622,7 +622,7 @@ static PyMethodDef Grid_methods[] = {
     {"fill_ghost_axis", (PyCFunction)Grid_fill_ghost_axis, METH_VARARGS,
      "fill_ghost_axis(set, axis, stream=0): periodic ghost zones of one axis, queued on a CUDA stream."},
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
-     "padded_address(set, field) -> address of the padded array (set 0 home, 1 and 2 the RK3 stages)."},
+     "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
     {"first_nonfinite_field", (PyCFunction)Grid_first_nonfinite_field, METH_NOARGS,
      "first_nonfinite_field() -> index of the first field with NaN/Inf, or -1."},

@@ -2,7 +2,9 @@
 # One call on the GPU machine: build in place, run every test (GPU tests
 # included), compute-sanitizer on a small run, and the benchmark.  Logs go
 # to $OUT (or ./device-logs); each log names device, date, commit, command.
-#   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks]
+#   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf]
+#   perf: build, the GPU agreement tests, a 55p tile sweep, the 55p bench at
+#   256^3 and 512^3 and an Nsight Compute profile of the 55-point substep.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-device-logs}
@@ -25,6 +27,38 @@ header() {
     ls -l astaroth/_core*.so
 } > "$OUT/build.log" 2>&1
 if ! ls astaroth/_core*.so >/dev/null 2>&1; then cat "$OUT/build.log"; exit 1; fi
+
+if [ "${1:-}" = "perf" ]; then
+    {
+        header "python3 -m pytest -q -x tests/test_gpu.py"
+        $PY -m pytest -q -x tests/test_gpu.py 2>&1
+    } > "$OUT/tests.log" 2>&1
+    tail -3 "$OUT/tests.log"
+    {
+        header "python3 scripts/tune-tiles.py 55p 256"
+        $PY scripts/tune-tiles.py 55p 256 2>&1
+    } > "$OUT/tune.log" 2>&1
+    cat "$OUT/tune.log"
+    {
+        header "python3 -m astaroth bench --backend cuda --sizes 256 512 --methods 55p"
+        $PY -m astaroth bench --backend cuda --sizes 256 512 --methods 55p 2>&1
+    } > "$OUT/bench.log" 2>&1
+    cat "$OUT/bench.log"
+    for dtype in float32 float64; do
+        {
+            header "ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis -k regex:stream_substep --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p)"
+            /usr/local/cuda/bin/ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+                --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis \
+                -k regex:stream_substep --launch-skip 6 --launch-count 1 \
+                $PY -c "
+import astaroth as ac, astaroth.bench as b
+s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='$dtype', method='55p', nu=1e-2)
+b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4)" 2>&1
+        } > "$OUT/ncu-$dtype.log" 2>&1
+        grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Issue Slots|Stall|L1/TEX Hit|L2 Hit|Block Limit" "$OUT/ncu-$dtype.log" | head -40
+    done
+    exit 0
+fi
 
 {
     header "python3 -m pytest -v -rs tests"

@@ -47,6 +47,26 @@ extern "C" ac_tile ac_cuda_tile(void)
     return tile;
 }
 
+extern "C" ac_tile ac_cuda_stream_tile(void)
+{
+    static ac_tile tile = {0, 0, -1};
+    if (tile.z < 0) {
+        ac_tile t = {32, 8, 0}, want;
+        const char *env = getenv("ASTAROTH_STREAM_TILE");
+        if (env && sscanf(env, "%d,%d,%d", &want.x, &want.y, &want.z) == 3 && want.z >= 0) {
+#define AC_STREAM_TILE(tx, ty)                                                                                   \
+    if (want.x == tx && want.y == ty)                                                                            \
+        t = want;
+            AC_STREAM_TILES
+#undef AC_STREAM_TILE
+            if (t.x != want.x || t.y != want.y || t.z != want.z)
+                fprintf(stderr, "astaroth: ASTAROTH_STREAM_TILE=%s is not a built tile; using 32,8,0\n", env);
+        }
+        tile = t;
+    }
+    return tile;
+}
+
 extern "C" ac_status ac_cuda_set_device(int device)
 {
     return ac_cuda_record(cudaSetDevice(device), "cudaSetDevice");
@@ -115,7 +135,7 @@ done:
 
 typedef struct {
     ac_status (*substep)(const ac_grid *, const ac_region *, ac_method, void *const *, void *const *, void *const *,
-                         void *, int, double, cudaStream_t);
+                         void *const *, void *, int, double, cudaStream_t);
     ac_status (*reduce)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double, cudaStream_t);
     ac_status (*fill_ghost_axis)(const ac_grid *, void *const *, int, cudaStream_t);
@@ -144,6 +164,34 @@ static void device_free(void *p)
         fprintf(stderr, "astaroth: cudaFree failed: %s\n", cudaGetErrorString(err));
 }
 
+/* The arrays of substep s.  Three sets, not four: the fields (home), one
+ * stage and w, which is read only at the point being updated, so a substep
+ * may overwrite it there:
+ *   s = 0: home -> stage_a, w written (not read);
+ *   s = 1: stage_a -> w's arrays (each point reads w0 first), w1 -> home;
+ *   s = 2: w's arrays -> home (each point reads w1 there first), w dropped.
+ * Every step ends in home, so views of the fields stay valid. */
+typedef struct {
+    void *const *in, *const *out, *const *w_in, *const *w_out;
+} stage_roles;
+
+static stage_roles roles(const ac_field_sets *b, int s)
+{
+    stage_roles r;
+    r.in = s == 0 ? b->home : s == 1 ? b->stage_a : b->w;
+    r.out = s == 0 ? b->stage_a : s == 1 ? b->w : b->home;
+    r.w_in = s == 0 ? NULL : s == 1 ? b->w : b->home;
+    r.w_out = s == 0 ? b->w : s == 1 ? b->home : NULL;
+    return r;
+}
+
+static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt, cudaStream_t stream)
+{
+    const stage_roles r = roles(&gpu->buf, s);
+    return gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u, s, dt,
+                           stream);
+}
+
 static void gpu_destroy(void *self)
 {
     ac_gpu *gpu = (ac_gpu *)self;
@@ -152,7 +200,6 @@ static void gpu_destroy(void *self)
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
         device_free(gpu->buf.home[f]);
         device_free(gpu->buf.stage_a[f]);
-        device_free(gpu->buf.stage_b[f]);
         device_free(gpu->buf.w[f]);
     }
     device_free(gpu->buf.div_u);
@@ -195,9 +242,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     for (int f = 0; f < AC_NUM_FIELDS && st == AC_OK; ++f) {
         /* zeros: lnrho = 0 (rho = 1) and u = 0 to start with */
         if ((st = device_zeros(&gpu->buf.home[f], gpu->field_bytes)) == AC_OK &&
-            (st = device_zeros(&gpu->buf.stage_a[f], gpu->field_bytes)) == AC_OK &&
-            (st = device_zeros(&gpu->buf.stage_b[f], gpu->field_bytes)) == AC_OK)
-            st = device_zeros(&gpu->buf.w[f], gpu->field_bytes);
+            (st = device_zeros(&gpu->buf.stage_a[f], gpu->field_bytes)) == AC_OK)
+            st = device_zeros(&gpu->buf.w[f], gpu->field_bytes); /* no stage_b: see roles() */
     }
     if (st == AC_OK && method == AC_METHOD_19P)
         st = device_zeros(&gpu->buf.div_u, gpu->field_bytes);
@@ -218,12 +264,9 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
 static ac_status gpu_step(void *self, double dt, long count)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    const ac_grid *g = &gpu->grid;
     for (long n = 0; n < count; ++n)
         for (int s = 0; s < 3; ++s) {
-            const ac_status st = gpu->k->substep(g, NULL, gpu->method, ac_stage_set(&gpu->buf, s),
-                                                 ac_stage_set(&gpu->buf, (s + 1) % 3), gpu->buf.w, gpu->buf.div_u, s,
-                                                 dt, gpu->stream);
+            const ac_status st = run_substep(gpu, NULL, s, dt, gpu->stream);
             if (st != AC_OK)
                 return st;
         }
@@ -236,27 +279,25 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
     ac_gpu *gpu = (ac_gpu *)self;
     if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
-    return gpu->k->substep(&gpu->grid, r, gpu->method, ac_stage_set(&gpu->buf, s),
-                           ac_stage_set(&gpu->buf, (s + 1) % 3), gpu->buf.w, NULL, s, dt, gpu->stream);
+    return run_substep(gpu, r, s, dt, gpu->stream);
 }
 
 static ac_status gpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    return gpu->k->fill_ghost_axis(&gpu->grid, ac_stage_set(&gpu->buf, s), axis, (cudaStream_t)stream);
+    return gpu->k->fill_ghost_axis(&gpu->grid, roles(&gpu->buf, s).in, axis, (cudaStream_t)stream);
 }
 
 static void *gpu_padded_data(void *self, int s, int field)
 {
-    return ac_stage_set(&((ac_gpu *)self)->buf, s)[field];
+    return roles(&((ac_gpu *)self)->buf, s).in[field];
 }
 
 static ac_status gpu_rhs(void *self)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     /* a first substep with dt = 1 leaves the right-hand side in w */
-    ac_status st =
-        gpu->k->substep(&gpu->grid, NULL, gpu->method, gpu->buf.home, gpu->buf.stage_a, gpu->buf.w, gpu->buf.div_u, 0, 1.0, gpu->stream);
+    ac_status st = run_substep(gpu, NULL, 0, 1.0, gpu->stream);
     if (st != AC_OK)
         return st;
     CHECK(cudaStreamSynchronize(gpu->stream), "right-hand side");
@@ -362,7 +403,6 @@ static ac_status gpu_poison_scratch(void *self)
     /* all-ones bytes are a NaN in float and in double */
     for (int f = 0; f < AC_NUM_FIELDS; ++f) {
         CHECK(cudaMemsetAsync(gpu->buf.stage_a[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
-        CHECK(cudaMemsetAsync(gpu->buf.stage_b[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
         CHECK(cudaMemsetAsync(gpu->buf.w[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
     }
     if (gpu->buf.div_u)

@@ -25,11 +25,18 @@ typedef struct {
 enum { AC_MAX_TILE_THREADS = 128 };
 ac_tile ac_cuda_tile(void);
 
+/* The 55-point kernel's tiles are compile-time shapes (shared-memory
+ * offsets become constants); these are built, the first is the default.
+ * ASTAROTH_STREAM_TILE="tx,ty,planes" picks another (planes per block, 0:
+ * chosen per grid). */
+#define AC_STREAM_TILES AC_STREAM_TILE(32, 8) AC_STREAM_TILE(32, 4) AC_STREAM_TILE(64, 4) AC_STREAM_TILE(32, 16)
+ac_tile ac_cuda_stream_tile(void);
+
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
-                                 void *const in[AC_NUM_FIELDS],                                              \
-                                 void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u,  \
-                                 int substep, double dt, cudaStream_t stream);                               \
+                                 void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],              \
+                                 void *const w_in[AC_NUM_FIELDS], void *const w_out[AC_NUM_FIELDS],          \
+                                 void *div_u, int substep, double dt, cudaStream_t stream);                  \
     ac_status cuda_reduce_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int first_field,       \
                                 unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream); \
     ac_status cuda_add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],                   \

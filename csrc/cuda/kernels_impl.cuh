@@ -46,11 +46,12 @@ static AC_FN(shape) AC_FN(make_shape)(const ac_grid *g)
     return s;
 }
 
+/* NULL: a set of NULL pointers (an array a substep does not use). */
 static AC_FN(field_set) AC_FN(make_set)(void *const f[AC_NUM_FIELDS])
 {
     AC_FN(field_set) s;
     for (int i = 0; i < AC_NUM_FIELDS; ++i)
-        s.f[i] = (real *)f[i];
+        s.f[i] = f ? (real *)f[i] : NULL;
     return s;
 }
 
@@ -124,9 +125,11 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const f
 }
 
 /* ---- integration ---------------------------------------------------------
- * A block covers a tile of x-y columns and walks up z, so the seven z planes
- * a stencil needs stay in L1 from one point to the next.  The tile is
- * ac_cuda_tile() (ASTAROTH_CUDA_TILE="tx,ty,tz" overrides it for tuning). */
+ * The 55-point method: stream_substep.cuh.  The 19-point method's two
+ * passes: a block covers a tile of x-y columns and walks up z, so the seven
+ * z planes a stencil needs stay in L1 from one point to the next.  Its tile
+ * is ac_cuda_tile() (ASTAROTH_CUDA_TILE="tx,ty,tz" overrides it). */
+#include "stream_substep.cuh"
 
 /* This thread's x-y column of the block's tile and its z range; false when
  * the column lies outside the grid. */
@@ -140,11 +143,12 @@ static __device__ __forceinline__ bool AC_FN(tile_column)(const AC_FN(shape) & s
     return *i < s.end[0] && *j < s.end[1];
 }
 
-template <int Method, int FirstSubstep>
-__global__ void __launch_bounds__(AC_MAX_TILE_THREADS) AC_FN(substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out,
-                                                             AC_FN(field_set) w, real *__restrict__ div_u,
-                                                             AC_FN(shape) s, ac_point_params p, int substep, real dt,
-                                                             int z_per_block)
+/* The 19-point method's first pass: the 19-point stencil and div u.  The
+ * second pass only adds to w, so w_out may be NULL here too. */
+__global__ void __launch_bounds__(AC_MAX_TILE_THREADS)
+    AC_FN(first_pass_19p_kernel)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
+                                 AC_FN(field_set) w_out, real *__restrict__ div_u, AC_FN(shape) s, ac_point_params p,
+                                 int substep, real dt, int z_per_block)
 {
     int i, j, k0, k1;
     if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
@@ -158,29 +162,36 @@ __global__ void __launch_bounds__(AC_MAX_TILE_THREADS) AC_FN(substep_kernel)(AC_
         ac_derivatives d;
         axis_derivatives(f, s.stride, &p, &d);
         for (int c = 0; c < 3; ++c)
-            d.grad_div_u[c] = Method == AC_METHOD_55P ? grad_div_55p(f, s.stride, &p, c) : (real)0;
-        if (Method == AC_METHOD_19P)
-            div_u[idx] = divergence(&d);
-        real rhs[AC_NUM_FIELDS];
+            d.grad_div_u[c] = 0;
+        div_u[idx] = divergence(&d);
+        real rhs[AC_NUM_FIELDS], w[AC_NUM_FIELDS];
         rhs_from_derivatives(&d, &p, rhs);
         for (int q = 0; q < AC_NUM_FIELDS; ++q)
-            out.f[q][idx] = rk3_substep(in.f[q][idx], rhs[q], &w.f[q][idx], FirstSubstep ? 0 : substep, dt);
+            w[q] = substep > 0 ? w_in.f[q][idx] : (real)0; /* all read before out, which may be w_in */
+        for (int q = 0; q < AC_NUM_FIELDS; ++q) {
+            out.f[q][idx] = rk3_substep(in.f[q][idx], rhs[q], &w[q], substep, dt);
+            if (w_out.f[q])
+                w_out.f[q][idx] = w[q];
+        }
     }
 }
 
-/* The 19-point method's second pass, eqs. (17)-(18). */
-__global__ void __launch_bounds__(AC_MAX_TILE_THREADS) AC_FN(grad_div_kernel)(AC_FN(field_set) out, AC_FN(field_set) w,
-                                                              const real *__restrict__ div_u, AC_FN(shape) s,
-                                                              ac_point_params p, int substep, real dt, int z_per_block)
+/* The 19-point method's second pass, eqs. (17)-(18).  In the last substep w
+ * is not needed after it (w_out NULL): the increment goes to u alone. */
+__global__ void __launch_bounds__(AC_MAX_TILE_THREADS)
+    AC_FN(grad_div_kernel)(AC_FN(field_set) out, AC_FN(field_set) w_out, const real *__restrict__ div_u,
+                           AC_FN(shape) s, ac_point_params p, int substep, real dt, int z_per_block)
 {
     int i, j, k0, k1;
     if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
         return;
     for (int k = k0; k < k1; ++k) {
         const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
-        for (int c = 0; c < 3; ++c)
-            rk3_add_grad_div(&out.f[1 + c][idx], &w.f[1 + c][idx], grad_div_19p(div_u + idx, s.stride, &p, c),
-                             substep, dt, p.nu);
+        for (int c = 0; c < 3; ++c) {
+            real unused = 0;
+            real *w = w_out.f[1 + c] ? &w_out.f[1 + c][idx] : &unused;
+            rk3_add_grad_div(&out.f[1 + c][idx], w, grad_div_19p(div_u + idx, s.stride, &p, c), substep, dt, p.nu);
+        }
     }
 }
 
@@ -190,16 +201,78 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
                 (s.end[2] - s.first[2] + z_per_block - 1) / z_per_block);
 }
 
+/* The 55-point substep with a TX x TY tile.  z_per_block 0: planes per block
+ * chosen so that the grid fills the GPU about twice over (each block also
+ * reads 2 AC_GHOST planes it does not update, so fewer, longer runs are
+ * cheaper once every SM is busy). */
+template <int TX, int TY>
+static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
+                                      AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
+                                      real dt, int z_per_block, cudaStream_t stream)
+{
+    constexpr size_t smem = AC_FN(stream_smem_bytes)<TX, TY>();
+    static unsigned long long prepared_devices = 0; /* one bit per device */
+    static int resident_blocks = 0;                 /* blocks of this kernel the GPU holds at once */
+    int device = 0;
+    if (ac_cuda_record(cudaGetDevice(&device), "cudaGetDevice") != AC_OK)
+        return AC_ERR_DEVICE;
+    if (device >= 64 || !(prepared_devices >> device & 1)) {
+        int per_sm = 0, sms = 0;
+        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+                           "cudaFuncSetAttribute (55-point substep shared memory)") != AC_OK ||
+            ac_cuda_record(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY>, TX * TY, smem),
+                           "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
+            ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                           "cudaDeviceGetAttribute") != AC_OK)
+            return AC_ERR_DEVICE;
+        resident_blocks = per_sm * sms > 0 ? per_sm * sms : 1;
+        if (device < 64)
+            prepared_devices |= 1ull << device;
+    }
+    const int nx = s.end[0] - s.first[0], ny = s.end[1] - s.first[1], nz = s.end[2] - s.first[2];
+    const dim3 threads(TX, TY, 1);
+    dim3 blocks((nx + TX - 1) / TX, (ny + TY - 1) / TY, 1);
+    if (z_per_block <= 0) {
+        const long long columns = (long long)blocks.x * blocks.y;
+        long long runs = (2LL * resident_blocks + columns - 1) / columns;
+        const long long most = (nz + 7) / 8; /* at least 8 planes a run */
+        runs = runs < 1 ? 1 : runs > most ? most : runs;
+        z_per_block = (int)((nz + runs - 1) / runs);
+    }
+    blocks.z = (nz + z_per_block - 1) / z_per_block;
+    AC_FN(stream_substep_kernel)<TX, TY><<<blocks, threads, smem, stream>>>(in, out, w_in, w_out, s, p, substep, dt,
+                                                                           z_per_block);
+    return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
+}
+
+static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
+                                       AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
+                                       real dt, cudaStream_t stream)
+{
+    const ac_tile t = ac_cuda_stream_tile();
+#define AC_STREAM_TILE(tx, ty)                                                                                   \
+    if (t.x == tx && t.y == ty)                                                                                  \
+        return AC_FN(launch_stream)<tx, ty>(in, out, w_in, w_out, s, p, substep, dt, t.z, stream);
+    AC_STREAM_TILES
+#undef AC_STREAM_TILE
+    return AC_ERR_ARGUMENT;
+}
+
 /* One substep over region r (NULL: the whole grid, after filling the
- * periodic ghost zones of `in`; otherwise the caller has filled them). */
+ * periodic ghost zones of `in`; otherwise the caller has filled them).
+ * w_in is not read in substep 0 and may be NULL; w_out NULL: w is not kept
+ * (the last substep).  out may be w_in: every point reads its w first. */
 extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, ac_method method,
                                          void *const in_[AC_NUM_FIELDS], void *const out_[AC_NUM_FIELDS],
-                                         void *const w_[AC_NUM_FIELDS], void *div_u_, int substep, double dt_,
-                                         cudaStream_t stream)
+                                         void *const w_in_[AC_NUM_FIELDS], void *const w_out_[AC_NUM_FIELDS],
+                                         void *div_u_, int substep, double dt_, cudaStream_t stream)
 {
     AC_FN(shape) s = AC_FN(make_shape)(g);
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
-    AC_FN(field_set) in = AC_FN(make_set)(in_), out = AC_FN(make_set)(out_), w = AC_FN(make_set)(w_);
+    AC_FN(field_set) in = AC_FN(make_set)(in_), out = AC_FN(make_set)(out_), w_in = AC_FN(make_set)(w_in_),
+                     w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
     if (r) {
@@ -214,28 +287,19 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
     } else if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK) {
         return AC_ERR_DEVICE;
     }
+    if (method == AC_METHOD_55P)
+        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, substep, dt, stream);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;
     const dim3 blocks = AC_FN(tile_blocks)(s, threads, z);
-    if (method == AC_METHOD_55P) {
-        if (substep == 0)
-            AC_FN(substep_kernel)<AC_METHOD_55P, 1><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, 0, dt, z);
-        else
-            AC_FN(substep_kernel)<AC_METHOD_55P, 0><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, substep,
-                                                                                  dt, z);
-        return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
-    }
-    if (substep == 0)
-        AC_FN(substep_kernel)<AC_METHOD_19P, 1><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, 0, dt, z);
-    else
-        AC_FN(substep_kernel)<AC_METHOD_19P, 0><<<blocks, threads, 0, stream>>>(in, out, w, div_u, s, p, substep, dt, z);
+    AC_FN(first_pass_19p_kernel)<<<blocks, threads, 0, stream>>>(in, out, w_in, w_out, div_u, s, p, substep, dt, z);
     if (ac_cuda_record(cudaGetLastError(), "19-point first pass launch") != AC_OK)
         return AC_ERR_DEVICE;
     AC_FN(field_set) div_set = {{div_u, NULL, NULL, NULL}};
     if (AC_FN(fill_ghosts)(div_set, 1, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    AC_FN(grad_div_kernel)<<<blocks, threads, 0, stream>>>(out, w, div_u, s, p, substep, dt, z);
+    AC_FN(grad_div_kernel)<<<blocks, threads, 0, stream>>>(out, w_out, div_u, s, p, substep, dt, z);
     return ac_cuda_record(cudaGetLastError(), "19-point second pass launch");
 }
 
