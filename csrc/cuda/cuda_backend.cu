@@ -51,7 +51,7 @@ extern "C" ac_tile ac_cuda_stream_tile(void)
 {
     static ac_tile tile = {0, 0, -1};
     if (tile.z < 0) {
-        ac_tile t = {32, 8, 0}, want;
+        ac_tile t = {0, 0, 0}, want; /* 0, 0: the default of each precision */
         const char *env = getenv("ASTAROTH_STREAM_TILE");
         if (env && sscanf(env, "%d,%d,%d", &want.x, &want.y, &want.z) == 3 && want.z >= 0) {
 #define AC_STREAM_TILE(tx, ty)                                                                                   \
@@ -60,7 +60,7 @@ extern "C" ac_tile ac_cuda_stream_tile(void)
             AC_STREAM_TILES
 #undef AC_STREAM_TILE
             if (t.x != want.x || t.y != want.y || t.z != want.z)
-                fprintf(stderr, "astaroth: ASTAROTH_STREAM_TILE=%s is not a built tile; using 32,8,0\n", env);
+                fprintf(stderr, "astaroth: ASTAROTH_STREAM_TILE=%s is not a built tile; using the default\n", env);
         }
         tile = t;
     }

@@ -26,10 +26,10 @@ enum { AC_MAX_TILE_THREADS = 128 };
 ac_tile ac_cuda_tile(void);
 
 /* The 55-point kernel's tiles are compile-time shapes (shared-memory
- * offsets become constants); these are built, the first is the default.
- * ASTAROTH_STREAM_TILE="tx,ty,planes" picks another (planes per block, 0:
- * chosen per grid). */
-#define AC_STREAM_TILES AC_STREAM_TILE(32, 8) AC_STREAM_TILE(32, 4) AC_STREAM_TILE(64, 4) AC_STREAM_TILE(32, 16)
+ * offsets become constants); these are built.  ASTAROTH_STREAM_TILE=
+ * "tx,ty,share" picks one ((column, plane) pairs per block, 0: chosen per
+ * grid); unset, x and y are 0 and each precision takes its default. */
+#define AC_STREAM_TILES AC_STREAM_TILE(32, 8) AC_STREAM_TILE(32, 4) AC_STREAM_TILE(64, 4)
 ac_tile ac_cuda_stream_tile(void);
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \

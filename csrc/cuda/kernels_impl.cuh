@@ -201,16 +201,14 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
                 (s.end[2] - s.first[2] + z_per_block - 1) / z_per_block);
 }
 
-/* The 55-point substep with a TX x TY tile.  z_per_block 0: planes per block
- * chosen so that the grid fills the GPU about twice over (each block also
- * reads 2 AC_GHOST planes it does not update, so fewer, longer runs are
- * cheaper once every SM is busy). */
+/* The 55-point substep with a TX x TY tile; `share` (column, plane) pairs
+ * per block, 0: about one block per place the GPU has for one. */
 template <int TX, int TY>
 static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                       AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
-                                      real dt, int z_per_block, cudaStream_t stream)
+                                      real dt, long long share, bool periodic, cudaStream_t stream)
 {
-    constexpr size_t smem = AC_FN(stream_smem_bytes)<TX, TY>();
+    constexpr size_t smem = AC_FN(stream_tile)<TX, TY>::BYTES;
     static unsigned long long prepared_devices = 0; /* one bit per device */
     static int resident_blocks = 0;                 /* blocks of this kernel the GPU holds at once */
     int device = 0;
@@ -231,30 +229,33 @@ static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out,
         if (device < 64)
             prepared_devices |= 1ull << device;
     }
-    const int nx = s.end[0] - s.first[0], ny = s.end[1] - s.first[1], nz = s.end[2] - s.first[2];
-    const dim3 threads(TX, TY, 1);
-    dim3 blocks((nx + TX - 1) / TX, (ny + TY - 1) / TY, 1);
-    if (z_per_block <= 0) {
-        const long long columns = (long long)blocks.x * blocks.y;
-        long long runs = (2LL * resident_blocks + columns - 1) / columns;
-        const long long most = (nz + 7) / 8; /* at least 8 planes a run */
-        runs = runs < 1 ? 1 : runs > most ? most : runs;
-        z_per_block = (int)((nz + runs - 1) / runs);
+    const int nz = s.end[2] - s.first[2];
+    const long long total = (long long)((s.end[0] - s.first[0] + TX - 1) / TX) * ((s.end[1] - s.first[1] + TY - 1) / TY) * nz;
+    if (share <= 0) {
+        share = (total + resident_blocks - 1) / resident_blocks;
+        if (share < 8) /* each run also reads 2 AC_GHOST planes it does not update */
+            share = 8;
     }
-    blocks.z = (nz + z_per_block - 1) / z_per_block;
-    AC_FN(stream_substep_kernel)<TX, TY><<<blocks, threads, smem, stream>>>(in, out, w_in, w_out, s, p, substep, dt,
-                                                                           z_per_block);
+    const long long blocks = (total + share - 1) / share;
+    AC_FN(stream_substep_kernel)<TX, TY><<<(unsigned)blocks, dim3(TX, TY, 1), smem, stream>>>(
+        in, out, w_in, w_out, s, p, substep, dt, share, periodic);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
+/* The default tile: 32 x 8 in single precision; in double, whose registers
+ * allow one such block per SM, 32 x 4 (two blocks keep more loads in flight). */
 static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                        AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
-                                       real dt, cudaStream_t stream)
+                                       real dt, bool periodic, cudaStream_t stream)
 {
-    const ac_tile t = ac_cuda_stream_tile();
+    ac_tile t = ac_cuda_stream_tile();
+    if (t.x == 0) {
+        t.x = 32;
+        t.y = sizeof(real) == 4 ? 8 : 4;
+    }
 #define AC_STREAM_TILE(tx, ty)                                                                                   \
     if (t.x == tx && t.y == ty)                                                                                  \
-        return AC_FN(launch_stream)<tx, ty>(in, out, w_in, w_out, s, p, substep, dt, t.z, stream);
+        return AC_FN(launch_stream)<tx, ty>(in, out, w_in, w_out, s, p, substep, dt, t.z, periodic, stream);
     AC_STREAM_TILES
 #undef AC_STREAM_TILE
     return AC_ERR_ARGUMENT;
@@ -284,11 +285,14 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
             if (r->hi[a] <= r->lo[a])
                 return AC_OK; /* empty region */
         }
+    } else if (method == AC_METHOD_55P) { /* y and z wrap inside the kernel */
+        if (AC_FN(fill_ghost_axis)(in, AC_NUM_FIELDS, s, 0, stream) != AC_OK)
+            return AC_ERR_DEVICE;
     } else if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK) {
         return AC_ERR_DEVICE;
     }
     if (method == AC_METHOD_55P)
-        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, substep, dt, stream);
+        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, substep, dt, r == NULL, stream);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;

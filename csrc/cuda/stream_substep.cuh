@@ -1,12 +1,12 @@
 /*
  * stream_substep.cuh -- the 55-point substep, planes streamed along z.
  *
- * Included by kernels_impl.cuh (once per precision).  A block owns a TX x TY
- * tile of x-y columns and a run of z planes.  Planes of the four input
+ * Included by kernels_impl.cuh (once per precision).  A block walks up the
+ * z planes of a TX x TY tile of x-y columns.  Planes of the four input
  * fields, each with a ghost-wide rim, pass through a ring of shared-memory
- * slots, copied asynchronously one plane ahead of use, so the ~150 stencil
- * reads of a point come from shared memory and registers at compile-time
- * offsets and every input value leaves DRAM once.
+ * slots, copied asynchronously in 16-byte pieces one plane ahead of use, so
+ * the ~150 stencil reads of a point come from shared memory and registers
+ * at compile-time offsets and every input value leaves DRAM once.
  *
  * Each thread keeps its own column's last seven values of every field in
  * registers (the z stencils).  The mixed derivatives across planes
@@ -16,11 +16,29 @@
  * finished when the plane three above it has arrived; its in-plane
  * derivatives come from its own slot, three slots back.  The per-point
  * arithmetic is physics.h's: this file only moves values.
+ *
+ * Work is shared evenly: the (column, plane) pairs of the region, column by
+ * column, are cut into one run per block, about one block per place the GPU
+ * has for one, so no wave of blocks runs half empty.
  */
 #include <cuda_pipeline.h>
 
-enum { AC_SPAN = 2 * AC_GHOST + 1 };  /* points of a stencil along one axis */
-enum { AC_RING = AC_GHOST + 2 };     /* slots: the finished point's plane .. the newest, and the next */
+enum { AC_SPAN = 2 * AC_GHOST + 1 }; /* points of a stencil along one axis */
+enum { AC_RING = AC_GHOST + 2 };    /* slots: the finished point's plane .. the newest, and the next */
+
+/* Shared-memory layout of a TX x TY tile: rows of W values starting on a
+ * 16-byte boundary of the padded grid, H rows, one plane per field. */
+template <int TX, int TY>
+struct AC_FN(stream_tile) {
+    static constexpr int CHUNK = 16 / (int)sizeof(real); /* values per 16-byte copy */
+    static constexpr int W = (TX + 2 * AC_GHOST + 2 * (CHUNK - 1)) / CHUNK * CHUNK;
+    static constexpr int H = TY + 2 * AC_GHOST;
+    static constexpr int PLANE = W * H, SLOT = AC_NUM_FIELDS * PLANE;
+    static constexpr int PIECES = H * (W / CHUNK); /* 16-byte copies per field and plane */
+    static constexpr int THREADS = TX * TY;
+    static constexpr int COPIES = (PIECES + THREADS - 1) / THREADS; /* per thread, field and plane */
+    static constexpr size_t BYTES = (size_t)AC_RING * SLOT * sizeof(real);
+};
 
 /* Eqs. (6) and (7) on values at compile-time offsets S from f: a shared-memory
  * tile or a register column. */
@@ -45,151 +63,186 @@ static __device__ __forceinline__ real AC_FN(stencil_mixed)(const real *f, real 
                                 f[3 * P] - f[-3 * M] + f[-3 * P] - f[3 * M], inv_da, inv_db);
 }
 
-/* Queue one plane (interior z index k) of the tile and its rim into a ring
- * slot.  Points past the padded array are skipped: only threads outside the
- * grid would read them. */
-template <int TX, int TY>
-static __device__ __forceinline__ void AC_FN(copy_plane)(real *slot, const AC_FN(field_set) & in,
-                                                         const AC_FN(shape) & s, int i0, int j0, int k)
+/* Interior index i along an axis of n points, periodic or as it is. */
+static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic)
 {
-    constexpr int W = TX + 2 * AC_GHOST, PLANE = W * (TY + 2 * AC_GHOST);
-    const int x0 = i0 - AC_GHOST + s.lo[0], y0 = j0 - AC_GHOST + s.lo[1]; /* padded corner */
-    const int x_room = s.m[0] - x0, y_room = s.m[1] - y0;
-    const ptrdiff_t corner = x0 + s.stride[1] * y0 + s.stride[2] * (k + s.lo[2]);
-    for (int e = threadIdx.x + TX * threadIdx.y; e < PLANE; e += TX * TY) {
-        const int a = e % W, b = e / W;
-        if (a < x_room && b < y_room) {
-            const ptrdiff_t g = corner + a + s.stride[1] * b;
-#pragma unroll
-            for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                __pipeline_memcpy_async(slot + f * PLANE + e, in.f[f] + g, sizeof(real));
-        }
-    }
-    __pipeline_commit();
-}
-
-/* Shared memory of one block. */
-template <int TX, int TY>
-static constexpr size_t AC_FN(stream_smem_bytes)()
-{
-    return (size_t)AC_RING * AC_NUM_FIELDS * (TX + 2 * AC_GHOST) * (TY + 2 * AC_GHOST) * sizeof(real);
+    if (!periodic)
+        return i;
+    const int r = i % n;
+    return r < 0 ? r + n : r;
 }
 
 /* Substep `substep` of the 55-point method over the region [first, end) of
- * s.  w_in is read unless substep == 0 and w_out written unless it is NULL;
- * out may be w_in's array (each point reads its w before writing). */
+ * s, `share` (column, plane) pairs per block.  periodic: y and z ghost
+ * values are read from the periodic images (the x ghost zones, and all of
+ * them otherwise, are filled by the caller).  w_in is read unless
+ * substep == 0 and w_out written unless it is NULL; out may be w_in's
+ * arrays (each point reads its w before writing). */
 template <int TX, int TY>
-__global__ void __launch_bounds__(TX *TY, sizeof(real) == 4 ? 2 : 1)
+__global__ void __launch_bounds__(TX *TY, (sizeof(real) == 4 ? 512 : 256) / (TX * TY) > 1
+                                              ? (sizeof(real) == 4 ? 512 : 256) / (TX * TY)
+                                              : 1)
     AC_FN(stream_substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                  AC_FN(field_set) w_out, AC_FN(shape) s, ac_point_params p, int substep, real dt,
-                                 int z_per_block)
+                                 long long share, bool periodic)
 {
-    constexpr int W = TX + 2 * AC_GHOST, PLANE = W * (TY + 2 * AC_GHOST), SLOT = AC_NUM_FIELDS * PLANE;
+    typedef AC_FN(stream_tile)<TX, TY> T;
     extern __shared__ __align__(16) unsigned char ac_stream_smem[];
     real *ring = reinterpret_cast<real *>(ac_stream_smem);
 
-    const int i0 = s.first[0] + blockIdx.x * TX, j0 = s.first[1] + blockIdx.y * TY;
-    const int k0 = s.first[2] + blockIdx.z * z_per_block;
-    const int planes = min(z_per_block, s.end[2] - k0) + 2 * AC_GHOST;
-    const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
-    const bool active = i < s.end[0] && j < s.end[1];
-    const int centre = (threadIdx.y + AC_GHOST) * W + threadIdx.x + AC_GHOST;
-    const ptrdiff_t column = (ptrdiff_t)(i + s.lo[0]) + s.stride[1] * (j + s.lo[1]);
+    const int thread = threadIdx.x + TX * threadIdx.y;
+    const int nz = s.end[2] - s.first[2], tiles_x = (s.end[0] - s.first[0] + TX - 1) / TX;
+    const long long total = (long long)tiles_x * ((s.end[1] - s.first[1] + TY - 1) / TY) * nz;
     const bool reads_w = substep > 0, writes_w = w_out.f[0] != NULL;
-    const real scale_xz = mixed_scale(p.inv_ds[0], p.inv_ds[2]), scale_yz = mixed_scale(p.inv_ds[1], p.inv_ds[2]);
-
-    real col[AC_NUM_FIELDS][AC_SPAN]; /* this column, planes k-3 .. k+3 of the finished point k */
-    real acc[3][AC_SPAN];             /* d_i d_z terms of grad div u, points newest-3 .. newest+3 */
+    /* eq. (8)'s weights times the scale of the two mixed derivatives along z */
+    real weight_xz[AC_GHOST], weight_yz[AC_GHOST];
 #pragma unroll
-    for (int q = 0; q < AC_SPAN; ++q) {
-#pragma unroll
-        for (int f = 0; f < AC_NUM_FIELDS; ++f)
-            col[f][q] = 0;
-#pragma unroll
-        for (int a = 0; a < 3; ++a)
-            acc[a][q] = 0;
+    for (int r = 1; r <= AC_GHOST; ++r) {
+        weight_xz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[0], p.inv_ds[2]);
+        weight_yz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[1], p.inv_ds[2]);
     }
 
-    AC_FN(copy_plane)<TX, TY>(ring, in, s, i0, j0, k0 - AC_GHOST);
-    int newest = 0; /* ring slot of the newest plane */
-    for (int it = 0; it < planes; ++it) {
-        __pipeline_wait_prior(0);
-        __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
-        const int next = newest == AC_RING - 1 ? 0 : newest + 1;
-        if (it + 1 < planes)
-            AC_FN(copy_plane)<TX, TY>(ring + next * SLOT, in, s, i0, j0, k0 - AC_GHOST + it + 1);
-        const real *plane = ring + newest * SLOT + centre;
-        if (active) {
+    bool first_run = true;
+    for (long long pos = blockIdx.x * share, stop = min(pos + share, total); pos < stop;) {
+        /* one run up one column of tiles */
+        const long long tile = pos / nz;
+        const int k_first = s.first[2] + (int)(pos - tile * nz);
+        const int run = (int)min((long long)(s.end[2] - k_first), stop - pos);
+        pos += run;
+        const int i0 = s.first[0] + (int)(tile % tiles_x) * TX, j0 = s.first[1] + (int)(tile / tiles_x) * TY;
+        const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
+        const bool active = i < s.end[0] && j < s.end[1];
+        /* the tile's rows start at padded x0, on a 16-byte boundary */
+        const int x0 = (i0 + s.lo[0] - AC_GHOST) / T::CHUNK * T::CHUNK;
+        const int centre = (threadIdx.y + AC_GHOST) * T::W + i0 + s.lo[0] - x0 + threadIdx.x;
+        const ptrdiff_t column = (ptrdiff_t)(i + s.lo[0]) + s.stride[1] * (j + s.lo[1]);
+
+        /* this thread's 16-byte pieces of a plane: offsets in the grid and the slot */
+        ptrdiff_t piece_src[T::COPIES];
+        int piece_dst[T::COPIES];
 #pragma unroll
-            for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-#pragma unroll
-                for (int q = 0; q < AC_SPAN - 1; ++q)
-                    col[f][q] = col[f][q + 1];
-                col[f][AC_SPAN - 1] = plane[f * PLANE];
-            }
-#pragma unroll
-            for (int a = 0; a < 3; ++a) {
-#pragma unroll
-                for (int q = 0; q < AC_SPAN - 1; ++q)
-                    acc[a][q] = acc[a][q + 1];
-                acc[a][AC_SPAN - 1] = 0;
-            }
-            /* this plane's share of d_x d_z u_z, d_y d_z u_z and d_z (d_x u_x + d_y u_y) */
-            const real *ux = plane + PLANE, *uy = ux + PLANE, *uz = uy + PLANE;
-#pragma unroll
-            for (int r = 1; r <= AC_GHOST; ++r) {
-                const real wr = mixed_plane_weight(r);
-                const real e[3] = {scale_xz * (uz[r] - uz[-r]), scale_yz * (uz[r * W] - uz[-r * W]),
-                                   scale_xz * (ux[r] - ux[-r]) + scale_yz * (uy[r * W] - uy[-r * W])};
-#pragma unroll
-                for (int a = 0; a < 3; ++a) {
-                    acc[a][AC_GHOST - r] += wr * e[a];
-                    acc[a][AC_GHOST + r] -= wr * e[a];
-                }
-            }
+        for (int c = 0; c < T::COPIES; ++c) {
+            const int e = thread + c * T::THREADS, a = e % (T::W / T::CHUNK), b = e / (T::W / T::CHUNK);
+            const int x = x0 + a * T::CHUNK, y = AC_FN(wrapped)(j0 - AC_GHOST + b, s.n[1], periodic) + s.lo[1];
+            const bool inside = e < T::PIECES && x < s.m[0] && y < s.m[1];
+            piece_src[c] = x + s.stride[1] * y;
+            piece_dst[c] = inside ? b * T::W + a * T::CHUNK : -1;
         }
-        if (active && it >= 2 * AC_GHOST) { /* point k is finished */
-            const int k = k0 + it - 2 * AC_GHOST;
-            const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
-            real w[AC_NUM_FIELDS];
+
+        if (!first_run)
+            __syncthreads(); /* the previous run's last slots are read by now */
+        first_run = false;
+        real col[AC_NUM_FIELDS][AC_SPAN]; /* this column, planes k-3 .. k+3 of the finished point k */
+        real acc[3][AC_SPAN];             /* d_i d_z terms of grad div u, points newest-3 .. newest+3 */
+#pragma unroll
+        for (int q = 0; q < AC_SPAN; ++q) {
 #pragma unroll
             for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                w[f] = reads_w ? w_in.f[f][idx] : (real)0;
-            const int own = newest >= AC_GHOST ? newest - AC_GHOST : newest + AC_RING - AC_GHOST;
-            const real *at = ring + own * SLOT + centre; /* point k in its plane's slot */
-            ac_derivatives d;
-            d.grad_lnrho[0] = AC_FN(stencil_first)<1>(at, p.inv_ds[0]);
-            d.grad_lnrho[1] = AC_FN(stencil_first)<W>(at, p.inv_ds[1]);
-            d.grad_lnrho[2] = AC_FN(stencil_first)<1>(col[0] + AC_GHOST, p.inv_ds[2]);
-            real along[3][3]; /* along[c][a]: second derivative of u_c along axis a */
+                col[f][q] = 0;
 #pragma unroll
-            for (int c = 0; c < 3; ++c) {
-                const real *u = at + (1 + c) * PLANE, *uc = col[1 + c] + AC_GHOST;
-                d.u[c] = uc[0];
-                d.grad_u[c][0] = AC_FN(stencil_first)<1>(u, p.inv_ds[0]);
-                d.grad_u[c][1] = AC_FN(stencil_first)<W>(u, p.inv_ds[1]);
-                d.grad_u[c][2] = AC_FN(stencil_first)<1>(uc, p.inv_ds[2]);
-                along[c][0] = AC_FN(stencil_second)<1>(u, p.inv_ds[0]);
-                along[c][1] = AC_FN(stencil_second)<W>(u, p.inv_ds[1]);
-                along[c][2] = AC_FN(stencil_second)<1>(uc, p.inv_ds[2]);
-                d.lap_u[c] = along[c][0] + along[c][1] + along[c][2];
-            }
-            /* grad div u, eq. (8): d_i d_i u_i + the mixed terms (those along z from acc) */
-            d.grad_div_u[0] = along[0][0] + (AC_FN(stencil_mixed)<1, W>(at + 2 * PLANE, p.inv_ds[0], p.inv_ds[1]) +
-                                             acc[0][0]);
-            d.grad_div_u[1] = along[1][1] + (AC_FN(stencil_mixed)<W, 1>(at + PLANE, p.inv_ds[1], p.inv_ds[0]) +
-                                             acc[1][0]);
-            d.grad_div_u[2] = along[2][2] + acc[2][0];
-            real rhs[AC_NUM_FIELDS];
-            rhs_from_derivatives(&d, &p, rhs);
-#pragma unroll
-            for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-                const real u_new = rk3_substep(col[f][AC_GHOST], rhs[f], &w[f], substep, dt);
-                out.f[f][idx] = u_new;
-                if (writes_w)
-                    w_out.f[f][idx] = w[f];
-            }
+            for (int a = 0; a < 3; ++a)
+                acc[a][q] = 0;
         }
-        newest = next;
+        const int planes = run + 2 * AC_GHOST;
+        int newest = 0; /* ring slot of the newest plane */
+        for (int it = -1; it < planes; ++it) {
+            if (it >= 0) {
+                __pipeline_wait_prior(0);
+                __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
+            }
+            const int next = it < 0 ? 0 : newest == AC_RING - 1 ? 0 : newest + 1;
+            if (it + 1 < planes) { /* queue plane it + 1 */
+                const int k = AC_FN(wrapped)(k_first - AC_GHOST + it + 1, s.n[2], periodic);
+                const ptrdiff_t plane = s.stride[2] * (k + s.lo[2]);
+                real *slot = ring + next * T::SLOT;
+#pragma unroll
+                for (int c = 0; c < T::COPIES; ++c)
+                    if (piece_dst[c] >= 0) {
+#pragma unroll
+                        for (int f = 0; f < AC_NUM_FIELDS; ++f)
+                            __pipeline_memcpy_async(slot + f * T::PLANE + piece_dst[c], in.f[f] + plane + piece_src[c],
+                                                    16);
+                    }
+                __pipeline_commit();
+            }
+            if (it < 0)
+                continue;
+            const real *plane = ring + newest * T::SLOT + centre;
+            if (active) {
+#pragma unroll
+                for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+#pragma unroll
+                    for (int q = 0; q < AC_SPAN - 1; ++q)
+                        col[f][q] = col[f][q + 1];
+                    col[f][AC_SPAN - 1] = plane[f * T::PLANE];
+                }
+#pragma unroll
+                for (int a = 0; a < 3; ++a) {
+#pragma unroll
+                    for (int q = 0; q < AC_SPAN - 1; ++q)
+                        acc[a][q] = acc[a][q + 1];
+                    acc[a][AC_SPAN - 1] = 0;
+                }
+                /* this plane's share of d_x d_z u_z, d_y d_z u_z and d_z (d_x u_x + d_y u_y) */
+                const real *ux = plane + T::PLANE, *uy = ux + T::PLANE, *uz = uy + T::PLANE;
+#pragma unroll
+                for (int r = 1; r <= AC_GHOST; ++r) {
+                    const real e[3] = {weight_xz[r - 1] * (uz[r] - uz[-r]),
+                                       weight_yz[r - 1] * (uz[r * T::W] - uz[-r * T::W]),
+                                       weight_xz[r - 1] * (ux[r] - ux[-r]) +
+                                           weight_yz[r - 1] * (uy[r * T::W] - uy[-r * T::W])};
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) {
+                        acc[a][AC_GHOST - r] += e[a];
+                        acc[a][AC_GHOST + r] -= e[a];
+                    }
+                }
+            }
+            if (active && it >= 2 * AC_GHOST) { /* point k is finished */
+                const int k = k_first + it - 2 * AC_GHOST;
+                const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
+                real w[AC_NUM_FIELDS];
+#pragma unroll
+                for (int f = 0; f < AC_NUM_FIELDS; ++f)
+                    w[f] = reads_w ? w_in.f[f][idx] : (real)0;
+                const int own = newest >= AC_GHOST ? newest - AC_GHOST : newest + AC_RING - AC_GHOST;
+                const real *at = ring + own * T::SLOT + centre; /* point k in its plane's slot */
+                ac_derivatives d;
+                d.grad_lnrho[0] = AC_FN(stencil_first)<1>(at, p.inv_ds[0]);
+                d.grad_lnrho[1] = AC_FN(stencil_first)<T::W>(at, p.inv_ds[1]);
+                d.grad_lnrho[2] = AC_FN(stencil_first)<1>(col[0] + AC_GHOST, p.inv_ds[2]);
+                real along[3][3]; /* along[c][a]: second derivative of u_c along axis a */
+#pragma unroll
+                for (int c = 0; c < 3; ++c) {
+                    const real *u = at + (1 + c) * T::PLANE, *uc = col[1 + c] + AC_GHOST;
+                    d.u[c] = uc[0];
+                    d.grad_u[c][0] = AC_FN(stencil_first)<1>(u, p.inv_ds[0]);
+                    d.grad_u[c][1] = AC_FN(stencil_first)<T::W>(u, p.inv_ds[1]);
+                    d.grad_u[c][2] = AC_FN(stencil_first)<1>(uc, p.inv_ds[2]);
+                    along[c][0] = AC_FN(stencil_second)<1>(u, p.inv_ds[0]);
+                    along[c][1] = AC_FN(stencil_second)<T::W>(u, p.inv_ds[1]);
+                    along[c][2] = AC_FN(stencil_second)<1>(uc, p.inv_ds[2]);
+                    d.lap_u[c] = along[c][0] + along[c][1] + along[c][2];
+                }
+                /* grad div u, eq. (8): d_i d_i u_i + the mixed terms (those along z from acc) */
+                d.grad_div_u[0] =
+                    along[0][0] + (AC_FN(stencil_mixed)<1, T::W>(at + 2 * T::PLANE, p.inv_ds[0], p.inv_ds[1]) +
+                                   acc[0][0]);
+                d.grad_div_u[1] =
+                    along[1][1] + (AC_FN(stencil_mixed)<T::W, 1>(at + T::PLANE, p.inv_ds[1], p.inv_ds[0]) +
+                                   acc[1][0]);
+                d.grad_div_u[2] = along[2][2] + acc[2][0];
+                real rhs[AC_NUM_FIELDS];
+                rhs_from_derivatives(&d, &p, rhs);
+#pragma unroll
+                for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+                    const real u_new = rk3_substep(col[f][AC_GHOST], rhs[f], &w[f], substep, dt);
+                    out.f[f][idx] = u_new;
+                    if (writes_w)
+                        w_out.f[f][idx] = w[f];
+                }
+            }
+            newest = next;
+        }
     }
 }
