@@ -44,6 +44,20 @@ if [ "${1:-}" = "perf" ]; then
         $PY -m astaroth bench --backend cuda --sizes 256 512 --methods 55p 2>&1
     } > "$OUT/bench.log" 2>&1
     cat "$OUT/bench.log"
+    if [ -d .old ]; then # the kernel before this work, for its profile
+        (cd .old && $PY setup.py build_ext --inplace >/dev/null 2>&1)
+        {
+            header "ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis -k regex:substep_kernel --launch-skip 3 --launch-count 1 (256^3 float32, 55p; the kernel of .old, commit ${OLD_COMMIT:-unknown})"
+            PYTHONPATH=$PWD/.old /usr/local/cuda/bin/ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+                --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis \
+                -k regex:substep_kernel --launch-skip 3 --launch-count 1 \
+                $PY -c "
+import astaroth as ac, astaroth.bench as b
+s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='float32', method='55p', nu=1e-2)
+b.smooth_start(s); s.step(1e-4); s.step(1e-4)" 2>&1
+        } > "$OUT/ncu-before-float32.log" 2>&1
+        grep -E "Duration|Issue Slots|Registers Per|Achieved Occ" "$OUT/ncu-before-float32.log"
+    fi
     for dtype in float32 float64; do
         {
             header "ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis -k regex:stream_substep --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p)"
