@@ -71,6 +71,8 @@ typedef struct ac_backend_ops {
     ac_status (*fill_ghost_axis)(void *self, int s, int axis, void *stream);
     /* the boundary the interior of each row starts on, in bytes (grid.h) */
     int row_align_bytes;
+    /* sets of four padded fields the solver holds (fields, stages, w) */
+    int field_sets;
 } ac_backend_ops;
 
 #endif

@@ -46,10 +46,11 @@ static PyObject *raise_status(ac_status status, const GridObject *g, const char 
     switch (status) {
     case AC_ERR_NO_MEMORY: {
         if (g) {
-            /* 4 fields x (3 rotating sets + w), plus div u for the 19-point method */
+            /* the backend's sets of 4 fields (the 19-point method adds div u) */
             char need[64];
             snprintf(need, sizeof need, "%.2f",
-                     (double)ac_grid_padded_count(&g->grid) * (g->precision == AC_FLOAT64 ? 8 : 4) * 17.0 / (1 << 30));
+                     (double)ac_grid_padded_count(&g->grid) * (g->precision == AC_FLOAT64 ? 8 : 4) *
+                         (AC_NUM_FIELDS * g->ops->field_sets) / (1 << 30));
             PyErr_Format(PyExc_MemoryError, "%s: not enough %s memory for a %d x %d x %d grid (about %s GiB needed)",
                          what, g->ops->name, g->grid.n[0], g->grid.n[1], g->grid.n[2], need);
         } else {

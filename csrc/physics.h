@@ -120,29 +120,39 @@ AC_INLINE ac_point_params make_point_params(const double spacing[3], double nu, 
 /* The stencils of eqs. (6)-(8) from the values they combine, so that a
  * kernel holding the values in registers or shared memory uses the same
  * arithmetic as the pointer forms below.  d_r = f(+r) - f(-r) and
- * s_r = f(+r) + f(-r) for the points at distance r along the axis. */
-AC_INLINE real first_from_differences(real d1, real d2, real d3, real inv_d)
+ * s_r = f(+r) + f(-r) for the points at distance r along the axis; the
+ * scale is first_scale(1/dx) etc., which a kernel may compute once. */
+AC_INLINE real first_scale(real inv_d)
 {
-    return ((real)AC_D1_C1 * d1 + (real)AC_D1_C2 * d2 + (real)AC_D1_C3 * d3) * (inv_d / (real)AC_D1_DENOM);
+    return inv_d / (real)AC_D1_DENOM;
 }
 
-AC_INLINE real second_from_sums(real f0, real s1, real s2, real s3, real inv_d)
+AC_INLINE real second_scale(real inv_d)
 {
-    return ((real)AC_D2_C0 * f0 + (real)AC_D2_C1 * s1 + (real)AC_D2_C2 * s2 + (real)AC_D2_C3 * s3) *
-           (inv_d * inv_d / (real)AC_D2_DENOM);
+    return inv_d * inv_d / (real)AC_D2_DENOM;
 }
 
-/* Eq. (8): e_r = f(+r p) - f(-r m) + f(-r p) - f(+r m) along the diagonals
- * p = a + b and m = a - b.  A kernel that streams planes along b may sum the
- * weighted differences plane by plane instead (mixed_plane_weight). */
 AC_INLINE real mixed_scale(real inv_da, real inv_db)
 {
     return inv_da * inv_db / (real)AC_DXY_DENOM;
 }
 
-AC_INLINE real mixed_from_diagonals(real e1, real e2, real e3, real inv_da, real inv_db)
+AC_INLINE real first_from_differences(real d1, real d2, real d3, real scale)
 {
-    return ((real)AC_DXY_C1 * e1 + (real)AC_DXY_C2 * e2 + (real)AC_DXY_C3 * e3) * mixed_scale(inv_da, inv_db);
+    return ((real)AC_D1_C1 * d1 + (real)AC_D1_C2 * d2 + (real)AC_D1_C3 * d3) * scale;
+}
+
+AC_INLINE real second_from_sums(real f0, real s1, real s2, real s3, real scale)
+{
+    return ((real)AC_D2_C0 * f0 + (real)AC_D2_C1 * s1 + (real)AC_D2_C2 * s2 + (real)AC_D2_C3 * s3) * scale;
+}
+
+/* Eq. (8): e_r = f(+r p) - f(-r m) + f(-r p) - f(+r m) along the diagonals
+ * p = a + b and m = a - b.  A kernel that streams planes along b may sum the
+ * weighted differences plane by plane instead (mixed_plane_weight). */
+AC_INLINE real mixed_from_diagonals(real e1, real e2, real e3, real scale)
+{
+    return ((real)AC_DXY_C1 * e1 + (real)AC_DXY_C2 * e2 + (real)AC_DXY_C3 * e3) * scale;
 }
 
 /* Eq. (8) regrouped by planes of b: d_a d_b f at plane q is
@@ -157,14 +167,14 @@ AC_INLINE real mixed_plane_weight(int r)
 AC_INLINE real first_derivative(const real *f, ptrdiff_t s, real inv_d)
 {
     return first_from_differences(AC_LOAD(f + s) - AC_LOAD(f - s), AC_LOAD(f + 2 * s) - AC_LOAD(f - 2 * s),
-                                  AC_LOAD(f + 3 * s) - AC_LOAD(f - 3 * s), inv_d);
+                                  AC_LOAD(f + 3 * s) - AC_LOAD(f - 3 * s), first_scale(inv_d));
 }
 
 /* Second derivative along a stride, eq. (7). */
 AC_INLINE real second_derivative(const real *f, ptrdiff_t s, real inv_d)
 {
     return second_from_sums(AC_LOAD(f), AC_LOAD(f + s) + AC_LOAD(f - s), AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s),
-                            AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s), inv_d);
+                            AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s), second_scale(inv_d));
 }
 
 /* Mixed derivative d^2 f / (da db) by the bidiagonal scheme, eq. (8). */
@@ -174,7 +184,7 @@ AC_INLINE real mixed_derivative(const real *f, ptrdiff_t sa, ptrdiff_t sb, real 
     return mixed_from_diagonals(AC_LOAD(f + p) - AC_LOAD(f - m) + AC_LOAD(f - p) - AC_LOAD(f + m),
                                 AC_LOAD(f + 2 * p) - AC_LOAD(f - 2 * m) + AC_LOAD(f - 2 * p) - AC_LOAD(f + 2 * m),
                                 AC_LOAD(f + 3 * p) - AC_LOAD(f - 3 * m) + AC_LOAD(f - 3 * p) - AC_LOAD(f + 3 * m),
-                                inv_da, inv_db);
+                                mixed_scale(inv_da, inv_db));
 }
 
 /* The four fields at one point: pointers to lnrho, ux, uy, uz there. */

@@ -28,12 +28,45 @@ header() {
 } > "$OUT/build.log" 2>&1
 if ! ls astaroth/_core*.so >/dev/null 2>&1; then cat "$OUT/build.log"; exit 1; fi
 
+# The largest grids: 1024^3 float32 takes steps on one 80 GB GPU; a grid
+# that does not fit is a MemoryError naming its size.
+memory_check() {
+    {
+        header "python3 (1024^3 float32 55p: three steps; then 1400^3 float32 and 1024^3 float64)"
+        nvidia-smi --query-gpu=memory.used,memory.total --format=csv
+        $PY -c "
+import time, numpy as np, astaroth as ac
+from astaroth.device import memory_info
+sim = ac.Simulation(shape=(1024,) * 3, backend='cuda', dtype='float32', method='55p', nu=1e-3)
+free, total = memory_info()
+print(f'1024^3 float32 allocated: {(total - free) / 2**30:.1f} GiB of {total / 2**30:.1f} GiB in use')
+sim['ux'] = np.sin(sim.x)[:, None, None].astype(np.float32)
+sim.step(1e-4)
+t0 = time.perf_counter()
+sim.step(1e-4)
+sim.step(1e-4)
+sim.check_finite()
+dt = (time.perf_counter() - t0) / 2
+print(f'steps {sim.steps}, t {sim.t:.4g}, {dt * 1e3:.1f} ms per step, {1024**3 / dt / 1e6:.0f} M/s, fields finite')
+del sim
+for shape, dtype in (((1400,) * 3, 'float32'), ((1024,) * 3, 'float64')):
+    try:
+        ac.Simulation(shape=shape, backend='cuda', dtype=dtype)
+        print(shape, dtype, 'fits')
+    except MemoryError as e:
+        print('MemoryError:', e)
+" 2>&1
+    } > "$OUT/memory.log" 2>&1
+    cat "$OUT/memory.log"
+}
+
 if [ "${1:-}" = "perf" ]; then
     {
         header "python3 -m pytest -q -x tests/test_gpu.py"
         $PY -m pytest -q -x tests/test_gpu.py 2>&1
     } > "$OUT/tests.log" 2>&1
     tail -3 "$OUT/tests.log"
+    memory_check
     {
         header "python3 scripts/tune-tiles.py 55p 256"
         $PY scripts/tune-tiles.py 55p 256 2>&1
@@ -48,14 +81,15 @@ if [ "${1:-}" = "perf" ]; then
         (cd .old && $PY setup.py build_ext --inplace >/dev/null 2>&1)
         {
             header "ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis -k regex:substep_kernel --launch-skip 3 --launch-count 1 (256^3 float32, 55p; the kernel of .old, commit ${OLD_COMMIT:-unknown})"
-            PYTHONPATH=$PWD/.old /usr/local/cuda/bin/ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+            cd .old && PYTHONPATH=$PWD /usr/local/cuda/bin/ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
                 --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis \
                 -k regex:substep_kernel --launch-skip 3 --launch-count 1 \
                 $PY -c "
 import astaroth as ac, astaroth.bench as b
 s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='float32', method='55p', nu=1e-2)
-b.smooth_start(s); s.step(1e-4); s.step(1e-4)" 2>&1
+b.smooth_start(s); s.step(1e-4); s.step(1e-4); print('ran', ac.__file__)" 2>&1
         } > "$OUT/ncu-before-float32.log" 2>&1
+        cd "$(dirname "$0")/.."
         grep -E "Duration|Issue Slots|Registers Per|Achieved Occ" "$OUT/ncu-before-float32.log"
     fi
     for dtype in float32 float64; do

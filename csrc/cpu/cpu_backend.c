@@ -251,5 +251,5 @@ static ac_status cpu_add_forcing(void *self, const ac_forcing_term *term, double
 const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_first_nonfinite_field,
     cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
-    cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES,
+    cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4,
 };

@@ -421,5 +421,5 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
     gpu_max_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
-    AC_ROW_ALIGN_BYTES,
+    AC_ROW_ALIGN_BYTES, 3,
 };

@@ -201,12 +201,14 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
                 (s.end[2] - s.first[2] + z_per_block - 1) / z_per_block);
 }
 
-/* The 55-point substep with a TX x TY tile; `share` (column, plane) pairs
- * per block, 0: about one block per place the GPU has for one. */
+/* The 55-point substep with a TX x TY tile and `runs` runs up each column
+ * of tiles; 0: as many as fit the GPU in one wave beside the columns (at
+ * least one, at most one per 8 planes: each run also reads 2 AC_GHOST
+ * planes it does not update). */
 template <int TX, int TY>
 static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                       AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
-                                      real dt, long long share, bool periodic, cudaStream_t stream)
+                                      real dt, int runs, bool periodic, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_tile)<TX, TY>::BYTES;
     static unsigned long long prepared_devices = 0; /* one bit per device */
@@ -230,15 +232,21 @@ static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out,
             prepared_devices |= 1ull << device;
     }
     const int nz = s.end[2] - s.first[2];
-    const long long total = (long long)((s.end[0] - s.first[0] + TX - 1) / TX) * ((s.end[1] - s.first[1] + TY - 1) / TY) * nz;
-    if (share <= 0) {
-        share = (total + resident_blocks - 1) / resident_blocks;
-        if (share < 8) /* each run also reads 2 AC_GHOST planes it does not update */
-            share = 8;
+    const long long columns =
+        (long long)((s.end[0] - s.first[0] + TX - 1) / TX) * ((s.end[1] - s.first[1] + TY - 1) / TY);
+    if (runs <= 0) {
+        runs = (int)(resident_blocks / columns);
+        if (runs > nz / 8)
+            runs = nz / 8;
     }
-    const long long blocks = (total + share - 1) / share;
-    AC_FN(stream_substep_kernel)<TX, TY><<<(unsigned)blocks, dim3(TX, TY, 1), smem, stream>>>(
-        in, out, w_in, w_out, s, p, substep, dt, share, periodic);
+    if (runs < 1)
+        runs = 1;
+    if (runs > nz)
+        runs = nz;
+    if (columns * runs > 0x7fffffffLL)
+        return AC_ERR_ARGUMENT;
+    AC_FN(stream_substep_kernel)<TX, TY><<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(
+        in, out, w_in, w_out, s, p, AC_FN(make_scales)(p), substep, dt, runs, periodic);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 

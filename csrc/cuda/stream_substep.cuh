@@ -8,18 +8,14 @@
  * the ~150 stencil reads of a point come from shared memory and registers
  * at compile-time offsets and every input value leaves DRAM once.
  *
- * Each thread keeps its own column's last seven values of every field in
- * registers (the z stencils).  The mixed derivatives across planes
+ * Each thread keeps its own column's three values below the next point in
+ * registers; the z stencils take the rest from the ring.  The mixed derivatives across planes
  * (d_x d_z, d_y d_z) are summed plane by plane, eq. (8) regrouped
  * (physics.h, mixed_plane_weight): a plane adds its weighted in-plane
  * differences to the pending points three above and below it.  A point is
  * finished when the plane three above it has arrived; its in-plane
  * derivatives come from its own slot, three slots back.  The per-point
  * arithmetic is physics.h's: this file only moves values.
- *
- * Work is shared evenly: the (column, plane) pairs of the region, column by
- * column, are cut into one run per block, about one block per place the GPU
- * has for one, so no wave of blocks runs half empty.
  */
 #include <cuda_pipeline.h>
 
@@ -43,24 +39,47 @@ struct AC_FN(stream_tile) {
 /* Eqs. (6) and (7) on values at compile-time offsets S from f: a shared-memory
  * tile or a register column. */
 template <int S>
-static __device__ __forceinline__ real AC_FN(stencil_first)(const real *f, real inv_d)
+static __device__ __forceinline__ real AC_FN(stencil_first)(const real *f, real scale)
 {
-    return first_from_differences(f[S] - f[-S], f[2 * S] - f[-2 * S], f[3 * S] - f[-3 * S], inv_d);
+    return first_from_differences(f[S] - f[-S], f[2 * S] - f[-2 * S], f[3 * S] - f[-3 * S], scale);
 }
 
 template <int S>
-static __device__ __forceinline__ real AC_FN(stencil_second)(const real *f, real inv_d)
+static __device__ __forceinline__ real AC_FN(stencil_second)(const real *f, real scale)
 {
-    return second_from_sums(f[0], f[S] + f[-S], f[2 * S] + f[-2 * S], f[3 * S] + f[-3 * S], inv_d);
+    return second_from_sums(f[0], f[S] + f[-S], f[2 * S] + f[-2 * S], f[3 * S] + f[-3 * S], scale);
 }
 
 /* Eq. (8) within a plane, a and b at offsets SA and SB. */
 template <int SA, int SB>
-static __device__ __forceinline__ real AC_FN(stencil_mixed)(const real *f, real inv_da, real inv_db)
+static __device__ __forceinline__ real AC_FN(stencil_mixed)(const real *f, real scale)
 {
     constexpr int P = SA + SB, M = SA - SB;
     return mixed_from_diagonals(f[P] - f[-M] + f[-P] - f[M], f[2 * P] - f[-2 * M] + f[-2 * P] - f[2 * M],
-                                f[3 * P] - f[-3 * M] + f[-3 * P] - f[3 * M], inv_da, inv_db);
+                                f[3 * P] - f[-3 * M] + f[-3 * P] - f[3 * M], scale);
+}
+
+/* The stencils' scale factors (physics.h), computed once on the host: as
+ * kernel parameters they are operands from the constant bank, not
+ * registers. */
+typedef struct {
+    real first[3], second[3], mixed_xy;
+    real weight_xz[AC_GHOST], weight_yz[AC_GHOST]; /* eq. (8)'s weights times the scale along z */
+} AC_FN(stencil_scales);
+
+static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_point_params &p)
+{
+    AC_FN(stencil_scales) c;
+    for (int a = 0; a < 3; ++a) {
+        c.first[a] = first_scale(p.inv_ds[a]);
+        c.second[a] = second_scale(p.inv_ds[a]);
+    }
+    c.mixed_xy = mixed_scale(p.inv_ds[0], p.inv_ds[1]);
+    for (int r = 1; r <= AC_GHOST; ++r) {
+        c.weight_xz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[0], p.inv_ds[2]);
+        c.weight_yz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[1], p.inv_ds[2]);
+    }
+    return c;
 }
 
 /* Interior index i along an axis of n points, periodic or as it is. */
@@ -73,176 +92,176 @@ static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic
 }
 
 /* Substep `substep` of the 55-point method over the region [first, end) of
- * s, `share` (column, plane) pairs per block.  periodic: y and z ghost
- * values are read from the periodic images (the x ghost zones, and all of
- * them otherwise, are filled by the caller).  w_in is read unless
- * substep == 0 and w_out written unless it is NULL; out may be w_in's
- * arrays (each point reads its w before writing). */
+ * s.  Block b takes column of tiles b % columns (x fastest, so that the
+ * blocks running together share their rims in L2) and the b / columns-th
+ * of `runs` runs up it.  periodic: y and z ghost values are read from the
+ * periodic images (the x ghost zones, and all of them otherwise, are filled
+ * by the caller).  w_in is read unless substep == 0 and w_out written
+ * unless it is NULL; out may be w_in's arrays (each point reads its w
+ * before writing). */
+/* Blocks per SM the registers are budgeted for: the 256 or 512 threads
+ * that keep an SM's loads in flight; 16 x 8 in double precision is squeezed
+ * to three blocks (168 registers). */
 template <int TX, int TY>
-__global__ void __launch_bounds__(TX *TY, (sizeof(real) == 4 ? 512 : 256) / (TX * TY) > 1
-                                              ? (sizeof(real) == 4 ? 512 : 256) / (TX * TY)
-                                              : 1)
+static constexpr int AC_FN(stream_min_blocks)()
+{
+    return sizeof(real) == 4 ? (TX * TY >= 512 ? 1 : 512 / (TX * TY))
+                             : (TX == 16 && TY == 8 ? 3 : TX * TY >= 256 ? 1 : 256 / (TX * TY));
+}
+
+template <int TX, int TY>
+__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY>())
     AC_FN(stream_substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
-                                 AC_FN(field_set) w_out, AC_FN(shape) s, ac_point_params p, int substep, real dt,
-                                 long long share, bool periodic)
+                                 AC_FN(field_set) w_out, AC_FN(shape) s, ac_point_params p,
+                                 AC_FN(stencil_scales) c, int substep, real dt, int runs, bool periodic)
 {
     typedef AC_FN(stream_tile)<TX, TY> T;
     extern __shared__ __align__(16) unsigned char ac_stream_smem[];
     real *ring = reinterpret_cast<real *>(ac_stream_smem);
 
-    const int thread = threadIdx.x + TX * threadIdx.y;
     const int nz = s.end[2] - s.first[2], tiles_x = (s.end[0] - s.first[0] + TX - 1) / TX;
-    const long long total = (long long)tiles_x * ((s.end[1] - s.first[1] + TY - 1) / TY) * nz;
+    const int columns = tiles_x * ((s.end[1] - s.first[1] + TY - 1) / TY);
+    const int tile = blockIdx.x % columns, run = blockIdx.x / columns;
+    const int k_first = s.first[2] + (int)((long long)nz * run / runs);
+    const int planes = s.first[2] + (int)((long long)nz * (run + 1) / runs) - k_first + 2 * AC_GHOST;
+    const int i0 = s.first[0] + tile % tiles_x * TX, j0 = s.first[1] + tile / tiles_x * TY;
+    const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
+    const bool active = i < s.end[0] && j < s.end[1];
     const bool reads_w = substep > 0, writes_w = w_out.f[0] != NULL;
-    /* eq. (8)'s weights times the scale of the two mixed derivatives along z */
-    real weight_xz[AC_GHOST], weight_yz[AC_GHOST];
+    /* the tile's rows start at padded x0, on a 16-byte boundary */
+    const int x0 = (i0 + s.lo[0] - AC_GHOST) / T::CHUNK * T::CHUNK;
+    const int centre = (threadIdx.y + AC_GHOST) * T::W + i0 + s.lo[0] - x0 + threadIdx.x;
+    const ptrdiff_t column = (ptrdiff_t)(i + s.lo[0]) + s.stride[1] * (j + s.lo[1]);
+
+    /* this thread's 16-byte pieces of a plane: offsets in the grid and the slot */
+    ptrdiff_t piece_src[T::COPIES];
+    int piece_dst[T::COPIES];
 #pragma unroll
-    for (int r = 1; r <= AC_GHOST; ++r) {
-        weight_xz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[0], p.inv_ds[2]);
-        weight_yz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[1], p.inv_ds[2]);
+    for (int q = 0; q < T::COPIES; ++q) {
+        const int e = threadIdx.x + TX * threadIdx.y + q * T::THREADS;
+        const int a = e % (T::W / T::CHUNK), b = e / (T::W / T::CHUNK);
+        const int x = x0 + a * T::CHUNK, y = AC_FN(wrapped)(j0 - AC_GHOST + b, s.n[1], periodic) + s.lo[1];
+        piece_src[q] = x + s.stride[1] * y;
+        piece_dst[q] = e < T::PIECES && x < s.m[0] && y < s.m[1] ? b * T::W + a * T::CHUNK : -1;
     }
 
-    bool first_run = true;
-    for (long long pos = blockIdx.x * share, stop = min(pos + share, total); pos < stop;) {
-        /* one run up one column of tiles */
-        const long long tile = pos / nz;
-        const int k_first = s.first[2] + (int)(pos - tile * nz);
-        const int run = (int)min((long long)(s.end[2] - k_first), stop - pos);
-        pos += run;
-        const int i0 = s.first[0] + (int)(tile % tiles_x) * TX, j0 = s.first[1] + (int)(tile / tiles_x) * TY;
-        const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
-        const bool active = i < s.end[0] && j < s.end[1];
-        /* the tile's rows start at padded x0, on a 16-byte boundary */
-        const int x0 = (i0 + s.lo[0] - AC_GHOST) / T::CHUNK * T::CHUNK;
-        const int centre = (threadIdx.y + AC_GHOST) * T::W + i0 + s.lo[0] - x0 + threadIdx.x;
-        const ptrdiff_t column = (ptrdiff_t)(i + s.lo[0]) + s.stride[1] * (j + s.lo[1]);
+    real below[AC_NUM_FIELDS][AC_GHOST]; /* this column at planes k-3 .. k-1 of the next point k */
+    real acc[3][AC_SPAN];                /* d_i d_z terms of grad div u, points newest-3 .. newest+3 */
+#pragma unroll
+    for (int q = 0; q < AC_SPAN; ++q) {
+#pragma unroll
+        for (int f = 0; f < AC_NUM_FIELDS; ++f)
+            if (q < AC_GHOST)
+                below[f][q] = 0;
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+            acc[a][q] = 0;
+    }
 
-        /* this thread's 16-byte pieces of a plane: offsets in the grid and the slot */
-        ptrdiff_t piece_src[T::COPIES];
-        int piece_dst[T::COPIES];
-#pragma unroll
-        for (int c = 0; c < T::COPIES; ++c) {
-            const int e = thread + c * T::THREADS, a = e % (T::W / T::CHUNK), b = e / (T::W / T::CHUNK);
-            const int x = x0 + a * T::CHUNK, y = AC_FN(wrapped)(j0 - AC_GHOST + b, s.n[1], periodic) + s.lo[1];
-            const bool inside = e < T::PIECES && x < s.m[0] && y < s.m[1];
-            piece_src[c] = x + s.stride[1] * y;
-            piece_dst[c] = inside ? b * T::W + a * T::CHUNK : -1;
+    int newest = 0; /* ring slot of the newest plane */
+    for (int it = -1; it < planes; ++it) {
+        if (it >= 0) {
+            __pipeline_wait_prior(0);
+            __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
         }
-
-        if (!first_run)
-            __syncthreads(); /* the previous run's last slots are read by now */
-        first_run = false;
-        real col[AC_NUM_FIELDS][AC_SPAN]; /* this column, planes k-3 .. k+3 of the finished point k */
-        real acc[3][AC_SPAN];             /* d_i d_z terms of grad div u, points newest-3 .. newest+3 */
+        const int next = it < 0 ? 0 : newest == AC_RING - 1 ? 0 : newest + 1;
+        if (it + 1 < planes) { /* queue plane it + 1 */
+            const int k = AC_FN(wrapped)(k_first - AC_GHOST + it + 1, s.n[2], periodic);
+            const ptrdiff_t plane = s.stride[2] * (k + s.lo[2]);
+            real *slot = ring + next * T::SLOT;
 #pragma unroll
-        for (int q = 0; q < AC_SPAN; ++q) {
+            for (int q = 0; q < T::COPIES; ++q)
+                if (piece_dst[q] >= 0) {
 #pragma unroll
-            for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                col[f][q] = 0;
-#pragma unroll
-            for (int a = 0; a < 3; ++a)
-                acc[a][q] = 0;
-        }
-        const int planes = run + 2 * AC_GHOST;
-        int newest = 0; /* ring slot of the newest plane */
-        for (int it = -1; it < planes; ++it) {
-            if (it >= 0) {
-                __pipeline_wait_prior(0);
-                __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
-            }
-            const int next = it < 0 ? 0 : newest == AC_RING - 1 ? 0 : newest + 1;
-            if (it + 1 < planes) { /* queue plane it + 1 */
-                const int k = AC_FN(wrapped)(k_first - AC_GHOST + it + 1, s.n[2], periodic);
-                const ptrdiff_t plane = s.stride[2] * (k + s.lo[2]);
-                real *slot = ring + next * T::SLOT;
-#pragma unroll
-                for (int c = 0; c < T::COPIES; ++c)
-                    if (piece_dst[c] >= 0) {
-#pragma unroll
-                        for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                            __pipeline_memcpy_async(slot + f * T::PLANE + piece_dst[c], in.f[f] + plane + piece_src[c],
-                                                    16);
-                    }
-                __pipeline_commit();
-            }
-            if (it < 0)
-                continue;
-            const real *plane = ring + newest * T::SLOT + centre;
-            if (active) {
-#pragma unroll
-                for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-#pragma unroll
-                    for (int q = 0; q < AC_SPAN - 1; ++q)
-                        col[f][q] = col[f][q + 1];
-                    col[f][AC_SPAN - 1] = plane[f * T::PLANE];
+                    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+                        __pipeline_memcpy_async(slot + f * T::PLANE + piece_dst[q], in.f[f] + plane + piece_src[q], 16);
                 }
+            __pipeline_commit();
+        }
+        if (it < 0)
+            continue;
+        if (active) {
+            /* this plane's share of d_x d_z u_z, d_y d_z u_z and d_z (d_x u_x + d_y u_y) */
+            const real *ux = ring + newest * T::SLOT + centre + T::PLANE, *uy = ux + T::PLANE, *uz = uy + T::PLANE;
+#pragma unroll
+            for (int a = 0; a < 3; ++a) {
+#pragma unroll
+                for (int q = 0; q < AC_SPAN - 1; ++q)
+                    acc[a][q] = acc[a][q + 1];
+                acc[a][AC_SPAN - 1] = 0;
+            }
+#pragma unroll
+            for (int r = 1; r <= AC_GHOST; ++r) {
+                const real e[3] = {c.weight_xz[r - 1] * (uz[r] - uz[-r]),
+                                   c.weight_yz[r - 1] * (uz[r * T::W] - uz[-r * T::W]),
+                                   c.weight_xz[r - 1] * (ux[r] - ux[-r]) +
+                                       c.weight_yz[r - 1] * (uy[r * T::W] - uy[-r * T::W])};
 #pragma unroll
                 for (int a = 0; a < 3; ++a) {
-#pragma unroll
-                    for (int q = 0; q < AC_SPAN - 1; ++q)
-                        acc[a][q] = acc[a][q + 1];
-                    acc[a][AC_SPAN - 1] = 0;
-                }
-                /* this plane's share of d_x d_z u_z, d_y d_z u_z and d_z (d_x u_x + d_y u_y) */
-                const real *ux = plane + T::PLANE, *uy = ux + T::PLANE, *uz = uy + T::PLANE;
-#pragma unroll
-                for (int r = 1; r <= AC_GHOST; ++r) {
-                    const real e[3] = {weight_xz[r - 1] * (uz[r] - uz[-r]),
-                                       weight_yz[r - 1] * (uz[r * T::W] - uz[-r * T::W]),
-                                       weight_xz[r - 1] * (ux[r] - ux[-r]) +
-                                           weight_yz[r - 1] * (uy[r * T::W] - uy[-r * T::W])};
-#pragma unroll
-                    for (int a = 0; a < 3; ++a) {
-                        acc[a][AC_GHOST - r] += e[a];
-                        acc[a][AC_GHOST + r] -= e[a];
-                    }
+                    acc[a][AC_GHOST - r] += e[a];
+                    acc[a][AC_GHOST + r] -= e[a];
                 }
             }
-            if (active && it >= 2 * AC_GHOST) { /* point k is finished */
-                const int k = k_first + it - 2 * AC_GHOST;
-                const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
-                real w[AC_NUM_FIELDS];
-#pragma unroll
-                for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                    w[f] = reads_w ? w_in.f[f][idx] : (real)0;
-                const int own = newest >= AC_GHOST ? newest - AC_GHOST : newest + AC_RING - AC_GHOST;
-                const real *at = ring + own * T::SLOT + centre; /* point k in its plane's slot */
-                ac_derivatives d;
-                d.grad_lnrho[0] = AC_FN(stencil_first)<1>(at, p.inv_ds[0]);
-                d.grad_lnrho[1] = AC_FN(stencil_first)<T::W>(at, p.inv_ds[1]);
-                d.grad_lnrho[2] = AC_FN(stencil_first)<1>(col[0] + AC_GHOST, p.inv_ds[2]);
-                real along[3][3]; /* along[c][a]: second derivative of u_c along axis a */
-#pragma unroll
-                for (int c = 0; c < 3; ++c) {
-                    const real *u = at + (1 + c) * T::PLANE, *uc = col[1 + c] + AC_GHOST;
-                    d.u[c] = uc[0];
-                    d.grad_u[c][0] = AC_FN(stencil_first)<1>(u, p.inv_ds[0]);
-                    d.grad_u[c][1] = AC_FN(stencil_first)<T::W>(u, p.inv_ds[1]);
-                    d.grad_u[c][2] = AC_FN(stencil_first)<1>(uc, p.inv_ds[2]);
-                    along[c][0] = AC_FN(stencil_second)<1>(u, p.inv_ds[0]);
-                    along[c][1] = AC_FN(stencil_second)<T::W>(u, p.inv_ds[1]);
-                    along[c][2] = AC_FN(stencil_second)<1>(uc, p.inv_ds[2]);
-                    d.lap_u[c] = along[c][0] + along[c][1] + along[c][2];
-                }
-                /* grad div u, eq. (8): d_i d_i u_i + the mixed terms (those along z from acc) */
-                d.grad_div_u[0] =
-                    along[0][0] + (AC_FN(stencil_mixed)<1, T::W>(at + 2 * T::PLANE, p.inv_ds[0], p.inv_ds[1]) +
-                                   acc[0][0]);
-                d.grad_div_u[1] =
-                    along[1][1] + (AC_FN(stencil_mixed)<T::W, 1>(at + T::PLANE, p.inv_ds[1], p.inv_ds[0]) +
-                                   acc[1][0]);
-                d.grad_div_u[2] = along[2][2] + acc[2][0];
-                real rhs[AC_NUM_FIELDS];
-                rhs_from_derivatives(&d, &p, rhs);
-#pragma unroll
-                for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-                    const real u_new = rk3_substep(col[f][AC_GHOST], rhs[f], &w[f], substep, dt);
-                    out.f[f][idx] = u_new;
-                    if (writes_w)
-                        w_out.f[f][idx] = w[f];
-                }
-            }
-            newest = next;
         }
+        /* planes k .. k+3 of the point k = it - 3 planes back, in their slots */
+        const real *above[AC_GHOST + 1];
+#pragma unroll
+        for (int q = 0; q <= AC_GHOST; ++q)
+            above[q] = ring + (newest - AC_GHOST + q + (newest - AC_GHOST + q < 0 ? AC_RING : 0)) * T::SLOT + centre;
+        if (active && it >= 2 * AC_GHOST) { /* point k is finished */
+            const int k = k_first + it - 2 * AC_GHOST;
+            const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
+            real w[AC_NUM_FIELDS];
+#pragma unroll
+            for (int f = 0; f < AC_NUM_FIELDS; ++f)
+                w[f] = reads_w ? w_in.f[f][idx] : (real)0;
+            real z[AC_NUM_FIELDS][AC_SPAN]; /* this column at planes k-3 .. k+3 */
+#pragma unroll
+            for (int f = 0; f < AC_NUM_FIELDS; ++f)
+#pragma unroll
+                for (int q = 0; q < AC_SPAN; ++q)
+                    z[f][q] = q < AC_GHOST ? below[f][q] : above[q - AC_GHOST][f * T::PLANE];
+            const real *at = above[0];
+            ac_derivatives d;
+            d.grad_lnrho[0] = AC_FN(stencil_first)<1>(at, c.first[0]);
+            d.grad_lnrho[1] = AC_FN(stencil_first)<T::W>(at, c.first[1]);
+            d.grad_lnrho[2] = AC_FN(stencil_first)<1>(z[0] + AC_GHOST, c.first[2]);
+            real along[3][3]; /* along[i][a]: second derivative of u_i along axis a */
+#pragma unroll
+            for (int i = 0; i < 3; ++i) {
+                const real *u = at + (1 + i) * T::PLANE, *uz = z[1 + i] + AC_GHOST;
+                d.u[i] = uz[0];
+                d.grad_u[i][0] = AC_FN(stencil_first)<1>(u, c.first[0]);
+                d.grad_u[i][1] = AC_FN(stencil_first)<T::W>(u, c.first[1]);
+                d.grad_u[i][2] = AC_FN(stencil_first)<1>(uz, c.first[2]);
+                along[i][0] = AC_FN(stencil_second)<1>(u, c.second[0]);
+                along[i][1] = AC_FN(stencil_second)<T::W>(u, c.second[1]);
+                along[i][2] = AC_FN(stencil_second)<1>(uz, c.second[2]);
+                d.lap_u[i] = along[i][0] + along[i][1] + along[i][2];
+            }
+            /* grad div u, eq. (8): d_i d_i u_i + the mixed terms (those along z from acc) */
+            d.grad_div_u[0] = along[0][0] + (AC_FN(stencil_mixed)<1, T::W>(at + 2 * T::PLANE, c.mixed_xy) + acc[0][0]);
+            d.grad_div_u[1] = along[1][1] + (AC_FN(stencil_mixed)<T::W, 1>(at + T::PLANE, c.mixed_xy) + acc[1][0]);
+            d.grad_div_u[2] = along[2][2] + acc[2][0];
+            real rhs[AC_NUM_FIELDS];
+            rhs_from_derivatives(&d, &p, rhs);
+#pragma unroll
+            for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+                const real u_new = rk3_substep(z[f][AC_GHOST], rhs[f], &w[f], substep, dt);
+                out.f[f][idx] = u_new;
+                if (writes_w)
+                    w_out.f[f][idx] = w[f];
+            }
+        }
+        if (active && it >= AC_GHOST) { /* plane it - 3 joins the planes below the next point */
+#pragma unroll
+            for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+#pragma unroll
+                for (int q = 0; q < AC_GHOST - 1; ++q)
+                    below[f][q] = below[f][q + 1];
+                below[f][AC_GHOST - 1] = above[0][f * T::PLANE];
+            }
+        }
+        newest = next;
     }
 }
