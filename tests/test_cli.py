@@ -358,3 +358,27 @@ def test_run_without_h5py_and_matplotlib_says_once_what_it_skips(tmp_path, capsy
     assert (tmp_path / "out" / "timeseries.csv").exists() and not list((tmp_path / "out").glob("*.h5"))
     assert main(["run", config(tmp_path, SMALL), "--restart"]) == 2
     assert "needs h5py" in capsys.readouterr().err
+
+
+def test_summary_figure_labels_slices_clears_the_spectrum_label_and_marks_the_snapshot(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from astaroth.plot import figure
+
+    sim = ac.Simulation(shape=(16, 16, 8), backend="cpu")
+    ac.init.random_velocity(sim, urms=0.1, seed=1)
+    series = tmp_path / "ts.csv"
+    sim.run(until=0.6, timeseries=series, diagnostics_every=1)
+    sim.run(until=1.0)  # the snapshot's time lies inside the series
+    fig = figure(sim, str(series))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    slices, spectrum, history, bars = fig.axes[:4], fig.axes[4], fig.axes[5], fig.axes[6:]
+    assert all(ax.get_xlabel() == "x" and ax.get_ylabel() == "y" for ax in slices) and len(bars) == 4
+    label = spectrum.yaxis.label.get_window_extent(renderer)
+    assert not any(bar.get_tightbbox(renderer).overlaps(label) for bar in bars)
+    marks = [line for line in history.get_lines() if np.all(np.asarray(line.get_xdata()) == sim.t)]
+    assert len(marks) == 1 and "snapshot" in marks[0].get_label()
+    plt.close(fig)
