@@ -407,6 +407,8 @@ class Simulation:
         """
         cdt, cdtv = _courant_numbers(cdt, cdtv)
         speed, dxmin, viscous = self._rates()
+        if not math.isfinite(speed):
+            self._raise_nonfinite()
         limits = []
         if speed > 0:
             limits.append(cdt * dxmin / speed)
@@ -417,14 +419,12 @@ class Simulation:
         return min(limits)
 
     def _rates(self):
-        """(max(|u|) + cs, dxmin, nu sum 1/dx^2) over the resolved axes: a
-        step dt has Courant number dt speed / dxmin and diffusion number
-        dt nu sum 1/dx^2."""
+        """(max(|u|) + cs, dxmin, nu sum 1/dx^2) over the resolved axes (the
+        first inf where u is not finite): a step dt has Courant number
+        dt speed / dxmin and diffusion number dt nu sum 1/dx^2."""
         umax = self._grid.max_speed()
         if self._parallel is not None:
             umax = self._parallel.allreduce(umax if math.isfinite(umax) else math.inf, self._parallel.MPI.MAX)
-        if not math.isfinite(umax):
-            self._raise_nonfinite()
         resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
         return umax + self._cs, min(resolved), self._nu * sum(1.0 / dx ** 2 for dx in resolved)
 
@@ -455,6 +455,8 @@ class Simulation:
 
     def _check_stability(self, dt):
         speed, dxmin, viscous = self._rates()
+        if not math.isfinite(speed):
+            return  # fields already not finite: the step's own check names them
         courant, diffusion = dt * speed / dxmin, dt * viscous
         state = (f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has Courant number {courant:.3g} "
                  f"(dt max(|u| + cs) / dxmin) and diffusion number {diffusion:.3g} (dt nu sum 1/dx^2)")

@@ -253,3 +253,13 @@ def test_an_explicit_dt_past_the_schemes_limit_warns_and_a_cfl_dt_does_not():
         sim.step(sim.cfl_dt(cdt=1.0))  # at the scheme's 1-D limit: allowed silently
     with pytest.warns(RuntimeWarning, match="Courant number 1.5"):
         sim.step(sim.cfl_dt(cdt=1.5))
+
+
+def test_a_nan_already_in_the_fields_is_still_reported_after_the_step_it_meets():
+    """The stability check of an explicit dt leaves NaN fields to the step's own check (step 1, not 0)."""
+    sim = small(nu=0.01)
+    ux = sim["ux"]
+    ux[1, 2, 3] = np.nan
+    sim._grid.write(1, np.asfortranarray(ux))  # past the finite check of sim[...] =
+    with pytest.raises(ac.NonFiniteError, match="NaN or Inf at step 1"):
+        sim.step(1e-3)
