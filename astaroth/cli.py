@@ -6,6 +6,10 @@
     astaroth bench               million grid-point updates per second
     astaroth bench ops           GB/s of the GPU derivative kernels of
                                  astaroth.ops against a device copy
+
+Exit status: 0 done, 1 an unexpected error, 2 refused before any work,
+3 a run stopped early (signal or STOP file; --restart continues it),
+4 a run whose fields became NaN or Inf.
 """
 import argparse
 import math
@@ -66,11 +70,11 @@ def _restart(config, folder, checkpoint, config_name):
 
     if not os.path.exists(checkpoint):
         newest = rundir.newest_snapshot(folder)
-        hint = (f"; the newest snapshot is {newest}: copy it to {checkpoint} to continue from there" if newest else
-                "; start afresh with --overwrite" if rundir.holds_run(folder) else
-                f"; {folder} holds no run: start one without --restart")
-        raise RunError(f"no checkpoint {checkpoint} to restart from (the run was stopped or killed before writing "
-                       f"its first one){hint}")
+        why = (f"the run was killed before writing it; the newest snapshot is {newest}: copy it to {checkpoint} "
+               f"to continue from there" if newest else
+               "the run was killed before writing its first one; start afresh with --overwrite"
+               if rundir.holds_run(folder) else f"{folder}/ holds no run; start one without --restart")
+        raise RunError(f"no checkpoint {checkpoint} to restart from: {why}")
     sim = load(checkpoint, backend=config["numerics"]["backend"])
     recorded = attributes(checkpoint)
     refused, changed = rundir.compare(config, sim, rundir.decode(recorded.get("run_config")))
@@ -105,9 +109,9 @@ def cmd_run(args):
             raise RunError(f"{folder}/ already holds a run ({', '.join(names[:4])}{', ...' if len(names) > 4 else ''}): "
                            f"continue it with --restart, or start afresh with --overwrite (which deletes those files)")
         print(f"astaroth: --overwrite: removed {rundir.remove_run(folder)} files of the earlier run in {folder}/")
-    os.makedirs(folder, exist_ok=True)
-    for name in rundir.remove_temporaries(folder):
-        print(f"astaroth: removed {os.path.join(folder, name)}, left by a run killed while writing")
+    if os.path.isdir(folder):
+        for name in rundir.remove_temporaries(folder):
+            print(f"astaroth: removed {os.path.join(folder, name)}, left by a run killed while writing")
     checkpoint = os.path.join(folder, rundir.CHECKPOINT)
     series = os.path.join(folder, rundir.TIMESERIES)
     stop_file = os.path.join(folder, rundir.STOP)
@@ -115,6 +119,7 @@ def cmd_run(args):
         sim = _restart(config, folder, checkpoint, config_name)
         start = f"restart from {checkpoint} at step {sim.steps}, t = {sim.t:g}"
     else:
+        os.makedirs(folder, exist_ok=True)
         sim = build_simulation(config)
         start = f"{config['initial']['kind']} start"
     print(f"astaroth: {start}, {'forced' if sim.forcing else 'unforced'}, "
