@@ -115,6 +115,14 @@ class BuildExt(build_ext):
             print("astaroth: building the CPU backend without OpenMP", file=sys.stderr)
         flags += shlex.split(os.environ.get("ASTAROTH_CFLAGS", ""))
         nvcc = find_nvcc()
+        # setuptools rebuilds only when a source is newer than the module: an
+        # old build/ would be reused byte for byte after a change of flags or
+        # of the CUDA choice, so the build remembers what it was made with.
+        made_with = repr((flags, link, nvcc and cuda_arch_flags(), os.environ.get("ASTAROTH_NVCC_FLAGS"),
+                          os.environ.get("ASTAROTH_CUDART")))
+        stamp = os.path.join(self.build_temp, "astaroth-build-flags")
+        if not os.path.exists(stamp) or open(stamp).read() != made_with:
+            self.force = True
         for ext in self.extensions:
             ext.extra_compile_args = flags + ext.extra_compile_args
             ext.extra_link_args = link + ext.extra_link_args
@@ -131,6 +139,9 @@ class BuildExt(build_ext):
             else:
                 print("astaroth: nvcc not found, building the CPU backend only", file=sys.stderr)
         super().build_extensions()
+        os.makedirs(self.build_temp, exist_ok=True)
+        with open(stamp, "w") as f:
+            f.write(made_with)
 
 
 setup(

@@ -6,10 +6,22 @@
     astaroth bench               million grid-point updates per second
     astaroth bench ops           GB/s of the GPU derivative kernels of
                                  astaroth.ops against a device copy
+
+Exit status: 0 done, 1 an unexpected error, 2 refused before any work,
+3 a run stopped early (signal or STOP file; --restart continues it),
+4 a run whose fields became NaN or Inf.
 """
 import argparse
 import math
+import os
 import sys
+
+# Exit statuses (README, "Command line"); argparse's own usage errors are 2 too.
+EXIT_DONE = 0      # the run reached `until` (or the command finished)
+EXIT_ERROR = 1     # an unexpected error, with a traceback
+EXIT_INPUT = 2     # refused before any work: bad configuration, options, run directory or files
+EXIT_STOPPED = 3   # stopped early by SIGINT, SIGTERM or a STOP file; the checkpoint continues it (--restart)
+EXIT_BLOWUP = 4    # the fields became NaN or Inf (the message names the step and time)
 
 
 def build_simulation(config):
@@ -32,50 +44,120 @@ def build_simulation(config):
     return sim
 
 
-def cmd_run(args):
-    import os
+class RunError(ValueError):
+    """A run that cannot start as asked (the message says why and what to do)."""
 
-    from . import analysis, config as configuration
-    from .io import load
+
+def _optional_outputs(want_plot):
+    """(can_save, can_plot), after one line naming what a missing package costs."""
+    import importlib.util
+
+    can_save = importlib.util.find_spec("h5py") is not None
+    can_plot = want_plot and importlib.util.find_spec("matplotlib") is not None
+    skipped = ([] if can_save else ["h5py: no snapshots or checkpoint, so no --restart"]) + \
+              ([] if can_plot or not want_plot else ["matplotlib: no summary.png"])
+    if skipped:
+        print(f"astaroth: not installed: {'; '.join(skipped)} (pip install h5py matplotlib, or the package's "
+              f"[io,plot] extras)", file=sys.stderr)
+    return can_save, can_plot
+
+
+def _restart(config, folder, checkpoint, config_name):
+    """The checkpoint's simulation, after checking the configuration against
+    it and truncating the time series to it; prints what changed."""
+    from . import rundir
+    from .io import attributes, load
+
+    if not os.path.exists(checkpoint):
+        newest = rundir.newest_snapshot(folder)
+        why = (f"the run was killed before writing it; the newest snapshot is {newest}: copy it to {checkpoint} "
+               f"to continue from there" if newest else
+               "the run was killed before writing its first one; start afresh with --overwrite"
+               if rundir.holds_run(folder) else f"{folder}/ holds no run; start one without --restart")
+        raise RunError(f"no checkpoint {checkpoint} to restart from: {why}")
+    sim = load(checkpoint, backend=config["numerics"]["backend"])
+    recorded = attributes(checkpoint)
+    refused, changed = rundir.compare(config, sim, rundir.decode(recorded.get("run_config")))
+    if refused:
+        raise RunError(f"{config_name} differs from {checkpoint} in keys that cannot change on a restart: "
+                       f"{'; '.join(refused)}. Restore them, or start afresh with --overwrite")
+    for line in changed:
+        print(f"astaroth: restart takes {line}")
+    series = os.path.join(folder, rundir.TIMESERIES)
+    keep_last = bool(recorded.get("segment_end", True)) or sim.steps % config["output"]["timeseries_every"] == 0
+    dropped = rundir.truncate_timeseries(series, sim.steps, keep_last)
+    if dropped:
+        print(f"astaroth: dropped {dropped} time-series rows written after the checkpoint's step {sim.steps}")
+    return sim
+
+
+def cmd_run(args):
+    from . import analysis, config as configuration, rundir
+    from .io import save
+    from .simulation import _StopRequest
 
     config = configuration.load(args.config) if args.config else configuration.default()
+    config_name = args.config or "the default configuration"
     out = config["output"]
-    os.makedirs(out["dir"], exist_ok=True)
-    checkpoint = os.path.join(out["dir"], "checkpoint.h5")
+    folder = out["dir"]
+    can_save, can_plot = _optional_outputs(not args.no_plot)
+    if args.restart and not can_save:
+        raise RunError("--restart reads the checkpoint and needs h5py (pip install h5py)")
+    if not args.restart and rundir.holds_run(folder):
+        if not args.overwrite:
+            names = [os.path.basename(p) for p in rundir.run_files(folder)]
+            raise RunError(f"{folder}/ already holds a run ({', '.join(names[:4])}{', ...' if len(names) > 4 else ''}): "
+                           f"continue it with --restart, or start afresh with --overwrite (which deletes those files)")
+        print(f"astaroth: --overwrite: removed {rundir.remove_run(folder)} files of the earlier run in {folder}/")
+    if os.path.isdir(folder):
+        for name in rundir.remove_temporaries(folder):
+            print(f"astaroth: removed {os.path.join(folder, name)}, left by a run killed while writing")
+    checkpoint = os.path.join(folder, rundir.CHECKPOINT)
+    series = os.path.join(folder, rundir.TIMESERIES)
+    stop_file = os.path.join(folder, rundir.STOP)
     if args.restart:
-        sim = load(checkpoint, backend=config["numerics"]["backend"])
-        print(f"astaroth: restarting from {checkpoint} at step {sim.steps}, t = {sim.t:g}")
+        sim = _restart(config, folder, checkpoint, config_name)
+        start = f"restart from {checkpoint} at step {sim.steps}, t = {sim.t:g}"
     else:
+        os.makedirs(folder, exist_ok=True)
         sim = build_simulation(config)
-    try:
-        import h5py  # noqa: F401
-        can_save = True
-    except ImportError:
-        can_save = False
-        print("astaroth: h5py not installed: no snapshots or checkpoints (pip install h5py)", file=sys.stderr)
-    print(f"astaroth: {config['initial']['kind']} start, {'forced' if sim.forcing else 'unforced'}, "
+        start = f"{config['initial']['kind']} start"
+    print(f"astaroth: {start}, {'forced' if sim.forcing else 'unforced'}, "
           f"{'x'.join(map(str, sim.shape))} grid, nu = {sim.nu:g}, {sim.dtype.name}, method {sim.method}, "
-          f"backend {sim.backend}, until t = {out['until']:g}; output in {out['dir']}/")
+          f"backend {sim.backend}, until t = {out['until']:g}; output in {folder}/")
+    record = rundir.encode(config)
     stopped = []
+    target = None
 
     def on_stop(s):
         stopped.append(True)
         if can_save:
-            s.save(checkpoint)
-        print(f"\nastaroth: stopped at step {s.steps}, t = {s.t:g}" + (f"; checkpoint {checkpoint}" if can_save else ""))
+            save(s, checkpoint, attributes={"run_config": record, "segment_end": s.t == target})
+        print(f"\nastaroth: stopped at step {s.steps}, t = {s.t:g}" +
+              (f"; checkpoint {checkpoint}: continue with --restart" if can_save else ""))
+        if os.path.exists(stop_file):
+            os.unlink(stop_file)  # done what it asked: a restart must not stop again at once
+            print(f"astaroth: removed {stop_file}")
 
     t_start = sim.t
-    while sim.t < out["until"] and not stopped:
-        # segment ends at multiples of snapshot_every, so a restarted run takes the same steps
-        every = out["snapshot_every"]
-        target = min(out["until"], (math.floor(sim.t / every * (1 + 1e-12)) + 1) * every)
-        sim.run(until=target, cdt=config["numerics"]["cdt"], cdtv=config["numerics"]["cdtv"],
-                timeseries=os.path.join(out["dir"], "timeseries.csv"), diagnostics_every=out["timeseries_every"],
-                progress=out["progress"] and not args.quiet, stop_file=os.path.join(out["dir"], "STOP"),
-                handle_signals=True, on_stop=on_stop)
-        if can_save and not stopped:
-            sim.save(os.path.join(out["dir"], f"snapshot_{sim.steps:07d}.h5"))
-            sim.save(checkpoint, xdmf=False)
+    signals = _StopRequest(True)  # between segments too, while snapshots are written; run() has its own
+    try:
+        while sim.t < out["until"] and not stopped:
+            if signals.requested:
+                on_stop(sim)
+                break
+            # segment ends at multiples of snapshot_every, so a restarted run takes the same steps
+            every = out["snapshot_every"]
+            target = min(out["until"], (math.floor(sim.t / every * (1 + 1e-12)) + 1) * every)
+            sim.run(until=target, cdt=config["numerics"]["cdt"], cdtv=config["numerics"]["cdtv"],
+                    timeseries=series, diagnostics_every=out["timeseries_every"],
+                    progress=out["progress"] and not args.quiet, stop_file=stop_file,
+                    handle_signals=True, on_stop=on_stop)
+            if can_save and (not stopped or sim.t == target):  # a stop on a segment's last step still ends it
+                save(sim, os.path.join(folder, rundir.snapshot_name(sim.steps)), attributes={"run_config": record})
+                save(sim, checkpoint, xdmf=False, attributes={"run_config": record, "segment_end": True})
+    finally:
+        signals.restore()
     k, E = analysis.spectrum(sim)
     urms = analysis.rms(sim, "u")
     print(f"t = {sim.t:g} after {sim.steps} steps: urms = {urms:.4g}, spectrum peak at k = {k[1:][E[1:].argmax()]:g}")
@@ -83,13 +165,16 @@ def cmd_run(args):
         rate = 0.25 * sim.forcing.f0 ** 2 * sim.cs ** 3 * sim.forcing.mean_k
         print(f"kinetic energy <u^2>/2 = {0.5 * urms ** 2:.4g}; forcing injects {rate:.3g} per unit time "
               f"(so at most {rate * sim.t:.4g} by now, less what viscosity took)")
-    if can_save and not args.no_plot:
+    if can_save and can_plot:
         from .plot import summary
 
-        path = summary(checkpoint, os.path.join(out["dir"], "timeseries.csv"), os.path.join(out["dir"], "summary.png"))
+        path = summary(checkpoint, series, os.path.join(folder, rundir.SUMMARY))
         if path:
             print(f"picture: {path}")
-    return 0
+    if stopped and sim.t < out["until"]:
+        print(f"astaroth: exit status {EXIT_STOPPED}: stopped before t = {out['until']:g}", file=sys.stderr)
+        return EXIT_STOPPED
+    return EXIT_DONE
 
 
 def cmd_plot(args):
@@ -97,21 +182,27 @@ def cmd_plot(args):
 
     path = summary(args.snapshot, args.timeseries, args.output)
     if not path:
-        print("astaroth: plotting needs matplotlib (pip install matplotlib)", file=sys.stderr)
-        return 1
+        print("astaroth: plotting needs matplotlib (pip install matplotlib, or the package's [plot] extra)",
+              file=sys.stderr)
+        return EXIT_INPUT
     print(path)
-    return 0
+    return EXIT_DONE
 
 
 def cmd_bench(args):
+    from . import _core
     from .bench import run_bench
-    from .simulation import default_backend
+    from .simulation import backends, default_backend
 
     backend = default_backend() if args.backend == "auto" else args.backend
+    if backend == "cuda" and "cuda" not in backends():
+        why = ("this build has no CUDA backend (nvcc was not found when it was installed)"
+               if "cuda" not in _core.compiled_backends() else "the CUDA backend is built, but no GPU is visible")
+        raise RunError(f"--backend cuda: no GPU is usable here: {why}; use --backend cpu")
     sizes = tuple(args.sizes) if args.sizes else ((64, 128) if backend == "cpu" else (128, 256, 512))
     run_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), methods=tuple(args.methods),
               target_seconds=args.seconds)
-    return 0
+    return EXIT_DONE
 
 
 def cmd_bench_ops(args):
@@ -120,13 +211,45 @@ def cmd_bench_ops(args):
     return main(n=args.size, repeats=args.repeats)
 
 
+def _positive(kind):
+    """An argparse type: a positive, finite `kind` (argparse names the option in its error)."""
+    def convert(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a positive {'integer' if kind is int else 'number'}, "
+                                             f"got {text!r}") from None
+        if not (value > 0 and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+    return convert
+
+
+EPILOG_RUN = """exit status: {done} the run reached until; {input} refused before any work (bad configuration,
+options or run directory); {stopped} stopped early by SIGINT, SIGTERM or a STOP file (the checkpoint
+continues it: --restart); {blowup} the fields became NaN or Inf; {error} an unexpected error.
+
+{keys}"""
+
+
 def build_parser():
+    from . import __version__, config as configuration
+
     parser = argparse.ArgumentParser(prog="astaroth", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"astaroth {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("run", help="run a simulation from a TOML file (default: forced turbulence, 64^3)")
-    p.add_argument("config", nargs="?", help="TOML configuration (see astaroth/config.py for the keys)")
-    p.add_argument("--restart", action="store_true", help="continue from OUTPUT_DIR/checkpoint.h5")
+    p = sub.add_parser("run", help="run a simulation from a TOML file (default: forced turbulence, 64^3)",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=EPILOG_RUN.format(done=EXIT_DONE, input=EXIT_INPUT, stopped=EXIT_STOPPED,
+                                                blowup=EXIT_BLOWUP, error=EXIT_ERROR, keys=configuration.describe()))
+    p.add_argument("config", nargs="?", help="TOML configuration (the keys are listed below)")
+    again = p.add_mutually_exclusive_group()
+    again.add_argument("--restart", action="store_true",
+                       help="continue from OUTPUT_DIR/checkpoint.h5 (until, cadences, progress, backend, cdt and "
+                            "cdtv may change; grid, physics, dtype, method and forcing may not)")
+    again.add_argument("--overwrite", action="store_true",
+                       help="start afresh in an output directory that holds a run, deleting its files")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--no-plot", action="store_true", help="no summary picture at the end")
     p.set_defaults(func=cmd_run)
@@ -136,24 +259,32 @@ def build_parser():
     p.add_argument("-o", "--output", default=None, help="PNG path (default: SNAPSHOT with .png)")
     p.set_defaults(func=cmd_plot)
     p = sub.add_parser("bench", help="million grid-point updates per second per RK3 step")
-    p.add_argument("--backend", default="auto", help="auto (default), cpu or cuda")
-    p.add_argument("--sizes", type=int, nargs="+", help="grid sizes (default: 64 128 on the CPU, 128 256 512 on the GPU)")
+    p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="auto (default), cpu or cuda")
+    p.add_argument("--sizes", type=_positive(int), nargs="+",
+                   help="grid sizes (default: 64 128 on the CPU, 128 256 512 on the GPU)")
     p.add_argument("--dtype", nargs="+", default=["float32", "float64"], choices=["float32", "float64"])
     p.add_argument("--methods", nargs="+", default=["55p", "19p"], choices=["55p", "19p"])
-    p.add_argument("--seconds", type=float, default=1.0, help="time spent per measurement (default 1)")
+    p.add_argument("--seconds", type=_positive(float), default=1.0, help="time spent per measurement (default 1)")
     p.set_defaults(func=cmd_bench)
     q = p.add_subparsers(dest="bench_target", title="other benchmarks", metavar="ops").add_parser(
         "ops", help="GB/s of the astaroth.ops first-derivative kernels on the GPU (x, y, z) against a device copy")
-    q.add_argument("--size", type=int, default=256, help="points per axis of the float32 test array (default 256)")
-    q.add_argument("--repeats", type=int, default=50, help="launches timed per kernel (default 50)")
+    q.add_argument("--size", type=_positive(int), default=256,
+                   help="points per axis of the float32 test array (default 256)")
+    q.add_argument("--repeats", type=_positive(int), default=50, help="launches timed per kernel (default 50)")
     q.set_defaults(func=cmd_bench_ops)
     return parser
 
 
 def main(argv=None):
+    """The command line; returns the exit status (EXIT_*)."""
+    from .simulation import NonFiniteError
+
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, TypeError, KeyError, OSError) as e:
+    except NonFiniteError as e:
+        print(f"astaroth: the run blew up: {e}", file=sys.stderr)
+        return EXIT_BLOWUP
+    except (ValueError, TypeError, KeyError, OSError, MemoryError) as e:
         print(f"astaroth: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_INPUT

@@ -34,6 +34,52 @@ DEFAULT = {
 }
 
 
+HELP = {
+    "grid": {"shape": "points per axis (nx, ny, nz), each >= 1", "box": "box lengths, one number or three",
+             "origin": "coordinates of point 0 on each axis"},
+    "physics": {"nu": "kinematic viscosity, >= 0", "cs": "isothermal sound speed, >= 0"},
+    "numerics": {"backend": "auto, cpu or cuda", "method": "55p or 19p", "dtype": "float32 or float64",
+                 "cdt": "advective Courant number of the CFL step", "cdtv": "viscous number of the CFL step"},
+    "initial": {"kind": "rest, sine_wave, radial_explosion or random_velocity",
+                "field": "sine_wave: the field (ux, uy, uz, lnrho)", "amplitude": "sine_wave, radial_explosion",
+                "k": "sine_wave: wave number along x, or a wave vector", "r0": "radial_explosion: shell radius",
+                "width": "radial_explosion: shell width", "urms": "random_velocity: rms speed",
+                "slope": "random_velocity: E(k) ~ k^slope", "seed": "random_velocity: random seed"},
+    "forcing": {"kmin": "smallest |k| of the shell, units of 2 pi / L",
+                "kmax": "largest |k| of the shell, at most n / 2", "f0": "strength, >= 0",
+                "seed": "seed of the forcing's generator"},
+    "output": {"dir": "run directory", "until": "end time", "timeseries_every": "steps between time-series rows",
+               "snapshot_every": "time between snapshots (and checkpoints)", "progress": "a progress line"},
+}
+
+# On --restart the checkpoint holds the state: these keys describe it and
+# cannot change; the others take effect from the restart on ([initial] is
+# not used at all, and a changed [output] dir is another run).
+FIXED_ON_RESTART = {"grid": ("shape", "box", "origin"), "physics": ("nu", "cs"), "numerics": ("dtype", "method"),
+                    "forcing": ("enabled", "kmin", "kmax", "f0", "seed")}
+
+
+def toml_value(value):
+    """`value` as TOML writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def describe():
+    """Every section and key with its default and meaning (for `astaroth run --help`)."""
+    lines = ["configuration keys ([section] key = default: meaning); a file sets any of them:"]
+    for section, keys in SCHEMA.items():
+        lines.append(f"  [{section}]" + ("  (the table present in the file switches forcing on)"
+                                         if section == "forcing" else ""))
+        lines += [f"    {key} = {toml_value(DEFAULT[section][key])}: {HELP[section][key]}" for key in keys]
+    return "\n".join(lines)
+
+
 class ConfigError(ValueError):
     """A configuration file that cannot be run; the message names the key."""
 

@@ -5,6 +5,7 @@
     ac.init.random_velocity(sim, urms=0.1, spectrum=lambda k: k**-2, seed=1)
 """
 import math
+import numbers
 
 import numpy as np
 
@@ -49,6 +50,10 @@ def random_velocity(sim, urms=0.1, spectrum=lambda k: k ** -2.0, seed=0, kmax=No
     """Gaussian random velocity with energy spectrum E(k) proportional to
     spectrum(k) (k in physical units, E(0) = 0), scaled to the rms speed urms.
     Modes above kmax (default: 2/3 of the Nyquist wave number) are zero."""
+    if isinstance(urms, bool) or not isinstance(urms, numbers.Real) or not math.isfinite(urms):
+        raise TypeError(f"urms must be a finite real number, got {urms!r}")
+    if urms < 0:
+        raise ValueError(f"urms (the rms speed) must be >= 0, got {urms}")
     rng = np.random.default_rng(seed)
     axes = [np.fft.fftfreq(n, d=L / n) * 2 * math.pi for n, L in zip(sim.shape, sim.box)]
     kx, ky, kz = np.meshgrid(*axes, indexing="ij")

@@ -7,6 +7,8 @@ Files are written to a temporary name in the same folder, flushed to disk
 and then renamed over the target, so a writer killed mid-write never spoils
 an earlier file of that name.  Needs h5py (``pip install ".[io]"``).
 """
+import contextlib
+import errno
 import os
 import tempfile
 
@@ -25,8 +27,48 @@ def _h5py():
     return h5py
 
 
-def save(sim, path, xdmf=True):
-    """Write `sim` to the HDF5 file `path` atomically; also `path`.xdmf unless xdmf=False."""
+TMP_PREFIX = ".tmp-"  # temporary files of an atomic write; a writer killed mid-write leaves one behind
+
+
+def _umask():
+    mask = os.umask(0)  # the only portable way to read it
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_path(path, what):
+    """A temporary path beside `path`: what the block writes there replaces
+    `path` at once when the block succeeds (flushed to disk first, with the
+    mode a new file would get under the umask), and is removed when it fails.
+    An OSError names `path` and `what` it is, never the temporary file."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=os.path.splitext(path)[1], dir=folder)
+        os.close(fd)
+        yield tmp
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        reason = (e.strerror or str(e)).replace(tmp or path, path)
+        raise (OSError(e.errno, f"cannot write the {what} {path}: {reason}") if e.errno else
+               OSError(f"cannot write the {what} {path}: {reason}")) from e
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def save(sim, path, xdmf=True, attributes=None):
+    """Write `sim` to the HDF5 file `path` atomically; also `path`.xdmf unless xdmf=False.
+
+    `attributes` (a dict of strings or numbers) are stored as file attributes
+    beside the parameters (the command line records its run there).
+    The file gets the mode a new file gets under the umask.  Errors name `path`.
+    """
     h5py = _h5py()
     path = os.fspath(path)
     fields = {name: sim[name] for name in FIELDS}  # on every MPI rank: gathering is collective
@@ -34,7 +76,8 @@ def save(sim, path, xdmf=True):
         sim.comm.Barrier()  # returns once the file is complete
         return path
     try:
-        _write(sim, path, fields, h5py)
+        with atomic_path(path, "snapshot") as tmp:
+            _write(sim, tmp, fields, h5py, attributes or {})
     finally:
         if sim.comm is not None:
             sim.comm.Barrier()
@@ -43,56 +86,80 @@ def save(sim, path, xdmf=True):
     return path
 
 
-def _write(sim, path, fields, h5py):
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=folder)
-    os.close(fd)
-    try:
-        with h5py.File(tmp, "w") as f:
-            f.attrs["format"] = FORMAT
-            for key, value in sim.parameters().items():
-                f.attrs[key] = value
-            f.attrs["t"] = sim.t
-            f.attrs["steps"] = sim.steps
-            for axis, coords in zip("xyz", (sim.x, sim.y, sim.z)):
-                f.create_dataset(f"coordinates/{axis}", data=coords)
-            for name in FIELDS:
-                # stored (z, y, x) in C order: the same bytes as the solver's x-fastest layout
-                f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(fields[name].T))
-            if sim.forcing is not None:
-                g = f.create_group("forcing")
-                for key in ("kmin", "kmax", "f0", "seed"):
-                    g.attrs[key] = getattr(sim.forcing, key)
-                g.attrs["generator_state"] = np.uint64(sim._grid.forcing_state)
-            f.flush()
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def _write(sim, path, fields, h5py, attributes):
+    with h5py.File(path, "w") as f:
+        f.attrs["format"] = FORMAT
+        for key, value in sim.parameters().items():
+            f.attrs[key] = value
+        f.attrs["t"] = sim.t
+        f.attrs["steps"] = sim.steps
+        for key, value in attributes.items():
+            f.attrs[key] = value
+        for axis, coords in zip("xyz", (sim.x, sim.y, sim.z)):
+            f.create_dataset(f"coordinates/{axis}", data=coords)
+        for name in FIELDS:
+            # stored (z, y, x) in C order: the same bytes as the solver's x-fastest layout
+            f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(fields[name].T))
+        if sim.forcing is not None:
+            g = f.create_group("forcing")
+            for key in ("kmin", "kmax", "f0", "seed"):
+                g.attrs[key] = getattr(sim.forcing, key)
+            g.attrs["generator_state"] = np.uint64(sim._grid.forcing_state)
+        f.flush()
+
+
+REQUIRED = {"attributes": ("shape", "box", "origin", "nu", "cs", "dtype", "method", "t", "steps"),
+            "fields": tuple(f"fields/{name}" for name in FIELDS),
+            "forcing": ("kmin", "kmax", "f0", "seed", "generator_state")}
+
+
+def _open(path, h5py):
+    """The HDF5 file `path` for reading, or an error naming it."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, f"no snapshot {path}: the file does not exist")
+    if not h5py.is_hdf5(path):
+        raise ValueError(f"{path} is not an HDF5 file, so not an astaroth snapshot")
+    return h5py.File(path, "r")
+
+
+def _missing(f):
+    """What a complete snapshot has and `f` lacks, as a list of names."""
+    missing = [f"attribute {a!r}" for a in REQUIRED["attributes"] if a not in f.attrs]
+    missing += [f"dataset {d!r}" for d in REQUIRED["fields"] if d not in f]
+    if "forcing" in f:
+        missing += [f"forcing attribute {a!r}" for a in REQUIRED["forcing"] if a not in f["forcing"].attrs]
+    return missing
 
 
 def load(path, backend="auto", comm=None, exchange="auto"):
     """A Simulation from a snapshot written by `save`, ready to analyse or continue.
 
     With `comm` every rank reads the file and keeps its own subdomain, on any
-    number of ranks (not necessarily the number that wrote it).
+    number of ranks (not necessarily the number that wrote it).  A file that
+    is missing, not HDF5, or not a complete astaroth snapshot is an error
+    naming the file and what it lacks.
     """
     h5py = _h5py()
     from .forcing import Forcing
 
-    with h5py.File(os.fspath(path), "r") as f:
+    path = os.fspath(path)
+    with _open(path, h5py) as f:
         if f.attrs.get("format") != FORMAT:
             raise ValueError(f"{path} is not an astaroth snapshot (format {f.attrs.get('format')!r})")
+        missing = _missing(f)
+        if missing:
+            raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
         a = f.attrs
         sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
                          nu=float(a["nu"]), cs=float(a["cs"]), dtype=str(a["dtype"]), backend=backend,
                          method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
                          exchange=exchange)
         for name in FIELDS:
-            sim[name] = f[f"fields/{name}"][...].T
+            data = f[f"fields/{name}"]
+            if data.shape != sim.shape[::-1]:
+                raise ValueError(f"{path}: dataset 'fields/{name}' has shape {data.shape}, not the grid's "
+                                 f"{sim.shape[::-1]} (z, y, x)")
+            sim[name] = data[...].T
         sim.t = float(a["t"])
         sim.steps = int(a["steps"])
         if "forcing" in f:
@@ -100,6 +167,14 @@ def load(path, backend="auto", comm=None, exchange="auto"):
             sim.forcing = Forcing(kmin=float(g["kmin"]), kmax=float(g["kmax"]), f0=float(g["f0"]), seed=int(g["seed"]))
             sim._grid.forcing_state = int(np.uint64(g["generator_state"]))
     return sim
+
+
+def attributes(path):
+    """The file attributes of the snapshot `path`, as a dict (the `attributes` given to save among them)."""
+    h5py = _h5py()
+    path = os.fspath(path)
+    with _open(path, h5py) as f:
+        return {key: value.decode() if isinstance(value, bytes) else value for key, value in f.attrs.items()}
 
 
 def write_xdmf(h5_path, sim):
@@ -128,6 +203,6 @@ def write_xdmf(h5_path, sim):
 </Xdmf>
 '''
     out = os.path.splitext(h5_path)[0] + ".xdmf"
-    with open(out, "w") as f:
+    with atomic_path(out, "XDMF index") as tmp, open(tmp, "w") as f:
         f.write(text)
     return out

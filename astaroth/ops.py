@@ -42,6 +42,8 @@ Where the work runs follows the array:
    current stream.  Needs CuPy and a build with the CUDA backend; 1-, 2- or
    3-D arrays.
 """
+import numbers
+
 import numpy as np
 
 from . import _core
@@ -74,6 +76,8 @@ def _array(f):
     if _is_device_array(f):
         cp = _cupy()
         a = cp.asarray(f)  # reads __cuda_array_interface__: a view, no copy
+        if a.dtype.kind not in "biuf":
+            raise TypeError(f"astaroth.ops takes real arrays, got dtype {a.dtype}")
         if a.dtype not in (cp.float32, cp.float64):
             a = a.astype(cp.float64)
         if not 1 <= a.ndim <= 3:
@@ -82,6 +86,9 @@ def _array(f):
             a = cp.ascontiguousarray(a)
         return a
     a = np.asarray(f)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"astaroth.ops takes real arrays, got dtype {a.dtype}"
+                        + (": differentiate .real and .imag separately" if a.dtype.kind == "c" else ""))
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)
     return a
@@ -127,6 +134,8 @@ def derivative(f, axis, n=1, accuracy=6, spacing=1.0):
         raise ValueError(f"n must be 1 or 2, got {n!r}")
     if accuracy not in ACCURACIES:
         raise ValueError(f"accuracy must be one of {ACCURACIES}, got {accuracy!r}")
+    if isinstance(axis, bool) or not isinstance(axis, (numbers.Integral, np.integer)):
+        raise TypeError(f"axis must be an integer, got {axis!r}")
     if not -a.ndim <= axis < a.ndim:
         raise ValueError(f"axis {axis} out of range for an array of {a.ndim} dimensions")
     h = float(spacing)
@@ -154,8 +163,22 @@ def vector_curl(u, hs, first_derivative):
     return (d(2, 1) - d(1, 2), d(0, 2) - d(2, 0), d(1, 0) - d(0, 1))
 
 
+def _components(u, what):
+    """The number of components in u, each an array of as many dimensions;
+    a ValueError saying what `what` needs otherwise."""
+    try:
+        n = len(u)
+    except TypeError:
+        raise TypeError(f"{what} takes u as a sequence of arrays, one per component, not {type(u).__name__}") from None
+    ndim = _ndim(u[0]) if n else 0
+    if n == 0 or n != ndim:
+        raise ValueError(f"{what} needs one component of u per axis: got {n} components of {ndim}-D arrays")
+    return n
+
+
 def divergence(u, spacing=1.0, accuracy=6):
     """sum_a d u_a / dx_a of a vector field given as a sequence of arrays."""
+    _components(u, "divergence")
     return vector_divergence(u, _spacings(spacing, _ndim(u[0])),
                              lambda f, ax, h: derivative(f, ax, 1, accuracy, h))
 
@@ -163,6 +186,8 @@ def divergence(u, spacing=1.0, accuracy=6):
 def curl(u, spacing=1.0, accuracy=6):
     """curl of a 3-D vector field (ux, uy, uz):
     (d_y u_z - d_z u_y, d_z u_x - d_x u_z, d_x u_y - d_y u_x)."""
+    if _components(u, "curl") != 3:
+        raise ValueError(f"curl needs the three components (ux, uy, uz) of a 3-D field, got {len(u)}")
     return vector_curl(u, _spacings(spacing, 3), lambda f, ax, h: derivative(f, ax, 1, accuracy, h))
 
 

@@ -9,6 +9,7 @@ import numbers
 import os
 import signal
 import threading
+import warnings
 
 import numpy as np
 
@@ -79,8 +80,51 @@ def _positive_dt(dt, name="dt"):
     return dt
 
 
+# The C indices are ints (padding adds up to two row alignments to an axis);
+# a cap on the total keeps every byte count of the backends far from 2**64.
+MAX_AXIS = 2 ** 31 - 128
+MAX_POINTS = 2 ** 50
+
+# Linear stability of sixth-order centred differences with RK3 (DESIGN 1):
+# the first derivative's largest modified wave number is 1.586 / dx and RK3
+# is stable up to sqrt(3) on the imaginary axis, so advection is stable up to
+# a Courant number dt max(|u| + cs) / dxmin of 1.09 (along one axis; less in
+# 3-D); the second derivative reaches 6.04 / dx^2 per axis, 4/3 of that for
+# compressive modes, against RK3's 2.51 on the negative real axis, so
+# diffusion is stable up to dt nu sum 1/dx^2 = 0.31.
+STABLE_COURANT, STABLE_DIFFUSION = 1.09, 0.31
+# Beyond RK3's own bounds no mode of any stencil is stable: step() refuses.
+RK3_COURANT, RK3_DIFFUSION = math.sqrt(3.0), 2.51
+
+
+def _check_grid(shape, box, dtype):
+    """Refuse grids the backends cannot index or whose spacing over- or
+    underflows the time-step and derivative arithmetic of `dtype`."""
+    if max(shape) > MAX_AXIS or math.prod(shape) > MAX_POINTS:
+        raise ValueError(f"shape {shape} has {math.prod(shape):.3g} points, more than astaroth can address "
+                         f"(at most {MAX_AXIS} per axis and 2**50 in all)")
+    info = np.finfo(dtype)
+    lo, hi = 1.0 / math.sqrt(float(info.max)), 1.0 / math.sqrt(float(info.tiny))  # 1/dx^2 stays finite and normal
+    for n, L, axis in zip(shape, box, "xyz"):
+        if not lo <= L / n <= hi:
+            raise ValueError(f"box length {L:g} over {n} points along {axis} gives a grid spacing {L / n:.3g}, "
+                             f"outside what {dtype} derivatives can take ({lo:.2g} to {hi:.2g}): choose units "
+                             f"in which the box is nearer 1")
+
+
+def _courant_numbers(cdt, cdtv):
+    """cdt and cdtv, checked: positive and finite."""
+    return _positive_dt(cdt, "cdt"), _positive_dt(cdtv, "cdtv")
+
+
 class NonFiniteError(FloatingPointError):
     """The fields hold a NaN or Inf: the run has blown up."""
+
+
+class UnstableStepError(NonFiniteError, ValueError):
+    """An explicit dt beyond RK3's stability bound: the step would blow up.
+    Both a NonFiniteError (a blow-up, caught where blow-ups are) and a
+    ValueError (bad input, refused before any work)."""
 
 
 class _StopRequest:
@@ -150,6 +194,8 @@ class Simulation:
         if any(not (L > 0 and math.isfinite(L)) for L in box):
             raise ValueError(f"box lengths must be positive and finite, got {box}")
         origin = _three(origin, "origin", float)
+        if not all(math.isfinite(o) for o in origin):
+            raise ValueError(f"origin must be finite, got {origin}")
         nu = _real(nu, "nu")
         if nu < 0:
             raise ValueError(f"nu (viscosity) must be >= 0, got {nu}")
@@ -161,6 +207,7 @@ class Simulation:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":
             backend = default_backend()
@@ -268,6 +315,7 @@ class Simulation:
         if value is None:
             self._grid.set_forcing(None)
         elif isinstance(value, Forcing):
+            value.check_grid(self._shape)
             self._grid.set_forcing(value.wavevectors(self._box), value.f0, value.seed)
         else:
             raise TypeError(f"forcing must be an astaroth.Forcing or None, not {type(value).__name__}")
@@ -292,8 +340,18 @@ class Simulation:
         """Set field `name` from a scalar or an array broadcastable to the grid."""
         index = self._field_index(name)
         array = np.asarray(value)
+        if array.dtype == object and array.size and all(
+                isinstance(v, numbers.Real) and not isinstance(v, bool) for v in array.flat):
+            # NumPy keeps Python ints beyond 64 bits (and lists mixing them in) as objects
+            bits = max(abs(int(v)).bit_length() if isinstance(v, numbers.Integral) else 0 for v in array.flat)
+            if bits > 63:
+                raise ValueError(f"values for {name!r} hold an integer of {bits} bits, too large for NumPy's "
+                                 f"64-bit integers; give it as a float if you mean it")
+            array = array.astype(np.float64)
         if array.dtype.kind not in "iuf":
             raise TypeError(f"values for {name!r} must be real numbers, got an array of dtype {array.dtype}")
+        if not np.all(np.isfinite(array)):
+            raise ValueError(f"values for {name!r} contain NaN or Inf")
         try:
             array = np.broadcast_to(array, self._shape)
         except ValueError:
@@ -301,9 +359,11 @@ class Simulation:
                              f"shape {self._shape}") from None
         if self._parallel is not None:
             array = array[self._parallel.slices]  # every rank is given the whole field
-        array = np.asfortranarray(array, dtype=self._dtype)
-        if not np.all(np.isfinite(array)):
-            raise ValueError(f"values for {name!r} contain NaN or Inf")
+        with np.errstate(over="ignore"):
+            array = np.asfortranarray(array, dtype=self._dtype)
+        if not np.all(np.isfinite(array)):  # finite before the cast: too large for the dtype
+            raise ValueError(f"values for {name!r} exceed the range of {self._dtype.name} "
+                             f"(largest {np.finfo(self._dtype).max:.3g})")
         self._grid.write(index, array)
 
     def view(self, name):
@@ -342,34 +402,73 @@ class Simulation:
         axis, as the Pencil Code does: with dxmin^2 / nu alone a 3-D run at
         cdtv = 0.3 is unstable (the sixth-order Laplacian reaches 6.04 / dx^2
         per axis, times 4/3 for compressive modes, against RK3's 2.51).
+        cdt and cdtv must be positive and finite.
         Raises NonFiniteError if u is not finite.
         """
-        umax = self._grid.max_speed()
-        if self._parallel is not None:
-            umax = self._parallel.allreduce(umax if math.isfinite(umax) else math.inf, self._parallel.MPI.MAX)
-        if not math.isfinite(umax):
+        cdt, cdtv = _courant_numbers(cdt, cdtv)
+        speed, dxmin, viscous = self._rates()
+        if not math.isfinite(speed):
             self._raise_nonfinite()
-        resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
         limits = []
-        if umax + self._cs > 0:
-            limits.append(cdt * min(resolved) / (umax + self._cs))
-        if self._nu > 0:
-            limits.append(cdtv / (self._nu * sum(1.0 / dx ** 2 for dx in resolved)))
+        if speed > 0:
+            limits.append(cdt * dxmin / speed)
+        if viscous > 0:
+            limits.append(cdtv / viscous)
         if not limits:
             raise ValueError("no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly")
         return min(limits)
 
-    def step(self, dt=None):
+    def _rates(self):
+        """(max(|u|) + cs, dxmin, nu sum 1/dx^2) over the resolved axes (the
+        first inf where u is not finite): a step dt has Courant number
+        dt speed / dxmin and diffusion number dt nu sum 1/dx^2."""
+        umax = self._grid.max_speed()
+        if self._parallel is not None:
+            umax = self._parallel.allreduce(umax if math.isfinite(umax) else math.inf, self._parallel.MPI.MAX)
+        resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
+        return umax + self._cs, min(resolved), self._nu * sum(1.0 / dx ** 2 for dx in resolved)
+
+    def step(self, dt=None, force=False):
         """One full RK3 step (three substeps) of length `dt` (default: the CFL step).
 
+        An explicit dt is checked against the stability of the scheme in the
+        present state (Courant number C = dt max(|u| + cs) / dxmin, diffusion
+        number D = dt nu sum 1/dx^2): beyond RK3's own bounds (C > sqrt(3)
+        or D > 2.51) no mode is stable and the step is refused with
+        UnstableStepError (a ValueError and a NonFiniteError) before any
+        work; beyond the sixth-order scheme's limits (C > 1.09, D > 0.31) a
+        RuntimeWarning says the run will likely blow up.  force=True takes
+        the step without either.
         Returns the dt taken; raises NonFiniteError if the step produced NaN/Inf.
         """
-        dt = self.cfl_dt() if dt is None else _positive_dt(dt)
+        if dt is None:
+            dt = self.cfl_dt()
+        else:
+            dt = _positive_dt(dt)
+            if not force:
+                self._check_stability(dt)
         self._advance(dt)
         self.t += dt
         self.steps += 1
         self.check_finite()
         return dt
+
+    def _check_stability(self, dt):
+        speed, dxmin, viscous = self._rates()
+        if not math.isfinite(speed):
+            return  # fields already not finite: the step's own check names them
+        courant, diffusion = dt * speed / dxmin, dt * viscous
+        state = (f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has Courant number {courant:.3g} "
+                 f"(dt max(|u| + cs) / dxmin) and diffusion number {diffusion:.3g} (dt nu sum 1/dx^2)")
+        if courant > RK3_COURANT or diffusion > RK3_DIFFUSION:
+            raise UnstableStepError(
+                f"{state}: beyond RK3's stability bounds ({RK3_COURANT:.3g} and {RK3_DIFFUSION:.3g}), so the step "
+                f"would blow up; the CFL step here is {self.cfl_dt():.3g} (sim.cfl_dt()). Pass force=True to take "
+                f"it anyway")
+        if courant > STABLE_COURANT or diffusion > STABLE_DIFFUSION:
+            warnings.warn(f"{state}: beyond the stable limits of this scheme ({STABLE_COURANT} and "
+                          f"{STABLE_DIFFUSION}); the run will likely blow up (sim.cfl_dt() = {self.cfl_dt():.3g})",
+                          RuntimeWarning, stacklevel=3)
 
     def _advance(self, dt):
         """One RK3 step (and the forcing) without the bookkeeping."""
@@ -392,8 +491,10 @@ class Simulation:
             and at the end; a blow-up raises NonFiniteError naming the step,
             time and field (after writing a last time-series row).
         timeseries, diagnostics_every: a CSV file to which a row of
-            diagnostics (astaroth.diagnostics.COLUMNS) is appended every
-            diagnostics_every steps and at the end.
+            diagnostics (astaroth.diagnostics.COLUMNS) is appended at every
+            step whose number (sim.steps) is a multiple of diagnostics_every,
+            and after the last step (so a run split into several calls, or
+            restarted from a snapshot, writes the rows one call would).
         progress: True for a progress line (step, t, M updates/s, time left).
         stop_file: a path; the run stops cleanly after the step in which it
             appears.  handle_signals: SIGINT/SIGTERM finish the current step
@@ -404,6 +505,7 @@ class Simulation:
         from .diagnostics import Progress, TimeSeries, row
 
         until = _real(until, "until")
+        cdt, cdtv = _courant_numbers(cdt, cdtv)
         if until < self.t:
             raise ValueError(f"until={until} lies before the current time t={self.t}")
         for name, value in (("check_every", check_every), ("diagnostics_every", diagnostics_every)):
@@ -426,7 +528,7 @@ class Simulation:
                 self.t = until if last else self.t + dt
                 if taken % check_every == 0:
                     self.check_finite()
-                if series is not None and taken % diagnostics_every == 0:
+                if series is not None and self.steps % diagnostics_every == 0:
                     series.append(row(self, dt))
                 if bar is not None:
                     bar.update()
@@ -443,7 +545,7 @@ class Simulation:
             stop.restore()
             if bar is not None:
                 bar.close()
-        if series is not None and taken % diagnostics_every != 0:
+        if series is not None and taken and self.steps % diagnostics_every != 0:
             series.append(row(self, dt))
         return taken
 

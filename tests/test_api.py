@@ -113,7 +113,7 @@ def test_blow_up_is_reported_with_step_and_time():
     sim["ux"] = np.sin(2 * np.pi * sim.x)[:, None, None]
     with pytest.raises(FloatingPointError, match=r"step \d+, t = "):
         for _ in range(200):
-            sim.step(0.5)  # 20 times the CFL limit
+            sim.step(0.5, force=True)  # 20 times the CFL limit, past the refusal
 
 
 @pytest.mark.parametrize("kwargs, exc, word", [
@@ -132,6 +132,14 @@ def test_blow_up_is_reported_with_step_and_time():
     (dict(dtype="float16"), ValueError, "dtype"),
     (dict(backend="tpu"), ValueError, "backend"),
     (dict(method="27p"), ValueError, "method"),
+    (dict(origin=(0.0, float("nan"), 0.0)), ValueError, "origin"),
+    (dict(origin=float("-inf")), ValueError, "origin"),
+    (dict(shape=(2 ** 31, 8, 8)), ValueError, "shape"),                 # beyond the C int indices
+    (dict(shape=(2 ** 31 - 100,) * 3), ValueError, "shape"),            # the byte count would wrap around
+    (dict(shape=(2 ** 20,) * 3), ValueError, "shape"),
+    (dict(box=1e-200), ValueError, "box"),                               # 1/dx^2 overflows in cfl_dt
+    (dict(box=1e300), ValueError, "box"),                                # 1/dx^2 underflows to 0
+    (dict(box=1e-25, dtype="float32"), ValueError, "box"),
 ])
 def test_bad_construction_names_the_parameter(kwargs, exc, word):
     with pytest.raises(exc, match=word):
@@ -177,3 +185,81 @@ def test_run_refuses_going_back_in_time():
     sim.run(until=0.01)
     with pytest.raises(ValueError, match="until"):
         sim.run(until=0.0)
+
+
+def test_grid_too_large_for_memory_is_a_memory_error_naming_its_size():
+    with pytest.raises(MemoryError, match="100000 x 100000 x 100000"):
+        small(shape=(100000,) * 3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: s.cfl_dt(cdt=0), lambda s: s.cfl_dt(cdt=-0.4), lambda s: s.cfl_dt(cdtv=0.0),
+    lambda s: s.cfl_dt(cdt=float("nan")), lambda s: s.cfl_dt(cdtv=float("inf")),
+    lambda s: s.run(until=1.0, cdt=0.0), lambda s: s.run(until=1.0, cdtv=-1.0),
+    lambda s: s.run(until=1.0, cdt=float("inf")),
+])
+def test_bad_courant_numbers_are_refused(call):
+    sim = small(nu=0.01)
+    with pytest.raises(ValueError, match="cdtv?"):
+        call(sim)
+    assert sim.steps == 0
+
+
+@pytest.mark.parametrize("value, word", [
+    (2 ** 70, "too large for NumPy"), (-(2 ** 1100), "too large for NumPy"), ([1.0, 2.0, 3, 2 ** 80], "too large"),
+])
+def test_integers_too_large_for_numpy_are_refused_naming_the_field(value, word):
+    sim = small()
+    with pytest.raises(ValueError, match=f"'ux'.*{word}"):
+        sim["ux"] = value
+    sim["ux"] = [1.0, 2.0, 3, 2 ** 40]  # a list mixing floats and ints that fit
+    assert sim["ux"][0, 0, 3] == 2.0 ** 40
+
+
+def test_values_beyond_the_dtype_are_refused_naming_the_field():
+    sim = small(dtype="float32")
+    with pytest.raises(ValueError, match="'uy'.*float32"):
+        sim["uy"] = 1e300
+    sim["uy"] = 2.0 ** 70  # a float32 holds it
+    assert sim["uy"][0, 0, 0] == np.float32(2.0 ** 70)
+
+
+def test_an_explicit_dt_beyond_rk3_stability_is_refused_before_any_work():
+    sim = small(shape=(16, 16, 16), box=2 * np.pi, nu=1e-3)
+    ac.init.sine_wave(sim, field="ux", amplitude=0.1, k=1.0)
+    before = sim["ux"]
+    with pytest.raises(ac.UnstableStepError, match=r"dt = 1e\+06 at step 0, t = 0 .*force=True") as info:
+        sim.step(dt=1e6)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, ac.NonFiniteError)
+    assert sim.steps == 0 and sim.t == 0 and np.array_equal(sim["ux"], before)
+    # the viscous bound too: a still fluid with a large viscosity
+    viscous = small(shape=(16, 16, 16), box=2 * np.pi, nu=10.0)
+    with pytest.raises(ac.UnstableStepError, match="diffusion number"):
+        viscous.step(dt=3 * viscous.cfl_dt(cdtv=2.51))
+    # force=True takes it (and the blow-up is then caught at this very step or soon after)
+    with pytest.raises(ac.NonFiniteError):
+        for _ in range(10):
+            sim.step(dt=1e6, force=True)
+
+
+def test_an_explicit_dt_past_the_schemes_limit_warns_and_a_cfl_dt_does_not():
+    import warnings
+
+    sim = small(shape=(16, 16, 16), box=2 * np.pi, nu=1e-3)
+    ac.init.sine_wave(sim, field="ux", amplitude=0.1, k=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sim.step(sim.cfl_dt())
+        sim.step(sim.cfl_dt(cdt=1.0))  # at the scheme's 1-D limit: allowed silently
+    with pytest.warns(RuntimeWarning, match="Courant number 1.5"):
+        sim.step(sim.cfl_dt(cdt=1.5))
+
+
+def test_a_nan_already_in_the_fields_is_still_reported_after_the_step_it_meets():
+    """The stability check of an explicit dt leaves NaN fields to the step's own check (step 1, not 0)."""
+    sim = small(nu=0.01)
+    ux = sim["ux"]
+    ux[1, 2, 3] = np.nan
+    sim._grid.write(1, np.asfortranarray(ux))  # past the finite check of sim[...] =
+    with pytest.raises(ac.NonFiniteError, match="NaN or Inf at step 1"):
+        sim.step(1e-3)

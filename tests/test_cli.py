@@ -1,7 +1,10 @@
 """`astaroth run CONFIG.toml`, its checks, restarts and pictures."""
 import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -94,10 +97,10 @@ def test_stop_file_checkpoint_and_restart_equal_a_straight_run(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "STOP").write_text("")
-    assert main(["run", str(path), "--quiet", "--no-plot"]) == 0
+    assert main(["run", str(path), "--quiet", "--no-plot"]) == 3  # stopped early: not 0
     stopped = ac.load(out / "checkpoint.h5")
     assert stopped.t < 0.6
-    (out / "STOP").unlink()
+    assert not (out / "STOP").exists()  # its stop done, so the restart runs on
     assert main(["run", str(path), "--restart", "--quiet", "--no-plot"]) == 0
     restarted = ac.load(out / "checkpoint.h5")
     assert restarted.steps == straight.steps
@@ -109,3 +112,273 @@ def test_python_dash_m_astaroth(tmp_path):
     out = subprocess.run([sys.executable, "-m", "astaroth", "run", "--help"], capture_output=True, text=True,
                          cwd=str(tmp_path))
     assert out.returncode == 0 and "CONFIG" in out.stdout.upper()
+
+
+# --- run directories: restarts, stops, kills (issue 15) ------------------------
+LONG = SMALL.replace("until = 0.6", "until = 1.5").replace("snapshot_every = 0.3", "snapshot_every = 0.5")
+
+
+def config(tmp_path, text=LONG, name="run.toml", folder="out", **changes):
+    """A configuration file writing to tmp_path/folder; changes: {"old line": "new line"}."""
+    text = text.format(dir=(tmp_path / folder).as_posix())
+    for old, new in changes.items():
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def straight_series(tmp_path, text=LONG):
+    """The time series of the uninterrupted run."""
+    assert main(["run", config(tmp_path, text, "straight.toml", "straight"), "--quiet", "--no-plot"]) == 0
+    return (tmp_path / "straight" / "timeseries.csv").read_text()
+
+
+def run_child(code, tmp_path):
+    """Python code in a child process (outside the source tree: the installed package)."""
+    return subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), capture_output=True, text=True, timeout=300)
+
+
+def test_restart_refuses_keys_that_cannot_change_naming_each(tmp_path, capsys):
+    pytest.importorskip("h5py")
+    path = config(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "STOP").write_text("")
+    assert main(["run", path, "--quiet", "--no-plot"]) == 3
+    before = (tmp_path / "out" / "checkpoint.h5").read_bytes()
+    capsys.readouterr()
+    changed = config(tmp_path, **{"shape = [16, 16, 8]": "shape = [12, 12, 12]", "nu = 0.01": "nu = 0.02",
+                                  "kmax = 2.0": "kmax = 3.0", "[numerics]": "[numerics]\ndtype = \"float32\""})
+    assert main(["run", changed, "--restart", "--quiet", "--no-plot"]) == 2
+    err = capsys.readouterr().err
+    for words in ("[grid] shape = [12, 12, 12] (checkpoint: [16, 16, 8])", "[physics] nu = 0.02 (checkpoint: 0.01)",
+                  "[forcing] kmax = 3.0 (checkpoint: 2.0)", '[numerics] dtype = "float32" (checkpoint: "float64")',
+                  "--overwrite"):
+        assert words in err
+    assert "[output]" not in err and (tmp_path / "out" / "checkpoint.h5").read_bytes() == before
+    unforced = config(tmp_path, LONG.replace("[forcing]\nkmin = 1.0\nkmax = 2.0\nf0 = 0.05\nseed = 3\n", ""))
+    assert main(["run", unforced, "--restart", "--quiet", "--no-plot"]) == 2
+    assert "[forcing] enabled = false (checkpoint: true)" in capsys.readouterr().err
+
+
+def test_restart_takes_and_reports_keys_that_may_change(tmp_path, capsys):
+    pytest.importorskip("h5py")
+    path = config(tmp_path)
+    assert main(["run", path, "--quiet", "--no-plot"]) == 0
+    capsys.readouterr()
+    longer = config(tmp_path, **{"until = 1.5": "until = 2.0", "timeseries_every = 2": "timeseries_every = 3",
+                                 "urms = 0.05": "urms = 0.5"})
+    assert main(["run", longer, "--restart", "--quiet", "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert "restart from" in out and "rest start" not in out and "random_velocity start" not in out
+    assert "[output] until = 2.0 (was 1.5)" in out and "[output] timeseries_every = 3 (was 2)" in out
+    assert "[initial] urms = 0.5 (was 0.05) (ignored" in out
+    assert ac.load(tmp_path / "out" / "checkpoint.h5").t == pytest.approx(2.0)
+
+
+def test_stop_file_is_removed_and_the_restarted_series_equals_the_straight_one(tmp_path, capsys):
+    """A STOP present at the start stops the run after step 1, mid-segment and off the row cadence."""
+    pytest.importorskip("h5py")
+    straight = straight_series(tmp_path)
+    path = config(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "STOP").write_text("")
+    assert main(["run", path, "--quiet", "--no-plot"]) == 3
+    assert not (tmp_path / "out" / "STOP").exists() and "removed" in capsys.readouterr().out
+    assert main(["run", path, "--restart", "--quiet", "--no-plot"]) == 0
+    assert (tmp_path / "out" / "timeseries.csv").read_text() == straight
+
+
+KILLED = """
+import os, signal, sys
+import astaroth.diagnostics as diagnostics
+from astaroth.cli import main
+original, rows = diagnostics.TimeSeries.append, []
+def append(self, values):
+    original(self, values)
+    rows.append(values["step"])
+    if len(rows) == {rows}:
+        os.kill(os.getpid(), signal.SIGKILL)
+diagnostics.TimeSeries.append = append
+sys.exit(main(["run", {path!r}, "--quiet", "--no-plot"]))
+"""
+
+
+def test_restart_after_sigkill_equals_the_straight_run_row_for_row(tmp_path):
+    pytest.importorskip("h5py")
+    straight = straight_series(tmp_path)
+    steps = [int(line.split(",")[0]) for line in straight.splitlines()[1:]]
+    first_checkpoint = min(int(p.stem.split("_")[1]) for p in (tmp_path / "straight").glob("snapshot_*.h5"))
+    kill_after = steps.index(first_checkpoint) + 3  # rows written past the first checkpoint
+    assert kill_after < len(steps)
+    path = config(tmp_path)
+    child = run_child(KILLED.format(rows=kill_after, path=path), tmp_path)
+    assert child.returncode == -9, child.stderr
+    assert len((tmp_path / "out" / "timeseries.csv").read_text().splitlines()) == kill_after + 1
+    assert main(["run", path, "--restart", "--quiet", "--no-plot"]) == 0
+    assert (tmp_path / "out" / "timeseries.csv").read_text() == straight
+
+
+KILLED_IN_CHECKPOINT = """
+import os, signal, sys
+import h5py
+import astaroth.io as io
+from astaroth.cli import main
+save = io.save
+def dying_save(sim, path, *args, **kw):
+    if str(path).endswith("checkpoint.h5"):
+        h5py.File.flush = lambda self: os.kill(os.getpid(), signal.SIGKILL)
+    return save(sim, path, *args, **kw)
+io.save = dying_save
+sys.exit(main(["run", {path!r}, "--quiet", "--no-plot"]))
+"""
+
+
+def test_kill_in_the_first_checkpoint_restart_names_the_snapshot_and_temporaries_go(tmp_path, capsys):
+    pytest.importorskip("h5py")
+    path = config(tmp_path)
+    child = run_child(KILLED_IN_CHECKPOINT.format(path=path), tmp_path)
+    assert child.returncode == -9, child.stderr
+    out = tmp_path / "out"
+    assert [p.name for p in out.glob(".tmp-*.h5")] and not (out / "checkpoint.h5").exists()
+    snapshot = next(out.glob("snapshot_*.h5"))
+    capsys.readouterr()
+    assert main(["run", path, "--restart", "--quiet", "--no-plot"]) == 2
+    captured = capsys.readouterr()
+    assert f"no checkpoint {out / 'checkpoint.h5'}" in captured.err and f"newest snapshot is {snapshot}" in captured.err
+    assert "HDF5" not in captured.err and "removed" in captured.out and not list(out.glob(".tmp-*"))
+    # as the message says: the snapshot continues the run
+    snapshot.rename(out / "checkpoint.h5")
+    snapshot.with_suffix(".xdmf").unlink()
+    assert main(["run", path, "--restart", "--quiet", "--no-plot"]) == 0
+    assert ac.load(out / "checkpoint.h5").t == pytest.approx(1.5)
+
+
+def test_a_directory_holding_a_run_is_refused_unless_restart_or_overwrite(tmp_path, capsys):
+    pytest.importorskip("h5py")
+    path = config(tmp_path, SMALL)
+    assert main(["run", path, "--quiet", "--no-plot"]) == 0
+    series = (tmp_path / "out" / "timeseries.csv").read_text()
+    capsys.readouterr()
+    assert main(["run", path, "--quiet", "--no-plot"]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'out'}/ already holds a run" in err and "--restart" in err and "--overwrite" in err
+    assert (tmp_path / "out" / "timeseries.csv").read_text() == series  # nothing appended
+    (tmp_path / "out" / ".tmp-stale.h5").write_text("")
+    assert main(["run", path, "--overwrite", "--quiet", "--no-plot"]) == 0
+    assert "removed" in capsys.readouterr().out and not list((tmp_path / "out").glob(".tmp-*"))
+    assert (tmp_path / "out" / "timeseries.csv").read_text() == series  # afresh: the same run again
+    with pytest.raises(SystemExit):
+        main(["run", path, "--overwrite", "--restart"])
+
+
+def test_sigterm_exits_with_the_stopped_status(tmp_path):
+    pytest.importorskip("h5py")
+    path = config(tmp_path, LONG.replace("until = 1.5", "until = 1000.0").replace("progress = false",
+                                                                                      "progress = true"))
+    child = subprocess.Popen([sys.executable, "-m", "astaroth", "run", path, "--no-plot"], cwd=str(tmp_path),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while not (tmp_path / "out" / "timeseries.csv").exists():  # the run and its signal handlers are going
+        time.sleep(0.1)
+    time.sleep(0.5)
+    child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 3, err
+    assert "stopped at step" in out and ac.load(tmp_path / "out" / "checkpoint.h5").t < 1000
+
+
+def test_exit_statuses_are_documented():
+    from astaroth import cli
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    for code in (cli.EXIT_DONE, cli.EXIT_ERROR, cli.EXIT_INPUT, cli.EXIT_STOPPED, cli.EXIT_BLOWUP):
+        assert f"| {code} |" in readme
+
+
+# --- help, version, README ---------------------------------------------------
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.strip() == f"astaroth {ac.__version__}"
+
+
+def test_run_help_lists_every_key(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = capsys.readouterr().out
+    assert "astaroth/config.py" not in text and "exit status" in text
+    for section, keys in configuration.SCHEMA.items():
+        part = text.split(f"[{section}]")[1]
+        for key in keys:
+            assert f"    {key} = " in part
+
+
+def test_readme_toml_shows_every_key_and_is_valid(tmp_path):
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    block = readme.split("```toml\n")[1].split("```")[0]
+    (tmp_path / "readme.toml").write_text(block)
+    configuration.load(tmp_path / "readme.toml")
+    lines = [line.split("#")[0].strip() for line in block.splitlines()]
+    sections = {}
+    section = None
+    for line in lines:
+        if line.startswith("["):
+            section = line.strip("[]")
+        elif "=" in line:
+            sections.setdefault(section, set()).add(line.split("=")[0].strip())
+    assert sections == {s: set(keys) for s, keys in configuration.SCHEMA.items()}
+
+
+# --- bench and optional packages -----------------------------------------------
+@pytest.mark.skipif("cuda" in ac.backends(), reason="a GPU is usable here")
+def test_bench_on_cuda_without_a_gpu_says_so(capsys):
+    assert main(["bench", "--backend", "cuda"]) == 2
+    err = capsys.readouterr().err
+    assert "no GPU is usable" in err and "memory" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--sizes", "0"], "--sizes"), (["--sizes", "64", "-8"], "--sizes"), (["--seconds", "-1"], "--seconds"),
+    (["--seconds", "nan"], "--seconds"), (["--sizes", "many"], "--sizes"),
+])
+def test_bench_refuses_bad_sizes_and_seconds_naming_the_option(argv, option, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "--backend", "cpu"] + argv)
+    assert info.value.code == 2
+    assert f"argument {option}: must be" in capsys.readouterr().err
+
+
+def test_run_without_h5py_and_matplotlib_says_once_what_it_skips(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "h5py", None)  # import h5py now fails
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main(["run", config(tmp_path, SMALL), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("not installed") == 1 and "h5py" in err and "matplotlib" in err and "[io,plot]" in err
+    assert (tmp_path / "out" / "timeseries.csv").exists() and not list((tmp_path / "out").glob("*.h5"))
+    assert main(["run", config(tmp_path, SMALL), "--restart"]) == 2
+    assert "needs h5py" in capsys.readouterr().err
+
+
+def test_summary_figure_labels_slices_clears_the_spectrum_label_and_marks_the_snapshot(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from astaroth.plot import figure
+
+    sim = ac.Simulation(shape=(16, 16, 8), backend="cpu")
+    ac.init.random_velocity(sim, urms=0.1, seed=1)
+    series = tmp_path / "ts.csv"
+    sim.run(until=0.6, timeseries=series, diagnostics_every=1)
+    sim.run(until=1.0)  # the snapshot's time lies inside the series
+    fig = figure(sim, str(series))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    slices, spectrum, history, bars = fig.axes[:4], fig.axes[4], fig.axes[5], fig.axes[6:]
+    assert all(ax.get_xlabel() == "x" and ax.get_ylabel() == "y" for ax in slices) and len(bars) == 4
+    label = spectrum.yaxis.label.get_window_extent(renderer)
+    assert not any(bar.get_tightbbox(renderer).overlaps(label) for bar in bars)
+    marks = [line for line in history.get_lines() if np.all(np.asarray(line.get_xdata()) == sim.t)]
+    assert len(marks) == 1 and "snapshot" in marks[0].get_label()
+    plt.close(fig)

@@ -81,3 +81,76 @@ def test_load_refuses_other_files(tmp_path):
         f["x"] = 1
     with pytest.raises(ValueError, match="not an astaroth snapshot"):
         ac.load(tmp_path / "other.h5")
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda f: f.attrs.__delitem__("nu"), ["attribute 'nu'"]),
+    (lambda f: f.__delitem__("fields/uz"), ["dataset 'fields/uz'"]),
+    (lambda f: (f.attrs.__delitem__("steps"), f["forcing"].attrs.__delitem__("generator_state")),
+     ["attribute 'steps'", "forcing attribute 'generator_state'"]),
+])
+def test_load_of_an_incomplete_snapshot_names_the_file_and_what_is_missing(tmp_path, damage, words):
+    path = forced().save(tmp_path / "snap.h5")
+    with h5py.File(path, "a") as f:
+        damage(f)
+    with pytest.raises(ValueError, match="not a complete astaroth snapshot") as info:
+        ac.load(path)
+    assert str(path) in str(info.value)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_load_of_a_missing_or_non_hdf5_file_names_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nothing.h5"):
+        ac.load(tmp_path / "nothing.h5")
+    text = tmp_path / "notes.h5"
+    text.write_text("not HDF5")
+    with pytest.raises(ValueError, match="notes.h5 is not an HDF5 file"):
+        ac.load(text)
+
+
+def test_save_errors_name_the_users_path_not_the_temporary_file(tmp_path):
+    sim = forced()
+    target = tmp_path / "no-such-folder" / "snap.h5"
+    with pytest.raises(FileNotFoundError) as info:
+        sim.save(target)
+    assert str(target) in str(info.value) and ".tmp-" not in str(info.value)
+    readonly = tmp_path / "readonly"
+    readonly.mkdir()
+    readonly.chmod(0o500)
+    try:
+        if os.access(readonly, os.W_OK):
+            pytest.skip("running as root: permissions are not enforced")
+        with pytest.raises(PermissionError, match="readonly/snap.h5") as info:
+            sim.save(readonly / "snap.h5")
+        assert ".tmp-" not in str(info.value)
+    finally:
+        readonly.chmod(0o700)
+
+
+def test_a_failed_xdmf_write_leaves_no_empty_file(tmp_path):
+    """The file-size limit makes the XDMF text (about 1.5 kB) fail to write."""
+    script = textwrap.dedent("""
+        import resource, signal, sys, astaroth as ac, astaroth.io as io
+        sim = ac.Simulation(shape=(8, 8, 8), backend="cpu")
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+        try:
+            io.write_xdmf("snap.h5", sim)
+        except OSError as e:
+            print("refused:", e)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path), capture_output=True, text=True)
+    assert "refused: " in out.stdout and "snap.xdmf" in out.stdout, out.stdout + out.stderr
+    assert os.listdir(tmp_path) == []  # neither a 0-byte snap.xdmf nor a temporary file
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o027, 0o640), (0o002, 0o664)])
+def test_snapshots_get_the_mode_the_umask_gives(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        path = forced().save(tmp_path / "snap.h5")
+    finally:
+        os.umask(old)
+    assert os.stat(path).st_mode & 0o777 == mode
+    assert os.stat(tmp_path / "snap.xdmf").st_mode & 0o777 == mode

@@ -100,3 +100,18 @@ def test_bench_ops_without_a_gpu_exits_with_a_message(capsys):
 
     assert main(["bench", "ops"]) == 1
     assert "needs a CUDA GPU" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("call, exc, word", [
+    (lambda: ac.ops.derivative(np.zeros(8, dtype=complex), 0), TypeError, "complex"),
+    (lambda: ac.ops.laplacian(np.zeros((4, 4), dtype=np.complex64)), TypeError, "complex"),
+    (lambda: ac.ops.derivative(np.zeros(8), 0.5), TypeError, "axis"),
+    (lambda: ac.ops.derivative(np.zeros(8), "x"), TypeError, "axis"),
+    (lambda: ac.ops.curl([np.zeros((4, 4, 4))] * 2), ValueError, "curl"),
+    (lambda: ac.ops.curl([np.zeros((4, 4))] * 2), ValueError, "curl needs the three"),
+    (lambda: ac.ops.divergence([np.zeros((4, 4, 4))] * 2), ValueError, "divergence"),
+    (lambda: ac.ops.divergence(np.zeros((4, 4, 4))), ValueError, "divergence"),
+])
+def test_complex_input_bad_axes_and_component_counts_are_refused(call, exc, word):
+    with pytest.raises(exc, match=word):
+        call()

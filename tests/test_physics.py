@@ -72,6 +72,53 @@ def test_energy_injection_rate_from_rest():
     assert np.mean(ratios) == pytest.approx(1.0, abs=0.3)
 
 
+def _brute_force_shell(kmin, kmax):
+    """Every integer vector of the cube, then the shell: the set and order the forcing had from the start."""
+    r = int(math.floor(kmax))
+    k = np.stack(np.meshgrid(*[np.arange(-r, r + 1)] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
+    norm = np.sqrt((k ** 2).sum(axis=1))
+    return k[(norm >= kmin - 1e-12) & (norm <= kmax + 1e-12)].astype(np.float64)
+
+
+@pytest.mark.parametrize("kmin, kmax", [(1, 2), (1.5, 2.5), (0.5, 1), (1, 1), (3, 3), (2.5, 3.5), (9.5, 10.5),
+                                        (0.3, 7.2), (math.sqrt(2), math.sqrt(3)), (20, 25), (0.01, 30)])
+def test_forcing_shell_is_the_same_set_in_the_same_order(kmin, kmax):
+    """The generator draws by index: the order of the set is part of every forced run."""
+    np.testing.assert_array_equal(ac.Forcing(kmin=kmin, kmax=kmax).wavenumbers, _brute_force_shell(kmin, kmax))
+
+
+def test_thin_shell_of_large_radius_costs_its_own_size():
+    import time
+
+    t0 = time.perf_counter()
+    f = ac.Forcing(kmin=299, kmax=300)  # 27 s and 4 GB when the whole cube of 601^3 vectors was made
+    assert time.perf_counter() - t0 < 10
+    norms = np.sqrt((f.wavenumbers ** 2).sum(axis=1))
+    assert len(f.wavenumbers) == 1127024 and norms.min() >= 299 and norms.max() <= 300
+
+
+def test_forcing_set_too_large_for_memory_is_refused_before_any_work():
+    with pytest.raises(MemoryError, match="kmax = 10000"):
+        ac.Forcing(kmax=1e4)  # the whole cube would be 58 TiB
+
+
+def test_forcing_beyond_the_grids_nyquist_wave_number_is_refused():
+    sim = ac.Simulation(shape=(16, 16, 8), backend="cpu")
+    with pytest.raises(ValueError, match=r"kmax = 5 .*\|k_z\| = 5.*nz / 2 = 4"):
+        sim.forcing = ac.Forcing(kmin=4, kmax=5)
+    assert sim.forcing is None
+    sim.forcing = ac.Forcing(kmin=3, kmax=4)  # at the Nyquist wave number: allowed
+    flat = ac.Simulation(shape=(16, 16, 1), backend="cpu")
+    flat.forcing = ac.Forcing(kmin=1, kmax=2)  # a trivial axis is not checked
+
+
+@pytest.mark.parametrize("urms, exc", [(-0.1, ValueError), (float("nan"), TypeError), ("fast", TypeError)])
+def test_random_velocity_refuses_a_bad_urms(urms, exc):
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu")
+    with pytest.raises(exc, match="urms"):
+        ac.init.random_velocity(sim, urms=urms)
+
+
 @pytest.mark.parametrize("kwargs", [dict(kmin=0), dict(kmin=3, kmax=2), dict(f0=-1.0), dict(seed=-1),
                                     dict(seed=1.5), dict(kmin=0.1, kmax=0.5)])
 def test_bad_forcing_is_refused(kwargs):

@@ -1,0 +1,144 @@
+"""The run directory of `astaroth run`: what a run leaves there, and what a
+restart checks and repairs before it continues.
+
+    timeseries.csv                  one row per `timeseries_every` steps and per segment end
+    snapshot_NNNNNNN.h5, .xdmf      at every multiple of `snapshot_every`
+    checkpoint.h5, .xdmf            the newest state, what --restart continues from
+    summary.png                     the picture at the end
+    STOP                            asks a running run to stop (removed once it has)
+
+Every file is written to a temporary `.tmp-*` name and renamed, so a run
+killed mid-write leaves such a file behind; the next start removes it.
+"""
+import glob
+import json
+import os
+
+from . import config as configuration
+from .io import TMP_PREFIX, atomic_path
+
+TIMESERIES, CHECKPOINT, SUMMARY, STOP = "timeseries.csv", "checkpoint.h5", "summary.png", "STOP"
+SNAPSHOTS = "snapshot_*.h5"
+
+
+def snapshot_name(steps):
+    return f"snapshot_{steps:07d}.h5"
+
+
+def _path(folder, name):
+    return os.path.join(folder, name)
+
+
+def run_files(folder):
+    """The files of a run in `folder` (sorted paths), without STOP and temporaries."""
+    names = [TIMESERIES, CHECKPOINT, "checkpoint.xdmf", SUMMARY]
+    found = [_path(folder, n) for n in names if os.path.exists(_path(folder, n))]
+    return sorted(found + glob.glob(_path(folder, "snapshot_*.h5")) + glob.glob(_path(folder, "snapshot_*.xdmf")))
+
+
+def holds_run(folder):
+    """True when `folder` has a time series, a checkpoint or a snapshot."""
+    return any(not p.endswith((".xdmf", ".png")) for p in run_files(folder))
+
+
+def remove_run(folder):
+    """Delete an earlier run's files (only those, and a STOP file); returns how many."""
+    paths = run_files(folder) + ([_path(folder, STOP)] if os.path.exists(_path(folder, STOP)) else [])
+    for p in paths:
+        os.unlink(p)
+    return len(paths)
+
+
+def remove_temporaries(folder):
+    """Delete the `.tmp-*` files a killed writer left in `folder`; returns their names."""
+    found = sorted(glob.glob(_path(folder, TMP_PREFIX + "*")))
+    for p in found:
+        os.unlink(p)
+    return [os.path.basename(p) for p in found]
+
+
+def newest_snapshot(folder):
+    """The snapshot of the most steps in `folder`, or None."""
+    found = sorted(glob.glob(_path(folder, SNAPSHOTS)))
+    return found[-1] if found else None
+
+
+def fixed_values(config):
+    """The keys that cannot change on a restart, as {"[section] key": value}."""
+    return {f"[{section}] {key}": config[section][key]
+            for section, keys in configuration.FIXED_ON_RESTART.items() for key in keys}
+
+
+def values_of(sim):
+    """fixed_values() of the run a checkpoint holds, read from the simulation itself."""
+    f = sim.forcing
+    state = {"grid": {"shape": list(sim.shape), "box": list(sim.box),
+                      "origin": [float(c[0]) for c in (sim.x, sim.y, sim.z)]},
+             "physics": {"nu": sim.nu, "cs": sim.cs}, "numerics": {"dtype": sim.dtype.name, "method": sim.method},
+             "forcing": {"enabled": f is not None, "kmin": f and f.kmin, "kmax": f and f.kmax, "f0": f and f.f0,
+                         "seed": f and f.seed}}
+    return fixed_values(state)
+
+
+def compare(config, sim, recorded):
+    """Check a configuration against the checkpoint it restarts.
+
+    `sim`: the checkpoint's simulation; `recorded`: the configuration the
+    checkpoint was written under (None for a file without one).  Returns
+    (refused, changed): the keys that cannot change on a restart and did,
+    and those that may and did, each as lines "[section] key = new (was old)".
+    """
+    now, then = fixed_values(config), values_of(sim)
+    both_forced = now["[forcing] enabled"] and then["[forcing] enabled"]
+    refused = [f"{k} = {configuration.toml_value(now[k])} (checkpoint: {configuration.toml_value(then[k])})"
+               for k in now if now[k] != then[k] and (both_forced or not k.startswith("[forcing]")
+                                                      or k == "[forcing] enabled")]
+    changed = []
+    if recorded is not None:
+        for section, keys in configuration.SCHEMA.items():
+            for key in keys:
+                fixed = key in configuration.FIXED_ON_RESTART.get(section, ())
+                old, new = recorded.get(section, {}).get(key), config[section][key]
+                if not fixed and old != new and key != "dir":
+                    note = " (ignored: the checkpoint holds the state)" if section == "initial" else ""
+                    changed.append(f"[{section}] {key} = {configuration.toml_value(new)} "
+                                   f"(was {configuration.toml_value(old)}){note}")
+    return refused, changed
+
+
+def encode(config):
+    """The configuration as the text a checkpoint records (JSON)."""
+    return json.dumps(config, sort_keys=True)
+
+
+def decode(text):
+    """The configuration a checkpoint recorded, or None."""
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
+
+
+def truncate_timeseries(path, steps, keep_last):
+    """Drop the rows of `path` past step `steps`, the row at `steps` itself
+    unless keep_last, and any partial line a kill left; returns how many
+    rows went.  The file is rewritten atomically."""
+    if not os.path.exists(path):
+        return 0
+    with open(path) as f:
+        lines = f.read().split("\n")
+    header, rows = lines[0], [line for line in lines[1:] if line]
+    kept = []
+    for line in rows:
+        cells = line.split(",")
+        try:
+            step = int(cells[0])
+        except ValueError:
+            continue
+        if len(cells) == len(header.split(",")) and (step < steps or (step == steps and keep_last)):
+            kept.append(line)
+    if len(kept) == len(rows):
+        return 0
+    with atomic_path(path, "time series") as tmp, open(tmp, "w") as f:
+        f.write("\n".join([header] + kept) + "\n")
+    return len(rows) - len(kept)
