@@ -3,10 +3,13 @@
 # included), compute-sanitizer on a small run, and the benchmark.  Logs go
 # to $OUT (or ./device-logs); each log names device, date, commit, command.
 #   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf]
+#   (full and no-notebooks also profile the 55-point kernel and run the
+#   1024^3 memory check)
 #   perf: build, the GPU agreement tests, a 55p tile sweep, the 55p bench at
 #   256^3 and 512^3 and an Nsight Compute profile of the 55-point substep.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 OUT=${OUT:-device-logs}
 mkdir -p "$OUT"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
@@ -60,6 +63,23 @@ for shape, dtype in (((1400,) * 3, 'float32'), ((1024,) * 3, 'float64')):
     cat "$OUT/memory.log"
 }
 
+# Nsight Compute on the 55-point substep at 256^3, both precisions.
+profile() {
+    for dtype in float32 float64; do
+        {
+            header "ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis -k regex:stream_substep --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p)"
+            /usr/local/cuda/bin/ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+                --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis \
+                -k regex:stream_substep --launch-skip 6 --launch-count 1 \
+                $PY -c "
+    import astaroth as ac, astaroth.bench as b
+    s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='$dtype', method='55p', nu=1e-2)
+    b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4)" 2>&1
+        } > "$OUT/ncu-$dtype.log" 2>&1
+        grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Issue Slots|Stall|L1/TEX Hit|L2 Hit|Block Limit" "$OUT/ncu-$dtype.log" | head -40
+    done
+}
+
 if [ "${1:-}" = "perf" ]; then
     {
         header "python3 -m pytest -q -x tests/test_gpu.py"
@@ -89,22 +109,10 @@ import astaroth as ac, astaroth.bench as b
 s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='float32', method='55p', nu=1e-2)
 b.smooth_start(s); s.step(1e-4); s.step(1e-4); print('ran', ac.__file__)" 2>&1
         } > "$OUT/ncu-before-float32.log" 2>&1
-        cd "$(dirname "$0")/.."
+        cd "$ROOT"
         grep -E "Duration|Issue Slots|Registers Per|Achieved Occ" "$OUT/ncu-before-float32.log"
     fi
-    for dtype in float32 float64; do
-        {
-            header "ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis -k regex:stream_substep --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p)"
-            /usr/local/cuda/bin/ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-                --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis \
-                -k regex:stream_substep --launch-skip 6 --launch-count 1 \
-                $PY -c "
-import astaroth as ac, astaroth.bench as b
-s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='$dtype', method='55p', nu=1e-2)
-b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4)" 2>&1
-        } > "$OUT/ncu-$dtype.log" 2>&1
-        grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Issue Slots|Stall|L1/TEX Hit|L2 Hit|Block Limit" "$OUT/ncu-$dtype.log" | head -40
-    done
+    profile
     exit 0
 fi
 
@@ -148,7 +156,9 @@ if [ "${1:-}" != "quick" ]; then
         $PY -m astaroth bench --backend cuda 2>&1
     } > "$OUT/bench.log" 2>&1
     cat "$OUT/bench.log"
-    {
+    memory_check
+    profile
+    [ -n "${SKIP_OPS:-}" ] || {
         header "python3 -m astaroth bench ops"
         $PY -m astaroth bench ops 2>&1
         header "compute-sanitizer --tool memcheck python3 (ac.ops on device arrays: every kernel and layout)"
@@ -166,5 +176,5 @@ for dtype in ('float32', 'float64'):
 cupy.cuda.Device().synchronize(); print('ops kernels ran')
 " 2>&1 | tail -3
     } > "$OUT/bench_ops.log" 2>&1
-    cat "$OUT/bench_ops.log"
+    [ -n "${SKIP_OPS:-}" ] || cat "$OUT/bench_ops.log"
 fi
