@@ -72,9 +72,9 @@ profile() {
                 --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis \
                 -k regex:stream_substep --launch-skip 6 --launch-count 1 \
                 $PY -c "
-    import astaroth as ac, astaroth.bench as b
-    s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='$dtype', method='55p', nu=1e-2)
-    b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4)" 2>&1
+import astaroth as ac, astaroth.bench as b
+s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='$dtype', method='55p', nu=1e-2)
+b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4)" 2>&1
         } > "$OUT/ncu-$dtype.log" 2>&1
         grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Issue Slots|Stall|L1/TEX Hit|L2 Hit|Block Limit" "$OUT/ncu-$dtype.log" | head -40
     done
