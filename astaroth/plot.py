@@ -10,6 +10,7 @@ def figure(sim, timeseries=None):
     the z mid-plane of each field with its axes and colour bar, the
     spectrum, and the time series with the snapshot's time marked."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     from . import analysis
 
@@ -26,6 +27,7 @@ def figure(sim, timeseries=None):
     kk, E = analysis.spectrum(sim)
     ax = axes.flat[4]
     ax.loglog(kk[1:], np.maximum(E[1:], 1e-300))
+    ax.xaxis.set_minor_formatter(NullFormatter())  # a short k range labels every minor tick
     ax.set_xlabel("k")
     ax.set_ylabel("E(k)")
     ax.set_title("kinetic-energy spectrum")
