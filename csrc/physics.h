@@ -228,24 +228,6 @@ AC_INLINE real grad_div_mixed_term(const real *u_j, const ptrdiff_t stride[3], c
     return mixed_derivative(u_j, stride[i], stride[j], p->inv_ds[i], p->inv_ds[j]);
 }
 
-/* The off-diagonal part of d_i (div u): the sum of its mixed terms. */
-AC_INLINE real grad_div_mixed_part(ac_point_fields f, const ptrdiff_t stride[3], const ac_point_params *p, int i)
-{
-    real sum = 0;
-    AC_UNROLL
-    for (int j = 0; j < 3; ++j)
-        if (j != i)
-            sum += grad_div_mixed_term(f.u[j], stride, p, i, j);
-    return sum;
-}
-
-/* d_i (div u) from second and mixed derivatives of u: with axis_derivatives,
- * the 55-point stencil (seed Sect. 4.1). */
-AC_INLINE real grad_div_55p(ac_point_fields f, const ptrdiff_t stride[3], const ac_point_params *p, int i)
-{
-    return second_derivative(f.u[i], stride[i], p->inv_ds[i]) + grad_div_mixed_part(f, stride, p, i);
-}
-
 /* d_i (div u) as the first derivative of a stored div u field: the 19-point
  * method's second pass (seed Appendix A, eqs. 17-18). */
 AC_INLINE real grad_div_19p(const real *div_u, const ptrdiff_t stride[3], const ac_point_params *p, int i)

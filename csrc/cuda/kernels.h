@@ -29,7 +29,7 @@ ac_tile ac_cuda_tile(void);
  * offsets become constants); these are built.  ASTAROTH_STREAM_TILE=
  * "tx,ty,runs" picks one (runs up each column of tiles, 0: chosen per
  * grid); unset, x and y are 0 and each precision takes its default. */
-#define AC_STREAM_TILES AC_STREAM_TILE(32, 8) AC_STREAM_TILE(32, 4) AC_STREAM_TILE(64, 4) AC_STREAM_TILE(16, 8)
+#define AC_STREAM_TILES AC_STREAM_TILE(32, 8) AC_STREAM_TILE(32, 4) AC_STREAM_TILE(64, 4)
 ac_tile ac_cuda_stream_tile(void);
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \

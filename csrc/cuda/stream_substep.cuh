@@ -100,13 +100,11 @@ static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic
  * unless it is NULL; out may be w_in's arrays (each point reads its w
  * before writing). */
 /* Blocks per SM the registers are budgeted for: the 256 or 512 threads
- * that keep an SM's loads in flight; 16 x 8 in double precision is squeezed
- * to three blocks (168 registers). */
+ * that keep an SM's loads in flight. */
 template <int TX, int TY>
 static constexpr int AC_FN(stream_min_blocks)()
 {
-    return sizeof(real) == 4 ? (TX * TY >= 512 ? 1 : 512 / (TX * TY))
-                             : (TX == 16 && TY == 8 ? 3 : TX * TY >= 256 ? 1 : 256 / (TX * TY));
+    return (sizeof(real) == 4 ? 512 : 256) / (TX * TY) > 1 ? (sizeof(real) == 4 ? 512 : 256) / (TX * TY) : 1;
 }
 
 template <int TX, int TY>
