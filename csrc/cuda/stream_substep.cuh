@@ -9,10 +9,11 @@
  * at compile-time offsets and every input value leaves DRAM once.
  *
  * Each thread keeps its own column's three values below the next point in
- * registers; the z stencils take the rest from the ring.  The mixed derivatives across planes
- * (d_x d_z, d_y d_z) are summed plane by plane, eq. (8) regrouped
- * (physics.h, mixed_plane_weight): a plane adds its weighted in-plane
- * differences to the pending points three above and below it.  A point is
+ * registers; the z stencils take the rest from the ring.  The mixed
+ * derivatives across planes (d_x d_z, d_y d_z) are summed plane by plane,
+ * eq. (8) regrouped (physics.h, mixed_plane_weight): a plane adds its
+ * weighted in-plane differences to the pending points three above and
+ * below it.  A point is
  * finished when the plane three above it has arrived; its in-plane
  * derivatives come from its own slot, three slots back.  The per-point
  * arithmetic is physics.h's: this file only moves values.
@@ -91,14 +92,6 @@ static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic
     return r < 0 ? r + n : r;
 }
 
-/* Substep `substep` of the 55-point method over the region [first, end) of
- * s.  Block b takes column of tiles b % columns (x fastest, so that the
- * blocks running together share their rims in L2) and the b / columns-th
- * of `runs` runs up it.  periodic: y and z ghost values are read from the
- * periodic images (the x ghost zones, and all of them otherwise, are filled
- * by the caller).  w_in is read unless substep == 0 and w_out written
- * unless it is NULL; out may be w_in's arrays (each point reads its w
- * before writing). */
 /* Blocks per SM the registers are budgeted for: the 256 or 512 threads
  * that keep an SM's loads in flight. */
 template <int TX, int TY>
@@ -107,6 +100,14 @@ static constexpr int AC_FN(stream_min_blocks)()
     return (sizeof(real) == 4 ? 512 : 256) / (TX * TY) > 1 ? (sizeof(real) == 4 ? 512 : 256) / (TX * TY) : 1;
 }
 
+/* Substep `substep` of the 55-point method over the region [first, end) of
+ * s.  Block b takes column of tiles b % columns (x fastest, so that the
+ * blocks running together share their rims in L2) and the b / columns-th
+ * of `runs` runs up it.  periodic: y and z ghost values are read from the
+ * periodic images (the x ghost zones, and all of them otherwise, are filled
+ * by the caller).  w_in is read unless substep == 0 and w_out written
+ * unless it is NULL; out may be w_in's arrays (each point reads its w
+ * before writing). */
 template <int TX, int TY>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY>())
     AC_FN(stream_substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
