@@ -63,20 +63,26 @@ for shape, dtype in (((1400,) * 3, 'float32'), ((1024,) * 3, 'float64')):
     cat "$OUT/memory.log"
 }
 
-# Nsight Compute on the 55-point substep at 256^3, both precisions.
-profile() {
-    for dtype in float32 float64; do
-        {
-            header "ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis -k regex:stream_substep --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p)"
-            /usr/local/cuda/bin/ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-                --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis \
-                -k regex:stream_substep --launch-skip 6 --launch-count 1 \
-                $PY -c "
+# Nsight Compute on one 55-point substep at 256^3: ncu_substep KERNEL_REGEX
+# DTYPE LOG [TREE] profiles the first match after two steps, with the build
+# in TREE (default: this one; the tree's own folder is first on sys.path).
+NCU_SECTIONS="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis"
+ncu_substep() {
+    local kernel=$1 dtype=$2 log=$3 tree=${4:-$ROOT}
+    {
+        header "ncu $NCU_SECTIONS -k regex:$kernel --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p, in $tree)"
+        (cd "$tree" && PYTHONPATH=$PWD /usr/local/cuda/bin/ncu $NCU_SECTIONS -k regex:$kernel --launch-skip 6 \
+            --launch-count 1 $PY -c "
 import astaroth as ac, astaroth.bench as b
 s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='$dtype', method='55p', nu=1e-2)
-b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4)" 2>&1
-        } > "$OUT/ncu-$dtype.log" 2>&1
-        grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Issue Slots|Stall|L1/TEX Hit|L2 Hit|Block Limit" "$OUT/ncu-$dtype.log" | head -40
+b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4); print('ran', ac.__file__)" 2>&1)
+    } > "$OUT/$log" 2>&1
+    grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Issue Slots|Stall|L1/TEX Hit|L2 Hit|Block Limit" "$OUT/$log" | head -40
+}
+
+profile() {
+    for dtype in float32 float64; do
+        ncu_substep stream_substep $dtype ncu-$dtype.log
     done
 }
 
@@ -97,20 +103,9 @@ if [ "${1:-}" = "perf" ]; then
         $PY -m astaroth bench --backend cuda --sizes 256 512 --methods 55p 2>&1
     } > "$OUT/bench.log" 2>&1
     cat "$OUT/bench.log"
-    if [ -d .old ]; then # the kernel before this work, for its profile
+    if [ -d .old ]; then # an earlier commit's tree, for the profile of its kernel
         (cd .old && $PY setup.py build_ext --inplace >/dev/null 2>&1)
-        {
-            header "ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis -k regex:substep_kernel --launch-skip 3 --launch-count 1 (256^3 float32, 55p; the kernel of .old, commit ${OLD_COMMIT:-unknown})"
-            cd .old && PYTHONPATH=$PWD /usr/local/cuda/bin/ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-                --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis \
-                -k regex:substep_kernel --launch-skip 3 --launch-count 1 \
-                $PY -c "
-import astaroth as ac, astaroth.bench as b
-s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='float32', method='55p', nu=1e-2)
-b.smooth_start(s); s.step(1e-4); s.step(1e-4); print('ran', ac.__file__)" 2>&1
-        } > "$OUT/ncu-before-float32.log" 2>&1
-        cd "$ROOT"
-        grep -E "Duration|Issue Slots|Registers Per|Achieved Occ" "$OUT/ncu-before-float32.log"
+        ncu_substep substep_kernel float32 ncu-before-float32.log "$ROOT/.old"
     fi
     profile
     exit 0

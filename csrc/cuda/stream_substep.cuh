@@ -97,7 +97,8 @@ static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic
 template <int TX, int TY>
 static constexpr int AC_FN(stream_min_blocks)()
 {
-    return (sizeof(real) == 4 ? 512 : 256) / (TX * TY) > 1 ? (sizeof(real) == 4 ? 512 : 256) / (TX * TY) : 1;
+    constexpr int threads_per_sm = sizeof(real) == 4 ? 512 : 256;
+    return threads_per_sm / (TX * TY) > 1 ? threads_per_sm / (TX * TY) : 1;
 }
 
 /* Substep `substep` of the 55-point method over the region [first, end) of
