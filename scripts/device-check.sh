@@ -70,7 +70,7 @@ NCU_SECTIONS="--section SpeedOfLight --section MemoryWorkloadAnalysis --section 
 ncu_substep() {
     local kernel=$1 dtype=$2 log=$3 tree=${4:-$ROOT}
     {
-        header "ncu $NCU_SECTIONS -k regex:$kernel --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p, in $tree)"
+        header "${ASTAROTH_STREAM_TILE:+ASTAROTH_STREAM_TILE=$ASTAROTH_STREAM_TILE }ncu $NCU_SECTIONS -k regex:$kernel --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p, in $tree)"
         (cd "$tree" && PYTHONPATH=$PWD /usr/local/cuda/bin/ncu $NCU_SECTIONS -k regex:$kernel --launch-skip 6 \
             --launch-count 1 $PY -c "
 import astaroth as ac, astaroth.bench as b
@@ -80,9 +80,14 @@ b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4); print('ran', ac.__f
     grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Issue Slots|Stall|L1/TEX Hit|L2 Hit|Block Limit" "$OUT/$log" | head -40
 }
 
+# NCU_EXTRA="shape:dtype ...": profile these ASTAROTH_STREAM_TILE shapes too
 profile() {
     for dtype in float32 float64; do
         ncu_substep stream_substep $dtype ncu-$dtype.log
+    done
+    for extra in ${NCU_EXTRA:-}; do
+        local shape=${extra%%:*} dtype=${extra##*:}
+        ASTAROTH_STREAM_TILE=$shape ncu_substep stream_substep $dtype "ncu-${shape//,/-}-$dtype.log"
     done
 }
 

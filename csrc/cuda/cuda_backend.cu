@@ -47,24 +47,28 @@ extern "C" ac_tile ac_cuda_tile(void)
     return tile;
 }
 
-extern "C" ac_tile ac_cuda_stream_tile(void)
+extern "C" ac_stream_shape ac_cuda_stream_shape(void)
 {
-    static ac_tile tile = {0, 0, -1};
-    if (tile.z < 0) {
-        ac_tile t = {0, 0, 0}, want; /* 0, 0: the default of each precision */
+    static int read = 0;
+    static ac_stream_shape shape = {0, 0, 0, 1, 0}; /* x, y 0: the default of each precision */
+    if (!read) {
         const char *env = getenv("ASTAROTH_STREAM_TILE");
-        if (env && sscanf(env, "%d,%d,%d", &want.x, &want.y, &want.z) == 3 && want.z >= 0) {
-#define AC_STREAM_TILE(tx, ty)                                                                                   \
-    if (want.x == tx && want.y == ty)                                                                            \
-        t = want;
-            AC_STREAM_TILES
-#undef AC_STREAM_TILE
-            if (t.x != want.x || t.y != want.y || t.z != want.z)
-                fprintf(stderr, "astaroth: ASTAROTH_STREAM_TILE=%s is not a built tile; using the default\n", env);
+        ac_stream_shape want = {0, 0, 0, 1, 0};
+        int found = 0;
+        if (env && sscanf(env, "%d,%d,%d,%d,%d", &want.x, &want.y, &want.runs, &want.lead, &want.blocks) >= 3 &&
+            want.runs >= 0) {
+#define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
+    found |= want.x == tx && want.y == ty && want.lead == lead_ && want.blocks == blocks_;
+            AC_STREAM_SHAPES
+#undef AC_STREAM_SHAPE
         }
-        tile = t;
+        if (found)
+            shape = want;
+        else if (env)
+            fprintf(stderr, "astaroth: ASTAROTH_STREAM_TILE=%s is not a built shape; using the default\n", env);
+        read = 1;
     }
-    return tile;
+    return shape;
 }
 
 extern "C" ac_status ac_cuda_set_device(int device)

@@ -25,12 +25,21 @@ typedef struct {
 enum { AC_MAX_TILE_THREADS = 128 };
 ac_tile ac_cuda_tile(void);
 
-/* The 55-point kernel's tiles are compile-time shapes (shared-memory
- * offsets become constants); these are built.  ASTAROTH_STREAM_TILE=
- * "tx,ty,runs" picks one (runs up each column of tiles, 0: chosen per
- * grid); unset, x and y are 0 and each precision takes its default. */
-#define AC_STREAM_TILES AC_STREAM_TILE(32, 8) AC_STREAM_TILE(32, 4) AC_STREAM_TILE(64, 4)
-ac_tile ac_cuda_stream_tile(void);
+/* The 55-point kernel's shape: a tile of x, y threads, `runs` up each
+ * column of tiles (0: chosen per grid), `lead` planes copied ahead of use
+ * and registers budgeted for `blocks` blocks per SM (0: the precision's
+ * default).  All but runs are compile-time (shared-memory offsets become
+ * constants); these are built.  ASTAROTH_STREAM_TILE="tx,ty,runs[,lead
+ * [,blocks]]" picks one; unset, x and y are 0 and each precision takes its
+ * default. */
+typedef struct {
+    int x, y, runs, lead, blocks;
+} ac_stream_shape;
+#define AC_STREAM_SHAPES                                                                                     \
+    AC_STREAM_SHAPE(32, 8, 1, 0) AC_STREAM_SHAPE(32, 8, 2, 0) AC_STREAM_SHAPE(32, 8, 3, 0)                      \
+    AC_STREAM_SHAPE(32, 4, 1, 0) AC_STREAM_SHAPE(32, 4, 2, 0) AC_STREAM_SHAPE(32, 4, 1, 3)                      \
+    AC_STREAM_SHAPE(64, 4, 1, 0) AC_STREAM_SHAPE(64, 4, 2, 0)
+ac_stream_shape ac_cuda_stream_shape(void);
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \

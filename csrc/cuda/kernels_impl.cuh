@@ -205,12 +205,12 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
  * of tiles; 0: as many as fit the GPU in one wave beside the columns (at
  * least one, at most one per 8 planes: each run also reads 2 AC_GHOST
  * planes it does not update). */
-template <int TX, int TY>
+template <int TX, int TY, int LEAD, int BLOCKS>
 static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                       AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
                                       real dt, int runs, bool periodic, cudaStream_t stream)
 {
-    constexpr size_t smem = AC_FN(stream_tile)<TX, TY>::BYTES;
+    constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD>::BYTES;
     static unsigned long long prepared_devices = 0; /* one bit per device */
     static int resident_blocks = 0;                 /* blocks of this kernel the GPU holds at once */
     int device = 0;
@@ -218,11 +218,11 @@ static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out,
         return AC_ERR_DEVICE;
     if (device >= 64 || !(prepared_devices >> device & 1)) {
         int per_sm = 0, sms = 0;
-        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY>,
+        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
                            "cudaFuncSetAttribute (55-point substep shared memory)") != AC_OK ||
             ac_cuda_record(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY>, TX * TY, smem),
+                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS>, TX * TY, smem),
                            "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
             ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
                            "cudaDeviceGetAttribute") != AC_OK)
@@ -245,27 +245,28 @@ static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out,
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
-    AC_FN(stream_substep_kernel)<TX, TY><<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(
+    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS><<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(
         in, out, w_in, w_out, s, p, AC_FN(make_scales)(p), substep, dt, runs, periodic);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
-/* The default tile: 32 x 8 in single precision; in double, whose registers
+/* The default shape: 32 x 8 in single precision; in double, whose registers
  * allow one such block per SM, 32 x 4 (two blocks keep more loads in flight). */
 static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                        AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
                                        real dt, bool periodic, cudaStream_t stream)
 {
-    ac_tile t = ac_cuda_stream_tile();
+    ac_stream_shape t = ac_cuda_stream_shape();
     if (t.x == 0) {
         t.x = 32;
         t.y = sizeof(real) == 4 ? 8 : 4;
     }
-#define AC_STREAM_TILE(tx, ty)                                                                                   \
-    if (t.x == tx && t.y == ty)                                                                                  \
-        return AC_FN(launch_stream)<tx, ty>(in, out, w_in, w_out, s, p, substep, dt, t.z, periodic, stream);
-    AC_STREAM_TILES
-#undef AC_STREAM_TILE
+#define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
+    if (t.x == tx && t.y == ty && t.lead == lead_ && t.blocks == blocks_)                                        \
+        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, substep, dt, t.runs,           \
+                                                            periodic, stream);
+    AC_STREAM_SHAPES
+#undef AC_STREAM_SHAPE
     return AC_ERR_ARGUMENT;
 }
 

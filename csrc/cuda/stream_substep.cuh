@@ -4,7 +4,7 @@
  * Included by kernels_impl.cuh (once per precision).  A block walks up the
  * z planes of a TX x TY tile of x-y columns.  Planes of the four input
  * fields, each with a ghost-wide rim, pass through a ring of shared-memory
- * slots, copied asynchronously in 16-byte pieces one plane ahead of use, so
+ * slots, copied asynchronously in 16-byte pieces LEAD planes ahead of use, so
  * the ~150 stencil reads of a point come from shared memory and registers
  * at compile-time offsets and every input value leaves DRAM once.
  *
@@ -21,11 +21,12 @@
 #include <cuda_pipeline.h>
 
 enum { AC_SPAN = 2 * AC_GHOST + 1 }; /* points of a stencil along one axis */
-enum { AC_RING = AC_GHOST + 2 };    /* slots: the finished point's plane .. the newest, and the next */
 
 /* Shared-memory layout of a TX x TY tile: rows of W values starting on a
- * 16-byte boundary of the padded grid, H rows, one plane per field. */
-template <int TX, int TY>
+ * 16-byte boundary of the padded grid, H rows, one plane per field; RING
+ * slots: the finished point's plane .. the newest, and LEAD planes in
+ * flight. */
+template <int TX, int TY, int LEAD>
 struct AC_FN(stream_tile) {
     static constexpr int CHUNK = 16 / (int)sizeof(real); /* values per 16-byte copy */
     static constexpr int W = (TX + 2 * AC_GHOST + 2 * (CHUNK - 1)) / CHUNK * CHUNK;
@@ -34,7 +35,8 @@ struct AC_FN(stream_tile) {
     static constexpr int PIECES = H * (W / CHUNK); /* 16-byte copies per field and plane */
     static constexpr int THREADS = TX * TY;
     static constexpr int COPIES = (PIECES + THREADS - 1) / THREADS; /* per thread, field and plane */
-    static constexpr size_t BYTES = (size_t)AC_RING * SLOT * sizeof(real);
+    static constexpr int RING = AC_GHOST + 1 + LEAD;
+    static constexpr size_t BYTES = (size_t)RING * SLOT * sizeof(real);
 };
 
 /* Eqs. (6) and (7) on values at compile-time offsets S from f: a shared-memory
@@ -92,13 +94,28 @@ static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic
     return r < 0 ? r + n : r;
 }
 
-/* Blocks per SM the registers are budgeted for: the 256 or 512 threads
- * that keep an SM's loads in flight. */
-template <int TX, int TY>
+/* Blocks per SM the registers are budgeted for: BLOCKS, or by default the
+ * 256 or 512 threads that keep an SM's loads in flight. */
+template <int TX, int TY, int BLOCKS>
 static constexpr int AC_FN(stream_min_blocks)()
 {
     constexpr int threads_per_sm = sizeof(real) == 4 ? 512 : 256;
-    return threads_per_sm / (TX * TY) > 1 ? threads_per_sm / (TX * TY) : 1;
+    return BLOCKS > 0 ? BLOCKS : threads_per_sm / (TX * TY) > 1 ? threads_per_sm / (TX * TY) : 1;
+}
+
+/* Queues this thread's 16-byte pieces of one plane (offset `plane` in the
+ * grid) of every field into `slot`, as one pipeline stage. */
+template <typename T>
+static __device__ __forceinline__ void AC_FN(queue_plane)(real *slot, const AC_FN(field_set) & in, ptrdiff_t plane,
+                                                           const ptrdiff_t *piece_src, const int *piece_dst)
+{
+#pragma unroll
+    for (int q = 0; q < T::COPIES; ++q)
+        if (piece_dst[q] >= 0) {
+#pragma unroll
+            for (int f = 0; f < AC_NUM_FIELDS; ++f)
+                __pipeline_memcpy_async(slot + f * T::PLANE + piece_dst[q], in.f[f] + plane + piece_src[q], 16);
+        }
 }
 
 /* Substep `substep` of the 55-point method over the region [first, end) of
@@ -109,13 +126,13 @@ static constexpr int AC_FN(stream_min_blocks)()
  * by the caller).  w_in is read unless substep == 0 and w_out written
  * unless it is NULL; out may be w_in's arrays (each point reads its w
  * before writing). */
-template <int TX, int TY>
-__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY>())
+template <int TX, int TY, int LEAD, int BLOCKS>
+__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS>())
     AC_FN(stream_substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                  AC_FN(field_set) w_out, AC_FN(shape) s, ac_point_params p,
                                  AC_FN(stencil_scales) c, int substep, real dt, int runs, bool periodic)
 {
-    typedef AC_FN(stream_tile)<TX, TY> T;
+    typedef AC_FN(stream_tile)<TX, TY, LEAD> T;
     extern __shared__ __align__(16) unsigned char ac_stream_smem[];
     real *ring = reinterpret_cast<real *>(ac_stream_smem);
 
@@ -158,28 +175,26 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY>())
             acc[a][q] = 0;
     }
 
+    /* plane t of the run is padded z index plane_z(t); the first LEAD are queued here */
+    int queued_z = AC_FN(wrapped)(k_first - AC_GHOST, s.n[2], periodic) + s.lo[2];
+#pragma unroll
+    for (int t = 0; t < LEAD; ++t) {
+        if (t < planes)
+            AC_FN(queue_plane)<T>(ring + t * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
+        __pipeline_commit();
+        queued_z = periodic && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+    }
+
     int newest = 0; /* ring slot of the newest plane */
-    for (int it = -1; it < planes; ++it) {
-        if (it >= 0) {
-            __pipeline_wait_prior(0);
-            __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
+    for (int it = 0; it < planes; ++it) {
+        __pipeline_wait_prior(LEAD - 1);
+        __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
+        if (it + LEAD < planes) {
+            const int slot = newest + LEAD < T::RING ? newest + LEAD : newest + LEAD - T::RING;
+            AC_FN(queue_plane)<T>(ring + slot * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
+            queued_z = periodic && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
         }
-        const int next = it < 0 ? 0 : newest == AC_RING - 1 ? 0 : newest + 1;
-        if (it + 1 < planes) { /* queue plane it + 1 */
-            const int k = AC_FN(wrapped)(k_first - AC_GHOST + it + 1, s.n[2], periodic);
-            const ptrdiff_t plane = s.stride[2] * (k + s.lo[2]);
-            real *slot = ring + next * T::SLOT;
-#pragma unroll
-            for (int q = 0; q < T::COPIES; ++q)
-                if (piece_dst[q] >= 0) {
-#pragma unroll
-                    for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                        __pipeline_memcpy_async(slot + f * T::PLANE + piece_dst[q], in.f[f] + plane + piece_src[q], 16);
-                }
-            __pipeline_commit();
-        }
-        if (it < 0)
-            continue;
+        __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
         if (active) {
             /* this plane's share of d_x d_z u_z, d_y d_z u_z and d_z (d_x u_x + d_y u_y) */
             const real *ux = ring + newest * T::SLOT + centre + T::PLANE, *uy = ux + T::PLANE, *uz = uy + T::PLANE;
@@ -207,7 +222,7 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY>())
         const real *above[AC_GHOST + 1];
 #pragma unroll
         for (int q = 0; q <= AC_GHOST; ++q)
-            above[q] = ring + (newest - AC_GHOST + q + (newest - AC_GHOST + q < 0 ? AC_RING : 0)) * T::SLOT + centre;
+            above[q] = ring + (newest - AC_GHOST + q + (newest - AC_GHOST + q < 0 ? T::RING : 0)) * T::SLOT + centre;
         if (active && it >= 2 * AC_GHOST) { /* point k is finished */
             const int k = k_first + it - 2 * AC_GHOST;
             const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
@@ -262,6 +277,6 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY>())
                 below[f][AC_GHOST - 1] = above[0][f * T::PLANE];
             }
         }
-        newest = next;
+        newest = newest + 1 == T::RING ? 0 : newest + 1;
     }
 }
