@@ -12,8 +12,8 @@ import sys
 
 method = sys.argv[1] if len(sys.argv) > 1 else "55p"
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 256
-defaults = {"55p": ["32,8,0,1,0", "32,8,0,2,0", "32,8,0,3,0", "32,4,0,1,0", "32,4,0,2,0", "32,4,0,1,3",
-                    "64,4,0,1,0", "64,4,0,2,0"],
+defaults = {"55p": ["32,8,0,1,0", "32,8,0,2,0", "32,8,0,3,0", "32,8,0,1,3", "32,4,0,1,0", "32,4,0,2,0",
+                    "32,4,0,1,3", "64,4,0,1,0", "64,4,0,2,0"],
             "19p": ["32,4,16", "32,4,32", "32,8,16", "64,2,16", "64,4,16", "32,4,64"]}
 tiles = sys.argv[3:] or defaults[method]
 variable = "ASTAROTH_STREAM_TILE" if method == "55p" else "ASTAROTH_CUDA_TILE"

@@ -208,7 +208,7 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
 template <int TX, int TY, int LEAD, int BLOCKS>
 static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                       AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
-                                      real dt, int runs, bool periodic, cudaStream_t stream)
+                                      real dt, int runs, bool periodic, bool wrap_x, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD>::BYTES;
     static unsigned long long prepared_devices = 0; /* one bit per device */
@@ -246,7 +246,7 @@ static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out,
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
     AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS><<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(
-        in, out, w_in, w_out, s, p, AC_FN(make_scales)(p), substep, dt, runs, periodic);
+        in, out, w_in, w_out, s, p, AC_FN(make_scales)(p), substep, dt, runs, periodic, wrap_x);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
@@ -256,6 +256,7 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
                                        AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
                                        real dt, bool periodic, cudaStream_t stream)
 {
+    const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
     ac_stream_shape t = ac_cuda_stream_shape();
     if (t.x == 0) {
         t.x = 32;
@@ -264,7 +265,7 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (t.x == tx && t.y == ty && t.lead == lead_ && t.blocks == blocks_)                                        \
         return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, substep, dt, t.runs,           \
-                                                            periodic, stream);
+                                                            periodic, wrap_x, stream);
     AC_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     return AC_ERR_ARGUMENT;
@@ -294,8 +295,8 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
             if (r->hi[a] <= r->lo[a])
                 return AC_OK; /* empty region */
         }
-    } else if (method == AC_METHOD_55P) { /* y and z wrap inside the kernel */
-        if (AC_FN(fill_ghost_axis)(in, AC_NUM_FIELDS, s, 0, stream) != AC_OK)
+    } else if (method == AC_METHOD_55P) { /* y and z wrap inside the kernel, and x where it can */
+        if (!AC_FN(stream_wraps_x)(s) && AC_FN(fill_ghost_axis)(in, AC_NUM_FIELDS, s, 0, stream) != AC_OK)
             return AC_ERR_DEVICE;
     } else if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK) {
         return AC_ERR_DEVICE;

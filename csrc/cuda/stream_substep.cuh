@@ -85,6 +85,16 @@ static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_point_params &p)
     return c;
 }
 
+/* Whether the kernel can read the x ghost zones of a periodic grid from
+ * their images: when rows split into whole 16-byte pieces at the interior's
+ * ends, so that a ghost piece's image is a piece n values to the side (and
+ * n >= AC_GHOST, so that the image is interior). */
+static bool AC_FN(stream_wraps_x)(const AC_FN(shape) & s)
+{
+    const int chunk = 16 / (int)sizeof(real);
+    return s.n[0] % chunk == 0 && s.lo[0] % chunk == 0 && s.n[0] >= AC_GHOST;
+}
+
 /* Interior index i along an axis of n points, periodic or as it is. */
 static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic)
 {
@@ -122,15 +132,16 @@ static __device__ __forceinline__ void AC_FN(queue_plane)(real *slot, const AC_F
  * s.  Block b takes column of tiles b % columns (x fastest, so that the
  * blocks running together share their rims in L2) and the b / columns-th
  * of `runs` runs up it.  periodic: y and z ghost values are read from the
- * periodic images (the x ghost zones, and all of them otherwise, are filled
- * by the caller).  w_in is read unless substep == 0 and w_out written
+ * periodic images, and x ghost values too if wrap_x (stream_wraps_x); the
+ * caller fills the others.  w_in is read unless substep == 0 and w_out written
  * unless it is NULL; out may be w_in's arrays (each point reads its w
  * before writing). */
 template <int TX, int TY, int LEAD, int BLOCKS>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS>())
     AC_FN(stream_substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                  AC_FN(field_set) w_out, AC_FN(shape) s, ac_point_params p,
-                                 AC_FN(stencil_scales) c, int substep, real dt, int runs, bool periodic)
+                                 AC_FN(stencil_scales) c, int substep, real dt, int runs, bool periodic,
+                                 bool wrap_x)
 {
     typedef AC_FN(stream_tile)<TX, TY, LEAD> T;
     extern __shared__ __align__(16) unsigned char ac_stream_smem[];
@@ -158,7 +169,9 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
         const int e = threadIdx.x + TX * threadIdx.y + q * T::THREADS;
         const int a = e % (T::W / T::CHUNK), b = e / (T::W / T::CHUNK);
         const int x = x0 + a * T::CHUNK, y = AC_FN(wrapped)(j0 - AC_GHOST + b, s.n[1], periodic) + s.lo[1];
-        piece_src[q] = x + s.stride[1] * y;
+        /* whole pieces of the x ghost zones are periodic images n to the side */
+        const int source_x = !wrap_x ? x : x < s.lo[0] ? x + s.n[0] : x >= s.lo[0] + s.n[0] ? x - s.n[0] : x;
+        piece_src[q] = source_x + s.stride[1] * y;
         piece_dst[q] = e < T::PIECES && x < s.m[0] && y < s.m[1] ? b * T::W + a * T::CHUNK : -1;
     }
 
