@@ -2,7 +2,7 @@
 # One call on the GPU machine: build in place, run every test (GPU tests
 # included), compute-sanitizer on a small run, and the benchmark.  Logs go
 # to $OUT (or ./device-logs); each log names device, date, commit, command.
-#   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf]
+#   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf | tune]
 #   (full and no-notebooks also profile the 55-point kernel and run the
 #   1024^3 memory check)
 #   perf: build, the GPU agreement tests, a 55p tile sweep, the 55p bench at
@@ -92,6 +92,25 @@ profile() {
     done
 }
 
+# tune: build, the 55p shape sweep (with each shape's CPU agreement) at
+# TUNE_SIZES (default 256 512) over TUNE_SHAPES (default: tune-tiles.py's
+# list), then the 55p bench at 256^3 and 512^3.
+if [ "${1:-}" = "tune" ]; then
+    {
+        for n in ${TUNE_SIZES:-256 512}; do
+            header "python3 scripts/tune-tiles.py 55p $n ${TUNE_SHAPES:-}"
+            $PY scripts/tune-tiles.py 55p $n ${TUNE_SHAPES:-} 2>&1
+        done
+    } > "$OUT/tune.log" 2>&1
+    cat "$OUT/tune.log"
+    {
+        header "python3 -m astaroth bench --backend cuda --sizes 256 512 --methods 55p"
+        $PY -m astaroth bench --backend cuda --sizes 256 512 --methods 55p 2>&1
+    } > "$OUT/bench.log" 2>&1
+    cat "$OUT/bench.log"
+    exit 0
+fi
+
 if [ "${1:-}" = "perf" ]; then
     {
         header "python3 -m pytest -q -x tests/test_gpu.py"
@@ -101,6 +120,10 @@ if [ "${1:-}" = "perf" ]; then
     {
         header "python3 scripts/tune-tiles.py 55p 256"
         $PY scripts/tune-tiles.py 55p 256 2>&1
+        if [ -n "${TUNE_512:-}" ]; then # TUNE_512="shape ...": a sweep at 512^3 too
+            echo "# command: python3 scripts/tune-tiles.py 55p 512 $TUNE_512"
+            $PY scripts/tune-tiles.py 55p 512 $TUNE_512 2>&1
+        fi
     } > "$OUT/tune.log" 2>&1
     cat "$OUT/tune.log"
     {
@@ -112,7 +135,7 @@ if [ "${1:-}" = "perf" ]; then
         (cd .old && $PY setup.py build_ext --inplace >/dev/null 2>&1)
         ncu_substep substep_kernel float32 ncu-before-float32.log "$ROOT/.old"
     fi
-    profile
+    [ -n "${NO_NCU:-}" ] || profile
     exit 0
 fi
 

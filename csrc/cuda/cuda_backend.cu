@@ -50,10 +50,10 @@ extern "C" ac_tile ac_cuda_tile(void)
 extern "C" ac_stream_shape ac_cuda_stream_shape(void)
 {
     static int read = 0;
-    static ac_stream_shape shape = {0, 0, 0, 1, 0}; /* x, y 0: the default of each precision */
+    static ac_stream_shape shape = {0, 0, 0, 2, 0}; /* x, y 0: the default of each precision */
     if (!read) {
         const char *env = getenv("ASTAROTH_STREAM_TILE");
-        ac_stream_shape want = {0, 0, 0, 1, 0};
+        ac_stream_shape want = {0, 0, 0, 2, 0};
         int found = 0;
         if (env && sscanf(env, "%d,%d,%d,%d,%d", &want.x, &want.y, &want.runs, &want.lead, &want.blocks) >= 3 &&
             want.runs >= 0) {

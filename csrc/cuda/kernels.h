@@ -30,7 +30,7 @@ ac_tile ac_cuda_tile(void);
  * and registers budgeted for `blocks` blocks per SM (0: the precision's
  * default).  All but runs are compile-time (shared-memory offsets become
  * constants); these are built.  ASTAROTH_STREAM_TILE="tx,ty,runs[,lead
- * [,blocks]]" picks one; unset, x and y are 0 and each precision takes its
+ * [,blocks]]" picks one (lead 2 if not given); unset, x and y are 0 and each precision takes its
  * default. */
 typedef struct {
     int x, y, runs, lead, blocks;
