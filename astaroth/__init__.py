@@ -17,10 +17,11 @@ except ImportError as e:  # pragma: no cover - depends on how Python was started
     ) from e
 
 from . import analysis, init, ops
+from .ensemble import Ensemble
 from .forcing import Forcing
 from .io import load
 from .simulation import FIELDS, METHODS, NonFiniteError, Simulation, UnstableStepError, backends
 
 __version__ = "0.1.0"
-__all__ = ["Simulation", "Forcing", "load", "backends", "analysis", "init", "ops", "FIELDS", "METHODS", "NonFiniteError",
+__all__ = ["Simulation", "Ensemble", "Forcing", "load", "backends", "analysis", "init", "ops", "FIELDS", "METHODS", "NonFiniteError",
            "UnstableStepError"]

@@ -146,6 +146,39 @@ class _StopRequest:
         self.saved = {}
 
 
+class _CflSteps:
+    """CFL steps of `sim` to `until`, the last one shortened to land on it:
+    iterating takes one step at a time and yields its dt (also kept in
+    .dt, which holds the step being taken when a check raises); the fields
+    are checked for NaN/Inf every check_every steps (the caller checks at
+    the end).  Simulation.run and Ensemble.run both step through this, so an
+    ensemble's member takes exactly the steps it would take alone."""
+
+    def __init__(self, sim, until, cdt, cdtv, check_every):
+        self.sim, self.until, self.cdt, self.cdtv, self.check_every = sim, until, cdt, cdtv, check_every
+        self.taken, self.dt = 0, 0.0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        sim = self.sim
+        if not sim.t < self.until:
+            raise StopIteration
+        dt = sim.cfl_dt(self.cdt, self.cdtv)
+        last = sim.t + dt >= self.until
+        if last:
+            dt = self.until - sim.t
+        self.dt = dt
+        sim._advance(dt)
+        sim.steps += 1
+        self.taken += 1
+        sim.t = self.until if last else sim.t + dt
+        if self.taken % self.check_every == 0:
+            sim.check_finite()
+        return dt
+
+
 class Simulation:
     """Isothermal compressible hydrodynamics on a periodic box.
 
@@ -504,30 +537,16 @@ class Simulation:
         """
         from .diagnostics import Progress, TimeSeries, row
 
-        until = _real(until, "until")
-        cdt, cdtv = _courant_numbers(cdt, cdtv)
-        if until < self.t:
-            raise ValueError(f"until={until} lies before the current time t={self.t}")
-        for name, value in (("check_every", check_every), ("diagnostics_every", diagnostics_every)):
-            if not (isinstance(value, numbers.Integral) and value >= 1):
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every)
+        if not (isinstance(diagnostics_every, numbers.Integral) and diagnostics_every >= 1):
+            raise ValueError(f"diagnostics_every must be a positive integer, got {diagnostics_every!r}")
         # rows are computed on every rank (the reductions are global), written by one
         series = TimeSeries(timeseries, write=self.is_root) if timeseries is not None else None
         bar = Progress(self, until) if progress and self.is_root else None
         stop = _StopRequest(handle_signals)
-        taken, dt = 0, 0.0
+        steps = self._cfl_steps(until, cdt, cdtv, check_every)
         try:
-            while self.t < until:
-                dt = self.cfl_dt(cdt, cdtv)
-                last = self.t + dt >= until
-                if last:
-                    dt = until - self.t
-                self._advance(dt)
-                self.steps += 1
-                taken += 1
-                self.t = until if last else self.t + dt
-                if taken % check_every == 0:
-                    self.check_finite()
+            for dt in steps:
                 if series is not None and self.steps % diagnostics_every == 0:
                     series.append(row(self, dt))
                 if bar is not None:
@@ -539,15 +558,29 @@ class Simulation:
             self.check_finite()
         except NonFiniteError:
             if series is not None:
-                series.append(row(self, dt))
+                series.append(row(self, steps.dt))
             raise
         finally:
             stop.restore()
             if bar is not None:
                 bar.close()
-        if series is not None and taken and self.steps % diagnostics_every != 0:
-            series.append(row(self, dt))
-        return taken
+        if series is not None and steps.taken and self.steps % diagnostics_every != 0:
+            series.append(row(self, steps.dt))
+        return steps.taken
+
+    def _run_arguments(self, until, cdt, cdtv, check_every):
+        """run()'s until, cdt and cdtv, checked (check_every too)."""
+        until = _real(until, "until")
+        cdt, cdtv = _courant_numbers(cdt, cdtv)
+        if until < self.t:
+            raise ValueError(f"until={until} lies before the current time t={self.t}")
+        if not (isinstance(check_every, numbers.Integral) and check_every >= 1):
+            raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
+        return until, cdt, cdtv
+
+    def _cfl_steps(self, until, cdt, cdtv, check_every):
+        """CFL steps to `until` (see _CflSteps)."""
+        return _CflSteps(self, until, cdt, cdtv, check_every)
 
     def check_finite(self):
         """Raise NonFiniteError if any field holds a NaN or Inf."""

@@ -692,6 +692,25 @@ static PyObject *core_openmp_threads(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED
 #endif
 }
 
+/* set_openmp_threads(n): OpenMP threads for the CPU work this Python thread
+ * starts from now on (each thread has its own count: an ensemble shares the
+ * cores out among the members it runs at once). */
+static PyObject *core_set_openmp_threads(PyObject *Py_UNUSED(m), PyObject *arg)
+{
+    const long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 1) {
+        PyErr_Format(PyExc_ValueError, "set_openmp_threads: the thread count must be at least 1, got %ld", n);
+        return NULL;
+    }
+#ifdef _OPENMP
+    extern void omp_set_num_threads(int);
+    omp_set_num_threads(n > 1 << 20 ? 1 << 20 : (int)n);
+#endif
+    Py_RETURN_NONE;
+}
+
 static PyObject *core_cuda_device_count(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
 {
 #ifdef ASTAROTH_WITH_CUDA
@@ -882,6 +901,8 @@ static PyMethodDef core_methods[] = {
 #endif
     {"compiled_backends", core_backends, METH_NOARGS, "Backends compiled into this build."},
     {"openmp_threads", core_openmp_threads, METH_NOARGS, "OpenMP threads the CPU backend will use."},
+    {"set_openmp_threads", core_set_openmp_threads, METH_O,
+     "set_openmp_threads(n): OpenMP threads for the CPU work this Python thread starts."},
     {NULL, NULL, 0, NULL},
 };
 

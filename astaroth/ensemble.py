@@ -1,0 +1,194 @@
+"""Ensembles: many simulations of one shape advanced together (parameter sweeps).
+
+    sims = [ac.Simulation(shape=(64,) * 3, nu=nu) for nu in (1e-3, 2e-3, 5e-3)]
+    ens = ac.Ensemble(sims)
+    ens.run(until=1.0)          # every member with its own CFL steps, each landing on t = 1
+    for sim in ens:
+        print(sim.nu, ac.analysis.symmetry_error(sim))
+
+The members stay ordinary Simulation objects.  Each advances exactly as it
+would alone (the same steps through the same code, so the same bits): the
+ensemble only runs them side by side, in worker threads (the compiled
+steps release the GIL).  On the CPU the OpenMP threads are shared out over
+the members running at once.
+"""
+import math
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from . import _core
+from .simulation import NonFiniteError, Simulation
+
+# what members must share: an ensemble is one kind of run swept over parameters
+_SAME = ("shape", "dtype", "method", "backend")
+
+
+class Ensemble:
+    """Simulations of the same shape, dtype, method and backend, advanced together.
+
+    Parameters
+    ----------
+    sims : iterable of Simulation
+        The members, which may differ in anything else (viscosity, sound
+        speed, forcing and its seed, initial state, box, time).  A
+        simulation appears at most once; grids split over MPI ranks are not
+        members.
+    workers : int or None
+        Members advanced at once (default: on the CPU, one per OpenMP thread
+        up to the number of members, the threads shared out among them; on
+        the GPU, all members).
+
+    ``len(ens)``, iteration and indexing give the members.
+    """
+
+    def __init__(self, sims, workers=None):
+        sims = list(sims)
+        if not sims:
+            raise ValueError("an Ensemble needs at least one Simulation")
+        for i, sim in enumerate(sims):
+            if not isinstance(sim, Simulation):
+                raise TypeError(f"Ensemble members must be astaroth.Simulation objects; member {i} is "
+                                f"{type(sim).__name__}")
+            if sim.decomposition is not None:
+                raise ValueError(f"member {i} is split over MPI ranks; an Ensemble runs whole grids")
+        if len({id(sim) for sim in sims}) != len(sims):
+            raise ValueError("a Simulation appears twice in the Ensemble; each member must be its own object")
+        first = sims[0]
+        for i, sim in enumerate(sims[1:], 1):
+            for name in _SAME:
+                if getattr(sim, name) != getattr(first, name):
+                    raise ValueError(f"Ensemble members must share their {name}: member 0 has "
+                                     f"{getattr(first, name)}, member {i} has {getattr(sim, name)}")
+        self._sims = sims
+        if workers is None:
+            workers = len(sims) if first.backend == "cuda" else min(len(sims), _core.openmp_threads())
+        if not (isinstance(workers, int) and workers >= 1):
+            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        self._workers = min(workers, len(sims))
+
+    # --- the members --------------------------------------------------------
+    def __len__(self):
+        return len(self._sims)
+
+    def __iter__(self):
+        return iter(self._sims)
+
+    def __getitem__(self, index):
+        """The member at `index` (a Simulation), or a list of members for a slice."""
+        return self._sims[index]
+
+    def __repr__(self):
+        first = self._sims[0]
+        return (f"Ensemble({len(self)} members, shape={first.shape}, dtype={first.dtype.name}, "
+                f"method={first.method!r}, backend={first.backend!r})")
+
+    shape = property(lambda self: self._sims[0].shape, doc="Grid points per axis, shared by the members.")
+    t = property(lambda self: [sim.t for sim in self._sims], doc="Each member's time.")
+    steps = property(lambda self: [sim.steps for sim in self._sims], doc="Each member's steps taken.")
+
+    # --- advancing ----------------------------------------------------------
+    def step(self, dt=None):
+        """One step of every member: `dt` (checked as Simulation.step checks
+        it), or by default each member's own CFL step.  Returns the list of
+        the dt each member took."""
+        return self._each(lambda sim: sim.step(dt))
+
+    def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, progress=False):
+        """Advance every member with its own CFL steps to time `until`, each
+        landing exactly on it (as Simulation.run; cdt, cdtv and check_every
+        mean the same).  progress: True for a line every few seconds
+        (members done, slowest member's time, aggregate M updates/s).
+        Returns the list of steps each member took.  A member that blows up
+        raises NonFiniteError naming it, after the others have finished."""
+        plans = [sim._run_arguments(until, cdt, cdtv, check_every) for sim in self._sims]
+        bar = _Progress(self, until) if progress else None
+
+        def advance(sim, plan):
+            steps = sim._cfl_steps(*plan, check_every)
+            for _ in steps:
+                pass
+            sim.check_finite()
+            return steps.taken
+
+        try:
+            return self._each(advance, plans, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _each(self, work, extra=None, bar=None):
+        """work(member[, extra[i]]) for every member, `workers` at a time;
+        results in member order.  Errors are raised after every member has
+        finished, naming the first member that failed."""
+        args = [(sim,) if extra is None else (sim, extra[i]) for i, sim in enumerate(self._sims)]
+        if self._workers == 1:
+            results = []
+            for i, a in enumerate(args):
+                results.append(_named(i, work, *a))
+            return results
+        threads = _omp_share(self._sims[0].backend, self._workers)
+
+        def task(i, a):
+            if threads is not None:
+                _core.set_openmp_threads(threads)
+            return _named(i, work, *a)
+
+        with ThreadPoolExecutor(max_workers=self._workers) as pool:
+            futures = [pool.submit(task, i, a) for i, a in enumerate(args)]
+            if bar is not None:
+                while not all(f.done() for f in futures):
+                    time.sleep(0.05)
+                    bar.update()
+            errors = [f.exception() for f in futures]
+        for error in errors:
+            if error is not None:
+                raise error
+        return [f.result() for f in futures]
+
+
+def _omp_share(backend, workers):
+    """OpenMP threads per member when `workers` CPU members run at once."""
+    if backend != "cpu":
+        return None
+    return max(1, _core.openmp_threads() // workers)
+
+
+def _named(i, work, *args):
+    """work(*args), with a blow-up's message naming ensemble member i."""
+    try:
+        return work(*args)
+    except NonFiniteError as error:
+        error.args = (f"ensemble member {i}: {error.args[0] if error.args else error}",) + error.args[1:]
+        raise
+
+
+class _Progress:
+    """A progress line for an ensemble: members done, the slowest member's
+    time, aggregate M updates/s, every `every` seconds (a rewritten line on a
+    terminal)."""
+
+    def __init__(self, ens, until, every=5.0, stream=None):
+        self.ens, self.until, self.every = ens, until, every
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.steps0 = sum(ens.steps)
+        self.time0 = self.last = time.perf_counter()
+
+    def update(self, force=False):
+        now = time.perf_counter()
+        if not force and now - self.last < (0.5 if self.tty else self.every):
+            return
+        self.last = now
+        times = self.ens.t
+        done = sum(t >= self.until for t in times)
+        rate = (sum(self.ens.steps) - self.steps0) * math.prod(self.ens.shape) / max(now - self.time0, 1e-9) / 1e6
+        line = (f"{done} of {len(times)} members at t = {self.until:g}; slowest at t = {min(times):.6g}  "
+                f"{rate:.1f} M updates/s in all")
+        self.stream.write(("\r" + line) if self.tty else (line + "\n"))
+        self.stream.flush()
+
+    def close(self):
+        self.update(force=True)
+        if self.tty:
+            self.stream.write("\n")

@@ -1,0 +1,131 @@
+"""Ensembles (DESIGN section 8): members differ in everything but shape,
+dtype, method and backend, advance with their own CFL steps, and end
+bit-identical to running alone.  CPU in CI; the same tests on the GPU carry
+the `gpu` marker."""
+import math
+import threading
+
+import numpy as np
+import pytest
+
+import astaroth as ac
+from helpers import smooth_random_fields
+
+BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+SHAPE = (24, 16, 12)
+
+
+def member(i, backend, dtype="float64", shape=SHAPE):
+    """Member i of a sweep: its own viscosity, sound speed, box, forcing
+    seed and initial state."""
+    box = (2 * math.pi, 2 * math.pi * (1 + 0.1 * i), 2 * math.pi)
+    sim = ac.Simulation(shape=shape, box=box, nu=0.02 + 0.01 * i, cs=0.8 + 0.1 * i, dtype=dtype, backend=backend)
+    for name, f in zip(ac.FIELDS, smooth_random_fields(shape, box, np.random.default_rng(10 + i), amplitude=0.05)):
+        sim[name] = f
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=i + 1)
+    return sim
+
+
+def assert_same(a, b):
+    assert a.t == b.t and a.steps == b.steps
+    for name in ac.FIELDS:
+        assert np.array_equal(a[name], b[name]), name
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_run_is_bit_identical_to_each_member_alone(backend, dtype):
+    ens = ac.Ensemble(member(i, backend, dtype) for i in range(5))
+    taken = ens.run(until=0.3)
+    assert all(sim.t == 0.3 for sim in ens)
+    assert len(set(taken)) > 1  # the members took their own CFL steps
+    for i, sim in enumerate(ens):
+        alone = member(i, backend, dtype)
+        assert alone.run(until=0.3) == taken[i]
+        assert_same(sim, alone)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_step_takes_each_members_own_cfl_step(backend):
+    ens = ac.Ensemble(member(i, backend) for i in range(3))
+    dts = ens.step()
+    dts += ens.step()
+    for i, sim in enumerate(ens):
+        alone = member(i, backend)
+        assert [alone.step(), alone.step()] == dts[i::3]
+        assert_same(sim, alone)
+    fixed = ens.step(1e-3)
+    assert fixed == [1e-3] * 3
+
+
+def test_one_worker_and_many_give_the_same_bits():
+    one = ac.Ensemble((member(i, "cpu") for i in range(4)), workers=1)
+    many = ac.Ensemble((member(i, "cpu") for i in range(4)), workers=4)
+    one.run(until=0.2)
+    many.run(until=0.2)
+    for a, b in zip(one, many):
+        assert_same(a, b)
+
+
+def test_members_keep_the_simulation_api(tmp_path):
+    sims = [member(i, "cpu") for i in range(3)]
+    ens = ac.Ensemble(sims)
+    assert len(ens) == 3 and list(ens) == sims and ens[1] is sims[1] and ens[-1] is sims[2]
+    assert ens[0:2] == sims[:2]
+    ens.run(until=0.1)
+    sim = ens[2]
+    assert sim.nu == pytest.approx(0.04)
+    assert np.shares_memory(sim.view("ux"), sim.view("ux"))
+    k, E = ac.analysis.spectrum(sim)
+    assert E.sum() > 0
+    sim.save(tmp_path / "m2.h5")
+    back = ac.load(tmp_path / "m2.h5")
+    assert_same(back, sim)
+    assert "3 members" in repr(ens)
+
+
+def test_a_members_blow_up_names_it():
+    sims = [member(i, "cpu") for i in range(3)]
+    sims[1].view("ux")[3, 4, 5] = np.nan  # the live field: setting NaN through sim[...] is refused
+    with pytest.raises(ac.NonFiniteError, match="ensemble member 1"):
+        ac.Ensemble(sims).run(until=0.1)
+
+
+def test_bad_members_are_refused_clearly():
+    with pytest.raises(ValueError, match="at least one"):
+        ac.Ensemble([])
+    with pytest.raises(TypeError, match="member 1 is"):
+        ac.Ensemble([member(0, "cpu"), "not a simulation"])
+    with pytest.raises(ValueError, match="shape"):
+        ac.Ensemble([member(0, "cpu"), member(1, "cpu", shape=(24, 16, 8))])
+    with pytest.raises(ValueError, match="dtype"):
+        ac.Ensemble([member(0, "cpu"), member(1, "cpu", dtype="float32")])
+    sim = member(0, "cpu")
+    with pytest.raises(ValueError, match="twice"):
+        ac.Ensemble([sim, sim])
+    with pytest.raises(ValueError, match="workers"):
+        ac.Ensemble([sim], workers=0)
+    with pytest.raises(ValueError, match="until"):
+        ac.Ensemble([sim]).run(until=-1.0)
+
+
+def test_progress_line(capsys):
+    ac.Ensemble(member(i, "cpu") for i in range(2)).run(until=0.05, progress=True)
+    err = capsys.readouterr().err
+    assert "2 of 2 members at t = 0.05" in err and "M updates/s" in err
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_simulations_in_two_threads_equal_solo_runs(backend):
+    """Simulations stepped from separate Python threads (the GIL is released
+    while they work) end as they would alone."""
+    sims = [member(i, backend) for i in range(2)]
+    threads = [threading.Thread(target=sim.run, kwargs={"until": 0.2}) for sim in sims]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, sim in enumerate(sims):
+        alone = member(i, backend)
+        alone.run(until=0.2)
+        assert_same(sim, alone)
