@@ -227,3 +227,76 @@ def run_bench(backend="cpu", sizes=(64, 128), dtypes=("float32", "float64"), met
                 rows.append(row)
                 show(row)
     return rows
+
+
+# --- parameter sweeps: small grids and ensembles (issue 14) ----------------------
+
+SWEEP_SIZES = (32, 64, 128, 256)        # one simulation, sim.run with CFL steps
+SWEEP_ENSEMBLES = ((64, 32), (16, 64))  # (members, size): an Ensemble beside a loop over the same members
+
+
+def sweep_members(backend, method, dtype, n, count):
+    """`count` simulations of one sweep: the same smooth flow, viscosities 5e-3 (1 + i/10)."""
+    sims = []
+    for i in range(count):
+        sim = Simulation(shape=(n, n, n), nu=5e-3 * (1 + 0.1 * i), cs=1.0, dtype=dtype, backend=backend,
+                         method=method)
+        smooth_start(sim)
+        sims.append(sim)
+    return sims
+
+
+def run_rate(advance, sims, steps, target_seconds):
+    """Aggregate M updates/s of advance(until) over sims: grid points times
+    steps taken over the seconds, the best of BATCHES batches; each batch
+    runs every member about `steps` CFL steps further (sim.run's path: the
+    CFL reduction, NaN checks, the last step shortened to land)."""
+    points = math.prod(sims[0].shape)
+    span = steps * min(sim.cfl_dt() for sim in sims)
+    advance(max(sim.t for sim in sims) + span / steps)  # warm-up
+    best = 0.0
+    for _ in range(BATCHES):
+        until = max(sim.t for sim in sims) + span
+        before = sum(sim.steps for sim in sims)
+        t0 = time.perf_counter()
+        advance(until)
+        seconds = time.perf_counter() - t0
+        best = max(best, (sum(sim.steps for sim in sims) - before) * points / seconds / 1e6)
+        if seconds > target_seconds and steps > 2:
+            steps //= 2
+            span /= 2
+    return best
+
+
+def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SIZES, ensembles=SWEEP_ENSEMBLES,
+                    steps=20, target_seconds=1.0, out=print):
+    """Rows for parameter sweeps: one simulation's sim.run at each size, and
+    each ensemble's aggregate rate beside a plain loop over the same
+    members; ratios to the largest single-simulation size.  Returns the rows."""
+    from .ensemble import Ensemble
+
+    out(f"# parameter sweeps ({dtype}, {method}, {backend}): M/s = grid points x CFL steps taken / seconds, "
+        f"through sim.run / Ensemble.run (CFL reduction and NaN checks included), aggregate over the members")
+    out(f"{'what':<24}{'size':>8}{'M/s':>11}{'of ' + str(max(sizes)) + '^3 run':>16}")
+    rows = []
+    for n in sizes:
+        sims = sweep_members(backend, method, dtype, n, 1)
+        rows.append(dict(what="sim.run, 1 simulation", n=n,
+                         mps=run_rate(lambda until: sims[0].run(until=until), sims, steps, target_seconds)))
+        del sims
+    reference = rows[-1]["mps"]
+    for count, n in ensembles:
+        sims = sweep_members(backend, method, dtype, n, count)
+        ens = Ensemble(sims)
+        rows.append(dict(what=f"Ensemble of {count}", n=n,
+                         mps=run_rate(lambda until: ens.run(until=until), sims, steps, target_seconds)))
+
+        def loop(until):
+            for sim in sims:
+                sim.run(until=until)
+
+        rows.append(dict(what=f"loop over {count}", n=n, mps=run_rate(loop, sims, steps, target_seconds)))
+        del ens, sims
+    for row in rows:
+        out(f"{row['what']:<24}{str(row['n']) + '^3':>8}{row['mps']:>11.2f}{row['mps'] / reference:>16.2f}")
+    return rows

@@ -199,6 +199,13 @@ def cmd_bench(args):
         why = ("this build has no CUDA backend (nvcc was not found when it was installed)"
                if "cuda" not in _core.compiled_backends() else "the CUDA backend is built, but no GPU is visible")
         raise RunError(f"--backend cuda: no GPU is usable here: {why}; use --backend cpu")
+    if args.sweeps:
+        from .bench import SWEEP_SIZES, run_sweep_bench
+
+        sizes = tuple(args.sizes) if args.sizes else SWEEP_SIZES
+        run_sweep_bench(backend=backend, dtype=args.dtype[0], method=args.methods[0], sizes=sizes,
+                        target_seconds=args.seconds)
+        return EXIT_DONE
     sizes = tuple(args.sizes) if args.sizes else ((64, 128) if backend == "cpu" else (128, 256, 512))
     run_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), methods=tuple(args.methods),
               target_seconds=args.seconds)
@@ -265,6 +272,10 @@ def build_parser():
     p.add_argument("--dtype", nargs="+", default=["float32", "float64"], choices=["float32", "float64"])
     p.add_argument("--methods", nargs="+", default=["55p", "19p"], choices=["55p", "19p"])
     p.add_argument("--seconds", type=_positive(float), default=1.0, help="time spent per measurement (default 1)")
+    p.add_argument("--sweeps", action="store_true",
+                   help="parameter-sweep rows instead: sim.run of one simulation at --sizes (default 32 64 128 "
+                        "256), an Ensemble of 64 at 32^3 and of 16 at 64^3 beside a loop over the same members "
+                        "(the first --dtype and --methods; e.g. --dtype float32 --methods 55p)")
     p.set_defaults(func=cmd_bench)
     q = p.add_subparsers(dest="bench_target", title="other benchmarks", metavar="ops").add_parser(
         "ops", help="GB/s of the astaroth.ops first-derivative kernels on the GPU (x, y, z) against a device copy")

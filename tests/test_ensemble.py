@@ -129,3 +129,22 @@ def test_simulations_in_two_threads_equal_solo_runs(backend):
         alone = member(i, backend)
         alone.run(until=0.2)
         assert_same(sim, alone)
+
+
+def test_sweep_bench_rows():
+    from astaroth.bench import run_sweep_bench
+
+    lines = []
+    rows = run_sweep_bench(backend="cpu", sizes=(8, 12), ensembles=((3, 8),), steps=2, target_seconds=0.05,
+                           out=lines.append)
+    assert [r["what"] for r in rows] == ["sim.run, 1 simulation"] * 2 + ["Ensemble of 3", "loop over 3"]
+    assert all(r["mps"] > 0 for r in rows)
+    assert "of 12^3 run" in lines[1] and lines[-1].startswith("loop over 3")
+
+
+def test_bench_sweeps_command(capsys):
+    from astaroth.cli import main
+
+    assert main(["bench", "--backend", "cpu", "--sweeps", "--sizes", "8", "--seconds", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "Ensemble of 64" in out and "loop over 16" in out
