@@ -40,7 +40,7 @@ def build_simulation(config):
     elif ic["kind"] == "random_velocity":
         init.random_velocity(sim, urms=ic["urms"], spectrum=lambda k: k ** ic["slope"], seed=ic["seed"])
     if fo["enabled"]:
-        sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], f0=fo["f0"], seed=fo["seed"])
+        sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], f0=fo["f0"], seed=fo["seed"], relhel=fo["relhel"])
     return sim
 
 

@@ -17,7 +17,7 @@ SCHEMA = {
     "initial": {"kind": ("rest", "sine_wave", "radial_explosion", "random_velocity"), "field": ("ux", "uy", "uz", "lnrho"),
                 "amplitude": "real", "k": "reals3_or_real", "r0": "nonneg", "width": "positive", "urms": "nonneg",
                 "slope": "real", "seed": "seed"},
-    "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed"},
+    "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed", "relhel": "real"},
     "output": {"dir": "string", "until": "positive", "timeseries_every": "count", "snapshot_every": "positive",
                "progress": "bool"},
 }
@@ -28,7 +28,7 @@ DEFAULT = {
     "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3},
     "initial": {"kind": "rest", "field": "uy", "amplitude": 1e-3, "k": 1.0, "r0": 0.8, "width": 0.2, "urms": 0.1,
                 "slope": -2.0, "seed": 1},
-    "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.02, "seed": 1},
+    "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.02, "seed": 1, "relhel": 0.0},
     "output": {"dir": "astaroth-run", "until": 10.0, "timeseries_every": 10, "snapshot_every": 5.0,
                "progress": True},
 }
@@ -47,7 +47,8 @@ HELP = {
                 "slope": "random_velocity: E(k) ~ k^slope", "seed": "random_velocity: random seed"},
     "forcing": {"kmin": "smallest |k| of the shell, units of 2 pi / L",
                 "kmax": "largest |k| of the shell, at most n / 2", "f0": "strength, >= 0",
-                "seed": "seed of the forcing's generator"},
+                "seed": "seed of the forcing's generator",
+                "relhel": "relative helicity: +1 or -1 maximally helical, 0 (default) non-helical"},
     "output": {"dir": "run directory", "until": "end time", "timeseries_every": "steps between time-series rows",
                "snapshot_every": "time between snapshots (and checkpoints)", "progress": "a progress line"},
 }
@@ -56,7 +57,7 @@ HELP = {
 # cannot change; the others take effect from the restart on ([initial] is
 # not used at all, and a changed [output] dir is another run).
 FIXED_ON_RESTART = {"grid": ("shape", "box", "origin"), "physics": ("nu", "cs"), "numerics": ("dtype", "method"),
-                    "forcing": ("enabled", "kmin", "kmax", "f0", "seed")}
+                    "forcing": ("enabled", "kmin", "kmax", "f0", "seed", "relhel")}
 
 
 def toml_value(value):

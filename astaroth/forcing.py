@@ -48,10 +48,16 @@ class Forcing:
         Strength (eq. 25), >= 0.
     seed : int
         Seed of the generator, 0 <= seed < 2**64.
+    relhel : float
+        Relative helicity sigma (DESIGN 7, Brandenburg 2001): each step's
+        f_k becomes (f_k + i sigma khat x f_k) / sqrt(1 + sigma^2), so that
+        curl f = sigma |k| f for sigma = +1 or -1 (maximally helical, of that
+        sign); 0 (the default) is the non-helical forcing of eq. (25), bit
+        for bit.
     """
 
-    def __init__(self, kmin=1.0, kmax=2.0, f0=0.02, seed=1):
-        for name, v in (("kmin", kmin), ("kmax", kmax), ("f0", f0)):
+    def __init__(self, kmin=1.0, kmax=2.0, f0=0.02, seed=1, relhel=0.0):
+        for name, v in (("kmin", kmin), ("kmax", kmax), ("f0", f0), ("relhel", relhel)):
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
                 raise TypeError(f"{name} must be a finite real number, got {v!r}")
         if kmin <= 0 or kmax < kmin:
@@ -61,6 +67,7 @@ class Forcing:
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2 ** 64:
             raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
         self.kmin, self.kmax, self.f0, self.seed = float(kmin), float(kmax), float(f0), int(seed)
+        self.relhel = float(relhel)
         _check_size(self.kmin, self.kmax)
         self.wavenumbers = self._shell(self.kmin, self.kmax)
         if len(self.wavenumbers) == 0:
@@ -113,5 +120,6 @@ class Forcing:
         return self.wavenumbers * (2 * np.pi / np.asarray(box, dtype=np.float64))
 
     def __repr__(self):
-        return (f"Forcing(kmin={self.kmin}, kmax={self.kmax}, f0={self.f0}, seed={self.seed}; "
+        helical = f", relhel={self.relhel}" if self.relhel else ""
+        return (f"Forcing(kmin={self.kmin}, kmax={self.kmax}, f0={self.f0}, seed={self.seed}{helical}; "
                 f"{len(self.wavenumbers)} wave vectors, mean |k| = {self.mean_k:.2f})")

@@ -102,7 +102,7 @@ def _write(sim, path, fields, h5py, attributes):
             f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(fields[name].T))
         if sim.forcing is not None:
             g = f.create_group("forcing")
-            for key in ("kmin", "kmax", "f0", "seed"):
+            for key in ("kmin", "kmax", "f0", "seed", "relhel"):
                 g.attrs[key] = getattr(sim.forcing, key)
             g.attrs["generator_state"] = np.uint64(sim._grid.forcing_state)
         f.flush()
@@ -164,7 +164,8 @@ def load(path, backend="auto", comm=None, exchange="auto"):
         sim.steps = int(a["steps"])
         if "forcing" in f:
             g = f["forcing"].attrs
-            sim.forcing = Forcing(kmin=float(g["kmin"]), kmax=float(g["kmax"]), f0=float(g["f0"]), seed=int(g["seed"]))
+            sim.forcing = Forcing(kmin=float(g["kmin"]), kmax=float(g["kmax"]), f0=float(g["f0"]), seed=int(g["seed"]),
+                                  relhel=float(g.get("relhel", 0.0)))  # snapshots before helical forcing: 0
             sim._grid.forcing_state = int(np.uint64(g["generator_state"]))
     return sim
 

@@ -76,7 +76,7 @@ def values_of(sim):
                       "origin": [float(c[0]) for c in (sim.x, sim.y, sim.z)]},
              "physics": {"nu": sim.nu, "cs": sim.cs}, "numerics": {"dtype": sim.dtype.name, "method": sim.method},
              "forcing": {"enabled": f is not None, "kmin": f and f.kmin, "kmax": f and f.kmax, "f0": f and f.f0,
-                         "seed": f and f.seed}}
+                         "seed": f and f.seed, "relhel": f and f.relhel}}
     return fixed_values(state)
 
 

@@ -349,7 +349,7 @@ class Simulation:
             self._grid.set_forcing(None)
         elif isinstance(value, Forcing):
             value.check_grid(self._shape)
-            self._grid.set_forcing(value.wavevectors(self._box), value.f0, value.seed)
+            self._grid.set_forcing(value.wavevectors(self._box), value.f0, value.seed, value.relhel)
         else:
             raise TypeError(f"forcing must be an astaroth.Forcing or None, not {type(value).__name__}")
         self._forcing = value

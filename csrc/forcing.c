@@ -41,10 +41,18 @@ void ac_forcing_draw(ac_forcing *forcing, double dt, ac_forcing_term *term)
         cross[2] = k[0] * e[1] - k[1] * e[0];
         norm2 = cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]; /* |k|^2 - (k.e)^2 */
     } while (norm2 < 1e-6 * k2);
-    /* eq. (25): N = f0 cs sqrt(|k| cs / dt), f_k = k x e / |k x e| (unit length) */
+    /* eq. (25): N = f0 cs sqrt(|k| cs / dt), f_k = k x e / |k x e| (unit length);
+     * helical (DESIGN 7): N (f_k + i relhel khat x f_k) / sqrt(1 + relhel^2) */
     const double n = forcing->f0 * forcing->cs * sqrt(sqrt(k2) * forcing->cs / dt);
+    const double sigma = forcing->relhel, norm = sqrt(1.0 + sigma * sigma), kk = sqrt(k2);
+    double f[3];
     for (int a = 0; a < 3; ++a) {
         term->k[a] = k[a];
-        term->amplitude[a] = n * cross[a] / sqrt(norm2);
+        f[a] = n * cross[a] / sqrt(norm2);
+        term->amplitude[a] = f[a] / norm; /* exact for relhel = 0 */
     }
+    const double khat_cross_f[3] = {(k[1] * f[2] - k[2] * f[1]) / kk, (k[2] * f[0] - k[0] * f[2]) / kk,
+                                    (k[0] * f[1] - k[1] * f[0]) / kk};
+    for (int a = 0; a < 3; ++a)
+        term->sine_amplitude[a] = sigma == 0.0 ? 0.0 : sigma * khat_cross_f[a] / norm;
 }

@@ -1,5 +1,6 @@
 /*
- * forcing.h -- the random forcing of seed Sect. 6, eqs. (24)-(25), drawn
+ * forcing.h -- the random forcing of seed Sect. 6, eqs. (24)-(25), made
+ * helical by relhel (DESIGN 7, Brandenburg 2001), drawn
  * once per time step on the host from a seeded generator, so that a seed
  * gives the same sequence on every backend and any number of processes.
  * The per-point increment it defines is applied by the backends through
@@ -17,10 +18,12 @@
 #define AC_FORCING_INLINE static inline
 #endif
 
-/* One step's forcing: u += dt * amplitude * cos(k.x + phase). */
+/* One step's forcing: u += dt Re{(amplitude + i sine_amplitude) exp(i (k.x + phase))}
+ *                      = dt (amplitude cos(k.x + phase) - sine_amplitude sin(k.x + phase)). */
 typedef struct {
-    double k[3];         /* wave vector, physical units (2 pi n / L per axis) */
-    double amplitude[3]; /* N f_k of eq. (25) */
+    double k[3];              /* wave vector, physical units (2 pi n / L per axis) */
+    double amplitude[3];      /* N f_k of eq. (25), over sqrt(1 + relhel^2) */
+    double sine_amplitude[3]; /* N relhel (khat x f_k) / sqrt(1 + relhel^2): zero without helicity */
     double phase;
 } ac_forcing_term;
 
@@ -29,6 +32,7 @@ typedef struct {
     int count;
     double *k;       /* count x 3, physical units */
     double f0, cs;   /* eq. (25) */
+    double relhel;   /* helicity: curl f = relhel |k| f for relhel = +-1; 0 is eq. (25) as it stands */
     uint64_t state;  /* splitmix64 state: the whole generator */
 } ac_forcing;
 
@@ -36,14 +40,23 @@ typedef struct {
  * for a step of length dt; advances the generator. */
 void ac_forcing_draw(ac_forcing *forcing, double dt, ac_forcing_term *term);
 
-/* The velocity increment at position (x, y, z) for a step dt. */
+/* The velocity increment at position (x, y, z) for a step dt.  Without
+ * helicity the sine part is skipped: the increment is then the same
+ * arithmetic as before helicity existed, bit for bit. */
 AC_FORCING_INLINE void forcing_increment(const ac_forcing_term *t, double x, double y, double z, double dt,
                                          double du[3])
 {
-    const double c = cos(t->k[0] * x + t->k[1] * y + t->k[2] * z + t->phase) * dt;
+    const double angle = t->k[0] * x + t->k[1] * y + t->k[2] * z + t->phase;
+    const double c = cos(angle) * dt;
     du[0] = t->amplitude[0] * c;
     du[1] = t->amplitude[1] * c;
     du[2] = t->amplitude[2] * c;
+    if (t->sine_amplitude[0] != 0.0 || t->sine_amplitude[1] != 0.0 || t->sine_amplitude[2] != 0.0) {
+        const double s = sin(angle) * dt;
+        du[0] -= t->sine_amplitude[0] * s;
+        du[1] -= t->sine_amplitude[1] * s;
+        du[2] -= t->sine_amplitude[2] * s;
+    }
 }
 
 #endif

@@ -525,14 +525,14 @@ static PyObject *Grid_dlpack_device(GridObject *self, PyObject *Py_UNUSED(ignore
     return Py_BuildValue("(ii)", (int)dev.device_type, (int)dev.device_id);
 }
 
-/* set_forcing(k, f0, seed): k an (n, 3) float64 array of physical wave
- * vectors, or None to switch the forcing off */
+/* set_forcing(k, f0, seed, relhel=0): k an (n, 3) float64 array of physical
+ * wave vectors, or None to switch the forcing off */
 static PyObject *Grid_set_forcing(GridObject *self, PyObject *args)
 {
     PyObject *k_obj;
-    double f0 = 0.0;
+    double f0 = 0.0, relhel = 0.0;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTuple(args, "O|dK", &k_obj, &f0, &seed) || !check_ready(self))
+    if (!PyArg_ParseTuple(args, "O|dKd", &k_obj, &f0, &seed, &relhel) || !check_ready(self))
         return NULL;
     if (k_obj == Py_None) {
         PyMem_Free(self->forcing.k);
@@ -561,6 +561,7 @@ static PyObject *Grid_set_forcing(GridObject *self, PyObject *args)
     self->forcing.f0 = f0;
     self->forcing.cs = self->grid.cs;
     self->forcing.state = seed;
+    self->forcing.relhel = relhel;
     Py_RETURN_NONE;
 }
 
