@@ -40,23 +40,33 @@ typedef struct {
  * for a step of length dt; advances the generator. */
 void ac_forcing_draw(ac_forcing *forcing, double dt, ac_forcing_term *term);
 
-/* The velocity increment at position (x, y, z) for a step dt.  Without
- * helicity the sine part is skipped: the increment is then the same
- * arithmetic as before helicity existed, bit for bit. */
+/* The velocity increment at position (x, y, z) for a step dt: the cosine
+ * part, all of it without helicity. */
 AC_FORCING_INLINE void forcing_increment(const ac_forcing_term *t, double x, double y, double z, double dt,
                                          double du[3])
 {
-    const double angle = t->k[0] * x + t->k[1] * y + t->k[2] * z + t->phase;
-    const double c = cos(angle) * dt;
+    const double c = cos(t->k[0] * x + t->k[1] * y + t->k[2] * z + t->phase) * dt;
     du[0] = t->amplitude[0] * c;
     du[1] = t->amplitude[1] * c;
     du[2] = t->amplitude[2] * c;
-    if (t->sine_amplitude[0] != 0.0 || t->sine_amplitude[1] != 0.0 || t->sine_amplitude[2] != 0.0) {
-        const double s = sin(angle) * dt;
-        du[0] -= t->sine_amplitude[0] * s;
-        du[1] -= t->sine_amplitude[1] * s;
-        du[2] -= t->sine_amplitude[2] * s;
-    }
+}
+
+/* Whether the term has a sine part (relhel != 0). */
+AC_FORCING_INLINE int forcing_is_helical(const ac_forcing_term *t)
+{
+    return t->sine_amplitude[0] != 0.0 || t->sine_amplitude[1] != 0.0 || t->sine_amplitude[2] != 0.0;
+}
+
+/* The sine part of the increment, added where forcing_is_helical: a
+ * separate pass, so that non-helical runs keep the arithmetic (and the
+ * compiled loop) they had before helicity existed. */
+AC_FORCING_INLINE void forcing_sine_increment(const ac_forcing_term *t, double x, double y, double z, double dt,
+                                              double du[3])
+{
+    const double s = sin(t->k[0] * x + t->k[1] * y + t->k[2] * z + t->phase) * dt;
+    du[0] = -t->sine_amplitude[0] * s;
+    du[1] = -t->sine_amplitude[1] * s;
+    du[2] = -t->sine_amplitude[2] * s;
 }
 
 #endif

@@ -381,6 +381,7 @@ extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC
 __global__ void AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, ac_forcing_term term, double dt)
 {
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    const bool helical = forcing_is_helical(&term);
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x) {
         const int i = (int)(t % s.n[0]);
@@ -388,12 +389,17 @@ __global__ void AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, a
         const int j = (int)(r % s.n[1]), k = (int)(r / s.n[1]);
         double du[3];
         /* the coordinates as ac_coordinate() (grid.h) computes them */
-        forcing_increment(&term, s.origin[0] + (s.offset[0] + i) * s.spacing[0],
-                          s.origin[1] + (s.offset[1] + j) * s.spacing[1], s.origin[2] + (s.offset[2] + k) * s.spacing[2],
-                          dt, du);
+        const double x = s.origin[0] + (s.offset[0] + i) * s.spacing[0],
+                     y = s.origin[1] + (s.offset[1] + j) * s.spacing[1], z = s.origin[2] + (s.offset[2] + k) * s.spacing[2];
+        forcing_increment(&term, x, y, z, dt, du);
         const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
         for (int c = 0; c < 3; ++c)
             fields.f[1 + c][idx] += (real)du[c];
+        if (helical) { /* the sine part as the CPU adds it: a second rounding to real */
+            forcing_sine_increment(&term, x, y, z, dt, du);
+            for (int c = 0; c < 3; ++c)
+                fields.f[1 + c][idx] += (real)du[c];
+        }
     }
 }
 
