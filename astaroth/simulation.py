@@ -594,12 +594,14 @@ class Simulation:
         Returns the number of steps taken.
         """
         from .diagnostics import Progress, TimeSeries, row
+        from .diagnostics import columns as diagnostic_columns
 
         until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every)
         if not (isinstance(diagnostics_every, numbers.Integral) and diagnostics_every >= 1):
             raise ValueError(f"diagnostics_every must be a positive integer, got {diagnostics_every!r}")
         # rows are computed on every rank (the reductions are global), written by one
-        series = TimeSeries(timeseries, write=self.is_root) if timeseries is not None else None
+        series = (TimeSeries(timeseries, write=self.is_root, columns=diagnostic_columns(self))
+                  if timeseries is not None else None)
         bar = Progress(self, until) if progress and self.is_root else None
         stop = _StopRequest(handle_signals)
         steps = self._cfl_steps(until, cdt, cdtv, check_every)

@@ -150,3 +150,37 @@ def test_bad_mhd_parameters_are_refused_clearly():
     with pytest.raises(KeyError, match="physics='mhd'"):
         ac.Simulation(shape=8, backend="cpu")["ax"]
     assert ac.Simulation(shape=8, physics="mhd").backend == "cpu"  # auto: the backend that runs MHD
+
+
+def test_initial_conditions_analysis_and_time_series(tmp_path):
+    n, box = 16, (2 * math.pi,) * 3
+    sim = ac.Simulation(shape=(n, n, n), box=box, nu=0.02, eta=0.02, cs=1.0, dtype="float64", backend="cpu",
+                        physics="mhd", b_ext=(0.0, 0.0, 0.5), mu0=2.0)
+    ac.init.alfven_wave(sim, k=2, amplitude=0.05)
+    b = ac.analysis.magnetic_field(sim)
+    z = sim.z[None, None, :]
+    assert np.max(np.abs(b[0] - 2 * 0.05 * np.sin(2 * z))) < 5e-4  # curl A = k A, to the stencil's accuracy (k dx = 0.79)
+    assert np.allclose(b[2], 0.5)
+    assert np.allclose(sim["ux"], -2 * sim["ax"] / math.sqrt(2.0))  # u = -dB / sqrt(mu0 rho)
+    j = ac.analysis.current_density(sim)
+    assert np.max(np.abs(j[0] - 2 * b[0] / 2.0)) < 5e-4  # J = curl B / mu0 = k dB / mu0
+    k, E = ac.analysis.spectrum(sim, field="magnetic")
+    mean_b2 = np.mean(sum(c ** 2 for c in b))
+    assert E.sum() == pytest.approx(mean_b2 / (2 * 2.0), rel=1e-12)  # Parseval, over mu0
+    assert E[0] == pytest.approx(0.25 / (2 * 2.0), rel=1e-12) and k[np.argmax(E[1:]) + 1] == pytest.approx(2.0)
+    helicity = ac.analysis.magnetic_helicity(sim)
+    assert helicity == pytest.approx(2 * 0.05 ** 2, rel=5e-3)  # <A . k A> = k a^2, k to the stencil's accuracy
+    sim.run(until=0.2, timeseries=tmp_path / "ts.csv", diagnostics_every=1)
+    ts = np.genfromtxt(tmp_path / "ts.csv", delimiter=",", names=True)
+    for column in ("brms", "bmax", "jrms", "emag", "helicity_mag"):
+        assert column in ts.dtype.names and np.all(np.isfinite(ts[column]))
+    assert ts["emag"][-1] < ts["emag"][0]  # resistive decay
+    ac.init.beltrami_field(sim, k=1, amplitude=0.1, axis="x")
+    assert np.allclose(sim["ax"], 0) and np.allclose(sim["ay"], 0.1 * np.sin(sim.x)[:, None, None])
+    with pytest.raises(ValueError, match="nonzero wave number"):
+        ac.init.beltrami_field(sim, k=1.5)
+    hydro = ac.Simulation(shape=8, backend="cpu")
+    with pytest.raises(ValueError, match="physics='mhd'"):
+        ac.analysis.magnetic_field(hydro)
+    with pytest.raises(ValueError, match="physics='mhd'"):
+        ac.init.beltrami_field(hydro)
