@@ -1,4 +1,5 @@
-"""Analysis of a Simulation: spectra, symmetry errors, norms, divergence, vorticity.
+"""Analysis of a Simulation: spectra, symmetry errors, norms, divergence, vorticity,
+and with physics="mhd" the magnetic field and current density.
 
 Every function takes a Simulation.  On the CUDA backend with CuPy installed
 the fields are read through zero-copy device views and the work (FFTs
@@ -11,7 +12,7 @@ import math
 import numpy as np
 
 from . import ops
-from .numpy_reference import ddx
+from .numpy_reference import d2dx2, d2dxdy, ddx
 
 
 def _array_module(sim):
@@ -41,15 +42,29 @@ def velocity(sim):
     return [_field(sim, c, xp) for c in ("ux", "uy", "uz")]
 
 
-def spectrum(sim, fields=("ux", "uy", "uz")):
-    """Shell-integrated kinetic-energy spectrum E(k) of the velocity.
+def spectrum(sim, fields=("ux", "uy", "uz"), field="kinetic"):
+    """Shell-integrated energy spectrum E(k) of the velocity, or of B.
 
     Returns (k, E): k the shell centres in physical units (multiples of
     dk = 2 pi / max(L)), E[n] = 1/2 sum of |u_hat|^2 over wave vectors with
     |k| in [k_n - dk/2, k_n + dk/2), u_hat = FFT(u) / N.  Parseval: E.sum()
-    equals half the mean of |u|^2 over the grid.
+    equals half the mean of |u|^2 over the grid.  field="magnetic"
+    (physics="mhd"): the same for B = curl A + b_ext, over mu0, so that
+    E.sum() is the magnetic energy <|B|^2> / (2 mu0) (b_ext at k = 0).
+    `fields` picks velocity components (or any fields) for the kinetic one.
     """
+    if field not in ("kinetic", "magnetic"):
+        raise ValueError(f"field must be 'kinetic' or 'magnetic', got {field!r}")
     xp = _array_module(sim)
+    if field == "magnetic":
+        arrays, scale = magnetic_field(sim), 1.0 / sim.mu0
+    else:
+        arrays, scale = [_field(sim, name, xp) for name in fields], 1.0
+    return _spectrum(sim, arrays, scale, xp)
+
+
+def _spectrum(sim, arrays, scale, xp):
+    """spectrum() of the given component arrays, E times scale."""
     shape, box = sim.shape, sim.box
     axes = [xp.fft.fftfreq(n, d=L / n) * 2 * math.pi for n, L in zip(shape, box)]
     kx, ky, kz = xp.meshgrid(*axes, indexing="ij")
@@ -59,10 +74,10 @@ def spectrum(sim, fields=("ux", "uy", "uz")):
     nshell = int(_host(shell.max())) + 1
     power = xp.zeros(nshell, dtype=xp.float64)
     npoints = float(np.prod(shape))
-    for name in fields:
-        u_hat = xp.fft.fftn(_field(sim, name, xp).astype(xp.float64)) / npoints
+    for f in arrays:
+        u_hat = xp.fft.fftn(f.astype(xp.float64)) / npoints
         power += xp.bincount(shell, weights=(xp.abs(u_hat) ** 2).ravel(), minlength=nshell)
-    E = 0.5 * power
+    E = 0.5 * scale * power
     E = E.get() if hasattr(E, "get") else E
     return np.arange(nshell) * dk, np.asarray(E)
 
@@ -105,6 +120,42 @@ def divergence(sim, u=None):
 def vorticity(sim, u=None):
     """curl u = (d_y u_z - d_z u_y, d_z u_x - d_x u_z, d_x u_y - d_y u_x)."""
     return ops.vector_curl(u or velocity(sim), sim.spacing, _first_derivative(sim))
+
+
+def _require_mhd(sim, what):
+    if getattr(sim, "physics", "hydro") != "mhd":
+        raise ValueError(f"{what} needs a simulation with physics='mhd'")
+
+
+def vector_potential(sim):
+    """(A_x, A_y, A_z) as arrays of the array module the analysis uses (physics="mhd")."""
+    _require_mhd(sim, "vector_potential")
+    xp = _array_module(sim)
+    return [_field(sim, c, xp).astype(xp.float64) for c in ("ax", "ay", "az")]
+
+
+def magnetic_field(sim):
+    """B = curl A + b_ext by the solver's sixth-order first derivatives (physics="mhd")."""
+    _require_mhd(sim, "magnetic_field")
+    curl = ops.vector_curl(vector_potential(sim), sim.spacing, _first_derivative(sim))
+    return [c + b for c, b in zip(curl, sim.b_ext)]
+
+
+def current_density(sim):
+    """J = curl B / mu0 = (grad div A - lap A) / mu0 with the solver's stencils, eqs. (6)-(8) (physics="mhd")."""
+    a, h = vector_potential(sim), sim.spacing
+    lap = [sum(d2dx2(a[i], j, h[j]) for j in range(3)) for i in range(3)]
+    grad_div = [sum(d2dx2(a[i], i, h[i]) if i == j else d2dxdy(a[j], i, j, h[i], h[j]) for j in range(3))
+                for i in range(3)]
+    return [(g - l) / sim.mu0 for g, l in zip(grad_div, lap)]
+
+
+def magnetic_helicity(sim):
+    """<A . curl A> over the box (without b_ext; physics="mhd")."""
+    xp = _array_module(sim)
+    a = vector_potential(sim)
+    curl = ops.vector_curl(a, sim.spacing, _first_derivative(sim))
+    return _host(xp.mean(sum(ai * ci for ai, ci in zip(a, curl))))
 
 
 def symmetry_error(sim):

@@ -14,6 +14,13 @@ from . import analysis
 
 COLUMNS = ("step", "t", "dt", "urms", "umax", "lnrho_min", "lnrho_max", "lnrho_mean", "rho_mean", "ekin",
            "divu_rms", "vorticity_rms")
+# with physics="mhd" (DESIGN 7): rms and max |B|, rms |J|, <|B|^2> / (2 mu0), <A . curl A>
+MAGNETIC_COLUMNS = ("brms", "bmax", "jrms", "emag", "helicity_mag")
+
+
+def columns(sim):
+    """The time-series columns of `sim`: COLUMNS, and MAGNETIC_COLUMNS with physics="mhd"."""
+    return COLUMNS + (MAGNETIC_COLUMNS if getattr(sim, "physics", "hydro") == "mhd" else ())
 
 
 def row(sim, dt):
@@ -35,7 +42,15 @@ def _row(sim, dt):
     div = analysis.divergence(sim, u)
     w = analysis.vorticity(sim, u)
     value = analysis._host
-    return {
+    magnetic = {}
+    if getattr(sim, "physics", "hydro") == "mhd":
+        b = analysis.magnetic_field(sim)
+        b2 = sum(c ** 2 for c in b)
+        j2 = sum(c ** 2 for c in analysis.current_density(sim))
+        magnetic = {"brms": math.sqrt(value(xp.mean(b2))), "bmax": math.sqrt(value(xp.max(b2))),
+                    "jrms": math.sqrt(value(xp.mean(j2))), "emag": value(xp.mean(b2)) / (2 * sim.mu0),
+                    "helicity_mag": analysis.magnetic_helicity(sim)}
+    return magnetic | {
         "step": sim.steps, "t": sim.t, "dt": dt,
         "urms": math.sqrt(value(xp.mean(u2))), "umax": math.sqrt(value(xp.max(u2))),
         "lnrho_min": value(xp.min(lnrho)), "lnrho_max": value(xp.max(lnrho)), "lnrho_mean": value(xp.mean(lnrho)),
@@ -48,18 +63,20 @@ def _row(sim, dt):
 class TimeSeries:
     """Appends rows to a CSV file, writing the header when the file is new."""
 
-    def __init__(self, path, write=True):
+    def __init__(self, path, write=True, columns=COLUMNS):
         self.path = os.fspath(path)
         self.write = write  # False on all MPI ranks but one
+        self.columns = columns
         if write and (not os.path.exists(self.path) or os.path.getsize(self.path) == 0):
             with open(self.path, "w") as f:
-                f.write(",".join(COLUMNS) + "\n")
+                f.write(",".join(columns) + "\n")
 
     def append(self, values):
         if not self.write:
             return
         with open(self.path, "a") as f:
-            f.write(",".join(repr(float(values[c])) if c != "step" else str(int(values[c])) for c in COLUMNS) + "\n")
+            f.write(",".join(repr(float(values[c])) if c != "step" else str(int(values[c]))
+                             for c in self.columns) + "\n")
 
 
 class Progress:

@@ -3,6 +3,8 @@
     ac.init.sine_wave(sim, field="uy", amplitude=1e-3, k=13)
     ac.init.radial_explosion(sim, amplitude=1.0, r0=0.8, width=0.2)
     ac.init.random_velocity(sim, urms=0.1, spectrum=lambda k: k**-2, seed=1)
+    ac.init.beltrami_field(sim, k=1, amplitude=0.1, axis="z")      # physics="mhd"
+    ac.init.alfven_wave(sim, k=1, amplitude=0.01)                   # physics="mhd", along b_ext
 """
 import math
 import numbers
@@ -73,3 +75,60 @@ def random_velocity(sim, urms=0.1, spectrum=lambda k: k ** -2.0, seed=0, kmax=No
         raise ValueError("the spectrum leaves no mode on this grid")
     for name, f in zip(("ux", "uy", "uz"), fields):
         sim[name] = f * (urms / norm)
+
+
+def _periodic_wavenumber(sim, k, axis):
+    """k as a wave number along `axis` (0, 1, 2) that fits the periodic box."""
+    m = k * sim.box[axis] / (2 * math.pi)
+    if not (isinstance(k, numbers.Real) and math.isfinite(k) and k != 0) or abs(m - round(m)) > 1e-9 * max(1.0, abs(m)):
+        raise ValueError(f"k = {k!r} along {'xyz'[axis]} is not a nonzero wave number of the periodic box "
+                         f"(k L / 2 pi must be a nonzero integer; L = {sim.box[axis]})")
+    return float(k)
+
+
+def _helical_potential(sim, k, amplitude, axis):
+    """A = amplitude (sin k x_a, cos k x_a) in the two components after axis a
+    (cyclically), zero along a: curl A = k A, a Beltrami field."""
+    if getattr(sim, "physics", "hydro") != "mhd":
+        raise ValueError("magnetic initial conditions need a simulation with physics='mhd'")
+    x = _grid(sim)[axis]
+    b, c = (axis + 1) % 3, (axis + 2) % 3
+    names = ("ax", "ay", "az")
+    sim[names[axis]] = 0.0
+    sim[names[b]] = amplitude * np.sin(k * x)
+    sim[names[c]] = amplitude * np.cos(k * x)
+    return [names[b], names[c]]
+
+
+def beltrami_field(sim, k=1.0, amplitude=0.1, axis="z"):
+    """A = amplitude (sin k z, cos k z, 0) for axis "z" (and its cyclic
+    permutations for "x", "y"): B = curl A = k A, a force-free (Beltrami)
+    field of positive helicity that with u = 0 decays as exp(-eta k^2 t)
+    (DESIGN 7).  physics="mhd"; k a wave number of the box along the axis."""
+    if axis not in ("x", "y", "z"):
+        raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}")
+    a = "xyz".index(axis)
+    _helical_potential(sim, _periodic_wavenumber(sim, k, a), amplitude, a)
+
+
+def alfven_wave(sim, k=1.0, amplitude=0.01):
+    """A circularly polarised Alfven wave travelling along b_ext: A as
+    beltrami_field along the axis of b_ext, so that dB = k A, and
+    u = -sign(b_ext) dB / sqrt(mu0 rho), rho from the (uniform) density.
+    With nu = eta it is an exact nonlinear solution (|B| is uniform),
+    travelling at vA = |b_ext| / sqrt(mu0 rho) and decaying as
+    exp(-nu k^2 t) (DESIGN 7).  b_ext must lie along x, y or z."""
+    if getattr(sim, "physics", "hydro") != "mhd":
+        raise ValueError("alfven_wave needs a simulation with physics='mhd'")
+    along = [a for a in range(3) if sim.b_ext[a] != 0]
+    if len(along) != 1:
+        raise ValueError(f"alfven_wave needs b_ext along one of x, y, z, got b_ext = {sim.b_ext}")
+    a = along[0]
+    k = _periodic_wavenumber(sim, k, a)
+    names = _helical_potential(sim, k, amplitude, a)
+    rho = float(np.exp(sim["lnrho"].astype(np.float64)).mean())
+    factor = -math.copysign(1.0, sim.b_ext[a]) * k / math.sqrt(sim.mu0 * rho)
+    velocity = ("ux", "uy", "uz")
+    sim[velocity[a]] = 0.0
+    for name in names:
+        sim[velocity[("ax", "ay", "az").index(name)]] = factor * sim[name]

@@ -14,7 +14,7 @@ import tempfile
 
 import numpy as np
 
-from .simulation import FIELDS, Simulation
+from .simulation import FIELDS, MAGNETIC_FIELDS, Simulation
 
 FORMAT = "astaroth-snapshot-1"
 
@@ -71,7 +71,7 @@ def save(sim, path, xdmf=True, attributes=None):
     """
     h5py = _h5py()
     path = os.fspath(path)
-    fields = {name: sim[name] for name in FIELDS}  # on every MPI rank: gathering is collective
+    fields = {name: sim[name] for name in sim.field_names}  # on every MPI rank: gathering is collective
     if not sim.is_root:
         sim.comm.Barrier()  # returns once the file is complete
         return path
@@ -97,7 +97,7 @@ def _write(sim, path, fields, h5py, attributes):
             f.attrs[key] = value
         for axis, coords in zip("xyz", (sim.x, sim.y, sim.z)):
             f.create_dataset(f"coordinates/{axis}", data=coords)
-        for name in FIELDS:
+        for name in sim.field_names:
             # stored (z, y, x) in C order: the same bytes as the solver's x-fastest layout
             f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(fields[name].T))
         if sim.forcing is not None:
@@ -150,11 +150,18 @@ def load(path, backend="auto", comm=None, exchange="auto"):
         if missing:
             raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
         a = f.attrs
+        magnetic = {}
+        if str(a.get("physics", "hydro")) == "mhd":
+            magnetic = dict(physics="mhd", eta=float(a["eta"]), mu0=float(a["mu0"]),
+                            b_ext=tuple(float(b) for b in a["b_ext"]))
+            missing = [f"dataset 'fields/{name}'" for name in MAGNETIC_FIELDS if f"fields/{name}" not in f]
+            if missing:
+                raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
         sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
                          nu=float(a["nu"]), cs=float(a["cs"]), dtype=str(a["dtype"]), backend=backend,
                          method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
-                         exchange=exchange)
-        for name in FIELDS:
+                         exchange=exchange, **magnetic)
+        for name in sim.field_names:
             data = f[f"fields/{name}"]
             if data.shape != sim.shape[::-1]:
                 raise ValueError(f"{path}: dataset 'fields/{name}' has shape {data.shape}, not the grid's "
@@ -188,7 +195,7 @@ def write_xdmf(h5_path, sim):
         f'''
       <Attribute Name="{field}" AttributeType="Scalar" Center="Node">
         <DataItem Dimensions="{nz} {ny} {nx}" NumberType="Float" Precision="{precision}" Format="HDF">{name}:/fields/{field}</DataItem>
-      </Attribute>''' for field in FIELDS)
+      </Attribute>''' for field in sim.field_names)
     text = f'''<?xml version="1.0" ?>
 <Xdmf Version="3.0">
   <Domain>

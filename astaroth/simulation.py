@@ -16,6 +16,8 @@ import numpy as np
 from . import _core
 
 FIELDS = ("lnrho", "ux", "uy", "uz")
+MAGNETIC_FIELDS = ("ax", "ay", "az")  # the vector potential A, physics="mhd" (DESIGN 7)
+PHYSICS = ("hydro", "mhd")
 METHODS = ("55p", "19p")
 DTYPES = ("float32", "float64")
 
@@ -209,6 +211,17 @@ class Simulation:
         the whole field on every rank, diagnostics and snapshots are global,
         ``sim.view(name)`` is the rank's own subdomain.  Every rank must make
         the same calls.  Needs the 55-point method.
+    physics : "hydro" or "mhd"
+        "mhd" adds the magnetic vector potential A as the fields "ax", "ay",
+        "az" (DESIGN 7): B = curl A + b_ext, the Lorentz force J x B / rho in
+        the momentum equation, dA/dt = u x B + eta lap A.  For now on the CPU
+        backend, with the 55-point method, on one process.
+    eta : float
+        Magnetic diffusivity, >= 0 (physics="mhd").
+    b_ext : float or (Bx, By, Bz)
+        A uniform imposed magnetic field (physics="mhd").
+    mu0 : float
+        Vacuum permeability, > 0 (physics="mhd").
     exchange : "auto", "device", "peer" or "host"
         How GPU ghost zones travel between ranks: device buffers through a
         CUDA-aware MPI, peer-to-peer writes between the GPUs of one node
@@ -219,7 +232,8 @@ class Simulation:
     """
 
     def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64",
-                 backend="auto", method="55p", origin=0.0, comm=None, exchange="auto"):
+                 backend="auto", method="55p", origin=0.0, comm=None, exchange="auto", physics="hydro", eta=0.0,
+                 b_ext=0.0, mu0=1.0):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")
@@ -240,6 +254,28 @@ class Simulation:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        if physics not in PHYSICS:
+            raise ValueError(f"physics must be one of {PHYSICS}, got {physics!r}")
+        eta, mu0 = _real(eta, "eta"), _real(mu0, "mu0")
+        if eta < 0:
+            raise ValueError(f"eta (magnetic diffusivity) must be >= 0, got {eta}")
+        if not mu0 > 0:
+            raise ValueError(f"mu0 must be positive, got {mu0}")
+        b_ext = _three(b_ext, "b_ext", float)
+        if not all(math.isfinite(b) for b in b_ext):
+            raise ValueError(f"b_ext must be finite, got {b_ext}")
+        if physics == "hydro" and (eta != 0 or mu0 != 1 or any(b_ext)):
+            raise ValueError("eta, b_ext and mu0 belong to magnetohydrodynamics: pass physics='mhd' as well")
+        if physics == "mhd":
+            if method != "55p":
+                raise ValueError("physics='mhd' needs method='55p' (grad div A takes the 55-point mixed stencils)")
+            if backend == "cuda":
+                raise ValueError("physics='mhd' runs on the CPU backend in this version (the CUDA kernel for seven "
+                                 "fields is not built yet); use backend='cpu' or 'auto'")
+            if comm is not None and comm.Get_size() > 1:
+                raise ValueError("physics='mhd' does not split grids over MPI ranks yet")
+            if backend == "auto":
+                backend = "cpu"
         _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":
@@ -254,6 +290,8 @@ class Simulation:
         self._origin = origin
         self._spacing = tuple(L / n for L, n in zip(box, shape))
         self._nu, self._cs = nu, cs
+        self._physics, self._eta, self._b_ext, self._mu0 = physics, eta, b_ext, mu0
+        self._field_names = FIELDS + (MAGNETIC_FIELDS if physics == "mhd" else ())
         self._dtype = np.dtype(dtype)
         self._method = method
         self._backend = backend
@@ -270,7 +308,8 @@ class Simulation:
             local_shape, offset = self._parallel.local_shape, self._parallel.offset
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
-        self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, nu, cs, origin, offset)
+        self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, nu, cs, origin, offset,
+                                physics, eta, mu0, b_ext)
         if self._parallel is not None:
             self._stepper = ParallelStepper(self, self._parallel)
         self._forcing = None
@@ -287,6 +326,12 @@ class Simulation:
     method = property(lambda self: self._method, doc="Integration method, '55p' or '19p'.")
     backend = property(lambda self: self._backend, doc="Backend running this simulation.")
     comm = property(lambda self: self._comm, doc="The MPI communicator, or None.")
+    physics = property(lambda self: self._physics, doc="'hydro' or 'mhd'.")
+    eta = property(lambda self: self._eta, doc="Magnetic diffusivity (physics='mhd').")
+    b_ext = property(lambda self: self._b_ext, doc="Imposed uniform magnetic field (physics='mhd').")
+    mu0 = property(lambda self: self._mu0, doc="Vacuum permeability (physics='mhd').")
+    field_names = property(lambda self: self._field_names,
+                           doc="The fields: FIELDS, and MAGNETIC_FIELDS with physics='mhd'.")
 
     @property
     def decomposition(self):
@@ -319,8 +364,11 @@ class Simulation:
 
     def parameters(self):
         """The construction parameters, as plain values (what a snapshot records)."""
-        return {"shape": np.array(self._shape), "box": np.array(self._box), "origin": np.array(self._origin),
-                "nu": self._nu, "cs": self._cs, "dtype": self._dtype.name, "method": self._method}
+        parameters = {"shape": np.array(self._shape), "box": np.array(self._box), "origin": np.array(self._origin),
+                      "nu": self._nu, "cs": self._cs, "dtype": self._dtype.name, "method": self._method}
+        if self._physics == "mhd":
+            parameters.update(physics="mhd", eta=self._eta, mu0=self._mu0, b_ext=np.array(self._b_ext))
+        return parameters
 
     def save(self, path, xdmf=True):
         """Write an HDF5 snapshot (and an XDMF index); see astaroth.io.save."""
@@ -355,14 +403,15 @@ class Simulation:
         self._forcing = value
 
     # --- fields ----------------------------------------------------------
-    @staticmethod
-    def _field_index(name):
+    def _field_index(self, name):
+        names = self._field_names
         if not isinstance(name, str):
-            raise TypeError(f"field names are strings, one of {FIELDS}; got {name!r}")
+            raise TypeError(f"field names are strings, one of {names}; got {name!r}")
         try:
-            return FIELDS.index(name)
+            return names.index(name)
         except ValueError:
-            raise KeyError(f"unknown field {name!r}; fields are {FIELDS}") from None
+            hint = " (the magnetic fields need physics='mhd')" if name in MAGNETIC_FIELDS else ""
+            raise KeyError(f"unknown field {name!r}; fields are {names}{hint}") from None
 
     def __getitem__(self, name):
         """A NumPy copy of field `name`, shape (nx, ny, nz), x fastest in memory."""
@@ -416,19 +465,23 @@ class Simulation:
 
     def fields(self):
         """All fields as a dict of NumPy copies."""
-        return {name: self[name] for name in FIELDS}
+        return {name: self[name] for name in self._field_names}
 
     # --- time stepping ---------------------------------------------------
     def rhs(self):
         """Time derivatives of all fields now (no forcing), as NumPy arrays."""
         if self._parallel is None:
             self._grid.rhs()
-            return {name: self._grid.read(_RHS_BUFFER, i) for i, name in enumerate(FIELDS)}
+            return {name: self._grid.read(_RHS_BUFFER, i) for i, name in enumerate(self._field_names)}
         self._stepper.rhs()
-        return {name: self._parallel.gather(self._grid.read(_RHS_BUFFER, i)) for i, name in enumerate(FIELDS)}
+        return {name: self._parallel.gather(self._grid.read(_RHS_BUFFER, i)) for i, name in enumerate(self._field_names)}
 
     def cfl_dt(self, cdt=0.4, cdtv=0.3):
         """Largest stable time step: min(cdt dxmin / max(|u| + cs), cdtv / (nu sum_a 1/dx_a^2)).
+
+        With physics="mhd": cs becomes the fast magnetosonic speed
+        sqrt(cs^2 + |B|^2 / (mu0 rho)) at each point and nu max(nu, eta)
+        (DESIGN 7).
 
         Sums and minima run over the axes with more than one point (a trivial
         axis carries no gradients).  The viscous limit counts every resolved
@@ -454,11 +507,16 @@ class Simulation:
     def _rates(self):
         """(max(|u|) + cs, dxmin, nu sum 1/dx^2) over the resolved axes (the
         first inf where u is not finite): a step dt has Courant number
-        dt speed / dxmin and diffusion number dt nu sum 1/dx^2."""
+        dt speed / dxmin and diffusion number dt nu sum 1/dx^2.  With
+        physics="mhd" the speed is max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho)))
+        (the fast magnetosonic speed) and the diffusivity max(nu, eta)."""
+        resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
+        if self._physics == "mhd":
+            speed = self._grid.max_signal_speed()
+            return speed, min(resolved), max(self._nu, self._eta) * sum(1.0 / dx ** 2 for dx in resolved)
         umax = self._grid.max_speed()
         if self._parallel is not None:
             umax = self._parallel.allreduce(umax if math.isfinite(umax) else math.inf, self._parallel.MPI.MAX)
-        resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
         return umax + self._cs, min(resolved), self._nu * sum(1.0 / dx ** 2 for dx in resolved)
 
     def step(self, dt=None, force=False):
@@ -536,12 +594,14 @@ class Simulation:
         Returns the number of steps taken.
         """
         from .diagnostics import Progress, TimeSeries, row
+        from .diagnostics import columns as diagnostic_columns
 
         until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every)
         if not (isinstance(diagnostics_every, numbers.Integral) and diagnostics_every >= 1):
             raise ValueError(f"diagnostics_every must be a positive integer, got {diagnostics_every!r}")
         # rows are computed on every rank (the reductions are global), written by one
-        series = TimeSeries(timeseries, write=self.is_root) if timeseries is not None else None
+        series = (TimeSeries(timeseries, write=self.is_root, columns=diagnostic_columns(self))
+                  if timeseries is not None else None)
         bar = Progress(self, until) if progress and self.is_root else None
         stop = _StopRequest(handle_signals)
         steps = self._cfl_steps(until, cdt, cdtv, check_every)
@@ -590,12 +650,13 @@ class Simulation:
     def _first_nonfinite_field(self):
         field = self._grid.first_nonfinite_field()
         if self._parallel is not None:
-            field = self._parallel.allreduce(field if field >= 0 else len(FIELDS), self._parallel.MPI.MIN)
-            field = field if field < len(FIELDS) else -1
+            names = len(self._field_names)
+            field = self._parallel.allreduce(field if field >= 0 else names, self._parallel.MPI.MIN)
+            field = field if field < names else -1
         return field
 
     def _raise_nonfinite(self):
         field = self._first_nonfinite_field()
-        name = FIELDS[field] if field >= 0 else "u"
+        name = self._field_names[field] if field >= 0 else "u"
         raise NonFiniteError(f"field {name!r} holds NaN or Inf at step {self.steps}, t = {self.t:.6g}: "
                              f"the run is unstable (try a smaller time step or a larger viscosity)")

@@ -22,10 +22,10 @@ typedef enum { AC_BUFFER_FIELDS = 0, AC_BUFFER_RHS = 1 } ac_buffer;
  * writes w's arrays in place instead and has no stage_b (cuda_backend.cu,
  * roles()). */
 typedef struct {
-    void *home[AC_NUM_FIELDS];
-    void *stage_a[AC_NUM_FIELDS];
-    void *stage_b[AC_NUM_FIELDS];
-    void *w[AC_NUM_FIELDS]; /* RK3 intermediate (2N storage) */
+    void *home[AC_MAX_FIELDS]; /* grid.fields of each are used */
+    void *stage_a[AC_MAX_FIELDS];
+    void *stage_b[AC_MAX_FIELDS];
+    void *w[AC_MAX_FIELDS]; /* RK3 intermediate (2N storage) */
     void *div_u;            /* 19-point method only */
 } ac_field_sets;
 
@@ -46,6 +46,9 @@ typedef struct ac_backend_ops {
     ac_status (*rhs)(void *self);
     /* max |u| over the grid; NaN if any velocity is not finite */
     ac_status (*max_speed)(void *self, double *out);
+    /* MHD: max of |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) over the grid (NaN
+     * if not finite); NULL where the backend has no MHD */
+    ac_status (*max_signal_speed)(void *self, double *out);
     /* index of the first field holding a NaN or Inf, or -1 */
     ac_status (*first_nonfinite_field)(void *self, int *out);
     /* interior of one array to/from a dense host array, x fastest */

@@ -14,7 +14,8 @@
 #define AC_GRID_INLINE static inline
 #endif
 
-enum { AC_NUM_FIELDS = 4 }; /* lnrho, ux, uy, uz, in this order */
+enum { AC_NUM_FIELDS = 4 }; /* lnrho, ux, uy, uz, in this order: hydrodynamics */
+enum { AC_MAX_FIELDS = 7 };  /* and ax, ay, az with physics = "mhd" (DESIGN 7) */
 enum { AC_GHOST = 3 };      /* ghost-zone width, the stencil radius */
 
 typedef enum {
@@ -46,6 +47,9 @@ typedef struct {
     double origin[3]; /* coordinates of global point (0, 0, 0) */
     int offset[3];    /* global index of interior point (0, 0, 0): nonzero in a subdomain of a decomposed grid */
     double nu, cs;
+    int fields;        /* AC_NUM_FIELDS (hydrodynamics) or AC_MAX_FIELDS (MHD) */
+    double eta, mu0;   /* MHD: magnetic diffusivity, vacuum permeability */
+    double b_ext[3];   /* MHD: imposed uniform field */
 } ac_grid;
 
 AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], const double origin[3], double nu,
@@ -65,6 +69,10 @@ AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], con
     g.m[0] = (align + n[0] + AC_GHOST + align - 1) / align * align;
     g.nu = nu;
     g.cs = cs;
+    g.fields = AC_NUM_FIELDS;
+    g.eta = 0.0;
+    g.mu0 = 1.0;
+    g.b_ext[0] = g.b_ext[1] = g.b_ext[2] = 0.0;
     return g;
 }
 

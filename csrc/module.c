@@ -50,7 +50,7 @@ static PyObject *raise_status(ac_status status, const GridObject *g, const char 
             char need[64];
             snprintf(need, sizeof need, "%.2f",
                      (double)ac_grid_padded_count(&g->grid) * (g->precision == AC_FLOAT64 ? 8 : 4) *
-                         (AC_NUM_FIELDS * g->ops->field_sets) / (1 << 30));
+                         (g->grid.fields * g->ops->field_sets) / (1 << 30));
             PyErr_Format(PyExc_MemoryError, "%s: not enough %s memory for a %d x %d x %d grid (about %s GiB needed)",
                          what, g->ops->name, g->grid.n[0], g->grid.n[1], g->grid.n[2], need);
         } else {
@@ -87,14 +87,20 @@ static const ac_backend_ops *find_backend(const char *name)
 
 static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "nu", "cs", "origin", "offset", NULL};
-    const char *backend, *precision, *method;
+    static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "nu", "cs", "origin", "offset",
+                             "physics", "eta", "mu0", "b_ext", NULL};
+    const char *backend, *precision, *method, *physics = "hydro";
     int n[3], offset[3] = {0, 0, 0};
-    double spacing[3], nu, cs, origin[3] = {0.0, 0.0, 0.0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd|(ddd)(iii)", kwlist, &backend, &precision, &method,
-                                     &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &nu, &cs,
-                                     &origin[0], &origin[1], &origin[2], &offset[0], &offset[1], &offset[2]))
+    double spacing[3], nu, cs, origin[3] = {0.0, 0.0, 0.0}, eta = 0.0, mu0 = 1.0, b_ext[3] = {0.0, 0.0, 0.0};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd|(ddd)(iii)sdd(ddd)", kwlist, &backend, &precision,
+                                     &method, &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &nu, &cs,
+                                     &origin[0], &origin[1], &origin[2], &offset[0], &offset[1], &offset[2], &physics,
+                                     &eta, &mu0, &b_ext[0], &b_ext[1], &b_ext[2]))
         return -1;
+    if (strcmp(physics, "hydro") != 0 && strcmp(physics, "mhd") != 0) {
+        PyErr_Format(PyExc_ValueError, "physics must be 'hydro' or 'mhd', not '%s'", physics);
+        return -1;
+    }
     const ac_backend_ops *ops = find_backend(backend);
     if (!ops) {
         PyErr_Format(PyExc_ValueError, "backend '%s' is not built in this installation", backend);
@@ -131,6 +137,13 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
     self->grid = ac_grid_make(n, spacing, origin, nu, cs, prec == AC_FLOAT64 ? 8 : 4, ops->row_align_bytes);
     for (int a = 0; a < 3; ++a)
         self->grid.offset[a] = offset[a]; /* a subdomain's place in the global grid */
+    if (strcmp(physics, "mhd") == 0) {
+        self->grid.fields = AC_MAX_FIELDS;
+        self->grid.eta = eta;
+        self->grid.mu0 = mu0;
+        for (int a = 0; a < 3; ++a)
+            self->grid.b_ext[a] = b_ext[a];
+    }
     self->precision = prec;
     void *backend_self = NULL;
     ac_status st;
@@ -162,10 +175,10 @@ static int check_ready(GridObject *self)
     return 1;
 }
 
-static int check_field(int field)
+static int check_field(const GridObject *self, int field)
 {
-    if (field < 0 || field >= AC_NUM_FIELDS) {
-        PyErr_Format(PyExc_IndexError, "field index %d out of range 0..%d", field, AC_NUM_FIELDS - 1);
+    if (field < 0 || field >= self->grid.fields) {
+        PyErr_Format(PyExc_IndexError, "field index %d out of range 0..%d", field, self->grid.fields - 1);
         return 0;
     }
     return 1;
@@ -281,7 +294,7 @@ static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
 static PyObject *Grid_padded_address(GridObject *self, PyObject *args)
 {
     int s, field;
-    if (!PyArg_ParseTuple(args, "ii", &s, &field) || !check_ready(self) || !check_field(field))
+    if (!PyArg_ParseTuple(args, "ii", &s, &field) || !check_ready(self) || !check_field(self, field))
         return NULL;
     if (s < 0 || s > 2) {
         PyErr_SetString(PyExc_ValueError, "padded_address: set must be 0, 1 or 2");
@@ -317,6 +330,22 @@ static PyObject *Grid_max_speed(GridObject *self, PyObject *Py_UNUSED(ignored))
     return PyFloat_FromDouble(v);
 }
 
+static PyObject *Grid_max_signal_speed(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    if (!self->ops->max_signal_speed || self->grid.fields != AC_MAX_FIELDS)
+        return raise_status(AC_ERR_UNSUPPORTED, self, "max_signal_speed (MHD)");
+    double v = 0.0;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->max_signal_speed(self->self, &v);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "max_signal_speed (MHD)");
+    return PyFloat_FromDouble(v);
+}
+
 static PyObject *Grid_first_nonfinite_field(GridObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (!check_ready(self))
@@ -335,7 +364,7 @@ static PyObject *Grid_first_nonfinite_field(GridObject *self, PyObject *Py_UNUSE
 static PyObject *Grid_read(GridObject *self, PyObject *args)
 {
     int which, field;
-    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(field))
+    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(self, field))
         return NULL;
     npy_intp dims[3] = {self->grid.n[0], self->grid.n[1], self->grid.n[2]};
     PyObject *out = PyArray_EMPTY(3, dims, numpy_type(self), 1);
@@ -355,7 +384,7 @@ static PyObject *Grid_write(GridObject *self, PyObject *args)
 {
     int field;
     PyArrayObject *arr;
-    if (!PyArg_ParseTuple(args, "iO!", &field, &PyArray_Type, &arr) || !check_ready(self) || !check_field(field))
+    if (!PyArg_ParseTuple(args, "iO!", &field, &PyArray_Type, &arr) || !check_ready(self) || !check_field(self, field))
         return NULL;
     if (PyArray_NDIM(arr) != 3 || PyArray_TYPE(arr) != numpy_type(self) || !PyArray_IS_F_CONTIGUOUS(arr) ||
         PyArray_DIM(arr, 0) != self->grid.n[0] || PyArray_DIM(arr, 1) != self->grid.n[1] ||
@@ -373,7 +402,7 @@ static PyObject *Grid_write(GridObject *self, PyObject *args)
 static PyObject *Grid_host_view(GridObject *self, PyObject *args)
 {
     int which, field;
-    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(field))
+    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(self, field))
         return NULL;
     if (self->ops != &ac_cpu_backend) {
         PyErr_SetString(PyExc_TypeError, "host_view is only available on the cpu backend");
@@ -399,7 +428,7 @@ static PyObject *Grid_host_view(GridObject *self, PyObject *args)
 static PyObject *Grid_interior_address(GridObject *self, PyObject *args)
 {
     int which, field;
-    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(field))
+    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(self, field))
         return NULL;
     void *data = self->ops->interior_data(self->self, which ? AC_BUFFER_RHS : AC_BUFFER_FIELDS, field);
     return PyLong_FromVoidPtr(data);
@@ -484,7 +513,7 @@ static int dl_device_of(GridObject *self, dl_device *dev)
 static PyObject *Grid_dlpack(GridObject *self, PyObject *args)
 {
     int which, field;
-    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(field))
+    if (!PyArg_ParseTuple(args, "ii", &which, &field) || !check_ready(self) || !check_field(self, field))
         return NULL;
     dl_export *e = PyMem_RawCalloc(1, sizeof *e);
     if (!e)
@@ -626,6 +655,8 @@ static PyMethodDef Grid_methods[] = {
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
      "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
+    {"max_signal_speed", (PyCFunction)Grid_max_signal_speed, METH_NOARGS,
+     "max_signal_speed() -> MHD: max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) (NaN if not finite)."},
     {"first_nonfinite_field", (PyCFunction)Grid_first_nonfinite_field, METH_NOARGS,
      "first_nonfinite_field() -> index of the first field with NaN/Inf, or -1."},
     {"read", (PyCFunction)Grid_read, METH_VARARGS, "read(which, field) -> dense copy (which: 0 fields, 1 rhs)."},

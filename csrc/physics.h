@@ -15,6 +15,7 @@
 #ifndef ASTAROTH_PHYSICS_H
 #define ASTAROTH_PHYSICS_H
 
+#include <math.h>
 #include <stddef.h>
 
 #ifndef real
@@ -286,6 +287,105 @@ AC_INLINE void rk3_add_grad_div(real *u_out, real *w, real grad_div, int substep
     const real increment = dt * nu * AC_THIRD * grad_div;
     *w += increment;
     *u_out += rk3_beta(substep) * increment;
+}
+
+/* ---- magnetohydrodynamics (DESIGN 7): the vector potential A -----------
+ * Fields lnrho, u, A (seven); B = curl A + b_ext, J = (grad div A - lap A)
+ * / mu0; the induction equation in the resistive gauge. */
+enum { AC_MHD_FIELDS = 7 };
+
+typedef struct {
+    real eta;      /* magnetic diffusivity */
+    real inv_mu0;  /* 1 / mu0 */
+    real b_ext[3]; /* the imposed uniform field */
+} ac_mhd_params;
+
+AC_INLINE ac_mhd_params make_mhd_params(double eta, double mu0, const double b_ext[3])
+{
+    ac_mhd_params q;
+    q.eta = (real)eta;
+    q.inv_mu0 = (real)(1.0 / mu0);
+    for (int a = 0; a < 3; ++a)
+        q.b_ext[a] = (real)b_ext[a];
+    return q;
+}
+
+/* The stencils of A at a point (the same as u's, eqs. 6-8). */
+typedef struct {
+    real lnrho;          /* the value: J x B / rho needs rho itself */
+    real grad_a[3][3];   /* grad_a[i][j] = d_j A_i */
+    real lap_a[3];
+    real grad_div_a[3];
+} ac_magnetic_derivatives;
+
+/* First and second derivatives of a vector field v (u or A) at a point:
+ * grad[i][j] = d_j v_i, lap v, and grad div v with eq. (8)'s mixed terms. */
+AC_INLINE void vector_derivatives(const real *const v[3], const ptrdiff_t stride[3], const ac_point_params *p,
+                                  real grad[3][3], real lap[3], real grad_div[3])
+{
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i) {
+        lap[i] = 0;
+        AC_UNROLL
+        for (int j = 0; j < 3; ++j) {
+            const real second = second_derivative(v[i], stride[j], p->inv_ds[j]);
+            grad[i][j] = first_derivative(v[i], stride[j], p->inv_ds[j]);
+            lap[i] += second;
+            if (i == j)
+                grad_div[i] = second;
+        }
+    }
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i)
+        AC_UNROLL
+        for (int j = 0; j < 3; ++j)
+            if (j != i)
+                grad_div[i] += mixed_derivative(v[j], stride[i], stride[j], p->inv_ds[i], p->inv_ds[j]);
+}
+
+AC_INLINE real ac_exp(real x)
+{
+    return sizeof(real) == sizeof(float) ? (real)expf((float)x) : (real)exp((double)x);
+}
+
+/* B = curl A + b_ext. */
+AC_INLINE void magnetic_field(const ac_magnetic_derivatives *m, const ac_mhd_params *q, real b[3])
+{
+    b[0] = m->grad_a[2][1] - m->grad_a[1][2] + q->b_ext[0];
+    b[1] = m->grad_a[0][2] - m->grad_a[2][0] + q->b_ext[1];
+    b[2] = m->grad_a[1][0] - m->grad_a[0][1] + q->b_ext[2];
+}
+
+/* The seven right-hand sides: the hydrodynamic ones (eqs. 1-2) plus the
+ * Lorentz force J x B / rho, and dA/dt = u x B + eta lap A. */
+AC_INLINE void rhs_mhd_from_derivatives(const ac_derivatives *d, const ac_magnetic_derivatives *m,
+                                        const ac_point_params *p, const ac_mhd_params *q, real rhs[AC_MHD_FIELDS])
+{
+    rhs_from_derivatives(d, p, rhs);
+    real b[3], j[3];
+    magnetic_field(m, q, b);
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i)
+        j[i] = (m->grad_div_a[i] - m->lap_a[i]) * q->inv_mu0;
+    const real inv_rho = ac_exp(-m->lnrho);
+    const real j_cross_b[3] = {j[1] * b[2] - j[2] * b[1], j[2] * b[0] - j[0] * b[2], j[0] * b[1] - j[1] * b[0]};
+    const real u_cross_b[3] = {d->u[1] * b[2] - d->u[2] * b[1], d->u[2] * b[0] - d->u[0] * b[2],
+                               d->u[0] * b[1] - d->u[1] * b[0]};
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i) {
+        rhs[1 + i] += j_cross_b[i] * inv_rho;
+        rhs[4 + i] = u_cross_b[i] + q->eta * m->lap_a[i];
+    }
+}
+
+/* |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)): the fastest signal at a point (the
+ * fast magnetosonic speed carried by the flow), for the CFL step. */
+AC_INLINE double fast_signal_speed(const real u[3], const real b[3], real lnrho, const ac_point_params *p,
+                                   const ac_mhd_params *q)
+{
+    const double u2 = (double)u[0] * u[0] + (double)u[1] * u[1] + (double)u[2] * u[2];
+    const double b2 = (double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2];
+    return sqrt(u2) + sqrt((double)p->cs2 + b2 * (double)q->inv_mu0 * exp(-(double)lnrho));
 }
 
 #endif /* ASTAROTH_PHYSICS_H */

@@ -19,15 +19,17 @@ typedef struct {
     int (*can_fuse_step)(const ac_grid *, ac_method);
     void (*step_fused)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, double, int *);
     double (*max_speed)(const ac_grid *, void *const *);
+    void (*substep_mhd)(const ac_grid *, void *const *, void *const *, void *const *, int, double);
+    double (*max_signal_speed_mhd)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
     void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
-     first_nonfinite_field_f32, add_forcing_f32},
+     substep_mhd_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
-     first_nonfinite_field_f64, add_forcing_f64},
+     substep_mhd_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64},
 };
 
 typedef struct {
@@ -44,7 +46,7 @@ static void cpu_destroy(void *self)
     ac_cpu *cpu = self;
     if (!cpu)
         return;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+    for (int f = 0; f < AC_MAX_FIELDS; ++f) {
         free(cpu->buf.home[f]);
         free(cpu->buf.stage_a[f]);
         free(cpu->buf.stage_b[f]);
@@ -67,8 +69,11 @@ static void *aligned_zeros(size_t bytes)
 static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_method method, void **out)
 {
     *out = NULL;
-    if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
+    if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P) ||
+        (grid->fields != AC_NUM_FIELDS && grid->fields != AC_MAX_FIELDS))
         return AC_ERR_ARGUMENT;
+    if (grid->fields == AC_MAX_FIELDS && method != AC_METHOD_55P)
+        return AC_ERR_UNSUPPORTED; /* MHD: the 55-point method */
     ac_cpu *cpu = calloc(1, sizeof *cpu);
     if (!cpu)
         return AC_ERR_NO_MEMORY;
@@ -78,8 +83,8 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     cpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
     cpu->field_bytes = ac_grid_padded_count(grid) * cpu->element_bytes;
     int ok = 1;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        /* zeros: lnrho = 0 (rho = 1) and u = 0 to start with, ghosts defined */
+    for (int f = 0; f < grid->fields; ++f) {
+        /* zeros: lnrho = 0 (rho = 1), u = 0 and A = 0 to start with, ghosts defined */
         ok &= (cpu->buf.home[f] = aligned_zeros(cpu->field_bytes)) != NULL;
         ok &= (cpu->buf.stage_a[f] = aligned_zeros(cpu->field_bytes)) != NULL;
         ok &= (cpu->buf.stage_b[f] = aligned_zeros(cpu->field_bytes)) != NULL;
@@ -101,8 +106,12 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
 {
     const ac_grid *g = &cpu->grid;
     int failed = 0;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+    for (int f = 0; f < g->fields; ++f)
         cpu->k->fill_ghost_zones(g, in[f]);
+    if (g->fields == AC_MAX_FIELDS) { /* MHD */
+        cpu->k->substep_mhd(g, in, out, cpu->buf.w, s, dt);
+        return AC_OK;
+    }
     const ac_region whole = ac_whole_grid(g);
     cpu->k->substep(g, &whole, cpu->method, in, out, cpu->buf.w, cpu->buf.div_u, s, dt, &failed);
     if (failed)
@@ -137,7 +146,7 @@ static ac_status cpu_step(void *self, double dt, long count)
 {
     ac_cpu *cpu = self;
     ac_status st = AC_OK;
-    const int fused = cpu->k->can_fuse_step(&cpu->grid, cpu->method);
+    const int fused = cpu->grid.fields == AC_NUM_FIELDS && cpu->k->can_fuse_step(&cpu->grid, cpu->method);
     for (long n = 0; n < count && st == AC_OK; ++n)
         st = fused ? fused_step(cpu, dt) : three_substeps(cpu, dt);
     return st;
@@ -146,7 +155,7 @@ static ac_status cpu_step(void *self, double dt, long count)
 static ac_status cpu_substep_region(void *self, int s, double dt, const ac_region *r)
 {
     ac_cpu *cpu = self;
-    if (cpu->method != AC_METHOD_55P || s < 0 || s > 2)
+    if (cpu->method != AC_METHOD_55P || s < 0 || s > 2 || cpu->grid.fields != AC_NUM_FIELDS)
         return AC_ERR_UNSUPPORTED;
     int failed = 0;
     cpu->k->substep(&cpu->grid, r, cpu->method, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
@@ -158,7 +167,7 @@ static ac_status cpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
 {
     ac_cpu *cpu = self;
     (void)stream;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+    for (int f = 0; f < cpu->grid.fields; ++f)
         cpu->k->fill_ghost_axis(&cpu->grid, ac_stage_set(&cpu->buf, s)[f], axis);
     return AC_OK;
 }
@@ -180,6 +189,17 @@ static ac_status cpu_max_speed(void *self, double *out)
 {
     ac_cpu *cpu = self;
     *out = cpu->k->max_speed(&cpu->grid, cpu->buf.home);
+    return AC_OK;
+}
+
+static ac_status cpu_max_signal_speed(void *self, double *out)
+{
+    ac_cpu *cpu = self;
+    if (cpu->grid.fields != AC_MAX_FIELDS)
+        return AC_ERR_UNSUPPORTED;
+    for (int f = 4; f < AC_MAX_FIELDS; ++f) /* B needs A's ghost zones */
+        cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
+    *out = cpu->k->max_signal_speed_mhd(&cpu->grid, cpu->buf.home);
     return AC_OK;
 }
 
@@ -231,7 +251,7 @@ static ac_status cpu_poison_scratch(void *self)
 {
     ac_cpu *cpu = self;
     /* all-ones bytes are a NaN in float and in double */
-    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+    for (int f = 0; f < cpu->grid.fields; ++f) {
         memset(cpu->buf.stage_a[f], 0xff, cpu->field_bytes);
         memset(cpu->buf.stage_b[f], 0xff, cpu->field_bytes);
         memset(cpu->buf.w[f], 0xff, cpu->field_bytes);
@@ -249,7 +269,7 @@ static ac_status cpu_add_forcing(void *self, const ac_forcing_term *term, double
 }
 
 const ac_backend_ops ac_cpu_backend = {
-    "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_first_nonfinite_field,
+    "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_max_signal_speed, cpu_first_nonfinite_field,
     cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
     cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4,
 };

@@ -647,7 +647,7 @@ double AC_FN(max_speed)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS])
 int AC_FN(first_nonfinite_field)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS])
 {
     real *const *fields = (real *const *)fields_;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+    for (int f = 0; f < g->fields; ++f) {
         int nonfinite = 0;
 #pragma omp parallel for collapse(2) reduction(| : nonfinite) schedule(static)
         for (int k = 0; k < g->n[2]; ++k)
@@ -688,3 +688,4 @@ void AC_FN(add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], co
     }
 }
 #undef AC_ADD_FORCING_PART
+#include "mhd_impl.h"

@@ -229,7 +229,7 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     *out = NULL;
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
         return AC_ERR_ARGUMENT;
-    if (ac_cuda_device_count() < 1)
+    if (ac_cuda_device_count() < 1 || grid->fields != AC_NUM_FIELDS) /* MHD: the CPU only, for now */
         return AC_ERR_UNSUPPORTED;
     ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
     if (!gpu)
@@ -423,7 +423,7 @@ static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double
 
 extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
-    gpu_max_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
+    gpu_max_speed, NULL /* no MHD on the GPU yet */, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
     AC_ROW_ALIGN_BYTES, 3,
 };

@@ -1,0 +1,83 @@
+/*
+ * mhd_impl.h -- the CPU loops of magnetohydrodynamics (DESIGN 7), for one
+ * precision; included by kernels_impl.h.  Point by point: seven fields
+ * read through physics.h's pointer stencils (vector_derivatives gives A the
+ * same first, second and mixed stencils as u).  Ghost zones are filled by
+ * the caller.
+ */
+
+/* The hydrodynamic and magnetic derivatives at padded index idx. */
+static inline void AC_FN(mhd_point_derivatives)(real *const *in, ptrdiff_t idx, const ptrdiff_t stride[3],
+                                                const ac_point_params *p, ac_derivatives *d,
+                                                ac_magnetic_derivatives *m)
+{
+    const real *u[3] = {in[1] + idx, in[2] + idx, in[3] + idx};
+    const real *a[3] = {in[4] + idx, in[5] + idx, in[6] + idx};
+    for (int j = 0; j < 3; ++j)
+        d->grad_lnrho[j] = first_derivative(in[0] + idx, stride[j], p->inv_ds[j]);
+    for (int i = 0; i < 3; ++i)
+        d->u[i] = *u[i];
+    vector_derivatives(u, stride, p, d->grad_u, d->lap_u, d->grad_div_u);
+    m->lnrho = in[0][idx];
+    vector_derivatives(a, stride, p, m->grad_a, m->lap_a, m->grad_div_a);
+}
+
+/* RK3 substep `substep` of the seven fields from in to out (eqs. 1-2 plus
+ * the Lorentz force and the induction equation). */
+void AC_FN(substep_mhd)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void *const out_[AC_MAX_FIELDS],
+                        void *const w_[AC_MAX_FIELDS], int substep, double dt_)
+{
+    real *const *in = (real *const *)in_, *const *out = (real *const *)out_, *const *w = (real *const *)w_;
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
+    const ac_mhd_params q = make_mhd_params(g->eta, g->mu0, g->b_ext);
+    ptrdiff_t stride[3];
+    ac_grid_strides(g, stride);
+    const real dt = (real)dt_;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int k = 0; k < g->n[2]; ++k)
+        for (int j = 0; j < g->n[1]; ++j) {
+            const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);
+            for (int i = 0; i < g->n[0]; ++i) {
+                const ptrdiff_t idx = row + i;
+                ac_derivatives d;
+                ac_magnetic_derivatives m;
+                AC_FN(mhd_point_derivatives)(in, idx, stride, &p, &d, &m);
+                real rhs[AC_MHD_FIELDS];
+                rhs_mhd_from_derivatives(&d, &m, &p, &q, rhs);
+                for (int f = 0; f < AC_MHD_FIELDS; ++f)
+                    out[f][idx] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, dt);
+            }
+        }
+}
+
+/* max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) over the interior (NaN if not
+ * finite); A's ghost zones filled. */
+double AC_FN(max_signal_speed_mhd)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS])
+{
+    real *const *fields = (real *const *)fields_;
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
+    const ac_mhd_params q = make_mhd_params(g->eta, g->mu0, g->b_ext);
+    ptrdiff_t stride[3];
+    ac_grid_strides(g, stride);
+    double fastest = 0.0;
+    int nonfinite = 0;
+#pragma omp parallel for collapse(2) reduction(max : fastest) reduction(| : nonfinite) schedule(static)
+    for (int k = 0; k < g->n[2]; ++k)
+        for (int j = 0; j < g->n[1]; ++j) {
+            const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);
+            for (int i = 0; i < g->n[0]; ++i) {
+                const ptrdiff_t idx = row + i;
+                ac_magnetic_derivatives m;
+                for (int c = 0; c < 3; ++c)
+                    for (int a = 0; a < 3; ++a)
+                        m.grad_a[c][a] = first_derivative(fields[4 + c] + idx, stride[a], p.inv_ds[a]);
+                real b[3];
+                magnetic_field(&m, &q, b);
+                const real u[3] = {fields[1][idx], fields[2][idx], fields[3][idx]};
+                const double speed = fast_signal_speed(u, b, fields[0][idx], &p, &q);
+                nonfinite |= !isfinite(speed);
+                fastest = speed > fastest ? speed : fastest;
+            }
+        }
+    return nonfinite ? NAN : fastest;
+}
