@@ -362,7 +362,7 @@ class ParallelStepper:
             self.xp = np
             self.stream = None
             self.transport = "cpu"
-        self.sets = [[self._padded(s, f) for f in range(4)] for s in range(3)]
+        self.sets = [[self._padded(s, f) for f in range(len(sim.field_names))] for s in range(3)]
         self.halo = HaloExchange(decomposition, grid, self.sets, self.lo, self.xp, self.stream, self.transport)
 
     def _gpu_transport(self, d):
@@ -452,6 +452,14 @@ class ParallelStepper:
             done = self.xp.cuda.Event()
             done.record(self.xp.cuda.Stream.null)
             self.stream.wait_event(done)
+
+    def exchange_fields(self):
+        """Fill the ghost zones of the fields (set 0) from the neighbours,
+        as a first substep would (MHD's CFL step needs B at the edges)."""
+        self._prefill(0)
+        self._exchange(0)
+        if self.on_gpu:
+            self.xp.cuda.Stream.null.synchronize()
 
     def rhs(self):
         """The right-hand side into w: a first substep with dt = 1."""

@@ -272,8 +272,6 @@ class Simulation:
             if backend == "cuda":
                 raise ValueError("physics='mhd' runs on the CPU backend in this version (the CUDA kernel for seven "
                                  "fields is not built yet); use backend='cpu' or 'auto'")
-            if comm is not None and comm.Get_size() > 1:
-                raise ValueError("physics='mhd' does not split grids over MPI ranks yet")
             if backend == "auto":
                 backend = "cpu"
         _check_grid(shape, box, dtype)
@@ -512,7 +510,12 @@ class Simulation:
         (the fast magnetosonic speed) and the diffusivity max(nu, eta)."""
         resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
         if self._physics == "mhd":
-            speed = self._grid.max_signal_speed()
+            if self._parallel is None:
+                speed = self._grid.max_signal_speed()
+            else:  # B at the subdomain's edges needs the neighbours' A: exchange the ghost zones first
+                self._stepper.exchange_fields()
+                speed = self._grid.max_signal_speed(False)
+                speed = self._parallel.allreduce(speed if math.isfinite(speed) else math.inf, self._parallel.MPI.MAX)
             return speed, min(resolved), max(self._nu, self._eta) * sum(1.0 / dx ** 2 for dx in resolved)
         umax = self._grid.max_speed()
         if self._parallel is not None:

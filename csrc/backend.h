@@ -47,8 +47,10 @@ typedef struct ac_backend_ops {
     /* max |u| over the grid; NaN if any velocity is not finite */
     ac_status (*max_speed)(void *self, double *out);
     /* MHD: max of |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) over the grid (NaN
-     * if not finite); NULL where the backend has no MHD */
-    ac_status (*max_signal_speed)(void *self, double *out);
+     * if not finite), after filling the periodic ghost zones of A if
+     * fill_ghosts (a decomposed grid has them exchanged instead); NULL where
+     * the backend has no MHD */
+    ac_status (*max_signal_speed)(void *self, int fill_ghosts, double *out);
     /* index of the first field holding a NaN or Inf, or -1 */
     ac_status (*first_nonfinite_field)(void *self, int *out);
     /* interior of one array to/from a dense host array, x fastest */

@@ -330,16 +330,17 @@ static PyObject *Grid_max_speed(GridObject *self, PyObject *Py_UNUSED(ignored))
     return PyFloat_FromDouble(v);
 }
 
-static PyObject *Grid_max_signal_speed(GridObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *Grid_max_signal_speed(GridObject *self, PyObject *args)
 {
-    if (!check_ready(self))
+    int fill_ghosts = 1;
+    if (!PyArg_ParseTuple(args, "|p", &fill_ghosts) || !check_ready(self))
         return NULL;
     if (!self->ops->max_signal_speed || self->grid.fields != AC_MAX_FIELDS)
         return raise_status(AC_ERR_UNSUPPORTED, self, "max_signal_speed (MHD)");
     double v = 0.0;
     ac_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = self->ops->max_signal_speed(self->self, &v);
+    st = self->ops->max_signal_speed(self->self, fill_ghosts, &v);
     Py_END_ALLOW_THREADS
     if (st != AC_OK)
         return raise_status(st, self, "max_signal_speed (MHD)");
@@ -655,8 +656,9 @@ static PyMethodDef Grid_methods[] = {
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
      "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
-    {"max_signal_speed", (PyCFunction)Grid_max_signal_speed, METH_NOARGS,
-     "max_signal_speed() -> MHD: max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) (NaN if not finite)."},
+    {"max_signal_speed", (PyCFunction)Grid_max_signal_speed, METH_VARARGS,
+     "max_signal_speed(fill_ghosts=True) -> MHD: max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) (NaN if not finite); "
+     "fill_ghosts=False where the ghost zones of the fields were exchanged (split grids)."},
     {"first_nonfinite_field", (PyCFunction)Grid_first_nonfinite_field, METH_NOARGS,
      "first_nonfinite_field() -> index of the first field with NaN/Inf, or -1."},
     {"read", (PyCFunction)Grid_read, METH_VARARGS, "read(which, field) -> dense copy (which: 0 fields, 1 rhs)."},

@@ -13,3 +13,17 @@ def make(comm=None):
     sim["lnrho"] = 0.01 * sim["ux"]  # a density field that is not uniform
     sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11)
     return sim
+
+
+def make_mhd(comm=None):
+    """A helically forced MHD run with an imposed field and a random A."""
+    import numpy as np
+
+    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",
+                        comm=comm, physics="mhd", eta=3e-2, b_ext=(0.1, 0.0, 0.2), mu0=1.5)
+    ac.init.random_velocity(sim, urms=0.1, seed=5)
+    rng = np.random.default_rng(6)
+    for name in ("ax", "ay", "az"):
+        sim[name] = 0.02 * rng.standard_normal(SHAPE)  # every rank draws the same
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=1.0)
+    return sim

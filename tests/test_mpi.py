@@ -17,7 +17,7 @@ from astaroth.parallel import split_dims
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from mpi_case import FIELDS, T_END, T_HALF, make  # noqa: E402
+from mpi_case import FIELDS, T_END, T_HALF, make, make_mhd  # noqa: E402
 
 MPIRUN = shutil.which("mpirun") or shutil.which("mpiexec")
 try:
@@ -102,6 +102,23 @@ def test_snapshot_restarts_on_another_number_of_ranks(runs, single, tmp_path, wr
     assert int(got["steps"]) == sim.steps
     for name in FIELDS:
         np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_mhd_run_equals_one_process_bit_for_bit(tmp_path, ranks):
+    sim = make_mhd()
+    sim.run(until=T_HALF, timeseries=tmp_path / "ts.csv", diagnostics_every=2)
+    series = np.genfromtxt(tmp_path / "ts.csv", delimiter=",", names=True)
+    mpirun(ranks, tmp_path, "mhd")
+    got = np.load(tmp_path / f"mhd-np{ranks}.npz")
+    assert int(got["steps"]) == sim.steps
+    for name in sim.field_names:
+        np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
+    split = np.genfromtxt(tmp_path / f"mhd-ts-np{ranks}.csv", delimiter=",", names=True)
+    assert "brms" in split.dtype.names and len(split) == len(series)
+    for column in series.dtype.names:
+        np.testing.assert_allclose(split[column], series[column], rtol=1e-12, atol=1e-15, err_msg=column)
 
 
 @needs_mpi

@@ -19,7 +19,7 @@ typedef struct {
     int (*can_fuse_step)(const ac_grid *, ac_method);
     void (*step_fused)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, double, int *);
     double (*max_speed)(const ac_grid *, void *const *);
-    void (*substep_mhd)(const ac_grid *, void *const *, void *const *, void *const *, int, double);
+    void (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, int, double);
     double (*max_signal_speed_mhd)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
     void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
@@ -108,11 +108,11 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     int failed = 0;
     for (int f = 0; f < g->fields; ++f)
         cpu->k->fill_ghost_zones(g, in[f]);
+    const ac_region whole = ac_whole_grid(g);
     if (g->fields == AC_MAX_FIELDS) { /* MHD */
-        cpu->k->substep_mhd(g, in, out, cpu->buf.w, s, dt);
+        cpu->k->substep_mhd(g, &whole, in, out, cpu->buf.w, s, dt);
         return AC_OK;
     }
-    const ac_region whole = ac_whole_grid(g);
     cpu->k->substep(g, &whole, cpu->method, in, out, cpu->buf.w, cpu->buf.div_u, s, dt, &failed);
     if (failed)
         return AC_ERR_NO_MEMORY;
@@ -155,8 +155,13 @@ static ac_status cpu_step(void *self, double dt, long count)
 static ac_status cpu_substep_region(void *self, int s, double dt, const ac_region *r)
 {
     ac_cpu *cpu = self;
-    if (cpu->method != AC_METHOD_55P || s < 0 || s > 2 || cpu->grid.fields != AC_NUM_FIELDS)
+    if (cpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
+    if (cpu->grid.fields == AC_MAX_FIELDS) { /* MHD */
+        cpu->k->substep_mhd(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
+                            cpu->buf.w, s, dt);
+        return AC_OK;
+    }
     int failed = 0;
     cpu->k->substep(&cpu->grid, r, cpu->method, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
                     cpu->buf.w, NULL, s, dt, &failed);
@@ -192,12 +197,12 @@ static ac_status cpu_max_speed(void *self, double *out)
     return AC_OK;
 }
 
-static ac_status cpu_max_signal_speed(void *self, double *out)
+static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 {
     ac_cpu *cpu = self;
     if (cpu->grid.fields != AC_MAX_FIELDS)
         return AC_ERR_UNSUPPORTED;
-    for (int f = 4; f < AC_MAX_FIELDS; ++f) /* B needs A's ghost zones */
+    for (int f = 4; f < AC_MAX_FIELDS && fill_ghosts; ++f) /* B needs A's ghost zones */
         cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
     *out = cpu->k->max_signal_speed_mhd(&cpu->grid, cpu->buf.home);
     return AC_OK;

@@ -23,9 +23,9 @@ static inline void AC_FN(mhd_point_derivatives)(real *const *in, ptrdiff_t idx, 
 }
 
 /* RK3 substep `substep` of the seven fields from in to out (eqs. 1-2 plus
- * the Lorentz force and the induction equation). */
-void AC_FN(substep_mhd)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void *const out_[AC_MAX_FIELDS],
-                        void *const w_[AC_MAX_FIELDS], int substep, double dt_)
+ * the Lorentz force and the induction equation) over region r. */
+void AC_FN(substep_mhd)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
+                        void *const out_[AC_MAX_FIELDS], void *const w_[AC_MAX_FIELDS], int substep, double dt_)
 {
     real *const *in = (real *const *)in_, *const *out = (real *const *)out_, *const *w = (real *const *)w_;
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
@@ -34,10 +34,10 @@ void AC_FN(substep_mhd)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void *
     ac_grid_strides(g, stride);
     const real dt = (real)dt_;
 #pragma omp parallel for collapse(2) schedule(static)
-    for (int k = 0; k < g->n[2]; ++k)
-        for (int j = 0; j < g->n[1]; ++j) {
+    for (int k = r->lo[2]; k < r->hi[2]; ++k)
+        for (int j = r->lo[1]; j < r->hi[1]; ++j) {
             const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);
-            for (int i = 0; i < g->n[0]; ++i) {
+            for (int i = r->lo[0]; i < r->hi[0]; ++i) {
                 const ptrdiff_t idx = row + i;
                 ac_derivatives d;
                 ac_magnetic_derivatives m;
