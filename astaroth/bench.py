@@ -17,6 +17,7 @@ import numpy as np
 from .simulation import Simulation
 
 BYTES_PER_POINT = {"float32": 160, "float64": 320}  # minimum traffic per full step (DESIGN 4)
+MHD_BYTES_PER_POINT = {"float32": 280, "float64": 560}  # seven fields
 
 
 def smooth_start(sim):
@@ -76,10 +77,14 @@ class _Stepper:
         return self.points / seconds / 1e6
 
 
-def backend_stepper(backend, method, dtype, n):
+def backend_stepper(backend, method, dtype, n, physics="hydro"):
     """astaroth itself: the steps run inside the backend."""
-    sim = Simulation(shape=(n, n, n), nu=5e-3, cs=1.0, dtype=dtype, backend=backend, method=method)
+    magnetic = dict(physics="mhd", eta=5e-3, b_ext=(0.0, 0.0, 0.1)) if physics == "mhd" else {}
+    sim = Simulation(shape=(n, n, n), nu=5e-3, cs=1.0, dtype=dtype, backend=backend, method=method, **magnetic)
     smooth_start(sim)
+    if physics == "mhd":
+        x, y, z = np.meshgrid(sim.x, sim.y, sim.z, indexing="ij")
+        sim["ax"], sim["ay"] = 0.05 * np.sin(z), 0.05 * np.cos(z + x)
     dt = sim.cfl_dt()
     return _Stepper(n, lambda: sim._grid.step(dt, 1), finish=sim.check_finite)  # step() waits for the GPU
 
@@ -299,4 +304,33 @@ def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SI
         del ens, sims
     for row in rows:
         out(f"{row['what']:<24}{str(row['n']) + '^3':>8}{row['mps']:>11.2f}{row['mps'] / reference:>16.2f}")
+    return rows
+
+
+# --- magnetohydrodynamics (issue 16) ---------------------------------------------
+
+def run_mhd_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), target_seconds=1.0, out=print):
+    """Rows for physics="mhd" (55-point method): M/s, and on the GPU the
+    effective bandwidth from the minimum traffic of seven fields
+    (MHD_BYTES_PER_POINT) against a device copy timed in the same run."""
+    out(f"# astaroth bench --physics mhd: backend={backend}, date={time.strftime('%Y-%m-%d %H:%M:%S %Z')}; "
+        f"M/s = million grid points per full RK3 step (7 fields), the fastest of {BATCHES} batches")
+    copy_bw = None
+    if backend == "cuda":
+        from .device import copy_bandwidth
+        copy_bw = copy_bandwidth(1 << 30)
+        out(f"# device-to-device copy (1 GiB, bytes read + written): {copy_bw / 1e9:.0f} GB/s; minimum traffic "
+            f"{MHD_BYTES_PER_POINT['float32']} / {MHD_BYTES_PER_POINT['float64']} B per point and step")
+    out(f"{'implementation':<18}{'physics':>8}{'dtype':>9}{'size':>8}{'M/s':>11}" + (f"{'GB/s':>8}{'of copy':>9}"
+                                                                                       if copy_bw else ""))
+    rows = []
+    for n in sizes:
+        for dtype in dtypes:
+            mps = time_steppers([backend_stepper(backend, "55p", dtype, n, physics="mhd")], target_seconds)[0]
+            rows.append(dict(impl=f"astaroth {backend}", physics="mhd", dtype=dtype, n=n, mps=mps))
+            line = f"{'astaroth ' + backend:<18}{'mhd':>8}{dtype:>9}{str(n) + '^3':>8}{mps:>11.4g}"
+            if copy_bw:
+                gbs = mps * 1e6 * MHD_BYTES_PER_POINT[dtype]
+                line += f"{gbs / 1e9:>8.0f}{gbs / copy_bw:>9.2f}"
+            out(line)
     return rows

@@ -184,3 +184,13 @@ def test_initial_conditions_analysis_and_time_series(tmp_path):
         ac.analysis.magnetic_field(hydro)
     with pytest.raises(ValueError, match="physics='mhd'"):
         ac.init.beltrami_field(hydro)
+
+
+def test_bench_physics_mhd_rows(capsys):
+    from astaroth.cli import main
+
+    assert main(["bench", "--backend", "cpu", "--physics", "mhd", "--sizes", "8", "--dtype", "float64",
+                 "--seconds", "0.05"]) == 0
+    out = capsys.readouterr().out
+    row = [line for line in out.splitlines() if line.startswith("astaroth cpu")]
+    assert len(row) == 1 and "mhd" in row[0] and float(row[0].split()[-1]) > 0
