@@ -79,30 +79,23 @@ class TimeSeries:
                              for c in self.columns) + "\n")
 
 
-class Progress:
-    """A progress line: step, t of t_end, M updates/s, time left.  On a
-    terminal it rewrites one line; elsewhere (notebooks, logs) it prints a
-    line every `every` seconds."""
+class ProgressLine:
+    """A progress line: on a terminal it rewrites one line; elsewhere
+    (notebooks, logs) it prints a line every `every` seconds.  Subclasses
+    say what the line reads (text(now, elapsed))."""
 
-    def __init__(self, sim, until, every=5.0, stream=None):
-        self.sim, self.until, self.every = sim, until, every
+    def __init__(self, every=5.0, stream=None):
+        self.every = every
         self.stream = stream or sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.t0, self.time0, self.steps0 = sim.t, time.perf_counter(), sim.steps
-        self.last = self.time0
+        self.time0 = self.last = time.perf_counter()
 
     def update(self, force=False):
         now = time.perf_counter()
         if not force and now - self.last < (0.5 if self.tty else self.every):
             return
         self.last = now
-        elapsed = max(now - self.time0, 1e-9)
-        steps = self.sim.steps - self.steps0
-        rate = steps * math.prod(self.sim.shape) / elapsed / 1e6
-        done = (self.sim.t - self.t0) / max(self.until - self.t0, 1e-300)
-        left = elapsed * (1 - done) / done if done > 0 else float("inf")
-        line = (f"step {self.sim.steps}  t = {self.sim.t:.6g} of {self.until:g}  {rate:.1f} M updates/s  "
-                f"{left:.0f} s left")
+        line = self.text(max(now - self.time0, 1e-9))
         self.stream.write(("\r" + line) if self.tty else (line + "\n"))
         self.stream.flush()
 
@@ -110,3 +103,20 @@ class Progress:
         self.update(force=True)
         if self.tty:
             self.stream.write("\n")
+
+
+class Progress(ProgressLine):
+    """Step, t of t_end, M updates/s, time left."""
+
+    def __init__(self, sim, until, every=5.0, stream=None):
+        super().__init__(every, stream)
+        self.sim, self.until = sim, until
+        self.t0, self.steps0 = sim.t, sim.steps
+
+    def text(self, elapsed):
+        steps = self.sim.steps - self.steps0
+        rate = steps * math.prod(self.sim.shape) / elapsed / 1e6
+        done = (self.sim.t - self.t0) / max(self.until - self.t0, 1e-300)
+        left = elapsed * (1 - done) / done if done > 0 else float("inf")
+        return (f"step {self.sim.steps}  t = {self.sim.t:.6g} of {self.until:g}  {rate:.1f} M updates/s  "
+                f"{left:.0f} s left")

@@ -13,11 +13,11 @@ steps release the GIL).  On the CPU the OpenMP threads are shared out over
 the members running at once.
 """
 import math
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 from . import _core
+from .diagnostics import ProgressLine
 from .simulation import NonFiniteError, Simulation
 
 # what members must share: an ensemble is one kind of run swept over parameters
@@ -163,32 +163,17 @@ def _named(i, work, *args):
         raise
 
 
-class _Progress:
-    """A progress line for an ensemble: members done, the slowest member's
-    time, aggregate M updates/s, every `every` seconds (a rewritten line on a
-    terminal)."""
+class _Progress(ProgressLine):
+    """Members done, the slowest member's time, aggregate M updates/s."""
 
     def __init__(self, ens, until, every=5.0, stream=None):
-        self.ens, self.until, self.every = ens, until, every
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        super().__init__(every, stream)
+        self.ens, self.until = ens, until
         self.steps0 = sum(ens.steps)
-        self.time0 = self.last = time.perf_counter()
 
-    def update(self, force=False):
-        now = time.perf_counter()
-        if not force and now - self.last < (0.5 if self.tty else self.every):
-            return
-        self.last = now
+    def text(self, elapsed):
         times = self.ens.t
         done = sum(t >= self.until for t in times)
-        rate = (sum(self.ens.steps) - self.steps0) * math.prod(self.ens.shape) / max(now - self.time0, 1e-9) / 1e6
-        line = (f"{done} of {len(times)} members at t = {self.until:g}; slowest at t = {min(times):.6g}  "
+        rate = (sum(self.ens.steps) - self.steps0) * math.prod(self.ens.shape) / elapsed / 1e6
+        return (f"{done} of {len(times)} members at t = {self.until:g}; slowest at t = {min(times):.6g}  "
                 f"{rate:.1f} M updates/s in all")
-        self.stream.write(("\r" + line) if self.tty else (line + "\n"))
-        self.stream.flush()
-
-    def close(self):
-        self.update(force=True)
-        if self.tty:
-            self.stream.write("\n")

@@ -92,12 +92,12 @@ profile() {
     done
 }
 
-# tune: build, the 55p shape sweep (with each shape's CPU agreement) at
-# TUNE_SIZES (default 256 512) over TUNE_SHAPES (default: tune-tiles.py's
-# list), then the 55p bench at 256^3 and 512^3.
-if [ "${1:-}" = "tune" ]; then
+# The 55p shape sweep (each shape beside its CPU agreement) at each size of
+# TUNE_SIZES over TUNE_SHAPES (default: tune-tiles.py's list) into tune.log,
+# then the 55p bench at 256^3 and 512^3 into bench.log.
+sweep_and_bench() {
     {
-        for n in ${TUNE_SIZES:-256 512}; do
+        for n in $1; do
             header "python3 scripts/tune-tiles.py 55p $n ${TUNE_SHAPES:-}"
             $PY scripts/tune-tiles.py 55p $n ${TUNE_SHAPES:-} 2>&1
         done
@@ -108,6 +108,11 @@ if [ "${1:-}" = "tune" ]; then
         $PY -m astaroth bench --backend cuda --sizes 256 512 --methods 55p 2>&1
     } > "$OUT/bench.log" 2>&1
     cat "$OUT/bench.log"
+}
+
+# tune: build, the sweep at TUNE_SIZES (default 256 512), the 55p bench.
+if [ "${1:-}" = "tune" ]; then
+    sweep_and_bench "${TUNE_SIZES:-256 512}"
     exit 0
 fi
 
@@ -117,20 +122,7 @@ if [ "${1:-}" = "perf" ]; then
         $PY -m pytest -q -x tests/test_gpu.py 2>&1
     } > "$OUT/tests.log" 2>&1
     tail -3 "$OUT/tests.log"
-    {
-        header "python3 scripts/tune-tiles.py 55p 256"
-        $PY scripts/tune-tiles.py 55p 256 2>&1
-        if [ -n "${TUNE_512:-}" ]; then # TUNE_512="shape ...": a sweep at 512^3 too
-            echo "# command: python3 scripts/tune-tiles.py 55p 512 $TUNE_512"
-            $PY scripts/tune-tiles.py 55p 512 $TUNE_512 2>&1
-        fi
-    } > "$OUT/tune.log" 2>&1
-    cat "$OUT/tune.log"
-    {
-        header "python3 -m astaroth bench --backend cuda --sizes 256 512 --methods 55p"
-        $PY -m astaroth bench --backend cuda --sizes 256 512 --methods 55p 2>&1
-    } > "$OUT/bench.log" 2>&1
-    cat "$OUT/bench.log"
+    sweep_and_bench "${TUNE_SIZES:-256}"
     if [ -d .old ]; then # an earlier commit's tree, for the profile of its kernel
         (cd .old && $PY setup.py build_ext --inplace >/dev/null 2>&1)
         ncu_substep substep_kernel float32 ncu-before-float32.log "$ROOT/.old"
