@@ -209,6 +209,11 @@ static void gpu_destroy(void *self)
     device_free(gpu->buf.div_u);
     device_free(gpu->max_u2_bits);
     device_free(gpu->nonfinite);
+    if (gpu->stream) {
+        cudaError_t err = cudaStreamDestroy(gpu->stream);
+        if (err != cudaSuccess)
+            fprintf(stderr, "astaroth: cudaStreamDestroy failed: %s\n", cudaGetErrorString(err));
+    }
     free(gpu);
 }
 
@@ -239,10 +244,15 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     gpu->k = &kernels[precision];
     gpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
     gpu->field_bytes = ac_grid_padded_count(grid) * gpu->element_bytes;
-    /* The legacy default stream, so that work queued by CuPy or PyTorch on
-     * their default streams through views is ordered with ours. */
-    gpu->stream = 0;
-    ac_status st = AC_OK;
+    /* A stream of its own, so that simulations stepped from different
+     * threads overlap on the GPU; a blocking one (not cudaStreamNonBlocking),
+     * so that work on the legacy default stream (CuPy's and PyTorch's
+     * default, through views) stays ordered with ours both ways. */
+    ac_status st = ac_cuda_record(cudaStreamCreate(&gpu->stream), "cudaStreamCreate");
+    if (st != AC_OK) {
+        free(gpu);
+        return st;
+    }
     for (int f = 0; f < AC_NUM_FIELDS && st == AC_OK; ++f) {
         /* zeros: lnrho = 0 (rho = 1) and u = 0 to start with */
         if ((st = device_zeros(&gpu->buf.home[f], gpu->field_bytes)) == AC_OK &&
