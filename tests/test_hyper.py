@@ -93,6 +93,10 @@ def test_cfl_step_has_the_hyperdiffusive_limit_and_parameters_are_checked(tmp_pa
     for _ in range(200):
         sim.step()
     assert np.max(np.abs(sim["ux"])) < 1e-3
+    bound = (2.51 / 64) * sim.cfl_dt() / 0.03  # the dt of RK3's bound on the hyperdiffusion number
+    with pytest.raises(ac.UnstableStepError, match="hyperdiffusion number"):
+        sim.step(1.05 * bound)
+    sim.step(0.95 * bound)  # taken
     with pytest.raises(ValueError, match="nu_hyper3"):
         ac.Simulation(shape=8, nu_hyper3=-1.0)
     with pytest.raises(ValueError, match="55p"):
