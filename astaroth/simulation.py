@@ -214,8 +214,8 @@ class Simulation:
     physics : "hydro" or "mhd"
         "mhd" adds the magnetic vector potential A as the fields "ax", "ay",
         "az" (DESIGN 7): B = curl A + b_ext, the Lorentz force J x B / rho in
-        the momentum equation, dA/dt = u x B + eta lap A.  For now on the CPU
-        backend, with the 55-point method, on one process.
+        the momentum equation, dA/dt = u x B + eta lap A.  With the
+        55-point method.
     eta : float
         Magnetic diffusivity, >= 0 (physics="mhd").
     b_ext : float or (Bx, By, Bz)
@@ -269,11 +269,6 @@ class Simulation:
         if physics == "mhd":
             if method != "55p":
                 raise ValueError("physics='mhd' needs method='55p' (grad div A takes the 55-point mixed stencils)")
-            if backend == "cuda":
-                raise ValueError("physics='mhd' runs on the CPU backend in this version (the CUDA kernel for seven "
-                                 "fields is not built yet); use backend='cpu' or 'auto'")
-            if backend == "auto":
-                backend = "cpu"
         _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":

@@ -118,10 +118,19 @@ static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC
     return AC_OK;
 }
 
-extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], int axis,
+/* The periodic ghost zones along one axis of the grid's fields (four, or
+ * seven with MHD). */
+extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int axis,
                                                  cudaStream_t stream)
 {
-    return AC_FN(fill_ghost_axis)(AC_FN(make_set)(fields_), AC_NUM_FIELDS, AC_FN(make_shape)(g), axis, stream);
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    if (AC_FN(fill_ghost_axis)(AC_FN(make_set)(fields_), AC_NUM_FIELDS, s, axis, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    if (g->fields == AC_MAX_FIELDS) {
+        AC_FN(field_set) a = {{(real *)fields_[4], (real *)fields_[5], (real *)fields_[6], NULL}};
+        return AC_FN(fill_ghost_axis)(a, 3, s, axis, stream);
+    }
+    return AC_OK;
 }
 
 /* ---- integration ---------------------------------------------------------
@@ -414,3 +423,5 @@ extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const field
     AC_FN(forcing_kernel)<<<(unsigned)blocks, 256, 0, stream>>>(AC_FN(make_set)(fields_), s, *term, dt);
     return ac_cuda_record(cudaGetLastError(), "forcing launch");
 }
+
+#include "mhd_substep.cuh"
