@@ -21,11 +21,11 @@ from .diagnostics import ProgressLine
 from .simulation import NonFiniteError, Simulation
 
 # what members must share: an ensemble is one kind of run swept over parameters
-_SAME = ("shape", "dtype", "method", "backend")
+_SAME = ("shape", "dtype", "method", "physics", "backend")
 
 
 class Ensemble:
-    """Simulations of the same shape, dtype, method and backend, advanced together.
+    """Simulations of the same shape, dtype, method, physics and backend, advanced together.
 
     Parameters
     ----------

@@ -369,7 +369,9 @@ class Simulation:
         return save(self, path, xdmf=xdmf)
 
     def __repr__(self):
-        return (f"Simulation(shape={self._shape}, box={self._box}, nu={self._nu}, cs={self._cs}, "
+        magnetic = (f"physics='mhd', eta={self._eta}, b_ext={self._b_ext}, mu0={self._mu0}, "
+                    if self._physics == "mhd" else "")
+        return (f"Simulation(shape={self._shape}, box={self._box}, nu={self._nu}, cs={self._cs}, {magnetic}"
                 f"dtype={self._dtype.name!r}, backend={self._backend!r}, method={self._method!r}, "
                 f"t={self.t}, steps={self.steps})")
 

@@ -100,6 +100,8 @@ def test_bad_members_are_refused_clearly():
         ac.Ensemble([member(0, "cpu"), member(1, "cpu", shape=(24, 16, 8))])
     with pytest.raises(ValueError, match="dtype"):
         ac.Ensemble([member(0, "cpu"), member(1, "cpu", dtype="float32")])
+    with pytest.raises(ValueError, match="physics"):
+        ac.Ensemble([member(0, "cpu"), ac.Simulation(shape=SHAPE, backend="cpu", physics="mhd")])
     sim = member(0, "cpu")
     with pytest.raises(ValueError, match="twice"):
         ac.Ensemble([sim, sim])
