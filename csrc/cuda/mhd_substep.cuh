@@ -1,16 +1,12 @@
 /*
  * mhd_substep.cuh -- magnetohydrodynamics (DESIGN 7) on the GPU, for one
- * precision; included by kernels_impl.cuh.  A first, plain form: one thread
- * per point, the stencils read through the read-only cache with physics.h's
- * pointer functions (vector_derivatives gives A the same first, second and
- * mixed stencils as u), the arithmetic physics.h's.  The streaming kernel
- * (stream_substep.cuh) taking seven fields is the fast form still to come.
+ * precision; included by kernels_impl.cuh.  The substep is the streaming
+ * kernel of stream_substep.cuh taking seven fields.  A plain form is kept
+ * beside it (ASTAROTH_MHD_PLAIN=1): one thread per point, the stencils read
+ * through the read-only cache with physics.h's pointer functions, a second
+ * statement of the same arithmetic to check the fast one against on a GPU.
+ * The reduction for the CFL step and the NaN check is here too.
  */
-
-/* The seven arrays of one field set, passed by value. */
-typedef struct {
-    real *f[AC_MAX_FIELDS];
-} AC_FN(mhd_field_set);
 
 /* A's three arrays as a (four-wide) field set, for the ghost-zone kernels. */
 static AC_FN(field_set) AC_FN(potential_set)(void *const f[AC_MAX_FIELDS])
@@ -19,13 +15,6 @@ static AC_FN(field_set) AC_FN(potential_set)(void *const f[AC_MAX_FIELDS])
     return s;
 }
 
-static AC_FN(mhd_field_set) AC_FN(make_mhd_set)(void *const f[AC_MAX_FIELDS])
-{
-    AC_FN(mhd_field_set) s;
-    for (int i = 0; i < AC_MAX_FIELDS; ++i)
-        s.f[i] = f ? (real *)f[i] : NULL;
-    return s;
-}
 
 /* The hydrodynamic and magnetic derivatives at padded index idx. */
 static __device__ __forceinline__ void AC_FN(mhd_point_derivatives)(const AC_FN(mhd_field_set) & in, ptrdiff_t idx,
@@ -82,6 +71,11 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
                                              void *const w_out_[AC_MAX_FIELDS], int substep, double dt,
                                              cudaStream_t stream)
 {
+    static int plain = -1;
+    if (plain < 0) {
+        const char *env = getenv("ASTAROTH_MHD_PLAIN");
+        plain = env && env[0] == '1';
+    }
     AC_FN(shape) s = AC_FN(make_shape)(g);
     if (r) {
         for (int a = 0; a < 3; ++a) {
@@ -90,17 +84,26 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
             if (r->hi[a] <= r->lo[a])
                 return AC_OK; /* empty region */
         }
-    } else if (AC_FN(fill_ghosts)(AC_FN(make_set)(in_), AC_NUM_FIELDS, s, stream) != AC_OK ||
-               AC_FN(fill_ghosts)(AC_FN(potential_set)(in_), 3, s, stream) != AC_OK) {
-        return AC_ERR_DEVICE;
+    } else {
+        /* the streaming kernel reads the y and z images itself, and x where it can */
+        const int first_axis = plain ? 0 : AC_FN(stream_wraps_x)(s) ? 3 : 0, last_axis = plain ? 3 : 1;
+        for (int axis = first_axis; axis < last_axis; ++axis)
+            if (AC_FN(fill_ghost_axis)(AC_FN(make_set)(in_), AC_NUM_FIELDS, s, axis, stream) != AC_OK ||
+                AC_FN(fill_ghost_axis)(AC_FN(potential_set)(in_), 3, s, axis, stream) != AC_OK)
+                return AC_ERR_DEVICE;
     }
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
+    const ac_mhd_params q = make_mhd_params(g->eta, g->mu0, g->b_ext);
+    if (!plain)
+        return AC_FN(stream_substep_mhd)(AC_FN(make_mhd_set)(in_), AC_FN(make_mhd_set)(out_),
+                                         AC_FN(make_mhd_set)(w_in_), AC_FN(make_mhd_set)(w_out_), s, p, q, substep,
+                                         (real)dt, r == NULL, stream);
     const dim3 threads(32, 4, 1);
     const dim3 blocks((unsigned)((s.end[0] - s.first[0] + 31) / 32), (unsigned)((s.end[1] - s.first[1] + 3) / 4),
                       (unsigned)(s.end[2] - s.first[2]));
     AC_FN(mhd_substep_kernel)<<<blocks, threads, 0, stream>>>(
         AC_FN(make_mhd_set)(in_), AC_FN(make_mhd_set)(out_), AC_FN(make_mhd_set)(w_in_), AC_FN(make_mhd_set)(w_out_),
-        s, make_point_params(g->spacing, g->nu, g->cs), make_mhd_params(g->eta, g->mu0, g->b_ext), substep,
-        (real)dt);
+        s, p, q, substep, (real)dt);
     return ac_cuda_record(cudaGetLastError(), "MHD substep launch");
 }
 
