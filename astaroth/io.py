@@ -150,17 +150,20 @@ def load(path, backend="auto", comm=None, exchange="auto"):
         if missing:
             raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
         a = f.attrs
-        magnetic = {}
+        extra = {}  # the physics beyond hydrodynamics
         if str(a.get("physics", "hydro")) == "mhd":
-            magnetic = dict(physics="mhd", eta=float(a["eta"]), mu0=float(a["mu0"]),
+            extra = dict(physics="mhd", eta=float(a["eta"]), mu0=float(a["mu0"]),
                             b_ext=tuple(float(b) for b in a["b_ext"]))
             missing = [f"dataset 'fields/{name}'" for name in MAGNETIC_FIELDS if f"fields/{name}" not in f]
             if missing:
                 raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
+        for key in ("nu_hyper3", "diff_hyper3"):  # absent: 0, as before hyperdiffusion existed
+            if key in a:
+                extra[key] = float(a[key])
         sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
                          nu=float(a["nu"]), cs=float(a["cs"]), dtype=str(a["dtype"]), backend=backend,
                          method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
-                         exchange=exchange, **magnetic)
+                         exchange=exchange, **extra)
         for name in sim.field_names:
             data = f[f"fields/{name}"]
             if data.shape != sim.shape[::-1]:

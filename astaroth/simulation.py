@@ -22,6 +22,11 @@ METHODS = ("55p", "19p")
 DTYPES = ("float32", "float64")
 
 _FIELD_BUFFER, _RHS_BUFFER = 0, 1
+# The hyperdiffusive time-step number.  DESIGN 9 says 0.1, but the 7-point
+# stencil's largest eigenvalue is 64 / dx^6 per axis, so RK3 (stable to 2.51
+# on the negative real axis) needs dt nu_hyper3 sum 1/dx^6 <= 2.51 / 64 =
+# 0.039: at 0.1 grid-scale noise grows (tests/test_hyper.py shows it).
+CDTV3 = 0.03
 
 
 def backends():
@@ -222,6 +227,13 @@ class Simulation:
         A uniform imposed magnetic field (physics="mhd").
     mu0 : float
         Vacuum permeability, > 0 (physics="mhd").
+    nu_hyper3, diff_hyper3 : float
+        Hyperdiffusion, >= 0 (DESIGN 9, the Pencil Code's 'hyper3-simplified'
+        and 'hyper3-lnrho'): du/dt += nu_hyper3 del6 u and dlnrho/dt +=
+        diff_hyper3 del6 lnrho, del6 the sum of the sixth derivatives along
+        the axes (a 7-point stencil).  0, the default, leaves them out: the
+        run is then what it was without them, bit for bit.  For now on the
+        CPU backend with the 55-point method.
     exchange : "auto", "device", "peer" or "host"
         How GPU ghost zones travel between ranks: device buffers through a
         CUDA-aware MPI, peer-to-peer writes between the GPUs of one node
@@ -233,7 +245,7 @@ class Simulation:
 
     def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64",
                  backend="auto", method="55p", origin=0.0, comm=None, exchange="auto", physics="hydro", eta=0.0,
-                 b_ext=0.0, mu0=1.0):
+                 b_ext=0.0, mu0=1.0, nu_hyper3=0.0, diff_hyper3=0.0):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")
@@ -264,6 +276,18 @@ class Simulation:
         b_ext = _three(b_ext, "b_ext", float)
         if not all(math.isfinite(b) for b in b_ext):
             raise ValueError(f"b_ext must be finite, got {b_ext}")
+        nu_hyper3, diff_hyper3 = _real(nu_hyper3, "nu_hyper3"), _real(diff_hyper3, "diff_hyper3")
+        for name, value in (("nu_hyper3", nu_hyper3), ("diff_hyper3", diff_hyper3)):
+            if value < 0:
+                raise ValueError(f"{name} (hyperdiffusion) must be >= 0, got {value}")
+        if nu_hyper3 or diff_hyper3:
+            if method != "55p":
+                raise ValueError("hyperdiffusion (nu_hyper3, diff_hyper3) needs method='55p'")
+            if backend == "cuda":
+                raise ValueError("hyperdiffusion (nu_hyper3, diff_hyper3) runs on the CPU backend in this version; "
+                                 "use backend='cpu' or 'auto'")
+            if backend == "auto":
+                backend = "cpu"
         if physics == "hydro" and (eta != 0 or mu0 != 1 or any(b_ext)):
             raise ValueError("eta, b_ext and mu0 belong to magnetohydrodynamics: pass physics='mhd' as well")
         if physics == "mhd":
@@ -284,6 +308,7 @@ class Simulation:
         self._spacing = tuple(L / n for L, n in zip(box, shape))
         self._nu, self._cs = nu, cs
         self._physics, self._eta, self._b_ext, self._mu0 = physics, eta, b_ext, mu0
+        self._nu_hyper3, self._diff_hyper3 = nu_hyper3, diff_hyper3
         self._field_names = FIELDS + (MAGNETIC_FIELDS if physics == "mhd" else ())
         self._dtype = np.dtype(dtype)
         self._method = method
@@ -302,7 +327,7 @@ class Simulation:
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
         self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, nu, cs, origin, offset,
-                                physics, eta, mu0, b_ext)
+                                physics, eta, mu0, b_ext, nu_hyper3, diff_hyper3)
         if self._parallel is not None:
             self._stepper = ParallelStepper(self, self._parallel)
         self._forcing = None
@@ -323,6 +348,8 @@ class Simulation:
     eta = property(lambda self: self._eta, doc="Magnetic diffusivity (physics='mhd').")
     b_ext = property(lambda self: self._b_ext, doc="Imposed uniform magnetic field (physics='mhd').")
     mu0 = property(lambda self: self._mu0, doc="Vacuum permeability (physics='mhd').")
+    nu_hyper3 = property(lambda self: self._nu_hyper3, doc="Hyperviscosity: du/dt += nu_hyper3 del6 u.")
+    diff_hyper3 = property(lambda self: self._diff_hyper3, doc="Density hyperdiffusion: dlnrho/dt += diff_hyper3 del6 lnrho.")
     field_names = property(lambda self: self._field_names,
                            doc="The fields: FIELDS, and MAGNETIC_FIELDS with physics='mhd'.")
 
@@ -361,6 +388,8 @@ class Simulation:
                       "nu": self._nu, "cs": self._cs, "dtype": self._dtype.name, "method": self._method}
         if self._physics == "mhd":
             parameters.update(physics="mhd", eta=self._eta, mu0=self._mu0, b_ext=np.array(self._b_ext))
+        if self._nu_hyper3 or self._diff_hyper3:
+            parameters.update(nu_hyper3=self._nu_hyper3, diff_hyper3=self._diff_hyper3)
         return parameters
 
     def save(self, path, xdmf=True):
@@ -474,6 +503,9 @@ class Simulation:
     def cfl_dt(self, cdt=0.4, cdtv=0.3):
         """Largest stable time step: min(cdt dxmin / max(|u| + cs), cdtv / (nu sum_a 1/dx_a^2)).
 
+        With hyperdiffusion also cdtv3 / (max(nu_hyper3, diff_hyper3)
+        sum_a 1/dx_a^6), cdtv3 = CDTV3 = 0.03 (DESIGN 9 says 0.1, which is
+        unstable for grid-scale modes; see CDTV3).
         With physics="mhd": cs becomes the fast magnetosonic speed
         sqrt(cs^2 + |B|^2 / (mu0 rho)) at each point and nu max(nu, eta)
         (DESIGN 7).
@@ -495,6 +527,10 @@ class Simulation:
             limits.append(cdt * dxmin / speed)
         if viscous > 0:
             limits.append(cdtv / viscous)
+        hyper = max(self._nu_hyper3, self._diff_hyper3)
+        if hyper > 0:  # DESIGN 9: cdtv3 / (nu_hyper3 sum 1/dx^6)
+            resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
+            limits.append(CDTV3 / (hyper * sum(1.0 / dx ** 6 for dx in resolved)))
         if not limits:
             raise ValueError("no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly")
         return min(limits)

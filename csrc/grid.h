@@ -50,6 +50,7 @@ typedef struct {
     int fields;        /* AC_NUM_FIELDS (hydrodynamics) or AC_MAX_FIELDS (MHD) */
     double eta, mu0;   /* MHD: magnetic diffusivity, vacuum permeability */
     double b_ext[3];   /* MHD: imposed uniform field */
+    double nu_hyper3, diff_hyper3; /* hyperdiffusion of u and lnrho (DESIGN 9); 0: off */
 } ac_grid;
 
 AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], const double origin[3], double nu,
@@ -73,6 +74,7 @@ AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], con
     g.eta = 0.0;
     g.mu0 = 1.0;
     g.b_ext[0] = g.b_ext[1] = g.b_ext[2] = 0.0;
+    g.nu_hyper3 = g.diff_hyper3 = 0.0;
     return g;
 }
 
@@ -81,6 +83,13 @@ AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], con
 typedef struct {
     int lo[3], hi[3];
 } ac_region;
+
+/* Whether the grid runs more than plain hydrodynamics (MHD or
+ * hyperdiffusion): the point-by-point loops of the extended physics. */
+AC_GRID_INLINE int ac_grid_extended(const ac_grid *g)
+{
+    return g->fields != AC_NUM_FIELDS || g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0;
+}
 
 AC_GRID_INLINE ac_region ac_whole_grid(const ac_grid *g)
 {

@@ -88,14 +88,15 @@ static const ac_backend_ops *find_backend(const char *name)
 static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "nu", "cs", "origin", "offset",
-                             "physics", "eta", "mu0", "b_ext", NULL};
+                             "physics", "eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", NULL};
     const char *backend, *precision, *method, *physics = "hydro";
     int n[3], offset[3] = {0, 0, 0};
     double spacing[3], nu, cs, origin[3] = {0.0, 0.0, 0.0}, eta = 0.0, mu0 = 1.0, b_ext[3] = {0.0, 0.0, 0.0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd|(ddd)(iii)sdd(ddd)", kwlist, &backend, &precision,
+    double nu_hyper3 = 0.0, diff_hyper3 = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd|(ddd)(iii)sdd(ddd)dd", kwlist, &backend, &precision,
                                      &method, &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &nu, &cs,
                                      &origin[0], &origin[1], &origin[2], &offset[0], &offset[1], &offset[2], &physics,
-                                     &eta, &mu0, &b_ext[0], &b_ext[1], &b_ext[2]))
+                                     &eta, &mu0, &b_ext[0], &b_ext[1], &b_ext[2], &nu_hyper3, &diff_hyper3))
         return -1;
     if (strcmp(physics, "hydro") != 0 && strcmp(physics, "mhd") != 0) {
         PyErr_Format(PyExc_ValueError, "physics must be 'hydro' or 'mhd', not '%s'", physics);
@@ -137,6 +138,8 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
     self->grid = ac_grid_make(n, spacing, origin, nu, cs, prec == AC_FLOAT64 ? 8 : 4, ops->row_align_bytes);
     for (int a = 0; a < 3; ++a)
         self->grid.offset[a] = offset[a]; /* a subdomain's place in the global grid */
+    self->grid.nu_hyper3 = nu_hyper3;
+    self->grid.diff_hyper3 = diff_hyper3;
     if (strcmp(physics, "mhd") == 0) {
         self->grid.fields = AC_MAX_FIELDS;
         self->grid.eta = eta;

@@ -378,6 +378,46 @@ AC_INLINE void rhs_mhd_from_derivatives(const ac_derivatives *d, const ac_magnet
     }
 }
 
+/* ---- hyperdiffusion (DESIGN 9): nu_hyper3 del6 u, diff_hyper3 del6 lnrho */
+typedef struct {
+    real nu_hyper3, diff_hyper3;
+} ac_hyper_params;
+
+AC_INLINE ac_hyper_params make_hyper_params(double nu_hyper3, double diff_hyper3)
+{
+    ac_hyper_params h;
+    h.nu_hyper3 = (real)nu_hyper3;
+    h.diff_hyper3 = (real)diff_hyper3;
+    return h;
+}
+
+/* d^6 f / dx^6 by the 7-point stencil (f3 - 6 f2 + 15 f1 - 20 f0 + 15 f-1 - 6 f-2 + f-3) / dx^6. */
+AC_INLINE real sixth_derivative(const real *f, ptrdiff_t s, real inv_d)
+{
+    const real inv_d3 = inv_d * inv_d * inv_d;
+    return ((AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s)) - (real)6 * (AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s)) +
+            (real)15 * (AC_LOAD(f + s) + AC_LOAD(f - s)) - (real)20 * AC_LOAD(f)) *
+           (inv_d3 * inv_d3);
+}
+
+/* del6 f = d6f/dx6 + d6f/dy6 + d6f/dz6. */
+AC_INLINE real del6(const real *f, const ptrdiff_t stride[3], const ac_point_params *p)
+{
+    return sixth_derivative(f, stride[0], p->inv_ds[0]) + sixth_derivative(f, stride[1], p->inv_ds[1]) +
+           sixth_derivative(f, stride[2], p->inv_ds[2]);
+}
+
+/* The hyperdiffusive terms added to the right-hand sides of lnrho and u. */
+AC_INLINE void add_hyperdiffusion(const real *lnrho, const real *const u[3], const ptrdiff_t stride[3],
+                                  const ac_point_params *p, const ac_hyper_params *h, real *rhs)
+{
+    if (h->diff_hyper3 != 0)
+        rhs[0] += h->diff_hyper3 * del6(lnrho, stride, p);
+    if (h->nu_hyper3 != 0)
+        for (int i = 0; i < 3; ++i)
+            rhs[1 + i] += h->nu_hyper3 * del6(u[i], stride, p);
+}
+
 /* |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)): the fastest signal at a point (the
  * fast magnetosonic speed carried by the flow), for the CFL step. */
 AC_INLINE double fast_signal_speed(const real u[3], const real b[3], real lnrho, const ac_point_params *p,

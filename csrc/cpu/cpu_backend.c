@@ -19,7 +19,7 @@ typedef struct {
     int (*can_fuse_step)(const ac_grid *, ac_method);
     void (*step_fused)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, double, int *);
     double (*max_speed)(const ac_grid *, void *const *);
-    void (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, int, double);
+    void (*substep_point)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, int, double);
     double (*max_signal_speed_mhd)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
     void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
@@ -27,9 +27,9 @@ typedef struct {
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
-     substep_mhd_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32},
+     substep_point_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
-     substep_mhd_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64},
+     substep_point_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64},
 };
 
 typedef struct {
@@ -72,8 +72,8 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P) ||
         (grid->fields != AC_NUM_FIELDS && grid->fields != AC_MAX_FIELDS))
         return AC_ERR_ARGUMENT;
-    if (grid->fields == AC_MAX_FIELDS && method != AC_METHOD_55P)
-        return AC_ERR_UNSUPPORTED; /* MHD: the 55-point method */
+    if (ac_grid_extended(grid) && method != AC_METHOD_55P)
+        return AC_ERR_UNSUPPORTED; /* MHD, hyperdiffusion: the 55-point method */
     ac_cpu *cpu = calloc(1, sizeof *cpu);
     if (!cpu)
         return AC_ERR_NO_MEMORY;
@@ -109,8 +109,8 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     for (int f = 0; f < g->fields; ++f)
         cpu->k->fill_ghost_zones(g, in[f]);
     const ac_region whole = ac_whole_grid(g);
-    if (g->fields == AC_MAX_FIELDS) { /* MHD */
-        cpu->k->substep_mhd(g, &whole, in, out, cpu->buf.w, s, dt);
+    if (ac_grid_extended(g)) { /* MHD, hyperdiffusion */
+        cpu->k->substep_point(g, &whole, in, out, cpu->buf.w, s, dt);
         return AC_OK;
     }
     cpu->k->substep(g, &whole, cpu->method, in, out, cpu->buf.w, cpu->buf.div_u, s, dt, &failed);
@@ -146,7 +146,7 @@ static ac_status cpu_step(void *self, double dt, long count)
 {
     ac_cpu *cpu = self;
     ac_status st = AC_OK;
-    const int fused = cpu->grid.fields == AC_NUM_FIELDS && cpu->k->can_fuse_step(&cpu->grid, cpu->method);
+    const int fused = !ac_grid_extended(&cpu->grid) && cpu->k->can_fuse_step(&cpu->grid, cpu->method);
     for (long n = 0; n < count && st == AC_OK; ++n)
         st = fused ? fused_step(cpu, dt) : three_substeps(cpu, dt);
     return st;
@@ -157,9 +157,9 @@ static ac_status cpu_substep_region(void *self, int s, double dt, const ac_regio
     ac_cpu *cpu = self;
     if (cpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
-    if (cpu->grid.fields == AC_MAX_FIELDS) { /* MHD */
-        cpu->k->substep_mhd(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
-                            cpu->buf.w, s, dt);
+    if (ac_grid_extended(&cpu->grid)) { /* MHD, hyperdiffusion */
+        cpu->k->substep_point(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
+                              cpu->buf.w, s, dt);
         return AC_OK;
     }
     int failed = 0;

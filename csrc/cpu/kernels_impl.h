@@ -688,4 +688,4 @@ void AC_FN(add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], co
     }
 }
 #undef AC_ADD_FORCING_PART
-#include "mhd_impl.h"
+#include "point_impl.h"

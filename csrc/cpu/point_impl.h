@@ -1,35 +1,41 @@
 /*
- * mhd_impl.h -- the CPU loops of magnetohydrodynamics (DESIGN 7), for one
- * precision; included by kernels_impl.h.  Point by point: seven fields
- * read through physics.h's pointer stencils (vector_derivatives gives A the
- * same first, second and mixed stencils as u).  Ghost zones are filled by
- * the caller.
+ * point_impl.h -- the CPU loops of the extended physics, for one precision;
+ * included by kernels_impl.h: magnetohydrodynamics (DESIGN 7) and
+ * hyperdiffusion (DESIGN 9).  Point by point, through physics.h's pointer
+ * stencils (vector_derivatives gives A the same first, second and mixed
+ * stencils as u); plain hydrodynamics keeps its tuned loops.  Ghost zones
+ * are filled by the caller.
  */
 
-/* The hydrodynamic and magnetic derivatives at padded index idx. */
-static inline void AC_FN(mhd_point_derivatives)(real *const *in, ptrdiff_t idx, const ptrdiff_t stride[3],
-                                                const ac_point_params *p, ac_derivatives *d,
-                                                ac_magnetic_derivatives *m)
+/* The hydrodynamic derivatives at padded index idx, and with seven fields
+ * the magnetic ones. */
+static inline void AC_FN(point_derivatives)(real *const *in, int fields, ptrdiff_t idx, const ptrdiff_t stride[3],
+                                            const ac_point_params *p, ac_derivatives *d, ac_magnetic_derivatives *m)
 {
     const real *u[3] = {in[1] + idx, in[2] + idx, in[3] + idx};
-    const real *a[3] = {in[4] + idx, in[5] + idx, in[6] + idx};
     for (int j = 0; j < 3; ++j)
         d->grad_lnrho[j] = first_derivative(in[0] + idx, stride[j], p->inv_ds[j]);
     for (int i = 0; i < 3; ++i)
         d->u[i] = *u[i];
     vector_derivatives(u, stride, p, d->grad_u, d->lap_u, d->grad_div_u);
-    m->lnrho = in[0][idx];
-    vector_derivatives(a, stride, p, m->grad_a, m->lap_a, m->grad_div_a);
+    if (fields == AC_MHD_FIELDS) {
+        const real *a[3] = {in[4] + idx, in[5] + idx, in[6] + idx};
+        m->lnrho = in[0][idx];
+        vector_derivatives(a, stride, p, m->grad_a, m->lap_a, m->grad_div_a);
+    }
 }
 
-/* RK3 substep `substep` of the seven fields from in to out (eqs. 1-2 plus
- * the Lorentz force and the induction equation) over region r. */
-void AC_FN(substep_mhd)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
-                        void *const out_[AC_MAX_FIELDS], void *const w_[AC_MAX_FIELDS], int substep, double dt_)
+/* RK3 substep `substep` of the grid's fields from in to out over region r:
+ * eqs. (1)-(2), with MHD the Lorentz force and the induction equation, and
+ * the hyperdiffusive terms where their coefficients are not 0. */
+void AC_FN(substep_point)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
+                          void *const out_[AC_MAX_FIELDS], void *const w_[AC_MAX_FIELDS], int substep, double dt_)
 {
     real *const *in = (real *const *)in_, *const *out = (real *const *)out_, *const *w = (real *const *)w_;
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     const ac_mhd_params q = make_mhd_params(g->eta, g->mu0, g->b_ext);
+    const ac_hyper_params h = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
+    const int fields = g->fields;
     ptrdiff_t stride[3];
     ac_grid_strides(g, stride);
     const real dt = (real)dt_;
@@ -41,10 +47,15 @@ void AC_FN(substep_mhd)(const ac_grid *g, const ac_region *r, void *const in_[AC
                 const ptrdiff_t idx = row + i;
                 ac_derivatives d;
                 ac_magnetic_derivatives m;
-                AC_FN(mhd_point_derivatives)(in, idx, stride, &p, &d, &m);
                 real rhs[AC_MHD_FIELDS];
-                rhs_mhd_from_derivatives(&d, &m, &p, &q, rhs);
-                for (int f = 0; f < AC_MHD_FIELDS; ++f)
+                AC_FN(point_derivatives)(in, fields, idx, stride, &p, &d, &m);
+                if (fields == AC_MHD_FIELDS)
+                    rhs_mhd_from_derivatives(&d, &m, &p, &q, rhs);
+                else
+                    rhs_from_derivatives(&d, &p, rhs);
+                const real *u[3] = {in[1] + idx, in[2] + idx, in[3] + idx};
+                add_hyperdiffusion(in[0] + idx, u, stride, &p, &h, rhs);
+                for (int f = 0; f < fields; ++f)
                     out[f][idx] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, dt);
             }
         }
