@@ -170,7 +170,7 @@ template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS, sizeof(Set) / sizeof(real *)>())
     AC_FN(stream_substep_kernel)(Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p,
                                  AC_FN(stencil_scales) c, int substep, real dt, int runs, bool periodic,
-                                 bool wrap_x, ac_mhd_params q)
+                                 bool wrap_x, ac_mhd_params magnetic)
 {
     enum { NF = sizeof(Set) / sizeof(real *), VECTORS = (NF - 1) / 3 }; /* u, and A with MHD */
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
@@ -302,7 +302,7 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
                 m.lnrho = z[0][AC_GHOST];
                 AC_FN(vector_stencils)<T>(at + 4 * T::PLANE, z + 4, acc[VECTORS - 1], c, m.grad_a, m.lap_a,
                                           m.grad_div_a);
-                rhs_mhd_from_derivatives(&d, &m, &p, &q, rhs);
+                rhs_mhd_from_derivatives(&d, &m, &p, &magnetic, rhs);
             }
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
