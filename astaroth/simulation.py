@@ -119,6 +119,18 @@ def _check_grid(shape, box, dtype):
                              f"in which the box is nearer 1")
 
 
+def _extended_backend(what, method, backend):
+    """The backend for `what` (MHD, hyperdiffusion): the 55-point method
+    (grad div A and the point loops take its stencils) and, for now, the
+    CPU ("auto" picks it)."""
+    if method != "55p":
+        raise ValueError(f"{what} needs method='55p'")
+    if backend == "cuda":
+        raise ValueError(f"{what} runs on the CPU backend in this version (its CUDA kernels are not built yet); "
+                         f"use backend='cpu' or 'auto'")
+    return "cpu" if backend == "auto" else backend
+
+
 def _courant_numbers(cdt, cdtv):
     """cdt and cdtv, checked: positive and finite."""
     return _positive_dt(cdt, "cdt"), _positive_dt(cdtv, "cdtv")
@@ -281,18 +293,12 @@ class Simulation:
             if value < 0:
                 raise ValueError(f"{name} (hyperdiffusion) must be >= 0, got {value}")
         if nu_hyper3 or diff_hyper3:
-            if method != "55p":
-                raise ValueError("hyperdiffusion (nu_hyper3, diff_hyper3) needs method='55p'")
-            if backend == "cuda":
-                raise ValueError("hyperdiffusion (nu_hyper3, diff_hyper3) runs on the CPU backend in this version; "
-                                 "use backend='cpu' or 'auto'")
-            if backend == "auto":
-                backend = "cpu"
+            backend = _extended_backend("hyperdiffusion (nu_hyper3, diff_hyper3)", method, backend)
         if physics == "hydro" and (eta != 0 or mu0 != 1 or any(b_ext)):
             raise ValueError("eta, b_ext and mu0 belong to magnetohydrodynamics: pass physics='mhd' as well")
         if physics == "mhd":
-            if method != "55p":
-                raise ValueError("physics='mhd' needs method='55p' (grad div A takes the 55-point mixed stencils)")
+            if method != "55p":  # MHD runs on both backends; grad div A takes the 55-point mixed stencils
+                raise ValueError("physics='mhd' needs method='55p'")
         _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":
