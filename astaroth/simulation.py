@@ -102,6 +102,7 @@ MAX_POINTS = 2 ** 50
 STABLE_COURANT, STABLE_DIFFUSION = 1.09, 0.31
 # Beyond RK3's own bounds no mode of any stencil is stable: step() refuses.
 RK3_COURANT, RK3_DIFFUSION = math.sqrt(3.0), 2.51
+RK3_HYPER = RK3_DIFFUSION / 64  # the 7-point sixth derivative's largest eigenvalue is 64 / dx^6
 
 
 def _check_grid(shape, box, dtype):
@@ -533,10 +534,9 @@ class Simulation:
             limits.append(cdt * dxmin / speed)
         if viscous > 0:
             limits.append(cdtv / viscous)
-        hyper = max(self._nu_hyper3, self._diff_hyper3)
+        hyper = self._hyper_rate()
         if hyper > 0:  # DESIGN 9: cdtv3 / (nu_hyper3 sum 1/dx^6)
-            resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
-            limits.append(CDTV3 / (hyper * sum(1.0 / dx ** 6 for dx in resolved)))
+            limits.append(CDTV3 / hyper)
         if not limits:
             raise ValueError("no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly")
         return min(limits)
@@ -586,10 +586,23 @@ class Simulation:
         self.check_finite()
         return dt
 
+    def _hyper_rate(self):
+        """max(nu_hyper3, diff_hyper3) sum 1/dx^6 over the resolved axes: a
+        step dt has hyperdiffusion number dt times this."""
+        resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
+        return max(self._nu_hyper3, self._diff_hyper3) * sum(1.0 / dx ** 6 for dx in resolved)
+
     def _check_stability(self, dt):
         speed, dxmin, viscous = self._rates()
         if not math.isfinite(speed):
             return  # fields already not finite: the step's own check names them
+        hyper = dt * self._hyper_rate()
+        if hyper > RK3_HYPER:
+            raise UnstableStepError(
+                f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has hyperdiffusion number {hyper:.3g} "
+                f"(dt max(nu_hyper3, diff_hyper3) sum 1/dx^6): beyond RK3's stability bound {RK3_HYPER:.3g} for "
+                f"the 7-point sixth derivative, so grid-scale noise would blow up; the CFL step here is "
+                f"{self.cfl_dt():.3g} (sim.cfl_dt()). Pass force=True to take it anyway")
         courant, diffusion = dt * speed / dxmin, dt * viscous
         state = (f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has Courant number {courant:.3g} "
                  f"(dt max(|u| + cs) / dxmin) and diffusion number {diffusion:.3g} (dt nu sum 1/dx^2)")
