@@ -547,19 +547,23 @@ class Simulation:
         dt speed / dxmin and diffusion number dt nu sum 1/dx^2.  With
         physics="mhd" the speed is max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho)))
         (the fast magnetosonic speed) and the diffusivity max(nu, eta)."""
-        resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
         if self._physics == "mhd":
-            if self._parallel is None:
-                speed = self._grid.max_signal_speed()
-            else:  # B at the subdomain's edges needs the neighbours' A: exchange the ghost zones first
+            if self._parallel is not None:  # B at the subdomain's edges needs the neighbours' A
                 self._stepper.exchange_fields()
-                speed = self._grid.max_signal_speed(False)
-                speed = self._parallel.allreduce(speed if math.isfinite(speed) else math.inf, self._parallel.MPI.MAX)
-            return speed, min(resolved), max(self._nu, self._eta) * sum(1.0 / dx ** 2 for dx in resolved)
-        umax = self._grid.max_speed()
+            speed = self._grid.max_signal_speed(self._parallel is None)
+        else:
+            speed = self._grid.max_speed()
         if self._parallel is not None:
-            umax = self._parallel.allreduce(umax if math.isfinite(umax) else math.inf, self._parallel.MPI.MAX)
-        return umax + self._cs, min(resolved), self._nu * sum(1.0 / dx ** 2 for dx in resolved)
+            speed = self._parallel.allreduce(speed if math.isfinite(speed) else math.inf, self._parallel.MPI.MAX)
+        if self._physics != "mhd":
+            speed += self._cs
+        resolved = self._resolved_spacing()
+        diffusivity = max(self._nu, self._eta)  # eta is 0 without MHD
+        return speed, min(resolved), diffusivity * sum(1.0 / dx ** 2 for dx in resolved)
+
+    def _resolved_spacing(self):
+        """The spacings of the axes with more than one point (all of them if none has)."""
+        return [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
 
     def step(self, dt=None, force=False):
         """One full RK3 step (three substeps) of length `dt` (default: the CFL step).
@@ -589,8 +593,7 @@ class Simulation:
     def _hyper_rate(self):
         """max(nu_hyper3, diff_hyper3) sum 1/dx^6 over the resolved axes: a
         step dt has hyperdiffusion number dt times this."""
-        resolved = [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
-        return max(self._nu_hyper3, self._diff_hyper3) * sum(1.0 / dx ** 6 for dx in resolved)
+        return max(self._nu_hyper3, self._diff_hyper3) * sum(1.0 / dx ** 6 for dx in self._resolved_spacing())
 
     def _check_stability(self, dt):
         speed, dxmin, viscous = self._rates()

@@ -202,7 +202,7 @@ static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
     ac_cpu *cpu = self;
     if (cpu->grid.fields != AC_MAX_FIELDS)
         return AC_ERR_UNSUPPORTED;
-    for (int f = 4; f < AC_MAX_FIELDS && fill_ghosts; ++f) /* B needs A's ghost zones */
+    for (int f = AC_NUM_FIELDS; f < AC_MAX_FIELDS && fill_ghosts; ++f) /* B needs A's ghost zones */
         cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
     *out = cpu->k->max_signal_speed_mhd(&cpu->grid, cpu->buf.home);
     return AC_OK;

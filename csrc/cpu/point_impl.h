@@ -7,12 +7,12 @@
  * are filled by the caller.
  */
 
-/* The hydrodynamic derivatives at padded index idx, and with seven fields
- * the magnetic ones. */
-static inline void AC_FN(point_derivatives)(real *const *in, int fields, ptrdiff_t idx, const ptrdiff_t stride[3],
-                                            const ac_point_params *p, ac_derivatives *d, ac_magnetic_derivatives *m)
+/* The hydrodynamic derivatives at padded index idx (u: the velocity there,
+ * pointers into in), and with seven fields the magnetic ones. */
+static inline void AC_FN(point_derivatives)(real *const *in, const real *const u[3], int fields, ptrdiff_t idx,
+                                            const ptrdiff_t stride[3], const ac_point_params *p, ac_derivatives *d,
+                                            ac_magnetic_derivatives *m)
 {
-    const real *u[3] = {in[1] + idx, in[2] + idx, in[3] + idx};
     for (int j = 0; j < 3; ++j)
         d->grad_lnrho[j] = first_derivative(in[0] + idx, stride[j], p->inv_ds[j]);
     for (int i = 0; i < 3; ++i)
@@ -48,12 +48,12 @@ void AC_FN(substep_point)(const ac_grid *g, const ac_region *r, void *const in_[
                 ac_derivatives d;
                 ac_magnetic_derivatives m;
                 real rhs[AC_MHD_FIELDS];
-                AC_FN(point_derivatives)(in, fields, idx, stride, &p, &d, &m);
+                const real *u[3] = {in[1] + idx, in[2] + idx, in[3] + idx};
+                AC_FN(point_derivatives)(in, u, fields, idx, stride, &p, &d, &m);
                 if (fields == AC_MHD_FIELDS)
                     rhs_mhd_from_derivatives(&d, &m, &p, &q, rhs);
                 else
                     rhs_from_derivatives(&d, &p, rhs);
-                const real *u[3] = {in[1] + idx, in[2] + idx, in[3] + idx};
                 add_hyperdiffusion(in[0] + idx, u, stride, &p, &h, rhs);
                 for (int f = 0; f < fields; ++f)
                     out[f][idx] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, dt);

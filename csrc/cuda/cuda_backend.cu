@@ -50,10 +50,12 @@ extern "C" ac_tile ac_cuda_tile(void)
 extern "C" ac_stream_shape ac_cuda_stream_shape(void)
 {
     static int read = 0;
-    static ac_stream_shape shape = {0, 0, 0, 2, 0}; /* x, y 0: the default of each precision */
+    static ac_stream_shape shape;
     if (!read) {
+        /* x, y 0: each precision's default tile; two planes ahead (tune.log of 2026-11-23-h100-a6c44dc) */
+        const ac_stream_shape fallback = {0, 0, 0, 2, 0};
         const char *env = getenv("ASTAROTH_STREAM_TILE");
-        ac_stream_shape want = {0, 0, 0, 2, 0};
+        ac_stream_shape want = fallback;
         int found = 0;
         if (env && sscanf(env, "%d,%d,%d,%d,%d", &want.x, &want.y, &want.runs, &want.lead, &want.blocks) >= 3 &&
             want.runs >= 0) {
@@ -62,9 +64,8 @@ extern "C" ac_stream_shape ac_cuda_stream_shape(void)
             AC_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
         }
-        if (found)
-            shape = want;
-        else if (env)
+        shape = found ? want : fallback;
+        if (env && !found)
             fprintf(stderr, "astaroth: ASTAROTH_STREAM_TILE=%s is not a built shape; using the default\n", env);
         read = 1;
     }
@@ -194,13 +195,13 @@ static stage_roles roles(const ac_field_sets *b, int s)
     return r;
 }
 
-static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt, cudaStream_t stream)
+static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt)
 {
     const stage_roles r = roles(&gpu->buf, s);
     if (gpu->grid.fields == AC_MAX_FIELDS)
-        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, s, dt, stream);
+        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, s, dt, gpu->stream);
     return gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u, s, dt,
-                           stream);
+                           gpu->stream);
 }
 
 static void gpu_destroy(void *self)
@@ -288,7 +289,7 @@ static ac_status gpu_step(void *self, double dt, long count)
     ac_gpu *gpu = (ac_gpu *)self;
     for (long n = 0; n < count; ++n)
         for (int s = 0; s < 3; ++s) {
-            const ac_status st = run_substep(gpu, NULL, s, dt, gpu->stream);
+            const ac_status st = run_substep(gpu, NULL, s, dt);
             if (st != AC_OK)
                 return st;
         }
@@ -301,7 +302,7 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
     ac_gpu *gpu = (ac_gpu *)self;
     if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
-    return run_substep(gpu, r, s, dt, gpu->stream);
+    return run_substep(gpu, r, s, dt);
 }
 
 static ac_status gpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
@@ -319,7 +320,7 @@ static ac_status gpu_rhs(void *self)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     /* a first substep with dt = 1 leaves the right-hand side in w */
-    ac_status st = run_substep(gpu, NULL, 0, 1.0, gpu->stream);
+    ac_status st = run_substep(gpu, NULL, 0, 1.0);
     if (st != AC_OK)
         return st;
     CHECK(cudaStreamSynchronize(gpu->stream), "right-hand side");

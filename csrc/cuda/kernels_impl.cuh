@@ -277,9 +277,9 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
-/* The default shape: 32 x 8 in single precision; in double, whose registers
- * allow one such block per SM, 32 x 4 (two blocks keep more loads in flight);
- * two planes copied ahead (tune.log of 2026-11-23-h100-a6c44dc). */
+/* The default tile: 32 x 8 in single precision; in double, whose registers
+ * allow one such block per SM, 32 x 4 (two blocks keep more loads in flight).
+ * The default lead, two planes, comes with ac_cuda_stream_shape(). */
 static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                        AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
                                        real dt, bool periodic, cudaStream_t stream)
@@ -289,7 +289,6 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
     if (t.x == 0) {
         t.x = 32;
         t.y = sizeof(real) == 4 ? 8 : 4;
-        t.lead = 2;
     }
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (t.x == tx && t.y == ty && t.lead == lead_ && t.blocks == blocks_)                                        \
