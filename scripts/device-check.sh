@@ -157,7 +157,7 @@ tail -3 "$OUT/sanitizer.log"
 if [ "${1:-}" != "quick" ] && [ "${1:-}" != "no-notebooks" ]; then
     {
         header "python3 scripts/run_notebook.py notebooks/NAME.ipynb (GPU sizes)"
-        for nb in sine_decay radial_explosion forced_turbulence parameter_sweep; do
+        for nb in sine_decay radial_explosion forced_turbulence parameter_sweep helical_dynamo; do
             echo "== $nb"
             $PY scripts/run_notebook.py notebooks/$nb.ipynb "$OUT/$nb.ipynb" 2>&1
         done
@@ -174,6 +174,8 @@ if [ "${1:-}" != "quick" ]; then
     {
         header "python3 -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p"
         $PY -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p 2>&1
+        header "python3 -m astaroth bench --backend cuda --physics mhd"
+        $PY -m astaroth bench --backend cuda --physics mhd 2>&1
     } > "$OUT/bench_sweeps.log" 2>&1
     cat "$OUT/bench_sweeps.log"
     memory_check

@@ -27,10 +27,10 @@ def mhd_time_derivatives(lnrho, u, a, h, nu, cs, eta, mu0, b_ext):
     return [dlnrho] + [du[i] + lorentz[i] for i in range(3)] + [induction[i] for i in range(3)]
 
 
-def mhd_sim(shape, box, dtype="float64", **kw):
+def mhd_sim(shape, box, dtype="float64", backend="cpu", **kw):
     params = dict(nu=0.03, cs=0.8, eta=0.02, mu0=1.3, b_ext=(0.1, -0.2, 0.3))
     params.update(kw)
-    return ac.Simulation(shape=shape, box=box, dtype=dtype, backend="cpu", physics="mhd", **params)
+    return ac.Simulation(shape=shape, box=box, dtype=dtype, backend=backend, physics="mhd", **params)
 
 
 def test_rhs_matches_a_numpy_statement_on_an_anisotropic_grid():
@@ -54,9 +54,9 @@ def test_rhs_matches_a_numpy_statement_on_an_anisotropic_grid():
     assert np.max(np.abs(hydro.rhs()["ux"] - got["ux"])) > 1e-3 * np.max(np.abs(got["ux"]))
 
 
-def beltrami_error(n, k=3, a=0.1, eta=0.05, t_end=0.4, dt=2e-3):
+def beltrami_error(n, k=3, a=0.1, eta=0.05, t_end=0.4, dt=2e-3, backend="cpu"):
     """Max error of A against a (sin kz, cos kz, 0) exp(-eta k^2 t), and max |u|."""
-    sim = ac.Simulation(shape=(1, 1, n), box=(2 * math.pi,) * 3, nu=0.01, cs=1.0, dtype="float64", backend="cpu",
+    sim = ac.Simulation(shape=(1, 1, n), box=(2 * math.pi,) * 3, nu=0.01, cs=1.0, dtype="float64", backend=backend,
                         physics="mhd", eta=eta)
     z = sim.z[None, None, :]
     sim["ax"], sim["ay"] = a * np.sin(k * z), a * np.cos(k * z)
@@ -79,10 +79,10 @@ def test_beltrami_field_is_force_free_and_decays_at_sixth_order():
     assert min(orders) >= 5.5, (errors, orders)
 
 
-def alfven_error(n, k=2, a=0.05, b0=1.0, nu=0.02, t_end=0.5, dt=2e-3):
+def alfven_error(n, k=2, a=0.05, b0=1.0, nu=0.02, t_end=0.5, dt=2e-3, backend="cpu"):
     """Max error of A and u against the circularly polarised Alfven wave along b_ext = (0, 0, b0):
     A = a (sin k(z - vA t), cos k(z - vA t), 0) e^(-nu k^2 t), u = -k A / sqrt(mu0 rho)."""
-    sim = ac.Simulation(shape=(1, 1, n), box=(2 * math.pi,) * 3, nu=nu, cs=1.0, dtype="float64", backend="cpu",
+    sim = ac.Simulation(shape=(1, 1, n), box=(2 * math.pi,) * 3, nu=nu, cs=1.0, dtype="float64", backend=backend,
                         physics="mhd", eta=nu, b_ext=(0.0, 0.0, b0))
     z = sim.z[None, None, :]
 
@@ -149,7 +149,6 @@ def test_bad_mhd_parameters_are_refused_clearly():
         ac.Simulation(shape=8, physics="mhd", method="19p", backend="cpu")
     with pytest.raises(KeyError, match="physics='mhd'"):
         ac.Simulation(shape=8, backend="cpu")["ax"]
-    assert ac.Simulation(shape=8, physics="mhd").backend == "cpu"  # auto: the backend that runs MHD
 
 
 def test_initial_conditions_analysis_and_time_series(tmp_path):
@@ -194,3 +193,45 @@ def test_bench_physics_mhd_rows(capsys):
     out = capsys.readouterr().out
     row = [line for line in out.splitlines() if line.startswith("astaroth cpu")]
     assert len(row) == 1 and "mhd" in row[0] and float(row[0].split()[-1]) > 0
+
+
+GPU = pytest.mark.gpu
+TOLERANCE = {"float64": 1e-12, "float32": 1e-5}
+
+
+@GPU
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(37, 50, 23), (24, 20, 1), (1, 1, 33)])
+def test_cuda_matches_cpu(dtype, shape):
+    box = (2 * math.pi, 3.0, 1.7)
+    sims = [mhd_sim(shape, box, dtype=dtype, backend=b) for b in ("cpu", "cuda")]
+    rng = np.random.default_rng(4)
+    values = smooth_random_fields(shape, box, rng) + smooth_random_fields(shape, box, rng)[:3]
+    for s in sims:
+        for name, f in zip(s.field_names, values):
+            s[name] = f
+    rc, rg = sims[0].rhs(), sims[1].rhs()
+    for name in sims[0].field_names:
+        scale = np.max(np.abs(rc[name]))
+        if scale > 0:
+            assert np.max(np.abs(rg[name] - rc[name])) <= TOLERANCE[dtype] * scale, ("rhs", name)
+    sims[1]._grid.poison_scratch()  # every interior point of every substep must be written
+    assert sims[1].cfl_dt() == pytest.approx(sims[0].cfl_dt(), rel=TOLERANCE[dtype])
+    dt = sims[0].cfl_dt()
+    for s in sims:
+        s.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.05, seed=3, relhel=1.0) if shape == (37, 50, 23) else None
+        s.step(dt)
+        s.step(dt)
+    for name in sims[0].field_names:
+        c, g = sims[0][name], sims[1][name]
+        assert np.all(np.isfinite(g)), name
+        assert np.max(np.abs(g - c)) <= TOLERANCE[dtype] * max(np.max(np.abs(c)), 1e-30) or not np.any(c), name
+
+
+@GPU
+def test_beltrami_and_alfven_converge_on_the_gpu():
+    sizes = (32, 48, 64)
+    for error in (lambda n: beltrami_error(n, k=6, backend="cuda")[0], lambda n: alfven_error(n, k=5, backend="cuda")):
+        errors = [error(n) for n in sizes]
+        orders = [math.log(errors[i] / errors[i + 1]) / math.log(sizes[i + 1] / sizes[i]) for i in range(2)]
+        assert min(orders) >= 5.5, (errors, orders)

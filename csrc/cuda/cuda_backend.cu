@@ -144,11 +144,16 @@ typedef struct {
     ac_status (*reduce)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double, cudaStream_t);
     ac_status (*fill_ghost_axis)(const ac_grid *, void *const *, int, cudaStream_t);
+    ac_status (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
+                             void *const *, int, double, cudaStream_t);
+    ac_status (*reduce_mhd)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
-    {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32},
-    {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64}};
+    {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
+     cuda_reduce_mhd_f32},
+    {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
+     cuda_reduce_mhd_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -193,6 +198,8 @@ static stage_roles roles(const ac_field_sets *b, int s)
 static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt)
 {
     const stage_roles r = roles(&gpu->buf, s);
+    if (gpu->grid.fields == AC_MAX_FIELDS)
+        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, s, dt, gpu->stream);
     return gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u, s, dt,
                            gpu->stream);
 }
@@ -202,7 +209,7 @@ static void gpu_destroy(void *self)
     ac_gpu *gpu = (ac_gpu *)self;
     if (!gpu)
         return;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+    for (int f = 0; f < AC_MAX_FIELDS; ++f) {
         device_free(gpu->buf.home[f]);
         device_free(gpu->buf.stage_a[f]);
         device_free(gpu->buf.w[f]);
@@ -235,7 +242,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     *out = NULL;
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
         return AC_ERR_ARGUMENT;
-    if (ac_cuda_device_count() < 1 || ac_grid_extended(grid)) /* MHD, hyperdiffusion: the CPU only, for now */
+    if (ac_cuda_device_count() < 1 || (grid->fields == AC_MAX_FIELDS && method != AC_METHOD_55P) ||
+        grid->nu_hyper3 != 0.0 || grid->diff_hyper3 != 0.0) /* hyperdiffusion: the CPU only, for now */
         return AC_ERR_UNSUPPORTED;
     ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
     if (!gpu)
@@ -254,8 +262,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
         free(gpu);
         return st;
     }
-    for (int f = 0; f < AC_NUM_FIELDS && st == AC_OK; ++f) {
-        /* zeros: lnrho = 0 (rho = 1) and u = 0 to start with */
+    for (int f = 0; f < grid->fields && st == AC_OK; ++f) {
+        /* zeros: lnrho = 0 (rho = 1), u = 0 and A = 0 to start with */
         if ((st = device_zeros(&gpu->buf.home[f], gpu->field_bytes)) == AC_OK &&
             (st = device_zeros(&gpu->buf.stage_a[f], gpu->field_bytes)) == AC_OK)
             st = device_zeros(&gpu->buf.w[f], gpu->field_bytes); /* no stage_b: see roles() */
@@ -345,15 +353,48 @@ static ac_status gpu_max_speed(void *self, double *out)
     return st;
 }
 
+/* MHD: the fastest signal (fast magnetosonic speed plus |u|) and the flags
+ * of all seven fields. */
+static ac_status reduce_mhd(ac_gpu *gpu, int fill_ghosts, double *fastest, unsigned int *flags)
+{
+    unsigned long long bits = 0;
+    CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
+    CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
+    ac_status st = gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, fill_ghosts, gpu->max_u2_bits, gpu->nonfinite,
+                                      gpu->stream);
+    if (st != AC_OK)
+        return st;
+    CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
+    CHECK(cudaMemcpyAsync(flags, gpu->nonfinite, sizeof *flags, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
+    CHECK(cudaStreamSynchronize(gpu->stream), "reduction");
+    memcpy(fastest, &bits, sizeof bits);
+    return AC_OK;
+}
+
+static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    if (gpu->grid.fields != AC_MAX_FIELDS)
+        return AC_ERR_UNSUPPORTED;
+    double fastest = 0.0;
+    unsigned int flags = 0;
+    ac_status st = reduce_mhd(gpu, fill_ghosts, &fastest, &flags);
+    if (st == AC_OK)
+        *out = flags ? (double)NAN : fastest;
+    return st;
+}
+
 static ac_status gpu_first_nonfinite_field(void *self, int *out)
 {
+    ac_gpu *gpu = (ac_gpu *)self;
     double max_u2 = 0.0;
     unsigned int flags = 0;
-    ac_status st = reduce((ac_gpu *)self, 0, &max_u2, &flags);
+    ac_status st = gpu->grid.fields == AC_MAX_FIELDS ? reduce_mhd(gpu, 1, &max_u2, &flags)
+                                                     : reduce(gpu, 0, &max_u2, &flags);
     if (st != AC_OK)
         return st;
     *out = -1;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+    for (int f = 0; f < gpu->grid.fields; ++f)
         if (flags & (1u << f)) {
             *out = f;
             break;
@@ -416,7 +457,7 @@ static ac_status gpu_poison_scratch(void *self)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     /* all-ones bytes are a NaN in float and in double */
-    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+    for (int f = 0; f < gpu->grid.fields; ++f) {
         CHECK(cudaMemsetAsync(gpu->buf.stage_a[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
         CHECK(cudaMemsetAsync(gpu->buf.w[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
     }
@@ -434,7 +475,7 @@ static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double
 
 extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
-    gpu_max_speed, NULL /* no MHD on the GPU yet */, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
+    gpu_max_speed, gpu_max_signal_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
     AC_ROW_ALIGN_BYTES, 3,
 };

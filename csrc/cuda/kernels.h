@@ -39,6 +39,9 @@ typedef struct {
     AC_STREAM_SHAPE(32, 8, 1, 0) AC_STREAM_SHAPE(32, 8, 2, 0) AC_STREAM_SHAPE(32, 8, 3, 0)                      \
     AC_STREAM_SHAPE(32, 4, 1, 0) AC_STREAM_SHAPE(32, 4, 2, 0) AC_STREAM_SHAPE(32, 4, 1, 3)                      \
     AC_STREAM_SHAPE(32, 8, 1, 3) AC_STREAM_SHAPE(64, 4, 1, 0) AC_STREAM_SHAPE(64, 4, 2, 0)
+/* With MHD (seven fields) these are built; ASTAROTH_STREAM_TILE picks among
+ * them, and any other choice falls back to the precision's default. */
+#define AC_MHD_STREAM_SHAPES AC_STREAM_SHAPE(32, 8, 2, 0) AC_STREAM_SHAPE(32, 4, 2, 0) AC_STREAM_SHAPE(32, 4, 1, 0)
 ac_stream_shape ac_cuda_stream_shape(void);
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
@@ -50,8 +53,14 @@ ac_stream_shape ac_cuda_stream_shape(void);
                                 unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream); \
     ac_status cuda_add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],                   \
                                      const ac_forcing_term *term, double dt, cudaStream_t stream);           \
-    ac_status cuda_fill_ghost_axis_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int axis,       \
-                                         cudaStream_t stream);
+    ac_status cuda_fill_ghost_axis_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int axis,       \
+                                         cudaStream_t stream);                                                   \
+    ac_status cuda_substep_mhd_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],       \
+                                     void *const out[AC_MAX_FIELDS], void *const w_in[AC_MAX_FIELDS],           \
+                                     void *const w_out[AC_MAX_FIELDS], int substep, double dt,                  \
+                                     cudaStream_t stream);                                                       \
+    ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int fill_ghosts,       \
+                                    unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);
 
 AC_DECLARE_CUDA_KERNELS(f32)
 AC_DECLARE_CUDA_KERNELS(f64)

@@ -18,6 +18,20 @@ typedef struct {
     real *f[AC_NUM_FIELDS];
 } AC_FN(field_set);
 
+/* The seven arrays of an MHD field set (lnrho, u, A), passed by value. */
+typedef struct {
+    real *f[AC_MAX_FIELDS];
+} AC_FN(mhd_field_set);
+
+static AC_FN(mhd_field_set) AC_FN(make_mhd_set)(void *const f[AC_MAX_FIELDS])
+{
+    AC_FN(mhd_field_set) s;
+    for (int i = 0; i < AC_MAX_FIELDS; ++i)
+        s.f[i] = f ? (real *)f[i] : NULL;
+    return s;
+}
+
+
 /* Grid shape as the kernels see it. */
 typedef struct {
     int n[3], m[3], lo[3];
@@ -118,10 +132,19 @@ static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC
     return AC_OK;
 }
 
-extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], int axis,
+/* The periodic ghost zones along one axis of the grid's fields (four, or
+ * seven with MHD). */
+extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int axis,
                                                  cudaStream_t stream)
 {
-    return AC_FN(fill_ghost_axis)(AC_FN(make_set)(fields_), AC_NUM_FIELDS, AC_FN(make_shape)(g), axis, stream);
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    if (AC_FN(fill_ghost_axis)(AC_FN(make_set)(fields_), AC_NUM_FIELDS, s, axis, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    if (g->fields == AC_MAX_FIELDS) {
+        AC_FN(field_set) a = {{(real *)fields_[4], (real *)fields_[5], (real *)fields_[6], NULL}};
+        return AC_FN(fill_ghost_axis)(a, 3, s, axis, stream);
+    }
+    return AC_OK;
 }
 
 /* ---- integration ---------------------------------------------------------
@@ -206,12 +229,12 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
  * when the columns alone take more than four waves (at least one, at most
  * one per 8 planes: each run also reads 2 AC_GHOST planes it does not
  * update). */
-template <int TX, int TY, int LEAD, int BLOCKS>
-static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
-                                      AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
-                                      real dt, int runs, bool periodic, bool wrap_x, cudaStream_t stream)
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
+static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
+                                      ac_mhd_params q, int substep, real dt, int runs, bool periodic, bool wrap_x,
+                                      cudaStream_t stream)
 {
-    constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD>::BYTES;
+    constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD, sizeof(Set) / sizeof(real *)>::BYTES;
     static unsigned long long prepared_devices = 0; /* one bit per device */
     static int resident_blocks = 0;                 /* blocks of this kernel the GPU holds at once */
     int device = 0;
@@ -219,11 +242,11 @@ static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out,
         return AC_ERR_DEVICE;
     if (device >= 64 || !(prepared_devices >> device & 1)) {
         int per_sm = 0, sms = 0;
-        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS>,
+        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
                            "cudaFuncSetAttribute (55-point substep shared memory)") != AC_OK ||
             ac_cuda_record(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS>, TX * TY, smem),
+                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>, TX * TY, smem),
                            "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
             ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
                            "cudaDeviceGetAttribute") != AC_OK)
@@ -248,8 +271,9 @@ static ac_status AC_FN(launch_stream)(AC_FN(field_set) in, AC_FN(field_set) out,
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
-    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS><<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(
-        in, out, w_in, w_out, s, p, AC_FN(make_scales)(p), substep, dt, runs, periodic, wrap_x);
+    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>
+        <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p, AC_FN(make_scales)(p),
+                                                                      substep, dt, runs, periodic, wrap_x, q);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
@@ -268,9 +292,37 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
     }
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (t.x == tx && t.y == ty && t.lead == lead_ && t.blocks == blocks_)                                        \
-        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, substep, dt, t.runs,           \
-                                                            periodic, wrap_x, stream);
+        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, ac_mhd_params(), substep, dt, \
+                                                            t.runs, periodic, wrap_x, stream);
     AC_STREAM_SHAPES
+#undef AC_STREAM_SHAPE
+    return AC_ERR_ARGUMENT;
+}
+
+/* The same with MHD's seven fields (AC_MHD_STREAM_SHAPES; default 32 x 8 in
+ * single precision, 32 x 4 in double, two planes ahead). */
+static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_field_set) out,
+                                           AC_FN(mhd_field_set) w_in, AC_FN(mhd_field_set) w_out,
+                                           const AC_FN(shape) & s, ac_point_params p, ac_mhd_params q, int substep,
+                                           real dt, bool periodic, cudaStream_t stream)
+{
+    const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
+    ac_stream_shape t = ac_cuda_stream_shape();
+    int built = 0;
+#define AC_STREAM_SHAPE(tx, ty, lead_, blocks_) built |= t.x == tx && t.y == ty && t.lead == lead_ && t.blocks == blocks_;
+    AC_MHD_STREAM_SHAPES
+#undef AC_STREAM_SHAPE
+    if (!built) {
+        t.x = 32;
+        t.y = sizeof(real) == 4 ? 8 : 4;
+        t.lead = 2;
+        t.blocks = 0;
+    }
+#define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
+    if (t.x == tx && t.y == ty && t.lead == lead_ && t.blocks == blocks_)                                        \
+        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, substep, dt, t.runs,        \
+                                                            periodic, wrap_x, stream);
+    AC_MHD_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     return AC_ERR_ARGUMENT;
 }
@@ -413,3 +465,5 @@ extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const field
     AC_FN(forcing_kernel)<<<(unsigned)blocks, 256, 0, stream>>>(AC_FN(make_set)(fields_), s, *term, dt);
     return ac_cuda_record(cudaGetLastError(), "forcing launch");
 }
+
+#include "mhd_substep.cuh"

@@ -26,12 +26,13 @@ enum { AC_SPAN = 2 * AC_GHOST + 1 }; /* points of a stencil along one axis */
  * 16-byte boundary of the padded grid, H rows, one plane per field; RING
  * slots: the finished point's plane .. the newest, and LEAD planes in
  * flight. */
-template <int TX, int TY, int LEAD>
+template <int TX, int TY, int LEAD, int NF = AC_NUM_FIELDS>
 struct AC_FN(stream_tile) {
+    static constexpr int FIELDS = NF; /* four (hydrodynamics) or seven (MHD) */
     static constexpr int CHUNK = 16 / (int)sizeof(real); /* values per 16-byte copy */
     static constexpr int W = (TX + 2 * AC_GHOST + 2 * (CHUNK - 1)) / CHUNK * CHUNK;
     static constexpr int H = TY + 2 * AC_GHOST;
-    static constexpr int PLANE = W * H, SLOT = AC_NUM_FIELDS * PLANE;
+    static constexpr int PLANE = W * H, SLOT = NF * PLANE;
     static constexpr int PIECES = H * (W / CHUNK); /* 16-byte copies per field and plane */
     static constexpr int THREADS = TX * TY;
     static constexpr int COPIES = (PIECES + THREADS - 1) / THREADS; /* per thread, field and plane */
@@ -105,27 +106,56 @@ static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic
 }
 
 /* Blocks per SM the registers are budgeted for: BLOCKS, or by default the
- * 256 or 512 threads that keep an SM's loads in flight. */
-template <int TX, int TY, int BLOCKS>
+ * 256 or 512 threads that keep an SM's loads in flight (half as many for
+ * MHD's seven fields, whose queues need twice the registers). */
+template <int TX, int TY, int BLOCKS, int NF = AC_NUM_FIELDS>
 static constexpr int AC_FN(stream_min_blocks)()
 {
-    constexpr int threads_per_sm = sizeof(real) == 4 ? 512 : 256;
+    constexpr int threads_per_sm = (sizeof(real) == 4 ? 512 : 256) / (NF > AC_NUM_FIELDS ? 2 : 1);
     return BLOCKS > 0 ? BLOCKS : threads_per_sm / (TX * TY) > 1 ? threads_per_sm / (TX * TY) : 1;
 }
 
 /* Queues this thread's 16-byte pieces of one plane (offset `plane` in the
  * grid) of every field into `slot`, as one pipeline stage. */
-template <typename T>
-static __device__ __forceinline__ void AC_FN(queue_plane)(real *slot, const AC_FN(field_set) & in, ptrdiff_t plane,
+template <typename T, typename Set>
+static __device__ __forceinline__ void AC_FN(queue_plane)(real *slot, const Set &in, ptrdiff_t plane,
                                                            const ptrdiff_t *piece_src, const int *piece_dst)
 {
 #pragma unroll
     for (int q = 0; q < T::COPIES; ++q)
         if (piece_dst[q] >= 0) {
 #pragma unroll
-            for (int f = 0; f < AC_NUM_FIELDS; ++f)
+            for (int f = 0; f < T::FIELDS; ++f)
                 __pipeline_memcpy_async(slot + f * T::PLANE + piece_dst[q], in.f[f] + plane + piece_src[q], 16);
         }
+}
+
+/* The stencils of a vector field v (u, or A with MHD) at a finished point:
+ * v_i's plane at f + i PLANE in the ring, its column z[i] (planes k-3 ..
+ * k+3), the mixed terms along z summed in acc.  grad[i][a] = d_a v_i, the
+ * Laplacian, and grad div v by eq. (8). */
+template <typename T>
+static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, const real (*z)[AC_SPAN],
+                                                              const real (*acc)[AC_SPAN],
+                                                              const AC_FN(stencil_scales) & c, real grad[3][3],
+                                                              real lap[3], real grad_div[3])
+{
+    real along[3][3]; /* along[i][a]: second derivative of v_i along axis a */
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+        const real *v = f + i * T::PLANE, *vz = z[i] + AC_GHOST;
+        grad[i][0] = AC_FN(stencil_first)<1>(v, c.first[0]);
+        grad[i][1] = AC_FN(stencil_first)<T::W>(v, c.first[1]);
+        grad[i][2] = AC_FN(stencil_first)<1>(vz, c.first[2]);
+        along[i][0] = AC_FN(stencil_second)<1>(v, c.second[0]);
+        along[i][1] = AC_FN(stencil_second)<T::W>(v, c.second[1]);
+        along[i][2] = AC_FN(stencil_second)<1>(vz, c.second[2]);
+        lap[i] = along[i][0] + along[i][1] + along[i][2];
+    }
+    /* grad div v, eq. (8): d_i d_i v_i + the mixed terms (those along z from acc) */
+    grad_div[0] = along[0][0] + (AC_FN(stencil_mixed)<1, T::W>(f + T::PLANE, c.mixed_xy) + acc[0][0]);
+    grad_div[1] = along[1][1] + (AC_FN(stencil_mixed)<T::W, 1>(f, c.mixed_xy) + acc[1][0]);
+    grad_div[2] = along[2][2] + acc[2][0];
 }
 
 /* Substep `substep` of the 55-point method over the region [first, end) of
@@ -136,14 +166,14 @@ static __device__ __forceinline__ void AC_FN(queue_plane)(real *slot, const AC_F
  * caller fills the others.  w_in is read unless substep == 0 and w_out written
  * unless it is NULL; out may be w_in's arrays (each point reads its w
  * before writing). */
-template <int TX, int TY, int LEAD, int BLOCKS>
-__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS>())
-    AC_FN(stream_substep_kernel)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
-                                 AC_FN(field_set) w_out, AC_FN(shape) s, ac_point_params p,
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
+__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS, sizeof(Set) / sizeof(real *)>())
+    AC_FN(stream_substep_kernel)(Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p,
                                  AC_FN(stencil_scales) c, int substep, real dt, int runs, bool periodic,
-                                 bool wrap_x)
+                                 bool wrap_x, ac_mhd_params magnetic)
 {
-    typedef AC_FN(stream_tile)<TX, TY, LEAD> T;
+    enum { NF = sizeof(Set) / sizeof(real *), VECTORS = (NF - 1) / 3 }; /* u, and A with MHD */
+    typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
     extern __shared__ __align__(16) unsigned char ac_stream_smem[];
     real *ring = reinterpret_cast<real *>(ac_stream_smem);
 
@@ -175,17 +205,19 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
         piece_dst[q] = e < T::PIECES && x < s.m[0] && y < s.m[1] ? b * T::W + a * T::CHUNK : -1;
     }
 
-    real below[AC_NUM_FIELDS][AC_GHOST]; /* this column at planes k-3 .. k-1 of the next point k */
-    real acc[3][AC_SPAN];                /* d_i d_z terms of grad div u, points newest-3 .. newest+3 */
+    real below[NF][AC_GHOST];      /* this column at planes k-3 .. k-1 of the next point k */
+    real acc[VECTORS][3][AC_SPAN]; /* d_i d_z terms of grad div u (and A), points newest-3 .. newest+3 */
 #pragma unroll
-    for (int q = 0; q < AC_SPAN; ++q) {
+    for (int n = 0; n < AC_SPAN; ++n) {
 #pragma unroll
-        for (int f = 0; f < AC_NUM_FIELDS; ++f)
-            if (q < AC_GHOST)
-                below[f][q] = 0;
+        for (int f = 0; f < NF; ++f)
+            if (n < AC_GHOST)
+                below[f][n] = 0;
 #pragma unroll
-        for (int a = 0; a < 3; ++a)
-            acc[a][q] = 0;
+        for (int v = 0; v < VECTORS; ++v)
+#pragma unroll
+            for (int a = 0; a < 3; ++a)
+                acc[v][a][n] = 0;
     }
 
     /* plane t of the run is padded z index plane_z(t); the first LEAD are queued here */
@@ -209,25 +241,29 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
         }
         __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
         if (active) {
-            /* this plane's share of d_x d_z u_z, d_y d_z u_z and d_z (d_x u_x + d_y u_y) */
-            const real *ux = ring + newest * T::SLOT + centre + T::PLANE, *uy = ux + T::PLANE, *uz = uy + T::PLANE;
 #pragma unroll
-            for (int a = 0; a < 3; ++a) {
-#pragma unroll
-                for (int q = 0; q < AC_SPAN - 1; ++q)
-                    acc[a][q] = acc[a][q + 1];
-                acc[a][AC_SPAN - 1] = 0;
-            }
-#pragma unroll
-            for (int r = 1; r <= AC_GHOST; ++r) {
-                const real e[3] = {c.weight_xz[r - 1] * (uz[r] - uz[-r]),
-                                   c.weight_yz[r - 1] * (uz[r * T::W] - uz[-r * T::W]),
-                                   c.weight_xz[r - 1] * (ux[r] - ux[-r]) +
-                                       c.weight_yz[r - 1] * (uy[r * T::W] - uy[-r * T::W])};
+            for (int v = 0; v < VECTORS; ++v) {
+                /* this plane's share of d_x d_z v_z, d_y d_z v_z and d_z (d_x v_x + d_y v_y), v = u, A */
+                const real *vx = ring + newest * T::SLOT + centre + (1 + 3 * v) * T::PLANE, *vy = vx + T::PLANE,
+                           *vz = vy + T::PLANE;
 #pragma unroll
                 for (int a = 0; a < 3; ++a) {
-                    acc[a][AC_GHOST - r] += e[a];
-                    acc[a][AC_GHOST + r] -= e[a];
+#pragma unroll
+                    for (int n = 0; n < AC_SPAN - 1; ++n)
+                        acc[v][a][n] = acc[v][a][n + 1];
+                    acc[v][a][AC_SPAN - 1] = 0;
+                }
+#pragma unroll
+                for (int r = 1; r <= AC_GHOST; ++r) {
+                    const real e[3] = {c.weight_xz[r - 1] * (vz[r] - vz[-r]),
+                                       c.weight_yz[r - 1] * (vz[r * T::W] - vz[-r * T::W]),
+                                       c.weight_xz[r - 1] * (vx[r] - vx[-r]) +
+                                           c.weight_yz[r - 1] * (vy[r * T::W] - vy[-r * T::W])};
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) {
+                        acc[v][a][AC_GHOST - r] += e[a];
+                        acc[v][a][AC_GHOST + r] -= e[a];
+                    }
                 }
             }
         }
@@ -239,42 +275,37 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
         if (active && it >= 2 * AC_GHOST) { /* point k is finished */
             const int k = k_first + it - 2 * AC_GHOST;
             const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
-            real w[AC_NUM_FIELDS];
+            real w[NF];
 #pragma unroll
-            for (int f = 0; f < AC_NUM_FIELDS; ++f)
+            for (int f = 0; f < NF; ++f)
                 w[f] = reads_w ? w_in.f[f][idx] : (real)0;
-            real z[AC_NUM_FIELDS][AC_SPAN]; /* this column at planes k-3 .. k+3 */
+            real z[NF][AC_SPAN]; /* this column at planes k-3 .. k+3 */
 #pragma unroll
-            for (int f = 0; f < AC_NUM_FIELDS; ++f)
+            for (int f = 0; f < NF; ++f)
 #pragma unroll
-                for (int q = 0; q < AC_SPAN; ++q)
-                    z[f][q] = q < AC_GHOST ? below[f][q] : above[q - AC_GHOST][f * T::PLANE];
+                for (int n = 0; n < AC_SPAN; ++n)
+                    z[f][n] = n < AC_GHOST ? below[f][n] : above[n - AC_GHOST][f * T::PLANE];
             const real *at = above[0];
             ac_derivatives d;
             d.grad_lnrho[0] = AC_FN(stencil_first)<1>(at, c.first[0]);
             d.grad_lnrho[1] = AC_FN(stencil_first)<T::W>(at, c.first[1]);
             d.grad_lnrho[2] = AC_FN(stencil_first)<1>(z[0] + AC_GHOST, c.first[2]);
-            real along[3][3]; /* along[i][a]: second derivative of u_i along axis a */
 #pragma unroll
-            for (int i = 0; i < 3; ++i) {
-                const real *u = at + (1 + i) * T::PLANE, *uz = z[1 + i] + AC_GHOST;
-                d.u[i] = uz[0];
-                d.grad_u[i][0] = AC_FN(stencil_first)<1>(u, c.first[0]);
-                d.grad_u[i][1] = AC_FN(stencil_first)<T::W>(u, c.first[1]);
-                d.grad_u[i][2] = AC_FN(stencil_first)<1>(uz, c.first[2]);
-                along[i][0] = AC_FN(stencil_second)<1>(u, c.second[0]);
-                along[i][1] = AC_FN(stencil_second)<T::W>(u, c.second[1]);
-                along[i][2] = AC_FN(stencil_second)<1>(uz, c.second[2]);
-                d.lap_u[i] = along[i][0] + along[i][1] + along[i][2];
+            for (int i = 0; i < 3; ++i)
+                d.u[i] = z[1 + i][AC_GHOST];
+            AC_FN(vector_stencils)<T>(at + T::PLANE, z + 1, acc[0], c, d.grad_u, d.lap_u, d.grad_div_u);
+            real rhs[NF];
+            if (VECTORS == 1) {
+                rhs_from_derivatives(&d, &p, rhs);
+            } else {
+                ac_magnetic_derivatives m;
+                m.lnrho = z[0][AC_GHOST];
+                AC_FN(vector_stencils)<T>(at + 4 * T::PLANE, z + 4, acc[VECTORS - 1], c, m.grad_a, m.lap_a,
+                                          m.grad_div_a);
+                rhs_mhd_from_derivatives(&d, &m, &p, &magnetic, rhs);
             }
-            /* grad div u, eq. (8): d_i d_i u_i + the mixed terms (those along z from acc) */
-            d.grad_div_u[0] = along[0][0] + (AC_FN(stencil_mixed)<1, T::W>(at + 2 * T::PLANE, c.mixed_xy) + acc[0][0]);
-            d.grad_div_u[1] = along[1][1] + (AC_FN(stencil_mixed)<T::W, 1>(at + T::PLANE, c.mixed_xy) + acc[1][0]);
-            d.grad_div_u[2] = along[2][2] + acc[2][0];
-            real rhs[AC_NUM_FIELDS];
-            rhs_from_derivatives(&d, &p, rhs);
 #pragma unroll
-            for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+            for (int f = 0; f < NF; ++f) {
                 const real u_new = rk3_substep(z[f][AC_GHOST], rhs[f], &w[f], substep, dt);
                 out.f[f][idx] = u_new;
                 if (writes_w)
@@ -283,10 +314,10 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
         }
         if (active && it >= AC_GHOST) { /* plane it - 3 joins the planes below the next point */
 #pragma unroll
-            for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+            for (int f = 0; f < NF; ++f) {
 #pragma unroll
-                for (int q = 0; q < AC_GHOST - 1; ++q)
-                    below[f][q] = below[f][q + 1];
+                for (int n = 0; n < AC_GHOST - 1; ++n)
+                    below[f][n] = below[f][n + 1];
                 below[f][AC_GHOST - 1] = above[0][f * T::PLANE];
             }
         }
