@@ -52,7 +52,7 @@ extern "C" ac_stream_shape ac_cuda_stream_shape(void)
     static int read = 0;
     static ac_stream_shape shape;
     if (!read) {
-        /* x, y 0: each precision's default tile; two planes ahead (tune.log of 2026-11-23-h100-a6c44dc) */
+        /* x, y 0: each field set's and precision's default (kernels_impl.cuh) */
         const ac_stream_shape fallback = {0, 0, 0, 2, 0};
         const char *env = getenv("ASTAROTH_STREAM_TILE");
         ac_stream_shape want = fallback;
@@ -61,7 +61,7 @@ extern "C" ac_stream_shape ac_cuda_stream_shape(void)
             want.runs >= 0) {
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     found |= want.x == tx && want.y == ty && want.lead == lead_ && want.blocks == blocks_;
-            AC_STREAM_SHAPES
+            AC_STREAM_SHAPES AC_MHD_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
         }
         shape = found ? want : fallback;

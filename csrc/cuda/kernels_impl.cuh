@@ -277,30 +277,36 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
-/* The default tile: 32 x 8 in single precision; in double, whose registers
- * allow one such block per SM, 32 x 4 (two blocks keep more loads in flight).
- * The default lead, two planes, comes with ac_cuda_stream_shape(). */
+static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int blocks)
+{
+    return t.x == tx && t.y == ty && t.lead == lead && t.blocks == blocks;
+}
+
+/* The shape ASTAROTH_STREAM_TILE asks for (ac_cuda_stream_shape) if the field
+ * set's list builds it, else the default: 32 x 8 in single precision; in
+ * double, whose registers allow one such block per SM, 32 x 4 (two blocks
+ * keep more loads in flight); two planes ahead (tune.log of
+ * 2026-11-23-h100-a6c44dc). */
 static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                        AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
                                        real dt, bool periodic, cudaStream_t stream)
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
     ac_stream_shape t = ac_cuda_stream_shape();
-    if (t.x == 0) {
-        t.x = 32;
-        t.y = sizeof(real) == 4 ? 8 : 4;
-    }
+    for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, sizeof(real) == 4 ? 8 : 4, 0, 2, 0}) {
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
-    if (t.x == tx && t.y == ty && t.lead == lead_ && t.blocks == blocks_)                                        \
+    if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
         return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, ac_mhd_params(), substep, dt, \
                                                             t.runs, periodic, wrap_x, stream);
-    AC_STREAM_SHAPES
+        AC_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
+    }
     return AC_ERR_ARGUMENT;
 }
 
-/* The same with MHD's seven fields (AC_MHD_STREAM_SHAPES; default 32 x 8 in
- * single precision, 32 x 4 in double, two planes ahead). */
+/* The same with MHD's seven fields and AC_MHD_STREAM_SHAPES; the default in
+ * double is 32 x 4 with one plane ahead, whose ring of five planes lets two
+ * blocks share an SM's shared memory (two planes ahead: one block). */
 static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_field_set) out,
                                            AC_FN(mhd_field_set) w_in, AC_FN(mhd_field_set) w_out,
                                            const AC_FN(shape) & s, ac_point_params p, ac_mhd_params q, int substep,
@@ -308,22 +314,14 @@ static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_fi
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
     ac_stream_shape t = ac_cuda_stream_shape();
-    int built = 0;
-#define AC_STREAM_SHAPE(tx, ty, lead_, blocks_) built |= t.x == tx && t.y == ty && t.lead == lead_ && t.blocks == blocks_;
-    AC_MHD_STREAM_SHAPES
-#undef AC_STREAM_SHAPE
-    if (!built) {
-        t.x = 32;
-        t.y = sizeof(real) == 4 ? 8 : 4;
-        t.lead = 2;
-        t.blocks = 0;
-    }
+    for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, sizeof(real) == 4 ? 8 : 4, 0, sizeof(real) == 4 ? 2 : 1, 0}) {
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
-    if (t.x == tx && t.y == ty && t.lead == lead_ && t.blocks == blocks_)                                        \
+    if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
         return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, substep, dt, t.runs,        \
                                                             periodic, wrap_x, stream);
-    AC_MHD_STREAM_SHAPES
+        AC_MHD_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
+    }
     return AC_ERR_ARGUMENT;
 }
 
