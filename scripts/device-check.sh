@@ -60,24 +60,25 @@ for shape, dtype in (((1400,) * 3, 'float32'), ((1024,) * 3, 'float64')):
     except MemoryError as e:
         print('MemoryError:', e)
 " 2>&1
-    } > "$OUT/memory.log" 2>&1
-    cat "$OUT/memory.log"
+    } >> "$OUT/bench.log" 2>&1  # (a log of its own would be a ninth file)
+    tail -6 "$OUT/bench.log"
 }
 
 # Nsight Compute on one 55-point substep at 256^3: ncu_substep KERNEL_REGEX
-# DTYPE LOG [TREE] profiles the first match after two steps, with the build
-# in TREE (default: this one; the tree's own folder is first on sys.path).
+# DTYPE LOG [TREE [PHYSICS]] profiles the first match after two steps, with
+# the build in TREE (default: this one; the tree's own folder is first on
+# sys.path), appended to LOG.
 NCU_SECTIONS="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis"
 ncu_substep() {
-    local kernel=$1 dtype=$2 log=$3 tree=${4:-$ROOT}
+    local kernel=$1 dtype=$2 log=$3 tree=${4:-$ROOT} physics=${5:-hydro}
     {
-        header "${ASTAROTH_STREAM_TILE:+ASTAROTH_STREAM_TILE=$ASTAROTH_STREAM_TILE }ncu $NCU_SECTIONS -k regex:$kernel --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p, in $tree)"
+        header "${ASTAROTH_STREAM_TILE:+ASTAROTH_STREAM_TILE=$ASTAROTH_STREAM_TILE }ncu $NCU_SECTIONS -k regex:$kernel --launch-skip 6 --launch-count 1 (256^3 $dtype, 55p, physics $physics, in $tree)"
         (cd "$tree" && PYTHONPATH=$PWD /usr/local/cuda/bin/ncu $NCU_SECTIONS -k regex:$kernel --launch-skip 6 \
             --launch-count 1 $PY -c "
 import astaroth as ac, astaroth.bench as b
-s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='$dtype', method='55p', nu=1e-2)
+s = ac.Simulation(shape=(256,) * 3, backend='cuda', dtype='$dtype', method='55p', nu=1e-2, physics='$physics')
 b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4); print('ran', ac.__file__)" 2>&1)
-    } > "$OUT/$log" 2>&1
+    } >> "$OUT/$log" 2>&1
     grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Issue Slots|Stall|L1/TEX Hit|L2 Hit|Block Limit" "$OUT/$log" | head -40
 }
 
@@ -85,6 +86,9 @@ b.smooth_start(s); s.step(1e-4); s.step(1e-4); s.step(1e-4); print('ran', ac.__f
 profile() {
     for dtype in float32 float64; do
         ncu_substep stream_substep $dtype ncu-$dtype.log
+    done
+    for dtype in float32 float64; do # MHD's seven fields, both precisions in one log
+        ncu_substep stream_substep $dtype ncu-mhd.log "$ROOT" mhd
     done
     for extra in ${NCU_EXTRA:-}; do
         local shape=${extra%%:*} dtype=${extra##*:}
@@ -139,7 +143,7 @@ fi
 tail -5 "$OUT/tests.log"
 
 {
-    header "compute-sanitizer --tool memcheck python3 (32x24x16 run, both methods and precisions)"
+    header "compute-sanitizer --tool memcheck python3 (32x24x16 run, both methods and precisions; MHD with helical forcing)"
     compute-sanitizer --tool memcheck $PY -c "
 import gc, numpy as np, astaroth as ac
 for method in ('55p', '19p'):
@@ -150,6 +154,14 @@ for method in ('55p', '19p'):
         print(method, dtype, s.steps, float(np.abs(s['ux']).max()))
         del s
         gc.collect()
+for dtype in ('float32', 'float64'):
+    s = ac.Simulation(shape=(32, 24, 16), backend='cuda', dtype=dtype, physics='mhd', eta=1e-2, b_ext=(0, 0, 0.3))
+    s.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.05, seed=3, relhel=1.0)
+    ac.init.beltrami_field(s, k=1, amplitude=0.1, axis='z')
+    s.run(until=0.05); s.rhs(); s.check_finite()
+    print('mhd', dtype, s.steps, float(np.abs(s['ax']).max()))
+    del s
+    gc.collect()
 " 2>&1
 } > "$OUT/sanitizer.log" 2>&1
 tail -3 "$OUT/sanitizer.log"

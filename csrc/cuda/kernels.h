@@ -40,10 +40,9 @@ typedef struct {
     AC_STREAM_SHAPE(32, 4, 1, 0) AC_STREAM_SHAPE(32, 4, 2, 0) AC_STREAM_SHAPE(32, 4, 1, 3)                      \
     AC_STREAM_SHAPE(32, 8, 1, 3) AC_STREAM_SHAPE(64, 4, 1, 0) AC_STREAM_SHAPE(64, 4, 2, 0)
 /* With MHD (seven fields) these are built; ASTAROTH_STREAM_TILE picks among
- * them, and any other choice falls back to the precision's default. */
-#define AC_MHD_STREAM_SHAPES                                                                                 \
-    AC_STREAM_SHAPE(32, 8, 2, 0) AC_STREAM_SHAPE(32, 4, 2, 0) AC_STREAM_SHAPE(32, 4, 1, 0) AC_STREAM_SHAPE(16, 8, 2, 0) \
-    AC_STREAM_SHAPE(16, 8, 1, 0)
+ * them, and any other choice falls back to the default, 32 x 8 two planes
+ * ahead (mhd-shapes.log of 2026-11-23-h100-722e2b7). */
+#define AC_MHD_STREAM_SHAPES AC_STREAM_SHAPE(32, 8, 2, 0) AC_STREAM_SHAPE(32, 4, 2, 0) AC_STREAM_SHAPE(32, 4, 1, 0)
 ac_stream_shape ac_cuda_stream_shape(void);
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
