@@ -49,7 +49,8 @@ ac_stream_shape ac_cuda_stream_shape(void);
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
                                  void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],              \
                                  void *const w_in[AC_NUM_FIELDS], void *const w_out[AC_NUM_FIELDS],          \
-                                 void *div_u, int substep, double dt, cudaStream_t stream);                  \
+                                 void *div_u, int substep, double dt, const double *dt_device,              \
+                                 cudaStream_t stream);                                                      \
     ac_status cuda_reduce_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int first_field,       \
                                 unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream); \
     ac_status cuda_add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],                   \
@@ -59,7 +60,7 @@ ac_stream_shape ac_cuda_stream_shape(void);
     ac_status cuda_substep_mhd_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],       \
                                      void *const out[AC_MAX_FIELDS], void *const w_in[AC_MAX_FIELDS],           \
                                      void *const w_out[AC_MAX_FIELDS], int substep, double dt,                  \
-                                     cudaStream_t stream);                                                       \
+                                     const double *dt_device, cudaStream_t stream);                              \
     ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int fill_ghosts,       \
                                     unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);
 

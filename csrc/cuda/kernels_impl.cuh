@@ -152,6 +152,25 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const f
  * passes: a block covers a tile of x-y columns and walks up z, so the seven
  * z planes a stencil needs stay in L1 from one point to the next.  Its tile
  * is ac_cuda_tile() (ASTAROTH_CUDA_TILE="tx,ty,tz" overrides it). */
+
+/* With the device-side CFL loop (cuda_backend.cu) the step's length is not
+ * dt but the one that loop left at dt_device, NaN once the run has ended.
+ * It is read where it is used (volatile: not hoisted into a register that
+ * would stay live through the kernel) and rounded to real as the host
+ * rounds dt. */
+static __device__ __forceinline__ bool AC_FN(run_ended)(const double *dt_device)
+{
+    if (dt_device == NULL)
+        return false;
+    const double d = *(const volatile double *)dt_device;
+    return d != d;
+}
+
+static __device__ __forceinline__ real AC_FN(step_length)(const double *dt_device, real dt)
+{
+    return dt_device == NULL ? dt : (real) * (const volatile double *)dt_device;
+}
+
 #include "stream_substep.cuh"
 
 /* This thread's x-y column of the block's tile and its z range; false when
@@ -228,15 +247,17 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
  * of tiles; 0: as many as fit the GPU in one wave beside the columns, or two
  * when the columns alone take more than four waves (at least one, at most
  * one per 8 planes: each run also reads 2 AC_GHOST planes it does not
- * update). */
+ * update; a grid whose three field sets fit in half the L2 cache reads those
+ * from L2, and may have a run per plane). */
 template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                      ac_mhd_params q, int substep, real dt, int runs, bool periodic, bool wrap_x,
-                                      cudaStream_t stream)
+                                      ac_mhd_params q, int substep, real dt, const double *dt_device, int runs,
+                                      bool periodic, bool wrap_x, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD, sizeof(Set) / sizeof(real *)>::BYTES;
     static unsigned long long prepared_devices = 0; /* one bit per device */
     static int resident_blocks = 0;                 /* blocks of this kernel the GPU holds at once */
+    static int l2_bytes = 0;
     int device = 0;
     if (ac_cuda_record(cudaGetDevice(&device), "cudaGetDevice") != AC_OK)
         return AC_ERR_DEVICE;
@@ -249,6 +270,8 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
                                &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>, TX * TY, smem),
                            "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
             ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                           "cudaDeviceGetAttribute") != AC_OK ||
+            ac_cuda_record(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device),
                            "cudaDeviceGetAttribute") != AC_OK)
             return AC_ERR_DEVICE;
         resident_blocks = per_sm * sms > 0 ? per_sm * sms : 1;
@@ -262,8 +285,10 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
         runs = (int)(resident_blocks / columns);
         if (columns > 4 * (long long)resident_blocks)
             runs = 2; /* measured at 512^3 in float64: +1.4 % (tune.log of 2026-11-23-h100-6531e07) */
-        if (runs > nz / 8)
-            runs = nz / 8;
+        const double set_bytes = 3.0 * (sizeof(Set) / sizeof(real *)) * s.m[0] * s.m[1] * s.m[2] * sizeof(real);
+        const int most = set_bytes <= 0.5 * l2_bytes ? nz : nz / 8;
+        if (runs > most)
+            runs = most;
     }
     if (runs < 1)
         runs = 1;
@@ -273,7 +298,7 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
         return AC_ERR_ARGUMENT;
     AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p, AC_FN(make_scales)(p),
-                                                                      substep, dt, runs, periodic, wrap_x, q);
+                                                                      substep, dt, dt_device, runs, periodic, wrap_x, q);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
@@ -289,7 +314,7 @@ static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int 
  * 2026-11-23-h100-a6c44dc). */
 static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                        AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
-                                       real dt, bool periodic, cudaStream_t stream)
+                                       real dt, const double *dt_device, bool periodic, cudaStream_t stream)
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
     ac_stream_shape t = ac_cuda_stream_shape();
@@ -297,7 +322,7 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
         return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, ac_mhd_params(), substep, dt, \
-                                                            t.runs, periodic, wrap_x, stream);
+                                                            dt_device, t.runs, periodic, wrap_x, stream);
         AC_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     }
@@ -311,15 +336,15 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
 static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_field_set) out,
                                            AC_FN(mhd_field_set) w_in, AC_FN(mhd_field_set) w_out,
                                            const AC_FN(shape) & s, ac_point_params p, ac_mhd_params q, int substep,
-                                           real dt, bool periodic, cudaStream_t stream)
+                                           real dt, const double *dt_device, bool periodic, cudaStream_t stream)
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
     ac_stream_shape t = ac_cuda_stream_shape();
     for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, 8, 0, 2, 0}) {
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
-        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, substep, dt, t.runs,        \
-                                                            periodic, wrap_x, stream);
+        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, substep, dt, dt_device,     \
+                                                            t.runs, periodic, wrap_x, stream);
         AC_MHD_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     }
@@ -333,7 +358,8 @@ static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_fi
 extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, ac_method method,
                                          void *const in_[AC_NUM_FIELDS], void *const out_[AC_NUM_FIELDS],
                                          void *const w_in_[AC_NUM_FIELDS], void *const w_out_[AC_NUM_FIELDS],
-                                         void *div_u_, int substep, double dt_, cudaStream_t stream)
+                                         void *div_u_, int substep, double dt_, const double *dt_device,
+                                         cudaStream_t stream)
 {
     AC_FN(shape) s = AC_FN(make_shape)(g);
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
@@ -341,6 +367,8 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
+    if (dt_device && method != AC_METHOD_55P)
+        return AC_ERR_UNSUPPORTED; /* the device-side CFL loop drives the 55-point kernel only */
     if (r) {
         if (method != AC_METHOD_55P)
             return AC_ERR_UNSUPPORTED;
@@ -357,7 +385,7 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
         return AC_ERR_DEVICE;
     }
     if (method == AC_METHOD_55P)
-        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, substep, dt, r == NULL, stream);
+        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, substep, dt, dt_device, r == NULL, stream);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;
