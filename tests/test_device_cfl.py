@@ -21,7 +21,7 @@ def flow(shape, dtype, backend="cuda", physics="hydro", nu=0.02, cs=1.0):
     for name, f in zip(ac.FIELDS, smooth_random_fields(shape, box, np.random.default_rng(3), amplitude=0.2)):
         sim[name] = f
     if physics == "mhd":
-        ac.init.beltrami_field(sim, k=1, amplitude=0.1, axis="z")
+        ac.init.beltrami_field(sim, k=1, amplitude=0.1, axis="x")
     return sim
 
 
@@ -49,8 +49,8 @@ def test_the_cpu_backend_finds_dt_on_the_host():
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("shape", [(32, 32, 32), (37, 50, 23), (24, 20, 1), (1, 1, 40)])
 def test_device_steps_equal_host_steps_bit_for_bit(dtype, shape):
-    host, device, taken = host_and_device(lambda: flow(shape, dtype), until=0.37, check_every=7)
-    assert taken[0] == taken[1] > 7  # several batches, the last one short
+    host, device, taken = host_and_device(lambda: flow(shape, dtype), until=0.37, check_every=3)
+    assert taken[0] == taken[1] > 3  # several batches, the last one short
     assert device.t == 0.37
     assert_same(host, device)
 
@@ -76,19 +76,19 @@ def test_time_series_rows_are_the_same(tmp_path):
     for i, make in enumerate((lambda: flow((32, 24, 16), "float64"),) * 2):
         sim = make()
         sim._device_cfl = i == 1
-        sim.run(until=0.4, diagnostics_every=3, timeseries=tmp_path / f"ts{i}.csv")
+        sim.run(until=1.0, diagnostics_every=3, timeseries=tmp_path / f"ts{i}.csv")
         rows.append((tmp_path / f"ts{i}.csv").read_text())
     assert rows[0] == rows[1] and rows[0].count("\n") > 5
 
 
 @GPU
 def test_a_blow_up_is_reported_as_the_host_reports_it():
+    pytest.importorskip("cupy")
     messages = []
     for device in (False, True):
         sim = flow((16, 16, 16), "float64", nu=0.0)
-        ux = sim["ux"]
-        ux[3, 4, 5] = np.nan
-        sim["ux"] = ux
+        sim.run(until=0.2)
+        sim.view("ux")[3, 4, 5] = np.nan  # (sim["ux"] = ... refuses NaN)
         sim._device_cfl = device
         with pytest.raises(ac.NonFiniteError) as err:
             sim.run(until=1.0)

@@ -154,21 +154,15 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const f
  * is ac_cuda_tile() (ASTAROTH_CUDA_TILE="tx,ty,tz" overrides it). */
 
 /* With the device-side CFL loop (cuda_backend.cu) the step's length is not
- * dt but the one that loop left at dt_device, NaN once the run has ended.
- * It is read where it is used (volatile: not hoisted into a register that
- * would stay live through the kernel) and rounded to real as the host
- * rounds dt. */
-static __device__ __forceinline__ bool AC_FN(run_ended)(const double *dt_device)
+ * the dt argument but the one that loop left at dt_device, rounded to real
+ * as the host rounds dt; false once that run has ended (NaN there). */
+static __device__ __forceinline__ bool AC_FN(step_length)(const double *dt_device, real *dt)
 {
     if (dt_device == NULL)
-        return false;
-    const double d = *(const volatile double *)dt_device;
-    return d != d;
-}
-
-static __device__ __forceinline__ real AC_FN(step_length)(const double *dt_device, real dt)
-{
-    return dt_device == NULL ? dt : (real) * (const volatile double *)dt_device;
+        return true;
+    const double d = *dt_device;
+    *dt = (real)d;
+    return d == d;
 }
 
 #include "stream_substep.cuh"
@@ -249,8 +243,8 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
  * one per 8 planes: each run also reads 2 AC_GHOST planes it does not
  * update; a grid whose three field sets fit in half the L2 cache reads those
  * from L2, and may have a run per plane). */
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
-static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
+template <int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
+static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
                                       ac_mhd_params q, int substep, real dt, const double *dt_device, int runs,
                                       bool periodic, bool wrap_x, cudaStream_t stream)
 {
@@ -263,11 +257,11 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
         return AC_ERR_DEVICE;
     if (device >= 64 || !(prepared_devices >> device & 1)) {
         int per_sm = 0, sms = 0;
-        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>,
+        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
                            "cudaFuncSetAttribute (55-point substep shared memory)") != AC_OK ||
             ac_cuda_record(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>, TX * TY, smem),
+                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT>, TX * TY, smem),
                            "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
             ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
                            "cudaDeviceGetAttribute") != AC_OK ||
@@ -296,10 +290,23 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
-    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>
+    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p, AC_FN(make_scales)(p),
                                                                       substep, dt, dt_device, runs, periodic, wrap_x, q);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
+}
+
+/* The kernel instance that reads dt from dt_device, or the one that takes dt. */
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
+static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
+                                      ac_mhd_params q, int substep, real dt, const double *dt_device, int runs,
+                                      bool periodic, bool wrap_x, cudaStream_t stream)
+{
+    if (dt_device)
+        return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, true>(in, out, w_in, w_out, s, p, q, substep, dt,
+                                                                         dt_device, runs, periodic, wrap_x, stream);
+    return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, false>(in, out, w_in, w_out, s, p, q, substep, dt, NULL,
+                                                                      runs, periodic, wrap_x, stream);
 }
 
 static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int blocks)

@@ -43,7 +43,7 @@ __global__ void AC_FN(mhd_substep_kernel)(AC_FN(mhd_field_set) in, AC_FN(mhd_fie
                                           ac_point_params p, ac_mhd_params q, int substep, real dt,
                                           const double *dt_device)
 {
-    if (AC_FN(run_ended)(dt_device))
+    if (!AC_FN(step_length)(dt_device, &dt))
         return;
     const int i = s.first[0] + blockIdx.x * blockDim.x + threadIdx.x;
     const int j = s.first[1] + blockIdx.y * blockDim.y + threadIdx.y;
@@ -57,11 +57,10 @@ __global__ void AC_FN(mhd_substep_kernel)(AC_FN(mhd_field_set) in, AC_FN(mhd_fie
     AC_FN(mhd_point_derivatives)(in, idx, stride, &p, &d, &m);
     real rhs[AC_MHD_FIELDS];
     rhs_mhd_from_derivatives(&d, &m, &p, &q, rhs);
-    const real h = AC_FN(step_length)(dt_device, dt);
 #pragma unroll
     for (int f = 0; f < AC_MHD_FIELDS; ++f) {
         real w = substep > 0 ? w_in.f[f][idx] : (real)0;
-        const real u_new = rk3_substep(AC_LOAD(in.f[f] + idx), rhs[f], &w, substep, h);
+        const real u_new = rk3_substep(AC_LOAD(in.f[f] + idx), rhs[f], &w, substep, dt);
         out.f[f][idx] = u_new;
         if (w_out.f[f] != NULL)
             w_out.f[f][idx] = w;

@@ -165,14 +165,16 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
  * periodic images, and x ghost values too if wrap_x (stream_wraps_x); the
  * caller fills the others.  w_in is read unless substep == 0 and w_out written
  * unless it is NULL; out may be w_in's arrays (each point reads its w
- * before writing). */
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
+ * before writing).  DEVICE_DT: the step's length is not dt but the one at
+ * dt_device (kernels_impl.cuh's step_length); a separate instance, so that
+ * the kernel the host drives keeps its registers. */
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS, sizeof(Set) / sizeof(real *)>())
     AC_FN(stream_substep_kernel)(Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p,
                                  AC_FN(stencil_scales) c, int substep, real dt, const double *dt_device, int runs,
                                  bool periodic, bool wrap_x, ac_mhd_params magnetic)
 {
-    if (AC_FN(run_ended)(dt_device))
+    if (DEVICE_DT && !AC_FN(step_length)(dt_device, &dt))
         return; /* every thread leaves, before any barrier */
     enum { NF = sizeof(Set) / sizeof(real *), VECTORS = (NF - 1) / 3 }; /* u, and A with MHD */
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
@@ -306,10 +308,9 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
                                           m.grad_div_a);
                 rhs_mhd_from_derivatives(&d, &m, &p, &magnetic, rhs);
             }
-            const real h = AC_FN(step_length)(dt_device, dt);
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
-                const real u_new = rk3_substep(z[f][AC_GHOST], rhs[f], &w[f], substep, h);
+                const real u_new = rk3_substep(z[f][AC_GHOST], rhs[f], &w[f], substep, dt);
                 out.f[f][idx] = u_new;
                 if (writes_w)
                     w_out.f[f][idx] = w[f];
