@@ -166,6 +166,9 @@ class _StopRequest:
         self.saved = {}
 
 
+DEVICE_BATCH = 64  # CFL steps a GPU takes between two looks from the host (_CflSteps.batch)
+
+
 class _CflSteps:
     """CFL steps of `sim` to `until`, the last one shortened to land on it:
     iterating takes one step at a time and yields its dt (also kept in
@@ -178,7 +181,8 @@ class _CflSteps:
     Above 1, a backend that can (CUDA, 55-point method, no forcing, one
     process) takes them without waiting between steps: it finds each dt on
     the device with cfl_dt's arithmetic, bit for bit, and the iteration
-    yields the last dt.  Batches end at multiples of check_every."""
+    yields the last dt.  There every step checks every field for NaN/Inf
+    (the reduction for dt does), so check_every does not apply."""
 
     def __init__(self, sim, until, cdt, cdtv, check_every):
         self.sim, self.until, self.cdt, self.cdtv, self.check_every = sim, until, cdt, cdtv, check_every
@@ -211,10 +215,12 @@ class _CflSteps:
         return dt
 
     def _device_batch(self):
-        """Up to `batch` steps on the device (to the next multiple of
-        check_every); None if the backend cannot (then the host steps)."""
+        """Up to `batch` steps on the device; None if the backend cannot (then
+        the host steps)."""
         sim = self.sim
-        most = min(self.batch, self.check_every - self.taken % self.check_every)
+        most = self.batch
+        if self.dt > 0:  # steps queued past `until` do nothing but still cost their launches
+            most = min(most, int((self.until - sim.t) / self.dt) + 2)
         result = sim._grid.run_cfl(sim.t, self.until, *self._limits, most)
         if result is None:
             self._limits = None
@@ -226,8 +232,6 @@ class _CflSteps:
             self.dt = dt
         if nonfinite:  # as cfl_dt raises before a step from fields that are not finite
             sim._raise_nonfinite()
-        if self.taken % self.check_every == 0:
-            sim.check_finite()
         return self.dt
 
 
@@ -694,9 +698,10 @@ class Simulation:
         progress: True for a progress line (step, t, M updates/s, time left).
         stop_file: a path; the run stops cleanly after the step in which it
             appears.  handle_signals: SIGINT/SIGTERM finish the current step
-            and stop cleanly.  (On a GPU the steps between two NaN checks, or
-            two rows of the time series, are taken at once, without waiting
-            between them; a stop then comes at the end of such a batch.)  on_stop: called as on_stop(sim) when the run
+            and stop cleanly.  (On a GPU, up to DEVICE_BATCH steps, or those
+            up to the next row of the time series, are taken at once, without
+            waiting between them; a stop comes at the end of such a batch, and
+            every step checks every field for NaN/Inf.)  on_stop: called as on_stop(sim) when the run
             stops early this way (e.g. to write a checkpoint).
         Returns the number of steps taken.
         """
@@ -713,7 +718,7 @@ class Simulation:
         stop = _StopRequest(handle_signals)
         steps = self._cfl_steps(until, cdt, cdtv, check_every)
         def batch():  # the steps up to the next row of the time series, taken at once where the backend can
-            return diagnostics_every - self.steps % diagnostics_every if series is not None else check_every
+            return diagnostics_every - self.steps % diagnostics_every if series is not None else DEVICE_BATCH
 
         steps.batch = batch()
         try:

@@ -140,12 +140,12 @@ done:
 
 typedef struct {
     ac_status (*substep)(const ac_grid *, const ac_region *, ac_method, void *const *, void *const *, void *const *,
-                         void *const *, void *, int, double, const double *, cudaStream_t);
+                         void *const *, void *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double, cudaStream_t);
     ac_status (*fill_ghost_axis)(const ac_grid *, void *const *, int, cudaStream_t);
     ac_status (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
-                             void *const *, int, double, const double *, cudaStream_t);
+                             void *const *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce_mhd)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
 } kernel_table;
 
@@ -196,14 +196,14 @@ static stage_roles roles(const ac_field_sets *b, int s)
     return r;
 }
 
-/* Substep s of length dt, or of the length at dt_device (run_cfl) if not NULL. */
-static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt, const double *dt_device)
+/* Substep s of length dt, or as device_step says (run_cfl) if not NULL. */
+static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt, const ac_device_step *device_step)
 {
     const stage_roles r = roles(&gpu->buf, s);
     if (gpu->grid.fields == AC_MAX_FIELDS)
-        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, s, dt, dt_device, gpu->stream);
+        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, s, dt, device_step, gpu->stream);
     return gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u, s, dt,
-                           dt_device, gpu->stream);
+                           device_step, gpu->stream);
 }
 
 static void gpu_destroy(void *self)
@@ -519,17 +519,24 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
     CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, gpu->stream), "CFL run state");
     CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
     CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
+    /* hydro: the last substep of a step reduces what it writes for the next
+     * step (every field's flags, checked every step); only the first step
+     * needs a reduction launch.  MHD's signal speed needs B, so a launch
+     * every step. */
+    const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL},
+                         reducing = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite};
     for (long n = 0; n < max_steps; ++n) {
-        ac_status st = mhd ? gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, 1, gpu->max_u2_bits, gpu->nonfinite,
-                                                gpu->stream)
-                           : gpu->k->reduce(&gpu->grid, gpu->buf.home, 1, gpu->max_u2_bits, gpu->nonfinite,
-                                            gpu->stream);
+        ac_status st = AC_OK;
+        if (mhd)
+            st = gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, 1, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+        else if (n == 0)
+            st = gpu->k->reduce(&gpu->grid, gpu->buf.home, 0, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
         if (st != AC_OK)
             return st;
         cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, mhd);
         CHECK(cudaGetLastError(), "CFL step launch");
         for (int s = 0; s < 3; ++s)
-            if ((st = run_substep(gpu, NULL, s, 0.0, &gpu->cfl->step_dt)) != AC_OK)
+            if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !mhd ? &reducing : &plain)) != AC_OK)
                 return st;
     }
     CHECK(cudaMemcpyAsync(run, gpu->cfl, sizeof *run, cudaMemcpyDeviceToHost, gpu->stream), "CFL run state");
