@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import _core
 from .diagnostics import ProgressLine
-from .simulation import NonFiniteError, Simulation
+from .simulation import DEVICE_BATCH, NonFiniteError, Simulation
 
 # what members must share: an ensemble is one kind of run swept over parameters
 _SAME = ("shape", "dtype", "method", "physics", "backend")
@@ -106,6 +106,7 @@ class Ensemble:
 
         def advance(sim, plan):
             steps = sim._cfl_steps(*plan, check_every)
+            steps.batch = DEVICE_BATCH  # where the backend can, a member's steps run without waiting between them
             for _ in steps:
                 pass
             sim.check_finite()

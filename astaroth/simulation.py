@@ -166,17 +166,29 @@ class _StopRequest:
         self.saved = {}
 
 
+DEVICE_BATCH = 64  # CFL steps a GPU takes between two looks from the host (_CflSteps.batch)
+
+
 class _CflSteps:
     """CFL steps of `sim` to `until`, the last one shortened to land on it:
     iterating takes one step at a time and yields its dt (also kept in
     .dt, which holds the step being taken when a check raises); the fields
     are checked for NaN/Inf every check_every steps (the caller checks at
     the end).  Simulation.run and Ensemble.run both step through this, so an
-    ensemble's member takes exactly the steps it would take alone."""
+    ensemble's member takes exactly the steps it would take alone.
+
+    batch: how many steps the next iteration may take at once (default 1).
+    Above 1, a backend that can (CUDA, 55-point method, no forcing, one
+    process) takes them without waiting between steps: it finds each dt on
+    the device with cfl_dt's arithmetic, bit for bit, and the iteration
+    yields the last dt.  There every step checks every field for NaN/Inf
+    (the reduction for dt does), so check_every does not apply."""
 
     def __init__(self, sim, until, cdt, cdtv, check_every):
         self.sim, self.until, self.cdt, self.cdtv, self.check_every = sim, until, cdt, cdtv, check_every
         self.taken, self.dt = 0, 0.0
+        self.batch = 1
+        self._limits = sim._device_cfl_limits(cdt, cdtv)
 
     def __iter__(self):
         return self
@@ -185,6 +197,10 @@ class _CflSteps:
         sim = self.sim
         if not sim.t < self.until:
             raise StopIteration
+        if self.batch > 1 and self._limits is not None:
+            dt = self._device_batch()
+            if dt is not None:
+                return dt
         dt = sim.cfl_dt(self.cdt, self.cdtv)
         last = sim.t + dt >= self.until
         if last:
@@ -197,6 +213,26 @@ class _CflSteps:
         if self.taken % self.check_every == 0:
             sim.check_finite()
         return dt
+
+    def _device_batch(self):
+        """Up to `batch` steps on the device; None if the backend cannot (then
+        the host steps)."""
+        sim = self.sim
+        most = self.batch
+        if self.dt > 0:  # steps queued past `until` do nothing but still cost their launches
+            most = min(most, int((self.until - sim.t) / self.dt) + 2)
+        result = sim._grid.run_cfl(sim.t, self.until, *self._limits, most)
+        if result is None:
+            self._limits = None
+            return None
+        sim.t, taken, dt, nonfinite = result
+        if taken:
+            sim.steps += taken
+            self.taken += taken
+            self.dt = dt
+        if nonfinite:  # as cfl_dt raises before a step from fields that are not finite
+            sim._raise_nonfinite()
+        return self.dt
 
 
 class Simulation:
@@ -322,6 +358,7 @@ class Simulation:
         self._backend = backend
         self._comm = comm
         self._parallel = None
+        self._device_cfl = True  # run() may find dt on the device (_CflSteps.batch); tests turn it off to compare
         local_shape, offset = shape, (0, 0, 0)
         if comm is not None and comm.Get_size() > 1:
             from .parallel import Decomposition, ParallelStepper
@@ -557,9 +594,23 @@ class Simulation:
             speed = self._parallel.allreduce(speed if math.isfinite(speed) else math.inf, self._parallel.MPI.MAX)
         if self._physics != "mhd":
             speed += self._cs
-        resolved = self._resolved_spacing()
-        diffusivity = max(self._nu, self._eta)  # eta is 0 without MHD
-        return speed, min(resolved), diffusivity * sum(1.0 / dx ** 2 for dx in resolved)
+        return speed, min(self._resolved_spacing()), self._diffusion_rate()
+
+    def _diffusion_rate(self):
+        """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without MHD)."""
+        return max(self._nu, self._eta) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
+
+    def _device_cfl_limits(self, cdt, cdtv):
+        """cfl_dt's limits for a run that finds dt on the device
+        (_CflSteps.batch): (cdt dxmin, cdtv / viscous rate or inf, the cs added
+        to max |u|), computed as cfl_dt computes them; None where the host
+        must find dt (split grids, hyperdiffusion, no limit without a flow)."""
+        viscous = self._diffusion_rate()
+        if (not self._device_cfl or self._parallel is not None or self._hyper_rate() > 0
+                or not (self._cs > 0 or viscous > 0)):
+            return None
+        cs = 0.0 if self._physics == "mhd" else self._cs  # the MHD signal speed holds cs
+        return cdt * min(self._resolved_spacing()), cdtv / viscous if viscous > 0 else math.inf, cs
 
     def _resolved_spacing(self):
         """The spacings of the axes with more than one point (all of them if none has)."""
@@ -647,7 +698,10 @@ class Simulation:
         progress: True for a progress line (step, t, M updates/s, time left).
         stop_file: a path; the run stops cleanly after the step in which it
             appears.  handle_signals: SIGINT/SIGTERM finish the current step
-            and stop cleanly.  on_stop: called as on_stop(sim) when the run
+            and stop cleanly.  (On a GPU, up to DEVICE_BATCH steps, or those
+            up to the next row of the time series, are taken at once, without
+            waiting between them; a stop comes at the end of such a batch, and
+            every step checks every field for NaN/Inf.)  on_stop: called as on_stop(sim) when the run
             stops early this way (e.g. to write a checkpoint).
         Returns the number of steps taken.
         """
@@ -663,8 +717,13 @@ class Simulation:
         bar = Progress(self, until) if progress and self.is_root else None
         stop = _StopRequest(handle_signals)
         steps = self._cfl_steps(until, cdt, cdtv, check_every)
+        def batch():  # the steps up to the next row of the time series, taken at once where the backend can
+            return diagnostics_every - self.steps % diagnostics_every if series is not None else DEVICE_BATCH
+
+        steps.batch = batch()
         try:
             for dt in steps:
+                steps.batch = batch()
                 if series is not None and self.steps % diagnostics_every == 0:
                     series.append(row(self, dt))
                 if bar is not None:

@@ -36,6 +36,19 @@ static inline void *const *ac_stage_set(const ac_field_sets *sets, int s)
     return s == 0 ? sets->home : s == 1 ? sets->stage_a : sets->stage_b;
 }
 
+/* A run of CFL steps on the device (run_cfl): its state, and the limits of
+ * Simulation.cfl_dt as the host computed them. */
+typedef struct {
+    double t, until;   /* the time now (advanced) and where the run ends */
+    double cdt_dxmin;  /* cdt dxmin: the advective limit is this over the speed */
+    double viscous_dt; /* cdtv / (diffusivity sum 1/dx^2), or +inf */
+    double cs;         /* added to max |u| (hydro); 0 with MHD, whose signal speed holds it */
+    double dt;         /* out: the length of the last step taken */
+    double step_dt;    /* on the device: the step's length the substeps read, NaN once the run has ended */
+    long long taken;   /* out: steps taken */
+    int nonfinite;     /* out: the run stopped before a step because a field is not finite */
+} ac_cfl_run;
+
 typedef struct ac_backend_ops {
     const char *name;
     ac_status (*create)(const ac_grid *grid, ac_precision precision, ac_method method, void **out);
@@ -78,6 +91,11 @@ typedef struct ac_backend_ops {
     int row_align_bytes;
     /* sets of four padded fields the solver holds (fields, stages, w) */
     int field_sets;
+    /* up to max_steps CFL steps of the 55-point method toward run->until,
+     * the last shortened to land on it, with dt found and used on the
+     * device, so that the host does not wait between steps; NULL where the
+     * backend steps from the host only */
+    ac_status (*run_cfl)(void *self, ac_cfl_run *run, long max_steps);
 } ac_backend_ops;
 
 #endif

@@ -333,6 +333,33 @@ static PyObject *Grid_max_speed(GridObject *self, PyObject *Py_UNUSED(ignored))
     return PyFloat_FromDouble(v);
 }
 
+/* run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt,
+ * nonfinite): up to max_steps CFL steps with dt found on the device (the
+ * backend's run_cfl); None where the backend has none or forcing is on. */
+static PyObject *Grid_run_cfl(GridObject *self, PyObject *args)
+{
+    ac_cfl_run run = {0};
+    long max_steps = 0;
+    if (!PyArg_ParseTuple(args, "dddddl", &run.t, &run.until, &run.cdt_dxmin, &run.viscous_dt, &run.cs, &max_steps) ||
+        !check_ready(self))
+        return NULL;
+    if (self->ops->run_cfl == NULL || self->forcing.count != 0)
+        Py_RETURN_NONE; /* the forcing is drawn on the host from each step's dt */
+    if (max_steps < 1) {
+        PyErr_SetString(PyExc_ValueError, "run_cfl: max_steps must be positive");
+        return NULL;
+    }
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->run_cfl(self->self, &run, max_steps);
+    Py_END_ALLOW_THREADS
+    if (st == AC_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    if (st != AC_OK)
+        return raise_status(st, self, "run");
+    return Py_BuildValue("dLdO", run.t, run.taken, run.dt, run.nonfinite ? Py_True : Py_False);
+}
+
 static PyObject *Grid_max_signal_speed(GridObject *self, PyObject *args)
 {
     int fill_ghosts = 1;
@@ -659,6 +686,9 @@ static PyMethodDef Grid_methods[] = {
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
      "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
+    {"run_cfl", (PyCFunction)Grid_run_cfl, METH_VARARGS,
+     "run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt, nonfinite), or None where the "
+     "backend cannot find dt on the device (the CPU, forcing): CFL steps without waiting between them."},
     {"max_signal_speed", (PyCFunction)Grid_max_signal_speed, METH_VARARGS,
      "max_signal_speed(fill_ghosts=True) -> MHD: max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) (NaN if not finite); "
      "fill_ghosts=False where the ghost zones of the fields were exchanged (split grids)."},

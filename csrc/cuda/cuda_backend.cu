@@ -140,12 +140,12 @@ done:
 
 typedef struct {
     ac_status (*substep)(const ac_grid *, const ac_region *, ac_method, void *const *, void *const *, void *const *,
-                         void *const *, void *, int, double, cudaStream_t);
+                         void *const *, void *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double, cudaStream_t);
     ac_status (*fill_ghost_axis)(const ac_grid *, void *const *, int, cudaStream_t);
     ac_status (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
-                             void *const *, int, double, cudaStream_t);
+                             void *const *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce_mhd)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
 } kernel_table;
 
@@ -162,6 +162,7 @@ typedef struct {
     ac_field_sets buf;
     unsigned long long *max_u2_bits; /* reduction results, device */
     unsigned int *nonfinite;
+    ac_cfl_run *cfl; /* run_cfl's state, device */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
 } ac_gpu;
@@ -195,13 +196,14 @@ static stage_roles roles(const ac_field_sets *b, int s)
     return r;
 }
 
-static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt)
+/* Substep s of length dt, or as device_step says (run_cfl) if not NULL. */
+static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt, const ac_device_step *device_step)
 {
     const stage_roles r = roles(&gpu->buf, s);
     if (gpu->grid.fields == AC_MAX_FIELDS)
-        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, s, dt, gpu->stream);
+        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, s, dt, device_step, gpu->stream);
     return gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u, s, dt,
-                           gpu->stream);
+                           device_step, gpu->stream);
 }
 
 static void gpu_destroy(void *self)
@@ -217,6 +219,7 @@ static void gpu_destroy(void *self)
     device_free(gpu->buf.div_u);
     device_free(gpu->max_u2_bits);
     device_free(gpu->nonfinite);
+    device_free(gpu->cfl);
     if (gpu->stream) {
         cudaError_t err = cudaStreamDestroy(gpu->stream);
         if (err != cudaSuccess)
@@ -275,6 +278,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     if (st == AC_OK)
         st = device_zeros((void **)&gpu->nonfinite, sizeof *gpu->nonfinite);
     if (st == AC_OK)
+        st = device_zeros((void **)&gpu->cfl, sizeof *gpu->cfl);
+    if (st == AC_OK)
         st = ac_cuda_record(cudaStreamSynchronize(gpu->stream), "cudaStreamSynchronize");
     if (st != AC_OK) {
         gpu_destroy(gpu);
@@ -289,7 +294,7 @@ static ac_status gpu_step(void *self, double dt, long count)
     ac_gpu *gpu = (ac_gpu *)self;
     for (long n = 0; n < count; ++n)
         for (int s = 0; s < 3; ++s) {
-            const ac_status st = run_substep(gpu, NULL, s, dt);
+            const ac_status st = run_substep(gpu, NULL, s, dt, NULL);
             if (st != AC_OK)
                 return st;
         }
@@ -302,7 +307,7 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
     ac_gpu *gpu = (ac_gpu *)self;
     if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
-    return run_substep(gpu, r, s, dt);
+    return run_substep(gpu, r, s, dt, NULL);
 }
 
 static ac_status gpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
@@ -320,7 +325,7 @@ static ac_status gpu_rhs(void *self)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     /* a first substep with dt = 1 leaves the right-hand side in w */
-    ac_status st = run_substep(gpu, NULL, 0, 1.0);
+    ac_status st = run_substep(gpu, NULL, 0, 1.0, NULL);
     if (st != AC_OK)
         return st;
     CHECK(cudaStreamSynchronize(gpu->stream), "right-hand side");
@@ -473,9 +478,75 @@ static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double
     return gpu->k->add_forcing(&gpu->grid, gpu->buf.home, term, dt, gpu->stream);
 }
 
+/* The device twin of Simulation.cfl_dt and of a step of _CflSteps
+ * (simulation.py), operation for operation in double precision (none of
+ * them can contract to an FMA), so that run_cfl takes the host loop's steps
+ * bit for bit.  Reads the reduction's results and clears them for the next
+ * step's. */
+__global__ void cfl_step_kernel(ac_cfl_run *run, unsigned long long *max_bits, unsigned int *nonfinite, int mhd)
+{
+    const double reduced = __longlong_as_double((long long)*max_bits); /* max |u|^2; with MHD the signal speed */
+    const unsigned int flags = *nonfinite;
+    *max_bits = 0;
+    *nonfinite = 0;
+    run->step_dt = NAN; /* the substeps of an ended run do nothing */
+    if (run->nonfinite || !(run->t < run->until))
+        return;
+    const double speed = mhd ? reduced : sqrt(reduced) + run->cs;
+    if (flags || !isfinite(speed)) {
+        run->nonfinite = 1;
+        return;
+    }
+    double dt = speed > 0.0 ? run->cdt_dxmin / speed : INFINITY;
+    if (run->viscous_dt < dt)
+        dt = run->viscous_dt;
+    const bool last = run->t + dt >= run->until;
+    if (last)
+        dt = run->until - run->t;
+    run->t = last ? run->until : run->t + dt;
+    run->dt = run->step_dt = dt;
+    run->taken += 1;
+}
+
+static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    const int mhd = gpu->grid.fields == AC_MAX_FIELDS;
+    if (gpu->method != AC_METHOD_55P)
+        return AC_ERR_UNSUPPORTED;
+    run->taken = 0;
+    run->nonfinite = 0;
+    CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, gpu->stream), "CFL run state");
+    CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
+    CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
+    /* hydro: the last substep of a step reduces what it writes for the next
+     * step (every field's flags, checked every step); only the first step
+     * needs a reduction launch.  MHD's signal speed needs B, so a launch
+     * every step. */
+    const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL},
+                         reducing = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite};
+    for (long n = 0; n < max_steps; ++n) {
+        ac_status st = AC_OK;
+        if (mhd)
+            st = gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, 1, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+        else if (n == 0)
+            st = gpu->k->reduce(&gpu->grid, gpu->buf.home, 0, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+        if (st != AC_OK)
+            return st;
+        cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, mhd);
+        CHECK(cudaGetLastError(), "CFL step launch");
+        for (int s = 0; s < 3; ++s)
+            if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !mhd ? &reducing : &plain)) != AC_OK)
+                return st;
+    }
+    CHECK(cudaMemcpyAsync(run, gpu->cfl, sizeof *run, cudaMemcpyDeviceToHost, gpu->stream), "CFL run state");
+    CHECK(cudaStreamSynchronize(gpu->stream), "CFL steps");
+    return AC_OK;
+}
+
 extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
     gpu_max_speed, gpu_max_signal_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
-    AC_ROW_ALIGN_BYTES, 3,
+    AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl,
 };

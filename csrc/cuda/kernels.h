@@ -45,11 +45,23 @@ typedef struct {
 #define AC_MHD_STREAM_SHAPES AC_STREAM_SHAPE(32, 8, 2, 0) AC_STREAM_SHAPE(32, 4, 2, 0) AC_STREAM_SHAPE(32, 4, 1, 0)
 ac_stream_shape ac_cuda_stream_shape(void);
 
+/* What the device-side CFL loop (cuda_backend.cu's run_cfl) hands a
+ * substep: the step's length in device memory (NaN once the run has ended)
+ * and, for the last substep of a hydro step, where the kernel leaves max
+ * |u|^2 and the non-finite flags of the fields it writes, for the next
+ * step's dt.  NULL members are not used. */
+typedef struct {
+    const double *dt;
+    unsigned long long *max_u2_bits;
+    unsigned int *nonfinite;
+} ac_device_step;
+
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
                                  void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],              \
                                  void *const w_in[AC_NUM_FIELDS], void *const w_out[AC_NUM_FIELDS],          \
-                                 void *div_u, int substep, double dt, cudaStream_t stream);                  \
+                                 void *div_u, int substep, double dt, const ac_device_step *device_step,              \
+                                 cudaStream_t stream);                                                      \
     ac_status cuda_reduce_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int first_field,       \
                                 unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream); \
     ac_status cuda_add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],                   \
@@ -59,7 +71,7 @@ ac_stream_shape ac_cuda_stream_shape(void);
     ac_status cuda_substep_mhd_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],       \
                                      void *const out[AC_MAX_FIELDS], void *const w_in[AC_MAX_FIELDS],           \
                                      void *const w_out[AC_MAX_FIELDS], int substep, double dt,                  \
-                                     cudaStream_t stream);                                                       \
+                                     const ac_device_step *device_step, cudaStream_t stream);                              \
     ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int fill_ghosts,       \
                                     unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);
 

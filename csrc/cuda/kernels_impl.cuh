@@ -152,6 +152,44 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const f
  * passes: a block covers a tile of x-y columns and walks up z, so the seven
  * z planes a stencil needs stay in L1 from one point to the next.  Its tile
  * is ac_cuda_tile() (ASTAROTH_CUDA_TILE="tx,ty,tz" overrides it). */
+
+/* With the device-side CFL loop (cuda_backend.cu) the step's length is not
+ * the dt argument but the one that loop left at dt_device, rounded to real
+ * as the host rounds dt; false once that run has ended (NaN there). */
+static __device__ __forceinline__ bool AC_FN(step_length)(const double *dt_device, real *dt)
+{
+    if (dt_device == NULL)
+        return true;
+    const double d = *dt_device;
+    *dt = (real)d;
+    return d == d;
+}
+
+/* |u|^2 in double, without contraction to FMA, so that every kernel that
+ * reduces it (reduce_kernel, the device-driven substep) gets the same bits. */
+static __device__ __forceinline__ double AC_FN(speed_squared)(real ux, real uy, real uz)
+{
+    return __dadd_rn(__dadd_rn(__dmul_rn(ux, ux), __dmul_rn(uy, uy)), __dmul_rn(uz, uz));
+}
+
+/* A warp's max |u|^2 (as the bits of a non-negative double, which order
+ * like the values) and non-finite flags into the reduction's results. */
+static __device__ __forceinline__ void AC_FN(warp_reduce_to)(double max_u2, unsigned int flags,
+                                                             unsigned long long *max_u2_bits, unsigned int *nonfinite)
+{
+#pragma unroll
+    for (int lane = 16; lane > 0; lane /= 2) {
+        const double other = __shfl_xor_sync(0xffffffffu, max_u2, lane);
+        max_u2 = other > max_u2 ? other : max_u2;
+        flags |= __shfl_xor_sync(0xffffffffu, flags, lane);
+    }
+    if ((threadIdx.x + blockDim.x * threadIdx.y) % 32 == 0) {
+        atomicMax(max_u2_bits, (unsigned long long)__double_as_longlong(max_u2));
+        if (flags)
+            atomicOr(nonfinite, flags);
+    }
+}
+
 #include "stream_substep.cuh"
 
 /* This thread's x-y column of the block's tile and its z range; false when
@@ -228,27 +266,31 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
  * of tiles; 0: as many as fit the GPU in one wave beside the columns, or two
  * when the columns alone take more than four waves (at least one, at most
  * one per 8 planes: each run also reads 2 AC_GHOST planes it does not
- * update). */
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
-static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                      ac_mhd_params q, int substep, real dt, int runs, bool periodic, bool wrap_x,
-                                      cudaStream_t stream)
+ * update; a grid whose three field sets fit in half the L2 cache reads those
+ * from L2, and may have a run per plane). */
+template <int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
+static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
+                                      ac_mhd_params q, int substep, real dt, ac_device_step step, int runs,
+                                      bool periodic, bool wrap_x, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD, sizeof(Set) / sizeof(real *)>::BYTES;
     static unsigned long long prepared_devices = 0; /* one bit per device */
     static int resident_blocks = 0;                 /* blocks of this kernel the GPU holds at once */
+    static int l2_bytes = 0;
     int device = 0;
     if (ac_cuda_record(cudaGetDevice(&device), "cudaGetDevice") != AC_OK)
         return AC_ERR_DEVICE;
     if (device >= 64 || !(prepared_devices >> device & 1)) {
         int per_sm = 0, sms = 0;
-        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>,
+        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
                            "cudaFuncSetAttribute (55-point substep shared memory)") != AC_OK ||
             ac_cuda_record(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>, TX * TY, smem),
+                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT>, TX * TY, smem),
                            "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
             ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                           "cudaDeviceGetAttribute") != AC_OK ||
+            ac_cuda_record(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device),
                            "cudaDeviceGetAttribute") != AC_OK)
             return AC_ERR_DEVICE;
         resident_blocks = per_sm * sms > 0 ? per_sm * sms : 1;
@@ -262,8 +304,10 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
         runs = (int)(resident_blocks / columns);
         if (columns > 4 * (long long)resident_blocks)
             runs = 2; /* measured at 512^3 in float64: +1.4 % (tune.log of 2026-11-23-h100-6531e07) */
-        if (runs > nz / 8)
-            runs = nz / 8;
+        const double set_bytes = 3.0 * (sizeof(Set) / sizeof(real *)) * s.m[0] * s.m[1] * s.m[2] * sizeof(real);
+        const int most = set_bytes <= 0.5 * l2_bytes ? nz : nz / 8;
+        if (runs > most)
+            runs = most;
     }
     if (runs < 1)
         runs = 1;
@@ -271,10 +315,23 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
-    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set>
+    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p, AC_FN(make_scales)(p),
-                                                                      substep, dt, runs, periodic, wrap_x, q);
+                                                                      substep, dt, step, runs, periodic, wrap_x, q);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
+}
+
+/* The kernel instance driven by the device-side CFL loop, or the one that takes dt. */
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
+static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
+                                      ac_mhd_params q, int substep, real dt, const ac_device_step *device_step, int runs,
+                                      bool periodic, bool wrap_x, cudaStream_t stream)
+{
+    if (device_step)
+        return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, true>(in, out, w_in, w_out, s, p, q, substep, dt,
+                                                                         *device_step, runs, periodic, wrap_x, stream);
+    return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, false>(in, out, w_in, w_out, s, p, q, substep, dt,
+                                                                      ac_device_step(), runs, periodic, wrap_x, stream);
 }
 
 static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int blocks)
@@ -289,7 +346,7 @@ static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int 
  * 2026-11-23-h100-a6c44dc). */
 static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                        AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
-                                       real dt, bool periodic, cudaStream_t stream)
+                                       real dt, const ac_device_step *device_step, bool periodic, cudaStream_t stream)
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
     ac_stream_shape t = ac_cuda_stream_shape();
@@ -297,7 +354,7 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
         return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, ac_mhd_params(), substep, dt, \
-                                                            t.runs, periodic, wrap_x, stream);
+                                                            device_step, t.runs, periodic, wrap_x, stream);
         AC_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     }
@@ -311,15 +368,15 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
 static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_field_set) out,
                                            AC_FN(mhd_field_set) w_in, AC_FN(mhd_field_set) w_out,
                                            const AC_FN(shape) & s, ac_point_params p, ac_mhd_params q, int substep,
-                                           real dt, bool periodic, cudaStream_t stream)
+                                           real dt, const ac_device_step *device_step, bool periodic, cudaStream_t stream)
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
     ac_stream_shape t = ac_cuda_stream_shape();
     for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, 8, 0, 2, 0}) {
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
-        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, substep, dt, t.runs,        \
-                                                            periodic, wrap_x, stream);
+        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, substep, dt, device_step,   \
+                                                            t.runs, periodic, wrap_x, stream);
         AC_MHD_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     }
@@ -333,7 +390,8 @@ static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_fi
 extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, ac_method method,
                                          void *const in_[AC_NUM_FIELDS], void *const out_[AC_NUM_FIELDS],
                                          void *const w_in_[AC_NUM_FIELDS], void *const w_out_[AC_NUM_FIELDS],
-                                         void *div_u_, int substep, double dt_, cudaStream_t stream)
+                                         void *div_u_, int substep, double dt_, const ac_device_step *device_step,
+                                         cudaStream_t stream)
 {
     AC_FN(shape) s = AC_FN(make_shape)(g);
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
@@ -341,6 +399,8 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
+    if (device_step && method != AC_METHOD_55P)
+        return AC_ERR_UNSUPPORTED; /* the device-side CFL loop drives the 55-point kernel only */
     if (r) {
         if (method != AC_METHOD_55P)
             return AC_ERR_UNSUPPORTED;
@@ -357,7 +417,7 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
         return AC_ERR_DEVICE;
     }
     if (method == AC_METHOD_55P)
-        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, substep, dt, r == NULL, stream);
+        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, substep, dt, device_step, r == NULL, stream);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;
@@ -394,8 +454,7 @@ __global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, in
         for (int f = first_field; f < AC_NUM_FIELDS; ++f)
             if (!isfinite(fields.f[f][idx]))
                 flags |= 1u << f;
-        const double ux = fields.f[1][idx], uy = fields.f[2][idx], uz = fields.f[3][idx];
-        const double u2 = ux * ux + uy * uy + uz * uz;
+        const double u2 = AC_FN(speed_squared)(fields.f[1][idx], fields.f[2][idx], fields.f[3][idx]);
         local_max = u2 > local_max ? u2 : local_max;
     }
     block_max[threadIdx.x] = local_max;

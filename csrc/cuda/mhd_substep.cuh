@@ -40,8 +40,11 @@ static __device__ __forceinline__ void AC_FN(mhd_point_derivatives)(const AC_FN(
  * (each point reads its w before writing), so w is read with plain loads. */
 __global__ void AC_FN(mhd_substep_kernel)(AC_FN(mhd_field_set) in, AC_FN(mhd_field_set) out,
                                           AC_FN(mhd_field_set) w_in, AC_FN(mhd_field_set) w_out, AC_FN(shape) s,
-                                          ac_point_params p, ac_mhd_params q, int substep, real dt)
+                                          ac_point_params p, ac_mhd_params q, int substep, real dt,
+                                          const double *dt_device)
 {
+    if (!AC_FN(step_length)(dt_device, &dt))
+        return;
     const int i = s.first[0] + blockIdx.x * blockDim.x + threadIdx.x;
     const int j = s.first[1] + blockIdx.y * blockDim.y + threadIdx.y;
     const int k = s.first[2] + blockIdx.z;
@@ -69,7 +72,7 @@ __global__ void AC_FN(mhd_substep_kernel)(AC_FN(mhd_field_set) in, AC_FN(mhd_fie
 extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
                                              void *const out_[AC_MAX_FIELDS], void *const w_in_[AC_MAX_FIELDS],
                                              void *const w_out_[AC_MAX_FIELDS], int substep, double dt,
-                                             cudaStream_t stream)
+                                             const ac_device_step *device_step, cudaStream_t stream)
 {
     static int plain = -1;
     if (plain < 0) {
@@ -97,13 +100,13 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
     if (!plain)
         return AC_FN(stream_substep_mhd)(AC_FN(make_mhd_set)(in_), AC_FN(make_mhd_set)(out_),
                                          AC_FN(make_mhd_set)(w_in_), AC_FN(make_mhd_set)(w_out_), s, p, q, substep,
-                                         (real)dt, r == NULL, stream);
+                                         (real)dt, device_step, r == NULL, stream);
     const dim3 threads(32, 4, 1);
     const dim3 blocks((unsigned)((s.end[0] - s.first[0] + 31) / 32), (unsigned)((s.end[1] - s.first[1] + 3) / 4),
                       (unsigned)(s.end[2] - s.first[2]));
     AC_FN(mhd_substep_kernel)<<<blocks, threads, 0, stream>>>(
         AC_FN(make_mhd_set)(in_), AC_FN(make_mhd_set)(out_), AC_FN(make_mhd_set)(w_in_), AC_FN(make_mhd_set)(w_out_),
-        s, p, q, substep, (real)dt);
+        s, p, q, substep, (real)dt, device_step ? device_step->dt : NULL);
     return ac_cuda_record(cudaGetLastError(), "MHD substep launch");
 }
 

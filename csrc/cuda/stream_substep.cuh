@@ -165,14 +165,23 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
  * periodic images, and x ghost values too if wrap_x (stream_wraps_x); the
  * caller fills the others.  w_in is read unless substep == 0 and w_out written
  * unless it is NULL; out may be w_in's arrays (each point reads its w
- * before writing). */
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
+ * before writing).  DEVICE_DT: driven by the device-side CFL loop (step,
+ * kernels.h): the step's length is not dt but the one at step.dt, and with
+ * step.max_u2_bits the kernel leaves max |u|^2 and the non-finite flags of
+ * what it writes there, as reduce_kernel would find them.  A separate
+ * instance, so that the kernel the host drives keeps its registers. */
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS, sizeof(Set) / sizeof(real *)>())
     AC_FN(stream_substep_kernel)(Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p,
-                                 AC_FN(stencil_scales) c, int substep, real dt, int runs, bool periodic,
-                                 bool wrap_x, ac_mhd_params magnetic)
+                                 AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs,
+                                 bool periodic, bool wrap_x, ac_mhd_params magnetic)
 {
+    if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
+        return; /* every thread leaves, before any barrier */
     enum { NF = sizeof(Set) / sizeof(real *), VECTORS = (NF - 1) / 3 }; /* u, and A with MHD */
+    const bool reduces = DEVICE_DT && VECTORS == 1 && step.max_u2_bits != NULL; /* MHD's speed needs B */
+    double max_u2 = 0.0;
+    unsigned int nonfinite = 0;
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
     extern __shared__ __align__(16) unsigned char ac_stream_smem[];
     real *ring = reinterpret_cast<real *>(ac_stream_smem);
@@ -304,12 +313,21 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
                                           m.grad_div_a);
                 rhs_mhd_from_derivatives(&d, &m, &p, &magnetic, rhs);
             }
+            real fresh[NF];
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
-                const real u_new = rk3_substep(z[f][AC_GHOST], rhs[f], &w[f], substep, dt);
-                out.f[f][idx] = u_new;
+                fresh[f] = rk3_substep(z[f][AC_GHOST], rhs[f], &w[f], substep, dt);
+                out.f[f][idx] = fresh[f];
                 if (writes_w)
                     w_out.f[f][idx] = w[f];
+            }
+            if (reduces) {
+                const double u2 = AC_FN(speed_squared)(fresh[1], fresh[2], fresh[3]);
+                max_u2 = u2 > max_u2 ? u2 : max_u2;
+#pragma unroll
+                for (int f = 0; f < NF; ++f)
+                    if (!isfinite(fresh[f]))
+                        nonfinite |= 1u << f;
             }
         }
         if (active && it >= AC_GHOST) { /* plane it - 3 joins the planes below the next point */
@@ -323,4 +341,6 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
         }
         newest = newest + 1 == T::RING ? 0 : newest + 1;
     }
+    if (reduces)
+        AC_FN(warp_reduce_to)(max_u2, nonfinite, step.max_u2_bits, step.nonfinite);
 }

@@ -1,0 +1,122 @@
+"""CFL steps found on the device (issue 14, item 1): on the CUDA backend
+sim.run takes up to DEVICE_BATCH steps (or those up to the next time-series
+row) without waiting for the host, finding each dt with cfl_dt's arithmetic
+on the GPU from a reduction that the last substep of each step makes.  A run must equal the host's step-by-step loop bit for bit: the
+fields, t, the step count, the time series and how a blow-up is reported."""
+import math
+
+import numpy as np
+import pytest
+
+import astaroth as ac
+from helpers import smooth_random_fields
+
+GPU = pytest.mark.gpu
+
+
+def flow(shape, dtype, backend="cuda", physics="hydro", nu=0.02, cs=1.0):
+    box = (2 * math.pi, 2 * math.pi * 1.1, 2 * math.pi * 0.9)
+    extra = dict(physics="mhd", eta=0.015, b_ext=(0.0, 0.1, 0.2)) if physics == "mhd" else {}
+    sim = ac.Simulation(shape=shape, box=box, nu=nu, cs=cs, dtype=dtype, backend=backend, **extra)
+    for name, f in zip(ac.FIELDS, smooth_random_fields(shape, box, np.random.default_rng(3), amplitude=0.2)):
+        sim[name] = f
+    if physics == "mhd":
+        ac.init.beltrami_field(sim, k=1, amplitude=0.1, axis="x")
+    return sim
+
+
+def host_and_device(make, **run):
+    """The same run through the host's loop and through the device's."""
+    host, device = make(), make()
+    host._device_cfl = False
+    got = [sim.run(**run) for sim in (host, device)]
+    return host, device, got
+
+
+def assert_same(a, b):
+    assert (a.t, a.steps) == (b.t, b.steps)
+    for name in a.field_names:
+        assert np.array_equal(a[name], b[name]), name
+
+
+def test_the_cpu_backend_finds_dt_on_the_host():
+    sim = flow((8, 6, 4), "float64", backend="cpu")
+    assert sim._grid.run_cfl(0.0, 1.0, 0.1, math.inf, 1.0, 5) is None
+    assert sim.run(until=0.05) > 0  # and run() steps from the host
+
+
+@GPU
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(32, 32, 32), (37, 50, 23), (24, 20, 1), (1, 1, 40)])
+def test_device_steps_equal_host_steps_bit_for_bit(dtype, shape, monkeypatch):
+    monkeypatch.setattr(ac.simulation, "DEVICE_BATCH", 3)  # several batches, the last one short
+    host, device, taken = host_and_device(lambda: flow(shape, dtype), until=0.37)
+    assert taken[0] == taken[1] > 3
+    assert device.t == 0.37
+    assert_same(host, device)
+
+
+@GPU
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_mhd_device_steps_equal_host_steps(dtype):
+    host, device, _ = host_and_device(lambda: flow((24, 20, 16), dtype, physics="mhd"), until=0.3)
+    assert_same(host, device)
+
+
+@GPU
+def test_the_device_loop_is_used_and_lands_on_until():
+    sim = flow((16, 16, 16), "float64")
+    t, steps, dt, nonfinite = sim._grid.run_cfl(0.0, 0.05, 0.4 * min(sim.spacing), math.inf, 1.0, 1000)
+    assert t == 0.05 and 0 < steps < 1000 and 0 < dt and not nonfinite
+    assert sim.t == 0.0  # run_cfl is the binding's; Simulation keeps its own clock
+
+
+@GPU
+def test_time_series_rows_are_the_same(tmp_path):
+    rows = []
+    for i, make in enumerate((lambda: flow((32, 24, 16), "float64"),) * 2):
+        sim = make()
+        sim._device_cfl = i == 1
+        sim.run(until=1.0, diagnostics_every=3, timeseries=tmp_path / f"ts{i}.csv")
+        rows.append((tmp_path / f"ts{i}.csv").read_text())
+    assert rows[0] == rows[1] and rows[0].count("\n") > 5
+
+
+@GPU
+def test_a_blow_up_is_reported_as_the_host_reports_it():
+    cupy = pytest.importorskip("cupy")
+    messages = []
+    for device in (False, True):
+        sim = flow((16, 16, 16), "float64", nu=0.0)
+        sim.run(until=0.2)
+        cupy.asarray(sim.view("ux"))[3, 4, 5] = np.nan  # (sim["ux"] = ... refuses NaN)
+        sim._device_cfl = device
+        with pytest.raises(ac.NonFiniteError) as err:
+            sim.run(until=1.0)
+        messages.append((str(err.value), sim.steps, sim.t))
+    assert messages[0] == messages[1]
+
+
+@GPU
+def test_forcing_and_the_19_point_method_keep_the_host_loop():
+    def forced():
+        sim = flow((16, 16, 16), "float64")
+        sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=4)
+        return sim
+
+    assert forced()._grid.run_cfl(0.0, 1.0, 0.1, math.inf, 1.0, 5) is None
+    assert_same(*host_and_device(forced, until=0.2)[:2])
+    sim = ac.Simulation(shape=(16, 16, 16), dtype="float64", backend="cuda", method="19p", nu=0.02)
+    assert sim._grid.run_cfl(0.0, 1.0, 0.1, math.inf, 1.0, 5) is None
+
+
+@GPU
+def test_unforced_ensemble_members_equal_their_solo_runs():
+    members = [flow((24, 24, 24), "float32", nu=0.01 + 0.005 * i) for i in range(4)]
+    alone = [flow((24, 24, 24), "float32", nu=0.01 + 0.005 * i) for i in range(4)]
+    ac.Ensemble(members).run(until=0.25)
+    for sim in alone:
+        sim._device_cfl = False
+        sim.run(until=0.25)
+    for a, b in zip(alone, members):
+        assert_same(a, b)
