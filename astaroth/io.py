@@ -157,7 +157,7 @@ def load(path, backend="auto", comm=None, exchange="auto"):
             missing = [f"dataset 'fields/{name}'" for name in MAGNETIC_FIELDS if f"fields/{name}" not in f]
             if missing:
                 raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
-        for key in ("nu_hyper3", "diff_hyper3"):  # absent: 0, as before hyperdiffusion existed
+        for key in ("nu_hyper3", "diff_hyper3", "nu_shock"):  # absent: 0, as before these terms existed
             if key in a:
                 extra[key] = float(a[key])
         sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),

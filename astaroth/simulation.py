@@ -283,6 +283,15 @@ class Simulation:
         the axes (a 7-point stencil).  0, the default, leaves them out: the
         run is then what it was without them, bit for bit.  For now on the
         CPU backend with the 55-point method.
+    nu_shock : float
+        Shock viscosity, >= 0 (DESIGN 9, the Pencil Code's 'nu-shock'): a
+        profile zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]] (the
+        compression's maximum over the 3x3x3 neighbourhood, smoothed by
+        (1, 2, 1) / 4 along each axis), computed at the start of each step
+        and held for its substeps, adds du/dt += zeta (div u grad lnrho +
+        grad div u) + div u grad zeta; the CFL step counts nu + max zeta.
+        0, the default, leaves it out.  For now on the CPU backend, 55-point
+        method, one process.
     exchange : "auto", "device", "peer" or "host"
         How GPU ghost zones travel between ranks: device buffers through a
         CUDA-aware MPI, peer-to-peer writes between the GPUs of one node
@@ -294,7 +303,7 @@ class Simulation:
 
     def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64",
                  backend="auto", method="55p", origin=0.0, comm=None, exchange="auto", physics="hydro", eta=0.0,
-                 b_ext=0.0, mu0=1.0, nu_hyper3=0.0, diff_hyper3=0.0):
+                 b_ext=0.0, mu0=1.0, nu_hyper3=0.0, diff_hyper3=0.0, nu_shock=0.0):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")
@@ -331,6 +340,14 @@ class Simulation:
                 raise ValueError(f"{name} (hyperdiffusion) must be >= 0, got {value}")
         if nu_hyper3 or diff_hyper3:
             backend = _extended_backend("hyperdiffusion (nu_hyper3, diff_hyper3)", method, backend)
+        nu_shock = _real(nu_shock, "nu_shock")
+        if nu_shock < 0:
+            raise ValueError(f"nu_shock (shock viscosity) must be >= 0, got {nu_shock}")
+        if nu_shock:
+            backend = _extended_backend("shock viscosity (nu_shock)", method, backend)
+            if comm is not None and comm.Get_size() > 1:
+                raise ValueError("shock viscosity (nu_shock) runs in one process in this version: its profile "
+                                 "would need the neighbouring subdomains' velocities")
         if physics == "hydro" and (eta != 0 or mu0 != 1 or any(b_ext)):
             raise ValueError("eta, b_ext and mu0 belong to magnetohydrodynamics: pass physics='mhd' as well")
         if physics == "mhd":
@@ -352,6 +369,7 @@ class Simulation:
         self._nu, self._cs = nu, cs
         self._physics, self._eta, self._b_ext, self._mu0 = physics, eta, b_ext, mu0
         self._nu_hyper3, self._diff_hyper3 = nu_hyper3, diff_hyper3
+        self._nu_shock = nu_shock
         self._field_names = FIELDS + (MAGNETIC_FIELDS if physics == "mhd" else ())
         self._dtype = np.dtype(dtype)
         self._method = method
@@ -371,7 +389,7 @@ class Simulation:
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
         self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, nu, cs, origin, offset,
-                                physics, eta, mu0, b_ext, nu_hyper3, diff_hyper3)
+                                physics, eta, mu0, b_ext, nu_hyper3, diff_hyper3, nu_shock)
         if self._parallel is not None:
             self._stepper = ParallelStepper(self, self._parallel)
         self._forcing = None
@@ -394,6 +412,7 @@ class Simulation:
     mu0 = property(lambda self: self._mu0, doc="Vacuum permeability (physics='mhd').")
     nu_hyper3 = property(lambda self: self._nu_hyper3, doc="Hyperviscosity: du/dt += nu_hyper3 del6 u.")
     diff_hyper3 = property(lambda self: self._diff_hyper3, doc="Density hyperdiffusion: dlnrho/dt += diff_hyper3 del6 lnrho.")
+    nu_shock = property(lambda self: self._nu_shock, doc="Shock viscosity coefficient (DESIGN 9).")
     field_names = property(lambda self: self._field_names,
                            doc="The fields: FIELDS, and MAGNETIC_FIELDS with physics='mhd'.")
 
@@ -434,6 +453,8 @@ class Simulation:
             parameters.update(physics="mhd", eta=self._eta, mu0=self._mu0, b_ext=np.array(self._b_ext))
         if self._nu_hyper3 or self._diff_hyper3:
             parameters.update(nu_hyper3=self._nu_hyper3, diff_hyper3=self._diff_hyper3)
+        if self._nu_shock:
+            parameters.update(nu_shock=self._nu_shock)
         return parameters
 
     def save(self, path, xdmf=True):
@@ -597,17 +618,26 @@ class Simulation:
         return speed, min(self._resolved_spacing()), self._diffusion_rate()
 
     def _diffusion_rate(self):
-        """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without MHD)."""
-        return max(self._nu, self._eta) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
+        """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without
+        MHD); with shock viscosity nu + max zeta in place of nu (DESIGN 9)."""
+        nu = self._nu + float(self.shock_viscosity().max()) if self._nu_shock else self._nu
+        return max(nu, self._eta) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
+
+    def shock_viscosity(self):
+        """The shock viscosity's profile zeta of the fields now (a NumPy array
+        of the grid's shape; DESIGN 9), or None without nu_shock."""
+        return self._grid.shock_profile()
 
     def _device_cfl_limits(self, cdt, cdtv):
         """cfl_dt's limits for a run that finds dt on the device
         (_CflSteps.batch): (cdt dxmin, cdtv / viscous rate or inf, the cs added
         to max |u|), computed as cfl_dt computes them; None where the host
-        must find dt (split grids, hyperdiffusion, no limit without a flow)."""
+        must find dt (split grids, hyperdiffusion, shock viscosity, no limit
+        without a flow)."""
+        if not self._device_cfl or self._parallel is not None or self._hyper_rate() > 0 or self._nu_shock:
+            return None
         viscous = self._diffusion_rate()
-        if (not self._device_cfl or self._parallel is not None or self._hyper_rate() > 0
-                or not (self._cs > 0 or viscous > 0)):
+        if not (self._cs > 0 or viscous > 0):
             return None
         cs = 0.0 if self._physics == "mhd" else self._cs  # the MHD signal speed holds cs
         return cdt * min(self._resolved_spacing()), cdtv / viscous if viscous > 0 else math.inf, cs

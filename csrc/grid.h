@@ -51,6 +51,7 @@ typedef struct {
     double eta, mu0;   /* MHD: magnetic diffusivity, vacuum permeability */
     double b_ext[3];   /* MHD: imposed uniform field */
     double nu_hyper3, diff_hyper3; /* hyperdiffusion of u and lnrho (DESIGN 9); 0: off */
+    double nu_shock;               /* shock viscosity (DESIGN 9); 0: off */
 } ac_grid;
 
 AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], const double origin[3], double nu,
@@ -75,6 +76,7 @@ AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], con
     g.mu0 = 1.0;
     g.b_ext[0] = g.b_ext[1] = g.b_ext[2] = 0.0;
     g.nu_hyper3 = g.diff_hyper3 = 0.0;
+    g.nu_shock = 0.0;
     return g;
 }
 
@@ -84,11 +86,24 @@ typedef struct {
     int lo[3], hi[3];
 } ac_region;
 
-/* Whether the grid runs more than plain hydrodynamics (MHD or
- * hyperdiffusion): the point-by-point loops of the extended physics. */
+/* Whether the grid runs more than plain hydrodynamics (MHD,
+ * hyperdiffusion, shock viscosity): the point-by-point loops of the
+ * extended physics. */
 AC_GRID_INLINE int ac_grid_extended(const ac_grid *g)
 {
-    return g->fields != AC_NUM_FIELDS || g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0;
+    return g->fields != AC_NUM_FIELDS || g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 || g->nu_shock != 0.0;
+}
+
+/* The smallest spacing of the axes with more than one point (of all axes
+ * if none has): Simulation._resolved_spacing's minimum. */
+AC_GRID_INLINE double ac_grid_dxmin(const ac_grid *g)
+{
+    double dxmin = 0.0;
+    for (int pass = 0; pass < 2 && dxmin == 0.0; ++pass)
+        for (int a = 0; a < 3; ++a)
+            if ((pass == 1 || g->n[a] > 1) && (dxmin == 0.0 || g->spacing[a] < dxmin))
+                dxmin = g->spacing[a];
+    return dxmin;
 }
 
 AC_GRID_INLINE ac_region ac_whole_grid(const ac_grid *g)

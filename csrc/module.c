@@ -88,15 +88,15 @@ static const ac_backend_ops *find_backend(const char *name)
 static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "nu", "cs", "origin", "offset",
-                             "physics", "eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", NULL};
+                             "physics", "eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", "nu_shock", NULL};
     const char *backend, *precision, *method, *physics = "hydro";
     int n[3], offset[3] = {0, 0, 0};
     double spacing[3], nu, cs, origin[3] = {0.0, 0.0, 0.0}, eta = 0.0, mu0 = 1.0, b_ext[3] = {0.0, 0.0, 0.0};
-    double nu_hyper3 = 0.0, diff_hyper3 = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd|(ddd)(iii)sdd(ddd)dd", kwlist, &backend, &precision,
+    double nu_hyper3 = 0.0, diff_hyper3 = 0.0, nu_shock = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)dd|(ddd)(iii)sdd(ddd)ddd", kwlist, &backend, &precision,
                                      &method, &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &nu, &cs,
                                      &origin[0], &origin[1], &origin[2], &offset[0], &offset[1], &offset[2], &physics,
-                                     &eta, &mu0, &b_ext[0], &b_ext[1], &b_ext[2], &nu_hyper3, &diff_hyper3))
+                                     &eta, &mu0, &b_ext[0], &b_ext[1], &b_ext[2], &nu_hyper3, &diff_hyper3, &nu_shock))
         return -1;
     if (strcmp(physics, "hydro") != 0 && strcmp(physics, "mhd") != 0) {
         PyErr_Format(PyExc_ValueError, "physics must be 'hydro' or 'mhd', not '%s'", physics);
@@ -140,6 +140,7 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
         self->grid.offset[a] = offset[a]; /* a subdomain's place in the global grid */
     self->grid.nu_hyper3 = nu_hyper3;
     self->grid.diff_hyper3 = diff_hyper3;
+    self->grid.nu_shock = nu_shock;
     if (strcmp(physics, "mhd") == 0) {
         self->grid.fields = AC_MAX_FIELDS;
         self->grid.eta = eta;
@@ -406,6 +407,29 @@ static PyObject *Grid_read(GridObject *self, PyObject *args)
     if (st != AC_OK) {
         Py_DECREF(out);
         return raise_status(st, self, "reading a field");
+    }
+    return out;
+}
+
+/* shock_profile() -> the shock viscosity zeta of the fields now (DESIGN 9),
+ * dense, x fastest; None where the grid has no shock viscosity. */
+static PyObject *Grid_shock_profile(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    if (self->ops->shock_profile == NULL || self->grid.nu_shock == 0.0)
+        Py_RETURN_NONE;
+    npy_intp dims[3] = {self->grid.n[0], self->grid.n[1], self->grid.n[2]};
+    PyObject *out = PyArray_EMPTY(3, dims, numpy_type(self), 1);
+    if (!out)
+        return NULL;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->shock_profile(self->self, PyArray_DATA((PyArrayObject *)out));
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK) {
+        Py_DECREF(out);
+        return raise_status(st, self, "shock profile");
     }
     return out;
 }
@@ -686,6 +710,8 @@ static PyMethodDef Grid_methods[] = {
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
      "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
+    {"shock_profile", (PyCFunction)Grid_shock_profile, METH_NOARGS,
+     "shock_profile() -> the shock viscosity zeta of the fields now (dense), or None without nu_shock."},
     {"run_cfl", (PyCFunction)Grid_run_cfl, METH_VARARGS,
      "run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt, nonfinite), or None where the "
      "backend cannot find dt on the device (the CPU, forcing): CFL steps without waiting between them."},

@@ -418,6 +418,28 @@ AC_INLINE void add_hyperdiffusion(const real *lnrho, const real *const u[3], con
             rhs[1 + i] += h->nu_hyper3 * del6(u[i], stride, p);
 }
 
+/* ---- shock viscosity (DESIGN 9, the Pencil Code's 'nu-shock') ----------
+ * zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]]: the compression, its
+ * maximum over the 3x3x3 neighbourhood, the (1, 2, 1) / 4 smoothing along
+ * each axis; computed at the start of a step, held for its substeps. */
+AC_INLINE real shock_compression(real div_u)
+{
+    return div_u < 0 ? -div_u : (real)0;
+}
+
+AC_INLINE real smooth_121(real below, real here, real above)
+{
+    return (below + (real)2 * here + above) * (real)0.25;
+}
+
+/* du/dt += zeta (div u grad lnrho + grad div u) + div u grad zeta. */
+AC_INLINE void add_shock_viscosity(const ac_derivatives *d, real zeta, const real grad_zeta[3], real *rhs)
+{
+    const real div_u = d->grad_u[0][0] + d->grad_u[1][1] + d->grad_u[2][2];
+    for (int i = 0; i < 3; ++i)
+        rhs[1 + i] += zeta * (div_u * d->grad_lnrho[i] + d->grad_div_u[i]) + div_u * grad_zeta[i];
+}
+
 /* |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)): the fastest signal at a point (the
  * fast magnetosonic speed carried by the flow), for the CFL step. */
 AC_INLINE double fast_signal_speed(const real u[3], const real b[3], real lnrho, const ac_point_params *p,

@@ -19,7 +19,9 @@ typedef struct {
     int (*can_fuse_step)(const ac_grid *, ac_method);
     void (*step_fused)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, double, int *);
     double (*max_speed)(const ac_grid *, void *const *);
-    void (*substep_point)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, int, double);
+    void (*substep_point)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, const void *,
+                          int, double);
+    void (*shock_profile)(const ac_grid *, void *const *, void *, void *);
     double (*max_signal_speed_mhd)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
     void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
@@ -27,9 +29,9 @@ typedef struct {
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
-     substep_point_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32},
+     substep_point_f32, shock_profile_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
-     substep_point_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64},
+     substep_point_f64, shock_profile_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64},
 };
 
 typedef struct {
@@ -37,6 +39,7 @@ typedef struct {
     ac_method method;
     const kernel_table *k;
     ac_field_sets buf;
+    void *zeta, *zeta_scratch; /* the shock viscosity's profile and a second array for it: with nu_shock */
     size_t field_bytes;
     size_t element_bytes;
 } ac_cpu;
@@ -53,6 +56,8 @@ static void cpu_destroy(void *self)
         free(cpu->buf.w[f]);
     }
     free(cpu->buf.div_u);
+    free(cpu->zeta);
+    free(cpu->zeta_scratch);
     free(cpu);
 }
 
@@ -92,6 +97,10 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     }
     if (method == AC_METHOD_19P)
         ok &= (cpu->buf.div_u = aligned_zeros(cpu->field_bytes)) != NULL;
+    if (grid->nu_shock != 0.0) {
+        ok &= (cpu->zeta = aligned_zeros(cpu->field_bytes)) != NULL;
+        ok &= (cpu->zeta_scratch = aligned_zeros(cpu->field_bytes)) != NULL;
+    }
     if (!ok) {
         cpu_destroy(cpu);
         return AC_ERR_NO_MEMORY;
@@ -109,8 +118,10 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     for (int f = 0; f < g->fields; ++f)
         cpu->k->fill_ghost_zones(g, in[f]);
     const ac_region whole = ac_whole_grid(g);
-    if (ac_grid_extended(g)) { /* MHD, hyperdiffusion */
-        cpu->k->substep_point(g, &whole, in, out, cpu->buf.w, s, dt);
+    if (ac_grid_extended(g)) { /* MHD, hyperdiffusion, shock viscosity */
+        if (cpu->zeta && s == 0) /* the profile of the step's start, held for its three substeps */
+            cpu->k->shock_profile(g, in, cpu->zeta, cpu->zeta_scratch);
+        cpu->k->substep_point(g, &whole, in, out, cpu->buf.w, cpu->zeta, s, dt);
         return AC_OK;
     }
     cpu->k->substep(g, &whole, cpu->method, in, out, cpu->buf.w, cpu->buf.div_u, s, dt, &failed);
@@ -157,9 +168,11 @@ static ac_status cpu_substep_region(void *self, int s, double dt, const ac_regio
     ac_cpu *cpu = self;
     if (cpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
+    if (cpu->zeta)
+        return AC_ERR_UNSUPPORTED; /* the profile of a split grid would need its neighbours' */
     if (ac_grid_extended(&cpu->grid)) { /* MHD, hyperdiffusion */
         cpu->k->substep_point(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
-                              cpu->buf.w, s, dt);
+                              cpu->buf.w, NULL, s, dt);
         return AC_OK;
     }
     int failed = 0;
@@ -245,6 +258,18 @@ static ac_status cpu_read(void *self, ac_buffer which, int field, void *dense)
     return AC_OK;
 }
 
+static ac_status cpu_shock_profile(void *self, void *dense)
+{
+    ac_cpu *cpu = self;
+    if (!cpu->zeta)
+        return AC_ERR_UNSUPPORTED;
+    for (int f = 0; f < cpu->grid.fields; ++f)
+        cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
+    cpu->k->shock_profile(&cpu->grid, cpu->buf.home, cpu->zeta, cpu->zeta_scratch);
+    copy_interior(cpu, cpu->zeta, dense, 1);
+    return AC_OK;
+}
+
 static ac_status cpu_write(void *self, int field, const void *dense)
 {
     ac_cpu *cpu = self;
@@ -276,5 +301,5 @@ static ac_status cpu_add_forcing(void *self, const ac_forcing_term *term, double
 const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_max_signal_speed, cpu_first_nonfinite_field,
     cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
-    cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4,
+    cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4, NULL, cpu_shock_profile,
 };

@@ -1,7 +1,7 @@
 /*
  * point_impl.h -- the CPU loops of the extended physics, for one precision;
- * included by kernels_impl.h: magnetohydrodynamics (DESIGN 7) and
- * hyperdiffusion (DESIGN 9).  Point by point, through physics.h's pointer
+ * included by kernels_impl.h: magnetohydrodynamics (DESIGN 7),
+ * hyperdiffusion and shock viscosity (DESIGN 9).  Point by point, through physics.h's pointer
  * stencils (vector_derivatives gives A the same first, second and mixed
  * stencils as u); plain hydrodynamics keeps its tuned loops.  Ghost zones
  * are filled by the caller.
@@ -26,11 +26,14 @@ static inline void AC_FN(point_derivatives)(real *const *in, const real *const u
 }
 
 /* RK3 substep `substep` of the grid's fields from in to out over region r:
- * eqs. (1)-(2), with MHD the Lorentz force and the induction equation, and
- * the hyperdiffusive terms where their coefficients are not 0. */
+ * eqs. (1)-(2), with MHD the Lorentz force and the induction equation, the
+ * hyperdiffusive terms where their coefficients are not 0, and the shock
+ * viscosity of profile zeta (shock_profile; NULL: none). */
 void AC_FN(substep_point)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
-                          void *const out_[AC_MAX_FIELDS], void *const w_[AC_MAX_FIELDS], int substep, double dt_)
+                          void *const out_[AC_MAX_FIELDS], void *const w_[AC_MAX_FIELDS], const void *zeta_,
+                          int substep, double dt_)
 {
+    const real *zeta = (const real *)zeta_;
     real *const *in = (real *const *)in_, *const *out = (real *const *)out_, *const *w = (real *const *)w_;
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     const ac_mhd_params q = make_mhd_params(g->eta, g->mu0, g->b_ext);
@@ -55,10 +58,73 @@ void AC_FN(substep_point)(const ac_grid *g, const ac_region *r, void *const in_[
                 else
                     rhs_from_derivatives(&d, &p, rhs);
                 add_hyperdiffusion(in[0] + idx, u, stride, &p, &h, rhs);
+                if (zeta) {
+                    real grad_zeta[3];
+                    for (int a = 0; a < 3; ++a)
+                        grad_zeta[a] = first_derivative(zeta + idx, stride[a], p.inv_ds[a]);
+                    add_shock_viscosity(&d, zeta[idx], grad_zeta, rhs);
+                }
                 for (int f = 0; f < fields; ++f)
                     out[f][idx] = rk3_substep(in[f][idx], rhs[f], &w[f][idx], substep, dt);
             }
         }
+}
+
+/* One pass of the shock profile over the interior: to[idx] from the
+ * padded array `from` (ghost zones filled): the compression (axis -1,
+ * `from` unused: the velocity in `in`), the 3x3x3 maximum (axis 3) or the
+ * smoothing along `axis`; then to's ghost zones. */
+static void AC_FN(shock_pass)(const ac_grid *g, real *const *in, const real *from, real *to, int axis)
+{
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
+    ptrdiff_t stride[3];
+    ac_grid_strides(g, stride);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int k = 0; k < g->n[2]; ++k)
+        for (int j = 0; j < g->n[1]; ++j) {
+            const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);
+            for (int i = 0; i < g->n[0]; ++i) {
+                const ptrdiff_t idx = row + i;
+                real v;
+                if (axis < 0) {
+                    real div_u = 0;
+                    for (int a = 0; a < 3; ++a)
+                        div_u += first_derivative(in[1 + a] + idx, stride[a], p.inv_ds[a]);
+                    v = shock_compression(div_u);
+                } else if (axis == 3) {
+                    v = from[idx];
+                    for (int dk = -1; dk <= 1; ++dk)
+                        for (int dj = -1; dj <= 1; ++dj)
+                            for (int di = -1; di <= 1; ++di) {
+                                const real x = from[idx + di * stride[0] + dj * stride[1] + dk * stride[2]];
+                                v = x > v ? x : v;
+                            }
+                } else {
+                    v = smooth_121(from[idx - stride[axis]], from[idx], from[idx + stride[axis]]);
+                }
+                to[idx] = v;
+            }
+        }
+    AC_FN(fill_ghost_zones)(g, to);
+}
+
+/* The shock viscosity zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]] of the
+ * fields `in` (ghost zones filled) into zeta, ghost zones filled; scratch
+ * is a second padded array. */
+void AC_FN(shock_profile)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void *zeta_, void *scratch_)
+{
+    real *const *in = (real *const *)in_;
+    real *zeta = (real *)zeta_, *scratch = (real *)scratch_;
+    AC_FN(shock_pass)(g, in, NULL, scratch, -1);
+    AC_FN(shock_pass)(g, in, scratch, zeta, 3);
+    AC_FN(shock_pass)(g, in, zeta, scratch, 0);
+    AC_FN(shock_pass)(g, in, scratch, zeta, 1);
+    AC_FN(shock_pass)(g, in, zeta, scratch, 2);
+    const double dxmin = ac_grid_dxmin(g);
+    const real scale = (real)(g->nu_shock * dxmin * dxmin);
+    const size_t count = ac_grid_padded_count(g);
+    for (size_t n = 0; n < count; ++n) /* ghost zones too: they hold the periodic images */
+        zeta[n] = scale * scratch[n];
 }
 
 /* max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) over the interior (NaN if not
