@@ -32,7 +32,8 @@ def build_simulation(config):
 
     g, ph, nm, ic, fo = (config[k] for k in ("grid", "physics", "numerics", "initial", "forcing"))
     sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), nu=ph["nu"],
-                     cs=ph["cs"], dtype=nm["dtype"], backend=nm["backend"], method=nm["method"])
+                     cs=ph["cs"], dtype=nm["dtype"], backend=nm["backend"], method=nm["method"],
+                     nu_hyper3=ph["nu_hyper3"], diff_hyper3=ph["diff_hyper3"], nu_shock=ph["nu_shock"])
     if ic["kind"] == "sine_wave":
         init.sine_wave(sim, field=ic["field"], amplitude=ic["amplitude"], k=ic["k"])
     elif ic["kind"] == "radial_explosion":

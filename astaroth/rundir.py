@@ -74,7 +74,9 @@ def values_of(sim):
     f = sim.forcing
     state = {"grid": {"shape": list(sim.shape), "box": list(sim.box),
                       "origin": [float(c[0]) for c in (sim.x, sim.y, sim.z)]},
-             "physics": {"nu": sim.nu, "cs": sim.cs}, "numerics": {"dtype": sim.dtype.name, "method": sim.method},
+             "physics": {"nu": sim.nu, "cs": sim.cs, "nu_hyper3": sim.nu_hyper3, "diff_hyper3": sim.diff_hyper3,
+                         "nu_shock": sim.nu_shock},
+             "numerics": {"dtype": sim.dtype.name, "method": sim.method},
              "forcing": {"enabled": f is not None, "kmin": f and f.kmin, "kmax": f and f.kmax, "f0": f and f.f0,
                          "seed": f and f.seed, "relhel": f and f.relhel}}
     return fixed_values(state)

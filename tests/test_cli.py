@@ -87,6 +87,14 @@ def test_run_from_a_file_writes_series_snapshots_and_picture(tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_physics_keys_of_the_extended_terms_reach_the_simulation(tmp_path):
+    pytest.importorskip("h5py")
+    text = SMALL.replace("nu = 0.01\n", "nu = 0.01\nnu_hyper3 = 1e-6\nnu_shock = 0.5\n")
+    assert main(["run", str(write(tmp_path, text)), "--quiet", "--no-plot"]) == 0
+    sim = ac.load(tmp_path / "out" / "checkpoint.h5", backend="cpu")
+    assert (sim.nu_hyper3, sim.diff_hyper3, sim.nu_shock) == (1e-6, 0.0, 0.5) and sim.t == pytest.approx(0.6)
+
+
 def test_stop_file_checkpoint_and_restart_equal_a_straight_run(tmp_path):
     pytest.importorskip("h5py")
     straight_cfg = write(tmp_path, SMALL.replace('dir = "{dir}"', 'dir = "{dir}-straight"'))
