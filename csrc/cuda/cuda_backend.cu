@@ -332,19 +332,24 @@ static ac_status gpu_rhs(void *self)
     return AC_OK;
 }
 
-/* Runs the reduction over fields first_field..3; returns max |u|^2 and flags. */
-static ac_status reduce(ac_gpu *gpu, int first_field, double *max_u2, unsigned int *flags)
+/* Runs a reduction of the fields and returns its maximum and flags: hydro
+ * (mhd 0) max |u|^2 and the flags of fields `arg`..3; MHD the fastest
+ * signal speed and the flags of all seven, A's ghost zones filled first if
+ * `arg`. */
+static ac_status reduce(ac_gpu *gpu, int mhd, int arg, double *max_value, unsigned int *flags)
 {
     unsigned long long bits = 0;
     CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
     CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
-    ac_status st = gpu->k->reduce(&gpu->grid, gpu->buf.home, first_field, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+    ac_status st = mhd ? gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite,
+                                            gpu->stream)
+                       : gpu->k->reduce(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
     if (st != AC_OK)
         return st;
     CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
     CHECK(cudaMemcpyAsync(flags, gpu->nonfinite, sizeof *flags, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
     CHECK(cudaStreamSynchronize(gpu->stream), "reduction");
-    memcpy(max_u2, &bits, sizeof bits);
+    memcpy(max_value, &bits, sizeof bits);
     return AC_OK;
 }
 
@@ -352,28 +357,10 @@ static ac_status gpu_max_speed(void *self, double *out)
 {
     double max_u2 = 0.0;
     unsigned int flags = 0;
-    ac_status st = reduce((ac_gpu *)self, 1, &max_u2, &flags);
+    ac_status st = reduce((ac_gpu *)self, 0, 1, &max_u2, &flags);
     if (st == AC_OK)
         *out = flags ? (double)NAN : sqrt(max_u2);
     return st;
-}
-
-/* MHD: the fastest signal (fast magnetosonic speed plus |u|) and the flags
- * of all seven fields. */
-static ac_status reduce_mhd(ac_gpu *gpu, int fill_ghosts, double *fastest, unsigned int *flags)
-{
-    unsigned long long bits = 0;
-    CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
-    CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
-    ac_status st = gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, fill_ghosts, gpu->max_u2_bits, gpu->nonfinite,
-                                      gpu->stream);
-    if (st != AC_OK)
-        return st;
-    CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
-    CHECK(cudaMemcpyAsync(flags, gpu->nonfinite, sizeof *flags, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
-    CHECK(cudaStreamSynchronize(gpu->stream), "reduction");
-    memcpy(fastest, &bits, sizeof bits);
-    return AC_OK;
 }
 
 static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
@@ -383,7 +370,7 @@ static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
         return AC_ERR_UNSUPPORTED;
     double fastest = 0.0;
     unsigned int flags = 0;
-    ac_status st = reduce_mhd(gpu, fill_ghosts, &fastest, &flags);
+    ac_status st = reduce(gpu, 1, fill_ghosts, &fastest, &flags);
     if (st == AC_OK)
         *out = flags ? (double)NAN : fastest;
     return st;
@@ -394,8 +381,8 @@ static ac_status gpu_first_nonfinite_field(void *self, int *out)
     ac_gpu *gpu = (ac_gpu *)self;
     double max_u2 = 0.0;
     unsigned int flags = 0;
-    ac_status st = gpu->grid.fields == AC_MAX_FIELDS ? reduce_mhd(gpu, 1, &max_u2, &flags)
-                                                     : reduce(gpu, 0, &max_u2, &flags);
+    const int mhd = gpu->grid.fields == AC_MAX_FIELDS;
+    ac_status st = reduce(gpu, mhd, mhd ? 1 : 0, &max_u2, &flags);
     if (st != AC_OK)
         return st;
     *out = -1;

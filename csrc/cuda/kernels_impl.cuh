@@ -74,6 +74,13 @@ static __device__ __forceinline__ ptrdiff_t AC_FN(padded)(const AC_FN(shape) & s
     return (ptrdiff_t)(i + s.lo[0]) + s.stride[1] * (j + s.lo[1]) + s.stride[2] * (k + s.lo[2]);
 }
 
+/* The padded index of interior point t, counted x fastest (the reductions' grid-stride loops). */
+static __device__ __forceinline__ ptrdiff_t AC_FN(interior_padded)(const AC_FN(shape) & s, long long t)
+{
+    const long long r = t / s.n[0];
+    return AC_FN(padded)(s, (int)(t % s.n[0]), (int)(r % s.n[1]), (int)(r / s.n[1]));
+}
+
 /* ---- periodic ghost zones ------------------------------------------------
  * Axis by axis (x, then y, then z), each pass over the whole padded extent of
  * the other two axes, so edges and corners end up right after the z pass.
@@ -438,39 +445,19 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
 __global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, int first_field,
                                      unsigned long long *max_u2_bits, unsigned int *nonfinite)
 {
-    __shared__ double block_max[256];
-    __shared__ unsigned int block_flags;
-    if (threadIdx.x == 0)
-        block_flags = 0;
-    __syncthreads();
     double local_max = 0.0;
     unsigned int flags = 0;
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x) {
-        const int i = (int)(t % s.n[0]);
-        const long long r = t / s.n[0];
-        const ptrdiff_t idx = AC_FN(padded)(s, i, (int)(r % s.n[1]), (int)(r / s.n[1]));
+        const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
         for (int f = first_field; f < AC_NUM_FIELDS; ++f)
             if (!isfinite(fields.f[f][idx]))
                 flags |= 1u << f;
         const double u2 = AC_FN(speed_squared)(fields.f[1][idx], fields.f[2][idx], fields.f[3][idx]);
         local_max = u2 > local_max ? u2 : local_max;
     }
-    block_max[threadIdx.x] = local_max;
-    if (flags)
-        atomicOr(&block_flags, flags);
-    __syncthreads();
-    for (int half = blockDim.x / 2; half > 0; half /= 2) {
-        if ((int)threadIdx.x < half && block_max[threadIdx.x + half] > block_max[threadIdx.x])
-            block_max[threadIdx.x] = block_max[threadIdx.x + half];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        atomicMax(max_u2_bits, (unsigned long long)__double_as_longlong(block_max[0]));
-        if (block_flags)
-            atomicOr(nonfinite, block_flags);
-    }
+    AC_FN(warp_reduce_to)(local_max, flags, max_u2_bits, nonfinite); /* every lane gets here */
 }
 
 extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], int first_field,

@@ -116,20 +116,13 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
 __global__ void AC_FN(mhd_reduce_kernel)(AC_FN(mhd_field_set) fields, AC_FN(shape) s, ac_point_params p,
                                          ac_mhd_params q, unsigned long long *max_bits, unsigned int *nonfinite)
 {
-    __shared__ double block_max[256];
-    __shared__ unsigned int block_flags;
-    if (threadIdx.x == 0)
-        block_flags = 0;
-    __syncthreads();
     double local_max = 0.0;
     unsigned int flags = 0;
     const ptrdiff_t stride[3] = {1, s.stride[1], s.stride[2]};
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x) {
-        const int i = (int)(t % s.n[0]);
-        const long long r = t / s.n[0];
-        const ptrdiff_t idx = AC_FN(padded)(s, i, (int)(r % s.n[1]), (int)(r / s.n[1]));
+        const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
         for (int f = 0; f < AC_MAX_FIELDS; ++f)
             if (!isfinite(fields.f[f][idx]))
                 flags |= 1u << f;
@@ -146,20 +139,7 @@ __global__ void AC_FN(mhd_reduce_kernel)(AC_FN(mhd_field_set) fields, AC_FN(shap
         else
             local_max = speed > local_max ? speed : local_max;
     }
-    block_max[threadIdx.x] = local_max;
-    if (flags)
-        atomicOr(&block_flags, flags);
-    __syncthreads();
-    for (int half = blockDim.x / 2; half > 0; half /= 2) {
-        if ((int)threadIdx.x < half && block_max[threadIdx.x + half] > block_max[threadIdx.x])
-            block_max[threadIdx.x] = block_max[threadIdx.x + half];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        atomicMax(max_bits, (unsigned long long)__double_as_longlong(block_max[0]));
-        if (block_flags)
-            atomicOr(nonfinite, block_flags);
-    }
+    AC_FN(warp_reduce_to)(local_max, flags, max_bits, nonfinite); /* every lane gets here */
 }
 
 extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int fill_ghosts,
