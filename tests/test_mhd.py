@@ -33,9 +33,10 @@ def mhd_sim(shape, box, dtype="float64", backend="cpu", **kw):
     return ac.Simulation(shape=shape, box=box, dtype=dtype, backend=backend, physics="mhd", **params)
 
 
-def test_rhs_matches_a_numpy_statement_on_an_anisotropic_grid():
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_rhs_matches_a_numpy_statement_on_an_anisotropic_grid(backend):
     shape, box = (20, 14, 9), (2 * math.pi, 3.0, 1.7)
-    sim = mhd_sim(shape, box)
+    sim = mhd_sim(shape, box, backend=backend)
     rng = np.random.default_rng(3)
     values = smooth_random_fields(shape, box, rng) + smooth_random_fields(shape, box, rng)[:3]
     for name, f in zip(sim.field_names, values):
@@ -48,7 +49,7 @@ def test_rhs_matches_a_numpy_statement_on_an_anisotropic_grid():
         assert scale > 0, name
         assert np.max(np.abs(got[name] - w)) <= 1e-10 * scale, name
     # the Lorentz force and the induction equation are there: without A, hydro's right-hand side
-    hydro = ac.Simulation(shape=shape, box=box, nu=sim.nu, cs=sim.cs, dtype="float64", backend="cpu")
+    hydro = ac.Simulation(shape=shape, box=box, nu=sim.nu, cs=sim.cs, dtype="float64", backend=backend)
     for name, f in zip(ac.FIELDS, values):
         hydro[name] = f
     assert np.max(np.abs(hydro.rhs()["ux"] - got["ux"])) > 1e-3 * np.max(np.abs(got["ux"]))
