@@ -36,7 +36,9 @@ class DeviceView:
             "data": (self.ptr, False),
             "strides": self.strides,
             "version": 3,
-            "stream": 1,  # the legacy default stream, which the backend uses
+            # the legacy default stream: the simulation's own stream is a blocking one, so
+            # work queued on either waits for the other's (and step/run return once the GPU is done)
+            "stream": 1,
         }
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
