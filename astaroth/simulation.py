@@ -167,6 +167,7 @@ class _StopRequest:
 
 
 DEVICE_BATCH = 64  # CFL steps a GPU takes between two looks from the host (_CflSteps.batch)
+FIRST_DEVICE_BATCH = 8  # ... when it cannot yet tell how many steps are left
 
 
 class _CflSteps:
@@ -218,9 +219,12 @@ class _CflSteps:
         """Up to `batch` steps on the device; None if the backend cannot (then
         the host steps)."""
         sim = self.sim
-        most = self.batch
-        if self.dt > 0:  # steps queued past `until` do nothing but still cost their launches
-            most = min(most, int((self.until - sim.t) / self.dt) + 2)
+        # Steps queued past `until` do nothing but still cost their launches:
+        # queue about as many as remain at the last dt (this run's, or the
+        # previous run's), a few without one.
+        guess = self.dt or sim._last_device_dt
+        remaining = (self.until - sim.t) / guess if guess > 0 else FIRST_DEVICE_BATCH
+        most = self.batch if remaining + 2 >= self.batch else int(remaining) + 2
         result = sim._grid.run_cfl(sim.t, self.until, *self._limits, most)
         if result is None:
             self._limits = None
@@ -229,7 +233,7 @@ class _CflSteps:
         if taken:
             sim.steps += taken
             self.taken += taken
-            self.dt = dt
+            self.dt = sim._last_device_dt = dt
         if nonfinite:  # as cfl_dt raises before a step from fields that are not finite
             sim._raise_nonfinite()
         return self.dt
@@ -377,6 +381,7 @@ class Simulation:
         self._comm = comm
         self._parallel = None
         self._device_cfl = True  # run() may find dt on the device (_CflSteps.batch); tests turn it off to compare
+        self._last_device_dt = 0.0  # the last step's dt found there, for the size of the next batch
         local_shape, offset = shape, (0, 0, 0)
         if comm is not None and comm.Get_size() > 1:
             from .parallel import Decomposition, ParallelStepper
