@@ -120,12 +120,14 @@ def _check_grid(shape, box, dtype):
                              f"in which the box is nearer 1")
 
 
-def _extended_backend(what, method, backend):
-    """The backend for `what` (MHD, hyperdiffusion): the 55-point method
-    (grad div A and the point loops take its stencils) and, for now, the
-    CPU ("auto" picks it)."""
+def _extended_backend(what, method, backend, gpu=False):
+    """The backend for `what` (hyperdiffusion, shock viscosity): the
+    55-point method (the point loops take its stencils) and, unless `gpu`
+    (the CUDA kernels have the terms), the CPU ("auto" picks it)."""
     if method != "55p":
         raise ValueError(f"{what} needs method='55p'")
+    if gpu:
+        return backend
     if backend == "cuda":
         raise ValueError(f"{what} runs on the CPU backend in this version (its CUDA kernels are not built yet); "
                          f"use backend='cpu' or 'auto'")
@@ -285,8 +287,8 @@ class Simulation:
         and 'hyper3-lnrho'): du/dt += nu_hyper3 del6 u and dlnrho/dt +=
         diff_hyper3 del6 lnrho, del6 the sum of the sixth derivatives along
         the axes (a 7-point stencil).  0, the default, leaves them out: the
-        run is then what it was without them, bit for bit.  For now on the
-        CPU backend with the 55-point method.
+        run is then what it was without them, bit for bit.  With the 55-point
+        method, on both backends.
     nu_shock : float
         Shock viscosity, >= 0 (DESIGN 9, the Pencil Code's 'nu-shock'): a
         profile zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]] (the
@@ -343,7 +345,7 @@ class Simulation:
             if value < 0:
                 raise ValueError(f"{name} (hyperdiffusion) must be >= 0, got {value}")
         if nu_hyper3 or diff_hyper3:
-            backend = _extended_backend("hyperdiffusion (nu_hyper3, diff_hyper3)", method, backend)
+            backend = _extended_backend("hyperdiffusion (nu_hyper3, diff_hyper3)", method, backend, gpu=True)
         nu_shock = _real(nu_shock, "nu_shock")
         if nu_shock < 0:
             raise ValueError(f"nu_shock (shock viscosity) must be >= 0, got {nu_shock}")
@@ -637,15 +639,18 @@ class Simulation:
         """cfl_dt's limits for a run that finds dt on the device
         (_CflSteps.batch): (cdt dxmin, cdtv / viscous rate or inf, the cs added
         to max |u|), computed as cfl_dt computes them; None where the host
-        must find dt (split grids, hyperdiffusion, shock viscosity, no limit
-        without a flow)."""
-        if not self._device_cfl or self._parallel is not None or self._hyper_rate() > 0 or self._nu_shock:
+        must find dt (split grids, shock viscosity, no limit without a flow).
+        The diffusive limits, viscous and hyperdiffusive, go as their minimum."""
+        if not self._device_cfl or self._parallel is not None or self._nu_shock:
             return None
-        viscous = self._diffusion_rate()
-        if not (self._cs > 0 or viscous > 0):
+        viscous, hyper = self._diffusion_rate(), self._hyper_rate()
+        diffusive = [cdtv / viscous] if viscous > 0 else []
+        if hyper > 0:
+            diffusive.append(CDTV3 / hyper)
+        if not (self._cs > 0 or diffusive):
             return None
         cs = 0.0 if self._physics == "mhd" else self._cs  # the MHD signal speed holds cs
-        return cdt * min(self._resolved_spacing()), cdtv / viscous if viscous > 0 else math.inf, cs
+        return cdt * min(self._resolved_spacing()), min(diffusive, default=math.inf), cs
 
     def _resolved_spacing(self):
         """The spacings of the axes with more than one point (all of them if none has)."""

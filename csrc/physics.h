@@ -391,13 +391,23 @@ AC_INLINE ac_hyper_params make_hyper_params(double nu_hyper3, double diff_hyper3
     return h;
 }
 
-/* d^6 f / dx^6 by the 7-point stencil (f3 - 6 f2 + 15 f1 - 20 f0 + 15 f-1 - 6 f-2 + f-3) / dx^6. */
-AC_INLINE real sixth_derivative(const real *f, ptrdiff_t s, real inv_d)
+/* d^6 f / dx^6 by the 7-point stencil (f3 - 6 f2 + 15 f1 - 20 f0 + 15 f-1 - 6 f-2 + f-3) / dx^6,
+ * from the sums s_k = f_k + f_-k and scale = 1 / dx^6 (sixth_scale). */
+AC_INLINE real sixth_scale(real inv_d)
 {
     const real inv_d3 = inv_d * inv_d * inv_d;
-    return ((AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s)) - (real)6 * (AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s)) +
-            (real)15 * (AC_LOAD(f + s) + AC_LOAD(f - s)) - (real)20 * AC_LOAD(f)) *
-           (inv_d3 * inv_d3);
+    return inv_d3 * inv_d3;
+}
+
+AC_INLINE real sixth_from_sums(real f0, real s1, real s2, real s3, real scale)
+{
+    return (s3 - (real)6 * s2 + (real)15 * s1 - (real)20 * f0) * scale;
+}
+
+AC_INLINE real sixth_derivative(const real *f, ptrdiff_t s, real inv_d)
+{
+    return sixth_from_sums(AC_LOAD(f), AC_LOAD(f + s) + AC_LOAD(f - s), AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s),
+                           AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s), sixth_scale(inv_d));
 }
 
 /* del6 f = d6f/dx6 + d6f/dy6 + d6f/dz6. */

@@ -1,6 +1,7 @@
-"""Hyperdiffusion (DESIGN 9), on the CPU backend: an independent NumPy
-statement of the terms, the decay rate of a sine wave against the discrete
-and the continuous operator, and nothing changed when the coefficients are 0."""
+"""Hyperdiffusion (DESIGN 9): an independent NumPy statement of the terms
+(both backends), the decay rate of a sine wave against the discrete and the
+continuous operator, nothing changed when the coefficients are 0, and the
+CUDA backend against the CPU (tests marked gpu)."""
 import math
 
 import numpy as np
@@ -20,9 +21,10 @@ def del6(f, h):
     return total
 
 
-def test_rhs_matches_a_numpy_statement_on_an_anisotropic_grid():
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_rhs_matches_a_numpy_statement_on_an_anisotropic_grid(backend):
     shape, box = (20, 14, 9), (2 * math.pi, 3.0, 1.7)
-    sim = ac.Simulation(shape=shape, box=box, nu=0.02, cs=0.8, dtype="float64", backend="cpu",
+    sim = ac.Simulation(shape=shape, box=box, nu=0.02, cs=0.8, dtype="float64", backend=backend,
                         nu_hyper3=3e-5, diff_hyper3=2e-5)
     values = smooth_random_fields(shape, box, np.random.default_rng(8))
     for name, f in zip(ac.FIELDS, values):
@@ -33,7 +35,7 @@ def test_rhs_matches_a_numpy_statement_on_an_anisotropic_grid():
                                                              for i in range(3)]
     for name, w in zip(ac.FIELDS, want):
         assert np.max(np.abs(got[name] - w)) <= 1e-10 * np.max(np.abs(w)), name
-    plain = ac.Simulation(shape=shape, box=box, nu=0.02, cs=0.8, dtype="float64", backend="cpu")
+    plain = ac.Simulation(shape=shape, box=box, nu=0.02, cs=0.8, dtype="float64", backend=backend)
     for name, f in zip(ac.FIELDS, values):
         plain[name] = f
     assert np.max(np.abs(plain.rhs()["ux"] - got["ux"])) > 1e-3 * np.max(np.abs(got["ux"]))  # the terms are there
@@ -104,3 +106,50 @@ def test_cfl_step_has_the_hyperdiffusive_limit_and_parameters_are_checked(tmp_pa
     pytest.importorskip("h5py")
     sim.save(tmp_path / "h.h5")
     assert ac.load(tmp_path / "h.h5").nu_hyper3 == 1e-3
+
+
+GPU = pytest.mark.gpu
+TOLERANCE = {"float64": 1e-12, "float32": 1e-5}
+
+
+@GPU
+@pytest.mark.parametrize("physics", ["hydro", "mhd"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(37, 50, 23), (24, 20, 1)])
+def test_cuda_matches_cpu(physics, dtype, shape):
+    box = (2 * math.pi, 3.0, 1.7)
+    extra = dict(physics="mhd", eta=0.02, b_ext=(0.1, -0.2, 0.3)) if physics == "mhd" else {}
+    sims = [ac.Simulation(shape=shape, box=box, nu=0.02, cs=0.8, dtype=dtype, backend=b, nu_hyper3=3e-5,
+                          diff_hyper3=2e-5, **extra) for b in ("cpu", "cuda")]
+    rng = np.random.default_rng(9)
+    values = smooth_random_fields(shape, box, rng) + smooth_random_fields(shape, box, rng)[:3]
+    for s in sims:
+        for name, f in zip(s.field_names, values):
+            s[name] = f
+    rc, rg = sims[0].rhs(), sims[1].rhs()
+    for name in sims[0].field_names:
+        scale = np.max(np.abs(rc[name]))
+        assert np.max(np.abs(rg[name] - rc[name])) <= TOLERANCE[dtype] * max(scale, 1e-30), ("rhs", name)
+    for s in sims:
+        s.run(until=0.05)
+    assert sims[0].steps == sims[1].steps
+    for name in sims[0].field_names:
+        c, g = sims[0][name], sims[1][name]
+        assert np.max(np.abs(g - c)) <= 10 * TOLERANCE[dtype] * max(np.max(np.abs(c)), 1e-30), name
+
+
+@GPU
+def test_device_loop_with_hyperdiffusion_equals_the_host_loop():
+    def make():
+        sim = ac.Simulation(shape=(32, 24, 16), nu=0.0, cs=1.0, dtype="float64", backend="cuda", nu_hyper3=1e-4)
+        for name, f in zip(ac.FIELDS, smooth_random_fields(sim.shape, sim.box, np.random.default_rng(2))):
+            sim[name] = f
+        return sim
+
+    host, device = make(), make()
+    host._device_cfl = False
+    for s in (host, device):
+        s.run(until=0.3)
+    assert (host.t, host.steps) == (device.t, device.steps)
+    assert all(np.array_equal(host[n], device[n]) for n in ac.FIELDS)
+

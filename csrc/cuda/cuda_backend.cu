@@ -246,7 +246,7 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
         return AC_ERR_ARGUMENT;
     if (ac_cuda_device_count() < 1 || (grid->fields == AC_MAX_FIELDS && method != AC_METHOD_55P) ||
-        grid->nu_hyper3 != 0.0 || grid->diff_hyper3 != 0.0 || grid->nu_shock != 0.0) /* the CPU only, for now */
+        grid->nu_shock != 0.0) /* shock viscosity: the CPU only, for now */
         return AC_ERR_UNSUPPORTED;
     ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
     if (!gpu)

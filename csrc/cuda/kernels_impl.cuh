@@ -275,10 +275,10 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
  * one per 8 planes: each run also reads 2 AC_GHOST planes it does not
  * update; a grid whose three field sets fit in half the L2 cache reads those
  * from L2, and may have a run per plane). */
-template <int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
+template <int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, bool HYPER, typename Set>
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                      ac_mhd_params q, int substep, real dt, ac_device_step step, int runs,
-                                      bool periodic, bool wrap_x, cudaStream_t stream)
+                                      ac_mhd_params q, ac_hyper_params hyper, int substep, real dt,
+                                      ac_device_step step, int runs, bool periodic, bool wrap_x, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD, sizeof(Set) / sizeof(real *)>::BYTES;
     static unsigned long long prepared_devices = 0; /* one bit per device */
@@ -289,11 +289,11 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         return AC_ERR_DEVICE;
     if (device >= 64 || !(prepared_devices >> device & 1)) {
         int per_sm = 0, sms = 0;
-        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT>,
+        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
                            "cudaFuncSetAttribute (55-point substep shared memory)") != AC_OK ||
             ac_cuda_record(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT>, TX * TY, smem),
+                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>, TX * TY, smem),
                            "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
             ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
                            "cudaDeviceGetAttribute") != AC_OK ||
@@ -322,23 +322,25 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
-    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT>
+    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p, AC_FN(make_scales)(p),
-                                                                      substep, dt, step, runs, periodic, wrap_x, q);
+                                                                      substep, dt, step, runs, periodic, wrap_x, q, hyper);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
-/* The kernel instance driven by the device-side CFL loop, or the one that takes dt. */
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set>
+/* The kernel instance driven by the device-side CFL loop, or the one that
+ * takes dt; HYPER: with hyperdiffusion (built for the default shapes only). */
+template <int TX, int TY, int LEAD, int BLOCKS, bool HYPER = false, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                      ac_mhd_params q, int substep, real dt, const ac_device_step *device_step, int runs,
-                                      bool periodic, bool wrap_x, cudaStream_t stream)
+                                      ac_mhd_params q, ac_hyper_params hyper, int substep, real dt,
+                                      const ac_device_step *device_step, int runs, bool periodic, bool wrap_x,
+                                      cudaStream_t stream)
 {
     if (device_step)
-        return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, true>(in, out, w_in, w_out, s, p, q, substep, dt,
-                                                                         *device_step, runs, periodic, wrap_x, stream);
-    return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, false>(in, out, w_in, w_out, s, p, q, substep, dt,
-                                                                      ac_device_step(), runs, periodic, wrap_x, stream);
+        return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, true, HYPER>(
+            in, out, w_in, w_out, s, p, q, hyper, substep, dt, *device_step, runs, periodic, wrap_x, stream);
+    return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, false, HYPER>(
+        in, out, w_in, w_out, s, p, q, hyper, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
 }
 
 static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int blocks)
@@ -352,16 +354,22 @@ static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int 
  * keep more loads in flight); two planes ahead (tune.log of
  * 2026-11-23-h100-a6c44dc). */
 static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
-                                       AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p, int substep,
-                                       real dt, const ac_device_step *device_step, bool periodic, cudaStream_t stream)
+                                       AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p,
+                                       const ac_hyper_params *hyper, int substep, real dt,
+                                       const ac_device_step *device_step, bool periodic, cudaStream_t stream)
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
+    constexpr int default_y = sizeof(real) == 4 ? 8 : 4;
+    if (hyper)
+        return AC_FN(launch_stream)<32, default_y, 2, 0, true>(in, out, w_in, w_out, s, p, ac_mhd_params(), *hyper,
+                                                              substep, dt, device_step, 0, periodic, wrap_x, stream);
     ac_stream_shape t = ac_cuda_stream_shape();
-    for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, sizeof(real) == 4 ? 8 : 4, 0, 2, 0}) {
+    for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, default_y, 0, 2, 0}) {
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
-        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, ac_mhd_params(), substep, dt, \
-                                                            device_step, t.runs, periodic, wrap_x, stream);
+        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, ac_mhd_params(),          \
+                                                            ac_hyper_params(), substep, dt, device_step, t.runs,   \
+                                                            periodic, wrap_x, stream);
         AC_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     }
@@ -374,20 +382,31 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
  * and still beats 32 x 4 (0.61 against 0.47-0.53 of copy at 256^3). */
 static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_field_set) out,
                                            AC_FN(mhd_field_set) w_in, AC_FN(mhd_field_set) w_out,
-                                           const AC_FN(shape) & s, ac_point_params p, ac_mhd_params q, int substep,
-                                           real dt, const ac_device_step *device_step, bool periodic, cudaStream_t stream)
+                                           const AC_FN(shape) & s, ac_point_params p, ac_mhd_params q,
+                                           const ac_hyper_params *hyper, int substep, real dt,
+                                           const ac_device_step *device_step, bool periodic, cudaStream_t stream)
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
+    if (hyper)
+        return AC_FN(launch_stream)<32, 8, 2, 0, true>(in, out, w_in, w_out, s, p, q, *hyper, substep, dt, device_step,
+                                                       0, periodic, wrap_x, stream);
     ac_stream_shape t = ac_cuda_stream_shape();
     for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, 8, 0, 2, 0}) {
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
-        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, substep, dt, device_step,   \
-                                                            t.runs, periodic, wrap_x, stream);
+        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, ac_hyper_params(), substep, \
+                                                            dt, device_step, t.runs, periodic, wrap_x, stream);
         AC_MHD_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     }
     return AC_ERR_ARGUMENT;
+}
+
+/* The grid's hyperdiffusion, in h, or NULL without it. */
+static const ac_hyper_params *AC_FN(hyper_of)(const ac_grid *g, ac_hyper_params *h)
+{
+    *h = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
+    return g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 ? h : NULL;
 }
 
 /* One substep over region r (NULL: the whole grid, after filling the
@@ -406,6 +425,7 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
+    ac_hyper_params hyper;
     if (device_step && method != AC_METHOD_55P)
         return AC_ERR_UNSUPPORTED; /* the device-side CFL loop drives the 55-point kernel only */
     if (r) {
@@ -424,7 +444,8 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
         return AC_ERR_DEVICE;
     }
     if (method == AC_METHOD_55P)
-        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, substep, dt, device_step, r == NULL, stream);
+        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, AC_FN(hyper_of)(g, &hyper), substep, dt, device_step,
+                                     r == NULL, stream);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;

@@ -97,10 +97,14 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
     }
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     const ac_mhd_params q = make_mhd_params(g->eta, g->mu0, g->b_ext);
+    ac_hyper_params h;
+    const ac_hyper_params *hyper = AC_FN(hyper_of)(g, &h);
     if (!plain)
         return AC_FN(stream_substep_mhd)(AC_FN(make_mhd_set)(in_), AC_FN(make_mhd_set)(out_),
-                                         AC_FN(make_mhd_set)(w_in_), AC_FN(make_mhd_set)(w_out_), s, p, q, substep,
-                                         (real)dt, device_step, r == NULL, stream);
+                                         AC_FN(make_mhd_set)(w_in_), AC_FN(make_mhd_set)(w_out_), s, p, q, hyper,
+                                         substep, (real)dt, device_step, r == NULL, stream);
+    if (hyper)
+        return AC_ERR_UNSUPPORTED; /* the plain kernel has no hyperdiffusion */
     const dim3 threads(32, 4, 1);
     const dim3 blocks((unsigned)((s.end[0] - s.first[0] + 31) / 32), (unsigned)((s.end[1] - s.first[1] + 3) / 4),
                       (unsigned)(s.end[2] - s.first[2]));

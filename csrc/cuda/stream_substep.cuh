@@ -54,6 +54,12 @@ static __device__ __forceinline__ real AC_FN(stencil_second)(const real *f, real
     return second_from_sums(f[0], f[S] + f[-S], f[2 * S] + f[-2 * S], f[3 * S] + f[-3 * S], scale);
 }
 
+template <int S>
+static __device__ __forceinline__ real AC_FN(stencil_sixth)(const real *f, real scale)
+{
+    return sixth_from_sums(f[0], f[S] + f[-S], f[2 * S] + f[-2 * S], f[3 * S] + f[-3 * S], scale);
+}
+
 /* Eq. (8) within a plane, a and b at offsets SA and SB. */
 template <int SA, int SB>
 static __device__ __forceinline__ real AC_FN(stencil_mixed)(const real *f, real scale)
@@ -69,6 +75,7 @@ static __device__ __forceinline__ real AC_FN(stencil_mixed)(const real *f, real 
 typedef struct {
     real first[3], second[3], mixed_xy;
     real weight_xz[AC_GHOST], weight_yz[AC_GHOST]; /* eq. (8)'s weights times the scale along z */
+    real sixth[3];                                 /* hyperdiffusion's del6 */
 } AC_FN(stencil_scales);
 
 static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_point_params &p)
@@ -77,6 +84,7 @@ static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_point_params &p)
     for (int a = 0; a < 3; ++a) {
         c.first[a] = first_scale(p.inv_ds[a]);
         c.second[a] = second_scale(p.inv_ds[a]);
+        c.sixth[a] = sixth_scale(p.inv_ds[a]);
     }
     c.mixed_xy = mixed_scale(p.inv_ds[0], p.inv_ds[1]);
     for (int r = 1; r <= AC_GHOST; ++r) {
@@ -168,13 +176,15 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
  * before writing).  DEVICE_DT: driven by the device-side CFL loop (step,
  * kernels.h): the step's length is not dt but the one at step.dt, and with
  * step.max_u2_bits the kernel leaves max |u|^2 and the non-finite flags of
- * what it writes there, as reduce_kernel would find them.  A separate
- * instance, so that the kernel the host drives keeps its registers. */
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT>
+ * what it writes there, as reduce_kernel would find them.  HYPER: with the
+ * hyperdiffusive terms of `hyper` (physics.h's add_hyperdiffusion, del6 from
+ * the plane and the column).  Separate instances, so that the kernel the
+ * host drives for plain runs keeps its registers. */
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS, sizeof(Set) / sizeof(real *)>())
     AC_FN(stream_substep_kernel)(Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p,
                                  AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs,
-                                 bool periodic, bool wrap_x, ac_mhd_params magnetic)
+                                 bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper)
 {
     if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
@@ -312,6 +322,18 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
                 AC_FN(vector_stencils)<T>(at + 4 * T::PLANE, z + 4, acc[VECTORS - 1], c, m.grad_a, m.lap_a,
                                           m.grad_div_a);
                 rhs_mhd_from_derivatives(&d, &m, &p, &magnetic, rhs);
+            }
+            if (HYPER) {
+#pragma unroll
+                for (int f = 0; f < 4; ++f) { /* lnrho with diff_hyper3, u with nu_hyper3 */
+                    const real coefficient = f == 0 ? hyper.diff_hyper3 : hyper.nu_hyper3;
+                    if (coefficient != 0) {
+                        const real *v = at + f * T::PLANE;
+                        rhs[f] += coefficient * (AC_FN(stencil_sixth)<1>(v, c.sixth[0]) +
+                                                 AC_FN(stencil_sixth)<T::W>(v, c.sixth[1]) +
+                                                 AC_FN(stencil_sixth)<1>(z[f] + AC_GHOST, c.sixth[2]));
+                    }
+                }
             }
             real fresh[NF];
 #pragma unroll
