@@ -14,3 +14,20 @@ def smooth_random_fields(shape, box, rng, modes=4, amplitude=0.2):
             f += rng.uniform(-1, 1) * amplitude * np.cos(sum(ki * c for ki, c in zip(k, coords)) + phase)
         out.append(f)
     return out
+
+
+def assert_rhs_agree(sims, values, tolerance):
+    """Set `values` (in field_names order) on every simulation and check the
+    right-hand sides of sims[1:] against sims[0]'s, relative to its largest
+    value per field (fields whose right-hand side is 0 there are skipped)."""
+    for s in sims:
+        for name, f in zip(s.field_names, values):
+            s[name] = f
+    reference = sims[0].rhs()
+    for other in sims[1:]:
+        got = other.rhs()
+        for name in sims[0].field_names:
+            scale = np.max(np.abs(reference[name]))
+            if scale > 0:
+                assert np.max(np.abs(got[name] - reference[name])) <= tolerance * scale, ("rhs", name)
+
