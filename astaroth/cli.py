@@ -33,6 +33,7 @@ def build_simulation(config):
     g, ph, nm, ic, fo = (config[k] for k in ("grid", "physics", "numerics", "initial", "forcing"))
     sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), nu=ph["nu"],
                      cs=ph["cs"], dtype=nm["dtype"], backend=nm["backend"], method=nm["method"],
+                     physics=ph["physics"], eta=ph["eta"], b_ext=tuple(ph["b_ext"]), mu0=ph["mu0"],
                      nu_hyper3=ph["nu_hyper3"], diff_hyper3=ph["diff_hyper3"], nu_shock=ph["nu_shock"])
     if ic["kind"] == "sine_wave":
         init.sine_wave(sim, field=ic["field"], amplitude=ic["amplitude"], k=ic["k"])

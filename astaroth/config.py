@@ -11,7 +11,8 @@ import math
 
 SCHEMA = {
     "grid": {"shape": "ints3", "box": "reals3", "origin": "reals3"},
-    "physics": {"nu": "nonneg", "cs": "nonneg", "nu_hyper3": "nonneg", "diff_hyper3": "nonneg", "nu_shock": "nonneg"},
+    "physics": {"nu": "nonneg", "cs": "nonneg", "physics": ("hydro", "mhd"), "eta": "nonneg", "b_ext": "reals3",
+                "mu0": "positive", "nu_hyper3": "nonneg", "diff_hyper3": "nonneg", "nu_shock": "nonneg"},
     "numerics": {"backend": ("auto", "cpu", "cuda"), "method": ("55p", "19p"), "dtype": ("float32", "float64"),
                  "cdt": "positive", "cdtv": "positive"},
     "initial": {"kind": ("rest", "sine_wave", "radial_explosion", "random_velocity"), "field": ("ux", "uy", "uz", "lnrho"),
@@ -24,7 +25,8 @@ SCHEMA = {
 
 DEFAULT = {
     "grid": {"shape": [64, 64, 64], "box": [2 * math.pi] * 3, "origin": [0.0, 0.0, 0.0]},
-    "physics": {"nu": 5e-3, "cs": 1.0, "nu_hyper3": 0.0, "diff_hyper3": 0.0, "nu_shock": 0.0},
+    "physics": {"nu": 5e-3, "cs": 1.0, "physics": "hydro", "eta": 0.0, "b_ext": [0.0, 0.0, 0.0], "mu0": 1.0,
+                "nu_hyper3": 0.0, "diff_hyper3": 0.0, "nu_shock": 0.0},
     "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3},
     "initial": {"kind": "rest", "field": "uy", "amplitude": 1e-3, "k": 1.0, "r0": 0.8, "width": 0.2, "urms": 0.1,
                 "slope": -2.0, "seed": 1},
@@ -38,6 +40,9 @@ HELP = {
     "grid": {"shape": "points per axis (nx, ny, nz), each >= 1", "box": "box lengths, one number or three",
              "origin": "coordinates of point 0 on each axis"},
     "physics": {"nu": "kinematic viscosity, >= 0", "cs": "isothermal sound speed, >= 0",
+                "physics": "hydro, or mhd for the vector potential A (fields ax, ay, az)",
+                "eta": "mhd: magnetic diffusivity, >= 0", "b_ext": "mhd: imposed uniform field, one number or three",
+                "mu0": "mhd: vacuum permeability, > 0",
                 "nu_hyper3": "hyperviscosity: du/dt += nu_hyper3 del6 u (CPU, 55p)",
                 "diff_hyper3": "density hyperdiffusion: dlnrho/dt += diff_hyper3 del6 lnrho (CPU, 55p)",
                 "nu_shock": "shock viscosity coefficient (CPU, 55p, one process)"},
@@ -59,7 +64,8 @@ HELP = {
 # On --restart the checkpoint holds the state: these keys describe it and
 # cannot change; the others take effect from the restart on ([initial] is
 # not used at all, and a changed [output] dir is another run).
-FIXED_ON_RESTART = {"grid": ("shape", "box", "origin"), "physics": ("nu", "cs", "nu_hyper3", "diff_hyper3", "nu_shock"),
+FIXED_ON_RESTART = {"grid": ("shape", "box", "origin"),
+                    "physics": ("nu", "cs", "physics", "eta", "b_ext", "mu0", "nu_hyper3", "diff_hyper3", "nu_shock"),
                     "numerics": ("dtype", "method"),
                     "forcing": ("enabled", "kmin", "kmax", "f0", "seed", "relhel")}
 

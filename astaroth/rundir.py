@@ -74,8 +74,9 @@ def values_of(sim):
     f = sim.forcing
     state = {"grid": {"shape": list(sim.shape), "box": list(sim.box),
                       "origin": [float(c[0]) for c in (sim.x, sim.y, sim.z)]},
-             "physics": {"nu": sim.nu, "cs": sim.cs, "nu_hyper3": sim.nu_hyper3, "diff_hyper3": sim.diff_hyper3,
-                         "nu_shock": sim.nu_shock},
+             "physics": {"nu": sim.nu, "cs": sim.cs, "physics": sim.physics, "eta": sim.eta,
+                         "b_ext": [float(b) for b in sim.b_ext], "mu0": sim.mu0, "nu_hyper3": sim.nu_hyper3,
+                         "diff_hyper3": sim.diff_hyper3, "nu_shock": sim.nu_shock},
              "numerics": {"dtype": sim.dtype.name, "method": sim.method},
              "forcing": {"enabled": f is not None, "kmin": f and f.kmin, "kmax": f and f.kmax, "f0": f and f.f0,
                          "seed": f and f.seed, "relhel": f and f.relhel}}

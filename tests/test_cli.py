@@ -95,6 +95,20 @@ def test_physics_keys_of_the_extended_terms_reach_the_simulation(tmp_path):
     assert (sim.nu_hyper3, sim.diff_hyper3, sim.nu_shock) == (1e-6, 0.0, 0.5) and sim.t == pytest.approx(0.6)
 
 
+def test_an_mhd_run_from_a_file(tmp_path, capsys):
+    pytest.importorskip("h5py")
+    text = SMALL.replace("nu = 0.01\n", 'nu = 0.01\nphysics = "mhd"\neta = 0.01\nb_ext = [0.0, 0.0, 0.2]\n')
+    assert main(["run", str(write(tmp_path, text)), "--quiet", "--no-plot"]) == 0
+    sim = ac.load(tmp_path / "out" / "checkpoint.h5", backend="cpu")
+    assert sim.physics == "mhd" and sim.eta == 0.01 and tuple(sim.b_ext) == (0.0, 0.0, 0.2)
+    data = np.genfromtxt(tmp_path / "out" / "timeseries.csv", delimiter=",", names=True)
+    assert data["brms"][-1] > 0.19  # the imposed field, bent by the flow
+    text = SMALL.replace("nu = 0.01\n", "nu = 0.01\neta = 0.01\n")  # eta without physics = "mhd"
+    (tmp_path / "bad").mkdir()
+    assert main(["run", str(write(tmp_path / "bad", text)), "--quiet", "--no-plot"]) != 0
+    assert "physics='mhd'" in capsys.readouterr().err
+
+
 def test_stop_file_checkpoint_and_restart_equal_a_straight_run(tmp_path):
     pytest.importorskip("h5py")
     straight_cfg = write(tmp_path, SMALL.replace('dir = "{dir}"', 'dir = "{dir}-straight"'))
