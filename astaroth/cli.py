@@ -41,6 +41,14 @@ def build_simulation(config):
         init.radial_explosion(sim, amplitude=ic["amplitude"], r0=ic["r0"], width=ic["width"])
     elif ic["kind"] == "random_velocity":
         init.random_velocity(sim, urms=ic["urms"], spectrum=lambda k: k ** ic["slope"], seed=ic["seed"])
+    if ic["seed_field"]:
+        if sim.physics != "mhd":
+            raise ValueError('[initial] seed_field seeds the vector potential A: it needs [physics] physics = "mhd"')
+        import numpy as np
+
+        rng = np.random.default_rng(ic["seed"])
+        for name in ("ax", "ay", "az"):
+            sim[name] = ic["seed_field"] * rng.standard_normal(sim.shape)
     if fo["enabled"]:
         sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], f0=fo["f0"], seed=fo["seed"], relhel=fo["relhel"])
     return sim

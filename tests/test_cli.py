@@ -98,11 +98,13 @@ def test_physics_keys_of_the_extended_terms_reach_the_simulation(tmp_path):
 def test_an_mhd_run_from_a_file(tmp_path, capsys):
     pytest.importorskip("h5py")
     text = SMALL.replace("nu = 0.01\n", 'nu = 0.01\nphysics = "mhd"\neta = 0.01\nb_ext = [0.0, 0.0, 0.2]\n')
+    text = text.replace("urms = 0.05\n", "urms = 0.05\nseed_field = 1e-4\n")
     assert main(["run", str(write(tmp_path, text)), "--quiet", "--no-plot"]) == 0
     sim = ac.load(tmp_path / "out" / "checkpoint.h5", backend="cpu")
     assert sim.physics == "mhd" and sim.eta == 0.01 and tuple(sim.b_ext) == (0.0, 0.0, 0.2)
     data = np.genfromtxt(tmp_path / "out" / "timeseries.csv", delimiter=",", names=True)
     assert data["brms"][-1] > 0.19  # the imposed field, bent by the flow
+    assert 0 < np.max(np.abs(sim["ax"])) < 1e-2  # the seed field, evolved
     text = SMALL.replace("nu = 0.01\n", "nu = 0.01\neta = 0.01\n")  # eta without physics = "mhd"
     (tmp_path / "bad").mkdir()
     assert main(["run", str(write(tmp_path / "bad", text)), "--quiet", "--no-plot"]) != 0
