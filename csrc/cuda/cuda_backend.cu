@@ -332,18 +332,25 @@ static ac_status gpu_rhs(void *self)
     return AC_OK;
 }
 
-/* Runs a reduction of the fields and returns its maximum and flags: hydro
- * (mhd 0) max |u|^2 and the flags of fields `arg`..3; MHD the fastest
- * signal speed and the flags of all seven, A's ghost zones filled first if
- * `arg`. */
+/* Queues a reduction of the fields into max_u2_bits and nonfinite (cleared
+ * first if `clear`): hydro (mhd 0) max |u|^2 and the flags of fields
+ * `arg`..3; MHD the fastest signal speed and the flags of all seven, A's
+ * ghost zones filled first if `arg`. */
+static ac_status queue_reduction(ac_gpu *gpu, int mhd, int arg, int clear)
+{
+    if (clear) {
+        CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
+        CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
+    }
+    return mhd ? gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, gpu->stream)
+               : gpu->k->reduce(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+}
+
+/* Runs a reduction (queue_reduction) and returns its maximum and flags. */
 static ac_status reduce(ac_gpu *gpu, int mhd, int arg, double *max_value, unsigned int *flags)
 {
     unsigned long long bits = 0;
-    CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
-    CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
-    ac_status st = mhd ? gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite,
-                                            gpu->stream)
-                       : gpu->k->reduce(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+    ac_status st = queue_reduction(gpu, mhd, arg, 1);
     if (st != AC_OK)
         return st;
     CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
@@ -504,8 +511,6 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
     run->taken = 0;
     run->nonfinite = 0;
     CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, gpu->stream), "CFL run state");
-    CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
-    CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
     /* hydro: the last substep of a step reduces what it writes for the next
      * step (every field's flags, checked every step); only the first step
      * needs a reduction launch.  MHD's signal speed needs B, so a launch
@@ -513,11 +518,8 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
     const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL},
                          reducing = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite};
     for (long n = 0; n < max_steps; ++n) {
-        ac_status st = AC_OK;
-        if (mhd)
-            st = gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, 1, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
-        else if (n == 0)
-            st = gpu->k->reduce(&gpu->grid, gpu->buf.home, 0, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+        /* the first clears what the host's reductions left; cfl_step_kernel clears the rest */
+        ac_status st = mhd || n == 0 ? queue_reduction(gpu, mhd, mhd ? 1 : 0, n == 0) : AC_OK;
         if (st != AC_OK)
             return st;
         cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, mhd);

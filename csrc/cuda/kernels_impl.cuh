@@ -31,6 +31,12 @@ static AC_FN(mhd_field_set) AC_FN(make_mhd_set)(void *const f[AC_MAX_FIELDS])
     return s;
 }
 
+/* A's three arrays as a (four-wide) field set, for the ghost-zone kernels. */
+static AC_FN(field_set) AC_FN(potential_set)(void *const f[AC_MAX_FIELDS])
+{
+    AC_FN(field_set) s = {{(real *)f[4], (real *)f[5], (real *)f[6], NULL}};
+    return s;
+}
 
 /* Grid shape as the kernels see it. */
 typedef struct {
@@ -147,10 +153,8 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const f
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     if (AC_FN(fill_ghost_axis)(AC_FN(make_set)(fields_), AC_NUM_FIELDS, s, axis, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    if (g->fields == AC_MAX_FIELDS) {
-        AC_FN(field_set) a = {{(real *)fields_[4], (real *)fields_[5], (real *)fields_[6], NULL}};
-        return AC_FN(fill_ghost_axis)(a, 3, s, axis, stream);
-    }
+    if (g->fields == AC_MAX_FIELDS)
+        return AC_FN(fill_ghost_axis)(AC_FN(potential_set)(fields_), 3, s, axis, stream);
     return AC_OK;
 }
 

@@ -8,14 +8,6 @@
  * The reduction for the CFL step and the NaN check is here too.
  */
 
-/* A's three arrays as a (four-wide) field set, for the ghost-zone kernels. */
-static AC_FN(field_set) AC_FN(potential_set)(void *const f[AC_MAX_FIELDS])
-{
-    AC_FN(field_set) s = {{(real *)f[4], (real *)f[5], (real *)f[6], NULL}};
-    return s;
-}
-
-
 /* The hydrodynamic and magnetic derivatives at padded index idx. */
 static __device__ __forceinline__ void AC_FN(mhd_point_derivatives)(const AC_FN(mhd_field_set) & in, ptrdiff_t idx,
                                                                     const ptrdiff_t stride[3],
@@ -91,8 +83,7 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
         /* the streaming kernel reads the y and z images itself, and x where it can */
         const int first_axis = plain ? 0 : AC_FN(stream_wraps_x)(s) ? 3 : 0, last_axis = plain ? 3 : 1;
         for (int axis = first_axis; axis < last_axis; ++axis)
-            if (AC_FN(fill_ghost_axis)(AC_FN(make_set)(in_), AC_NUM_FIELDS, s, axis, stream) != AC_OK ||
-                AC_FN(fill_ghost_axis)(AC_FN(potential_set)(in_), 3, s, axis, stream) != AC_OK)
+            if (AC_FN(cuda_fill_ghost_axis)(g, in_, axis, stream) != AC_OK)
                 return AC_ERR_DEVICE;
     }
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
