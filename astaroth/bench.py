@@ -77,10 +77,12 @@ class _Stepper:
         return self.points / seconds / 1e6
 
 
-def backend_stepper(backend, method, dtype, n, physics="hydro"):
-    """astaroth itself: the steps run inside the backend."""
+def backend_stepper(backend, method, dtype, n, physics="hydro", **terms):
+    """astaroth itself: the steps run inside the backend (terms: extra
+    Simulation parameters such as nu_hyper3)."""
     magnetic = dict(physics="mhd", eta=5e-3, b_ext=(0.0, 0.0, 0.1)) if physics == "mhd" else {}
-    sim = Simulation(shape=(n, n, n), nu=5e-3, cs=1.0, dtype=dtype, backend=backend, method=method, **magnetic)
+    sim = Simulation(shape=(n, n, n), nu=5e-3, cs=1.0, dtype=dtype, backend=backend, method=method,
+                     **magnetic, **terms)
     smooth_start(sim)
     if physics == "mhd":
         x, y, z = np.meshgrid(sim.x, sim.y, sim.z, indexing="ij")
@@ -333,4 +335,45 @@ def run_mhd_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), tar
                 gbs = mps * 1e6 * MHD_BYTES_PER_POINT[dtype]
                 line += f"{gbs / 1e9:>8.0f}{gbs / copy_bw:>9.2f}"
             out(line)
+    return rows
+
+
+# --- higher Reynolds numbers (issue 17) --------------------------------------------
+
+# Coefficients of the timed runs: at 256^3 (dx = 2 pi / 256) nu_hyper3 = 1e-10
+# damps the Nyquist mode about as nu = 5e-3 damps k = 15; nu_shock = 1 is the
+# Pencil Code's usual choice.
+TERM_ROWS = (("none", {}),
+             ("hyper3", dict(nu_hyper3=1e-10, diff_hyper3=1e-10)),
+             ("shock", dict(nu_shock=1.0)))
+
+
+def run_terms_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), physics=("hydro", "mhd"),
+                    target_seconds=1.0, out=print):
+    """M/s of the 55-point step with each term of issue 17 beside the same
+    run without it, timed interleaved; 'of none' is the ratio to the row
+    without the terms (a term that a backend does not run is reported)."""
+    out(f"# astaroth bench --terms: backend={backend}, date={time.strftime('%Y-%m-%d %H:%M:%S %Z')}; "
+        f"M/s = million grid points per full RK3 step, the fastest of {BATCHES} batches; terms: "
+        + "; ".join(f"{name} {params}" for name, params in TERM_ROWS[1:]))
+    out(f"{'implementation':<18}{'physics':>8}{'dtype':>9}{'size':>8}{'terms':>8}{'M/s':>11}{'of none':>9}")
+    rows = []
+    for n in sizes:
+        for phys in physics:
+            for dtype in dtypes:
+                names, steppers = [], []
+                for name, params in TERM_ROWS:
+                    try:
+                        steppers.append(backend_stepper(backend, "55p", dtype, n, physics=phys, **params))
+                        names.append(name)
+                    except (ValueError, NotImplementedError) as e:
+                        out(f"{'astaroth ' + backend:<18}{phys:>8}{dtype:>9}{str(n) + '^3':>8}{name:>8}"
+                            f"  not run: {e}")
+                rates = time_steppers(steppers, target_seconds)
+                for name, mps in zip(names, rates):
+                    rows.append(dict(impl=f"astaroth {backend}", physics=phys, dtype=dtype, n=n, terms=name,
+                                     mps=mps, of_none=mps / rates[0]))
+                    out(f"{'astaroth ' + backend:<18}{phys:>8}{dtype:>9}{str(n) + '^3':>8}{name:>8}{mps:>11.4g}"
+                        f"{mps / rates[0]:>9.2f}")
+                del steppers
     return rows

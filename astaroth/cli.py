@@ -209,6 +209,16 @@ def cmd_bench(args):
         why = ("this build has no CUDA backend (nvcc was not found when it was installed)"
                if "cuda" not in _core.compiled_backends() else "the CUDA backend is built, but no GPU is visible")
         raise RunError(f"--backend cuda: no GPU is usable here: {why}; use --backend cpu")
+    if args.physics == "all" and not args.terms:
+        raise RunError("--physics all goes with --terms (the other benchmarks take hydro or mhd)")
+    if args.terms:
+        from .bench import run_terms_bench
+
+        sizes = tuple(args.sizes) if args.sizes else ((32,) if backend == "cpu" else (256,))
+        physics = ("hydro", "mhd") if args.physics == "all" else (args.physics,)
+        run_terms_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), physics=physics,
+                        target_seconds=args.seconds)
+        return EXIT_DONE
     if args.physics == "mhd":
         from .bench import run_mhd_bench
 
@@ -288,9 +298,12 @@ def build_parser():
     p.add_argument("--dtype", nargs="+", default=["float32", "float64"], choices=["float32", "float64"])
     p.add_argument("--methods", nargs="+", default=["55p", "19p"], choices=["55p", "19p"])
     p.add_argument("--seconds", type=_positive(float), default=1.0, help="time spent per measurement (default 1)")
-    p.add_argument("--physics", default="hydro", choices=["hydro", "mhd"],
+    p.add_argument("--physics", default="hydro", choices=["hydro", "mhd", "all"],
                    help="mhd: rows for magnetohydrodynamics (seven fields, the 55-point method; default sizes "
-                        "32 64 on the CPU, 128 256 on the GPU)")
+                        "32 64 on the CPU, 128 256 on the GPU); all: both, with --terms")
+    p.add_argument("--terms", action="store_true",
+                   help="rows for hyperdiffusion and shock viscosity beside the same run without them (55p; "
+                        "default size 32 on the CPU, 256 on the GPU)")
     p.add_argument("--sweeps", action="store_true",
                    help="parameter-sweep rows instead: sim.run of one simulation at --sizes (default 32 64 128 "
                         "256), an Ensemble of 64 at 32^3 and of 16 at 64^3 beside a loop over the same members "

@@ -188,6 +188,8 @@ if [ "${1:-}" != "quick" ]; then
         $PY -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p 2>&1
         header "python3 -m astaroth bench --backend cuda --physics mhd"
         $PY -m astaroth bench --backend cuda --physics mhd 2>&1
+        header "python3 -m astaroth bench --backend cuda --terms --physics all"
+        $PY -m astaroth bench --backend cuda --terms --physics all 2>&1
     } > "$OUT/bench_sweeps.log" 2>&1
     cat "$OUT/bench_sweeps.log"
     memory_check
