@@ -52,7 +52,9 @@ def test_momentum_term_matches_a_numpy_statement():
         term = zeta * (div * ddx(values[0], i, h[i]) + grad_div) + div * ddx(zeta, i, h[i])
         assert np.max(np.abs(term)) > 1e-3 * np.max(np.abs(without[name]))
         assert np.max(np.abs(got[name] - without[name] - term)) <= 1e-10 * np.max(np.abs(got[name]))
-    assert np.array_equal(got["lnrho"], without["lnrho"])  # the continuity equation has no shock term
+    # the continuity equation has no shock term; the runs take different loops
+    # (the shock pass), which a compiler may vectorise differently: round-off only
+    assert np.max(np.abs(got["lnrho"] - without["lnrho"])) <= 1e-14 * np.max(np.abs(without["lnrho"]))
 
 
 def test_zero_coefficient_changes_nothing():
