@@ -149,14 +149,15 @@ typedef struct {
                              void *const *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce_mhd)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*load_members)(const ac_member *, int, cudaStream_t);
+    ac_status (*reduce_members)(const ac_grid *, int, cudaStream_t);
     ac_status (*substep_members)(const ac_grid *, int, const int *, int, int, cudaStream_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
-     cuda_reduce_mhd_f32, cuda_load_members_f32, cuda_substep_members_f32},
+     cuda_reduce_mhd_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
-     cuda_reduce_mhd_f64, cuda_load_members_f64, cuda_substep_members_f64}};
+     cuda_reduce_mhd_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -166,6 +167,8 @@ typedef struct {
     unsigned long long *max_u2_bits; /* reduction results, device */
     unsigned int *nonfinite;
     ac_cfl_run *cfl; /* run_cfl's state, device */
+    ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
+    int device;              /* the GPU it lives on */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
 } ac_gpu;
@@ -227,6 +230,7 @@ static void gpu_destroy(void *self)
     device_free(gpu->max_u2_bits);
     device_free(gpu->nonfinite);
     device_free(gpu->cfl);
+    device_free(gpu->member_runs);
     if (gpu->stream) {
         cudaError_t err = cudaStreamDestroy(gpu->stream);
         if (err != cudaSuccess)
@@ -260,6 +264,11 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
         return AC_ERR_NO_MEMORY;
     gpu->grid = *grid;
     gpu->method = method;
+    const cudaError_t device_err = cudaGetDevice(&gpu->device);
+    if (device_err != cudaSuccess) {
+        free(gpu);
+        return ac_cuda_record(device_err, "cudaGetDevice");
+    }
     gpu->k = &kernels[precision];
     gpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
     gpu->field_bytes = ac_grid_padded_count(grid) * gpu->element_bytes;
@@ -529,6 +538,23 @@ typedef struct {
     unsigned int *nonfinite[AC_MAX_MEMBERS];
 } member_states;
 
+/* The members' states from one staged copy, their reductions cleared. */
+__global__ void begin_members_kernel(member_states m, const ac_cfl_run *staged, int count)
+{
+    if ((int)threadIdx.x < count) {
+        *m.run[threadIdx.x] = staged[threadIdx.x];
+        *m.max_bits[threadIdx.x] = 0;
+        *m.nonfinite[threadIdx.x] = 0;
+    }
+}
+
+/* ... and back, for one copy to the host. */
+__global__ void end_members_kernel(member_states m, ac_cfl_run *staged, int count)
+{
+    if ((int)threadIdx.x < count)
+        staged[threadIdx.x] = *m.run[threadIdx.x];
+}
+
 /* check_only: after the last step, whether its fields are finite. */
 __global__ void cfl_members_kernel(member_states m, int count, int check_only)
 {
@@ -570,7 +596,7 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
 /* Whether hydro grid b can step in one launch with grid a (cuda_substep_members). */
 static bool goes_with(const ac_gpu *a, const ac_gpu *b)
 {
-    return b->method == AC_METHOD_55P && b->k == a->k && b->grid.fields == AC_NUM_FIELDS &&
+    return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k && b->grid.fields == AC_NUM_FIELDS &&
            b->grid.nu_hyper3 == 0.0 && b->grid.diff_hyper3 == 0.0 && b->grid.n[0] == a->grid.n[0] &&
            b->grid.n[1] == a->grid.n[1] && b->grid.n[2] == a->grid.n[2];
 }
@@ -580,7 +606,8 @@ static bool goes_with(const ac_gpu *a, const ac_gpu *b)
  * to the first member's stream. */
 static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, long max_steps)
 {
-    cudaStream_t stream = gpus[0]->stream;
+    ac_gpu *first = gpus[0];
+    cudaStream_t stream = first->stream;
     ac_member members[AC_MAX_MEMBERS];
     member_states states;
     for (int i = 0; i < count; ++i) {
@@ -588,7 +615,6 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, l
         CHECK(cudaStreamSynchronize(gpu->stream), "ensemble member's earlier work");
         runs[i].taken = 0;
         runs[i].nonfinite = 0;
-        CHECK(cudaMemcpyAsync(gpu->cfl, &runs[i], sizeof runs[i], cudaMemcpyHostToDevice, stream), "CFL run state");
         members[i].grid = &gpu->grid;
         for (int f = 0; f < AC_NUM_FIELDS; ++f) {
             members[i].sets[SET_HOME][f] = gpu->buf.home[f];
@@ -602,23 +628,32 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, l
         states.max_bits[i] = gpu->max_u2_bits;
         states.nonfinite[i] = gpu->nonfinite;
     }
-    ac_status st = gpus[0]->k->load_members(members, count, stream);
-    for (long n = 0; n < max_steps && st == AC_OK; ++n) {
-        for (int i = 0; i < count && n == 0 && st == AC_OK; ++i) /* later steps' come from the last substep */
-            st = queue_reduction_on(gpus[i], 0, 0, 1, stream);
+    if (!first->member_runs) {
+        ac_status st = device_zeros((void **)&first->member_runs, AC_MAX_MEMBERS * sizeof *first->member_runs);
         if (st != AC_OK)
-            break;
+            return st;
+    }
+    CHECK(cudaMemcpyAsync(first->member_runs, runs, count * sizeof *runs, cudaMemcpyHostToDevice, stream),
+          "CFL run states");
+    begin_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, first->member_runs, count);
+    CHECK(cudaGetLastError(), "ensemble start launch");
+    ac_status st = first->k->load_members(members, count, stream);
+    if (st == AC_OK) /* the first step's reduction; later steps' come from their last substep */
+        st = first->k->reduce_members(&first->grid, count, stream);
+    for (long n = 0; n < max_steps && st == AC_OK; ++n) {
         cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 0);
         CHECK(cudaGetLastError(), "ensemble CFL step launch");
         for (int s = 0; s < 3 && st == AC_OK; ++s)
-            st = gpus[0]->k->substep_members(&gpus[0]->grid, count, role_sets[s], s, s == 2, stream);
+            st = first->k->substep_members(&first->grid, count, role_sets[s], s, s == 2, stream);
     }
     if (st != AC_OK)
         return st;
     cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 1); /* the last step's NaN check */
     CHECK(cudaGetLastError(), "ensemble NaN check launch");
-    for (int i = 0; i < count; ++i)
-        CHECK(cudaMemcpyAsync(&runs[i], gpus[i]->cfl, sizeof runs[i], cudaMemcpyDeviceToHost, stream), "CFL run state");
+    end_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, first->member_runs, count);
+    CHECK(cudaGetLastError(), "ensemble end launch");
+    CHECK(cudaMemcpyAsync(runs, first->member_runs, count * sizeof *runs, cudaMemcpyDeviceToHost, stream),
+          "CFL run states");
     CHECK(cudaStreamSynchronize(stream), "ensemble CFL steps");
     return AC_OK;
 }

@@ -86,6 +86,7 @@ typedef struct {
     ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int fill_ghosts,       \
                                     unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);  \
     ac_status cuda_load_members_##sfx(const ac_member *members, int count, cudaStream_t stream);               \
+    ac_status cuda_reduce_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
     ac_status cuda_substep_members_##sfx(const ac_grid *g, int count, const int roles[4], int substep, int reduce, \
                                          cudaStream_t stream);
 

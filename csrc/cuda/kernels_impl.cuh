@@ -484,8 +484,9 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
 /* ---- reductions ------------------------------------------------------------
  * max |u|^2 as the bits of a non-negative double (they order like the
  * values), and one flag bit per field holding a NaN or Inf. */
-__global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, int first_field,
-                                     unsigned long long *max_u2_bits, unsigned int *nonfinite)
+static __device__ __forceinline__ void AC_FN(reduce_body)(const AC_FN(field_set) & fields, const AC_FN(shape) & s,
+                                                           int first_field, unsigned long long *max_u2_bits,
+                                                           unsigned int *nonfinite)
 {
     double local_max = 0.0;
     unsigned int flags = 0;
@@ -500,6 +501,12 @@ __global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, in
         local_max = u2 > local_max ? u2 : local_max;
     }
     AC_FN(warp_reduce_to)(local_max, flags, max_u2_bits, nonfinite); /* every lane gets here */
+}
+
+__global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, int first_field,
+                                     unsigned long long *max_u2_bits, unsigned int *nonfinite)
+{
+    AC_FN(reduce_body)(fields, s, first_field, max_u2_bits, nonfinite);
 }
 
 extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], int first_field,

@@ -90,3 +90,25 @@ extern "C" ac_status AC_FN(cuda_substep_members)(const ac_grid *g, int count, co
                                                                     substep, reduce != 0, runs, AC_FN(stream_wraps_x)(s));
     return ac_cuda_record(cudaGetLastError(), "ensemble substep launch");
 }
+
+/* The reduction of each member's fields (all of them checked) into its
+ * step's max |u|^2 and flags, as cuda_reduce does for the first step of a
+ * solo device loop: block (b, m) reduces part of member m. */
+__global__ void AC_FN(reduce_members_kernel)(AC_FN(shape) s)
+{
+    const AC_FN(stream_member) &m = AC_FN(stream_members)[blockIdx.y];
+    AC_FN(reduce_body)(m.sets[0], s, 0, m.step.max_u2_bits, m.step.nonfinite);
+}
+
+extern "C" ac_status AC_FN(cuda_reduce_members)(const ac_grid *g, int count, cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    long long blocks = (total + 255) / 256, most = 4096 / count > 1 ? 4096 / count : 1;
+    if (blocks > most)
+        blocks = most;
+    if (count < 1 || count > AC_MAX_MEMBERS)
+        return AC_ERR_ARGUMENT;
+    AC_FN(reduce_members_kernel)<<<dim3((unsigned)blocks, (unsigned)count), 256, 0, stream>>>(s);
+    return ac_cuda_record(cudaGetLastError(), "ensemble reduction launch");
+}
