@@ -7,10 +7,13 @@
         print(sim.nu, ac.analysis.symmetry_error(sim))
 
 The members stay ordinary Simulation objects.  Each advances exactly as it
-would alone (the same steps through the same code, so the same bits): the
-ensemble only runs them side by side, in worker threads (the compiled
-steps release the GIL).  On the CPU the OpenMP threads are shared out over
-the members running at once.
+would alone (the same steps through the same arithmetic, so the same bits).
+On the GPU, members that find their dt on the device (55-point method,
+hydrodynamics, no forcing or hyperdiffusion) go together: each launch
+steps all of them (up to MEMBERS_PER_LAUNCH), so that many small grids
+fill the GPU like one large one.  Other members run side by side in
+worker threads (the compiled steps release the GIL); on the CPU the OpenMP
+threads are shared out over the members running at once.
 """
 import math
 import time
@@ -18,7 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import _core
 from .diagnostics import ProgressLine
-from .simulation import DEVICE_BATCH, NonFiniteError, Simulation
+from .simulation import DEVICE_BATCH, NonFiniteError, Simulation, _device_batch_size
+
+MEMBERS_PER_LAUNCH = 128  # members one launch steps (kernels.h's AC_MAX_MEMBERS)
 
 # what members must share: an ensemble is one kind of run swept over parameters
 _SAME = ("shape", "dtype", "method", "physics", "backend")
@@ -113,21 +118,68 @@ class Ensemble:
             return steps.taken
 
         try:
-            return self._each(advance, plans, bar)
+            taken, alone = self._run_together(plans[0][0], plans[0][1], plans[0][2], bar)
+            for i, steps in zip(alone, self._each(advance, plans, bar, alone)):
+                taken[i] += steps
+            self._raise_first_error(taken)
+            return taken
         finally:
             if bar is not None:
                 bar.close()
 
-    def _each(self, work, extra=None, bar=None):
-        """work(member[, extra[i]]) for every member, `workers` at a time;
-        results in member order.  Errors are raised after every member has
-        finished, naming the first member that failed."""
-        args = [(sim,) if extra is None else (sim, extra[i]) for i, sim in enumerate(self._sims)]
+    def _run_together(self, until, cdt, cdtv, bar):
+        """The members that can, to `until` in shared launches on the GPU
+        (_core.run_cfl_members), each with its own dt found on the device as
+        its solo run finds it.  Returns the steps each member took and the
+        indices of those left to run alone; a member that blew up keeps its
+        error in place of its steps (raised by _raise_first_error)."""
+        sims = self._sims
+        taken = [0] * len(sims)
+        limits = [sim._device_cfl_limits(cdt, cdtv) if sim.backend == "cuda" else None for sim in sims]
+        together = [i for i, lim in enumerate(limits) if lim is not None]
+        if len(together) < 2:
+            return taken, list(range(len(sims)))
+        last_dt = {i: 0.0 for i in together}
+        for first in range(0, len(together), MEMBERS_PER_LAUNCH):
+            group = together[first:first + MEMBERS_PER_LAUNCH]
+            while True:
+                active = [i for i in group if sims[i].t < until and isinstance(taken[i], int)]
+                if not active:
+                    break
+                most = max(_device_batch_size(sims[i], until, last_dt[i], DEVICE_BATCH) for i in active)
+                results = _core.run_cfl_members([sims[i]._grid for i in active],
+                                                [(sims[i].t, until) + tuple(limits[i]) for i in active], most)
+                if results is None:  # they cannot go together: each runs alone
+                    return taken, [i for i in range(len(sims)) if isinstance(taken[i], int)]
+                for i, (t, steps, dt, nonfinite) in zip(active, results):
+                    sim = sims[i]
+                    sim.t, sim.steps = t, sim.steps + steps
+                    taken[i] += steps
+                    if steps:
+                        last_dt[i] = sim._last_device_dt = dt
+                    if nonfinite:  # before a step, as cfl_dt raises, or after the last (every step is checked)
+                        taken[i] = _error_of(i, sim._raise_nonfinite)
+                if bar is not None:
+                    bar.update()
+        return taken, [i for i in range(len(sims)) if i not in set(together)]
+
+    @staticmethod
+    def _raise_first_error(taken):
+        for steps in taken:
+            if isinstance(steps, Exception):
+                raise steps
+
+    def _each(self, work, extra=None, bar=None, members=None):
+        """work(member[, extra[i]]) for every member (or those of the indices
+        `members`), `workers` at a time; results in that order.  Errors are
+        raised after every member has finished, naming the first member that
+        failed."""
+        members = range(len(self._sims)) if members is None else members
+        args = [(i, (self._sims[i],) if extra is None else (self._sims[i], extra[i])) for i in members]
+        if not args:
+            return []
         if self._workers == 1:
-            results = []
-            for i, a in enumerate(args):
-                results.append(_named(i, work, *a))
-            return results
+            return [_named(i, work, *a) for i, a in args]
         threads = _omp_share(self._sims[0].backend, self._workers)
 
         def task(i, a):
@@ -136,7 +188,7 @@ class Ensemble:
             return _named(i, work, *a)
 
         with ThreadPoolExecutor(max_workers=self._workers) as pool:
-            futures = [pool.submit(task, i, a) for i, a in enumerate(args)]
+            futures = [pool.submit(task, i, a) for i, a in args]
             if bar is not None:
                 while not all(f.done() for f in futures):
                     time.sleep(0.05)
@@ -153,6 +205,15 @@ def _omp_share(backend, workers):
     if backend != "cpu":
         return None
     return max(1, _core.openmp_threads() // workers)
+
+
+def _error_of(i, work):
+    """The NonFiniteError work() raises, naming ensemble member i, or None."""
+    try:
+        _named(i, work)
+    except NonFiniteError as error:
+        return error
+    return None
 
 
 def _named(i, work, *args):

@@ -172,6 +172,16 @@ DEVICE_BATCH = 64  # CFL steps a GPU takes between two looks from the host (_Cfl
 FIRST_DEVICE_BATCH = 8  # ... when it cannot yet tell how many steps are left
 
 
+def _device_batch_size(sim, until, dt, batch):
+    """How many steps a device loop (run_cfl) should queue for `sim`, at most
+    `batch`.  Steps queued past `until` do nothing but still cost their
+    launches: queue about as many as remain at the last dt (dt: this run's,
+    else the previous run's), a few without one."""
+    guess = dt or sim._last_device_dt
+    remaining = (until - sim.t) / guess if guess > 0 else FIRST_DEVICE_BATCH
+    return batch if remaining + 2 >= batch else int(remaining) + 2
+
+
 class _CflSteps:
     """CFL steps of `sim` to `until`, the last one shortened to land on it:
     iterating takes one step at a time and yields its dt (also kept in
@@ -221,12 +231,7 @@ class _CflSteps:
         """Up to `batch` steps on the device; None if the backend cannot (then
         the host steps)."""
         sim = self.sim
-        # Steps queued past `until` do nothing but still cost their launches:
-        # queue about as many as remain at the last dt (this run's, or the
-        # previous run's), a few without one.
-        guess = self.dt or sim._last_device_dt
-        remaining = (self.until - sim.t) / guess if guess > 0 else FIRST_DEVICE_BATCH
-        most = self.batch if remaining + 2 >= self.batch else int(remaining) + 2
+        most = _device_batch_size(sim, self.until, self.dt, self.batch)
         result = sim._grid.run_cfl(sim.t, self.until, *self._limits, most)
         if result is None:
             self._limits = None

@@ -46,7 +46,7 @@ typedef struct {
     double dt;         /* out: the length of the last step taken */
     double step_dt;    /* on the device: the step's length the substeps read, NaN once the run has ended */
     long long taken;   /* out: steps taken */
-    int nonfinite;     /* out: the run stopped before a step because a field is not finite */
+    int nonfinite;     /* out: a field is not finite: the run stopped before a step (or, run_cfl_members, after its last) */
 } ac_cfl_run;
 
 typedef struct ac_backend_ops {
@@ -99,6 +99,11 @@ typedef struct ac_backend_ops {
     /* the shock viscosity's profile zeta of the fields now (DESIGN 9) into
      * a dense host array; NULL where the backend has no shock viscosity */
     ac_status (*shock_profile)(void *self, void *dense);
+    /* run_cfl for `count` grids of one shape, precision and physics at once
+     * (an Ensemble), each with its own run in runs[i]: each ends as its own
+     * run_cfl would, bit for bit; AC_ERR_UNSUPPORTED where the grids cannot
+     * go together (then each runs alone); NULL where the backend has none */
+    ac_status (*run_cfl_members)(void *const *selves, ac_cfl_run *runs, int count, long max_steps);
 } ac_backend_ops;
 
 #endif

@@ -15,11 +15,12 @@ BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 SHAPE = (24, 16, 12)
 
 
-def member(i, backend, dtype="float64", shape=SHAPE):
+def member(i, backend, dtype="float64", shape=SHAPE, **params):
     """Member i of a sweep: its own viscosity, sound speed, box, forcing
-    seed and initial state."""
+    seed and initial state (params: more Simulation parameters)."""
     box = (2 * math.pi, 2 * math.pi * (1 + 0.1 * i), 2 * math.pi)
-    sim = ac.Simulation(shape=shape, box=box, nu=0.02 + 0.01 * i, cs=0.8 + 0.1 * i, dtype=dtype, backend=backend)
+    sim = ac.Simulation(shape=shape, box=box, nu=0.02 + 0.01 * i, cs=0.8 + 0.1 * i, dtype=dtype, backend=backend,
+                        **params)
     for name, f in zip(ac.FIELDS, smooth_random_fields(shape, box, np.random.default_rng(10 + i), amplitude=0.05)):
         sim[name] = f
     sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=i + 1)
@@ -150,3 +151,94 @@ def test_bench_sweeps_command(capsys):
     assert main(["bench", "--backend", "cpu", "--sweeps", "--sizes", "8", "--seconds", "0.05"]) == 0
     out = capsys.readouterr().out
     assert "Ensemble of 64" in out and "loop over 16" in out
+
+
+# --- members in shared launches on the GPU (issue 14, item 3) -------------------
+
+def unforced(i, dtype="float32", shape=(32, 16, 12), **params):
+    """Member i without forcing: on the GPU it finds dt on the device, so it
+    goes in the ensemble's shared launches."""
+    sim = member(i, "cuda", dtype, shape, **params)
+    sim.forcing = None
+    return sim
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """Counts the calls of _core.run_cfl_members that stepped members together."""
+    from astaroth import ensemble
+
+    calls = []
+    real = ensemble._core.run_cfl_members
+
+    def counted(grids, runs, max_steps):
+        result = real(grids, runs, max_steps)
+        calls.append((len(grids), result is not None))
+        return result
+
+    monkeypatch.setattr(ensemble._core, "run_cfl_members", counted)
+    return calls
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_members_in_shared_launches_equal_solo_runs(dtype, launches, monkeypatch):
+    from astaroth import ensemble
+
+    monkeypatch.setattr(ensemble, "MEMBERS_PER_LAUNCH", 2)  # groups of 2, 2 and 1
+    ens = ac.Ensemble(unforced(i, dtype) for i in range(5))
+    taken = ens.run(until=0.4)
+    assert launches and all(together for _, together in launches)
+    assert {count for count, _ in launches} >= {2, 1}
+    assert len(set(taken)) > 1 and all(sim.t == 0.4 for sim in ens)
+    for i, sim in enumerate(ens):
+        alone = unforced(i, dtype)
+        assert alone.run(until=0.4) == taken[i]  # the solo device loop
+        assert_same(sim, alone)
+        host = unforced(i, dtype)
+        host._device_cfl = False
+        host.run(until=0.4)  # and the host's step-by-step loop
+        assert_same(sim, host)
+    taken = ens.run(until=0.5)  # a second run continues each member as a second solo run would
+    for i, sim in enumerate(ens):
+        alone = unforced(i, dtype)
+        alone.run(until=0.4)
+        assert alone.run(until=0.5) == taken[i]
+        assert_same(sim, alone)
+
+
+@pytest.mark.gpu
+def test_members_that_cannot_share_launches_run_alone(launches):
+    hyper = dict(nu_hyper3=1e-7)  # hyperdiffusion: the shared kernel has none
+    sims = [unforced(i, **(hyper if i == 2 else {})) for i in range(3)]
+    solo = [unforced(i, **(hyper if i == 2 else {})) for i in range(3)]
+    ac.Ensemble(sims).run(until=0.2)
+    assert launches and not any(together for _, together in launches)
+    for sim, alone in zip(sims, solo):
+        alone.run(until=0.2)
+        assert_same(sim, alone)
+
+
+@pytest.mark.gpu
+def test_a_blow_up_in_shared_launches_names_the_member():
+    cupy = pytest.importorskip("cupy")
+    sims = [unforced(i) for i in range(3)]
+    cupy.asarray(sims[1].view("uy"))[3, 4, 5] = np.nan  # (sim["uy"] = ... refuses NaN)
+    with pytest.raises(ac.NonFiniteError, match="ensemble member 1.*'uy'"):
+        ac.Ensemble(sims).run(until=0.1)
+    assert sims[0].t == sims[2].t == 0.1  # the others finished
+    assert sims[1].t == 0.0
+
+
+def test_cpu_grids_do_not_share_launches():
+    from astaroth import _core
+
+    sims = [member(i, "cpu") for i in range(2)]
+    runs = [(0.0, 0.1, 0.1, 1.0, 1.0)] * 2
+    assert _core.run_cfl_members([s._grid for s in sims], runs, 4) is None
+    with pytest.raises(ValueError, match="max_steps"):
+        _core.run_cfl_members([s._grid for s in sims], runs, 0)
+    with pytest.raises(ValueError, match="one run per grid"):
+        _core.run_cfl_members([s._grid for s in sims], runs[:1], 4)
+    with pytest.raises(TypeError, match="grid 1 is not a Grid"):
+        _core.run_cfl_members([sims[0]._grid, "x"], runs, 4)

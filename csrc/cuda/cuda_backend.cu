@@ -5,6 +5,7 @@
  */
 #include "cuda_backend.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,13 +148,16 @@ typedef struct {
     ac_status (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
                              void *const *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce_mhd)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
+    ac_status (*load_members)(const ac_member *, int, cudaStream_t);
+    ac_status (*reduce_members)(const ac_grid *, int, cudaStream_t);
+    ac_status (*substep_members)(const ac_grid *, int, const int *, int, int, cudaStream_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
-     cuda_reduce_mhd_f32},
+     cuda_reduce_mhd_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
-     cuda_reduce_mhd_f64}};
+     cuda_reduce_mhd_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -163,6 +167,8 @@ typedef struct {
     unsigned long long *max_u2_bits; /* reduction results, device */
     unsigned int *nonfinite;
     ac_cfl_run *cfl; /* run_cfl's state, device */
+    ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
+    int device;              /* the GPU it lives on */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
 } ac_gpu;
@@ -186,14 +192,18 @@ typedef struct {
     void *const *in, *const *out, *const *w_in, *const *w_out;
 } stage_roles;
 
+enum { SET_NONE = -1, SET_HOME, SET_STAGE_A, SET_W };
+static const int role_sets[3][4] = {/* in, out, w_in, w_out of substep s */
+                                    {SET_HOME, SET_STAGE_A, SET_NONE, SET_W},
+                                    {SET_STAGE_A, SET_W, SET_W, SET_HOME},
+                                    {SET_W, SET_HOME, SET_HOME, SET_NONE}};
+
 static stage_roles roles(const ac_field_sets *b, int s)
 {
-    stage_roles r;
-    r.in = s == 0 ? b->home : s == 1 ? b->stage_a : b->w;
-    r.out = s == 0 ? b->stage_a : s == 1 ? b->w : b->home;
-    r.w_in = s == 0 ? NULL : s == 1 ? b->w : b->home;
-    r.w_out = s == 0 ? b->w : s == 1 ? b->home : NULL;
-    return r;
+    void *const *sets[3] = {b->home, b->stage_a, b->w};
+    const int *r = role_sets[s];
+    stage_roles out = {sets[r[0]], sets[r[1]], r[2] < 0 ? NULL : sets[r[2]], r[3] < 0 ? NULL : sets[r[3]]};
+    return out;
 }
 
 /* Substep s of length dt, or as device_step says (run_cfl) if not NULL. */
@@ -220,6 +230,7 @@ static void gpu_destroy(void *self)
     device_free(gpu->max_u2_bits);
     device_free(gpu->nonfinite);
     device_free(gpu->cfl);
+    device_free(gpu->member_runs);
     if (gpu->stream) {
         cudaError_t err = cudaStreamDestroy(gpu->stream);
         if (err != cudaSuccess)
@@ -253,6 +264,11 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
         return AC_ERR_NO_MEMORY;
     gpu->grid = *grid;
     gpu->method = method;
+    const cudaError_t device_err = cudaGetDevice(&gpu->device);
+    if (device_err != cudaSuccess) {
+        free(gpu);
+        return ac_cuda_record(device_err, "cudaGetDevice");
+    }
     gpu->k = &kernels[precision];
     gpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
     gpu->field_bytes = ac_grid_padded_count(grid) * gpu->element_bytes;
@@ -336,14 +352,19 @@ static ac_status gpu_rhs(void *self)
  * first if `clear`): hydro (mhd 0) max |u|^2 and the flags of fields
  * `arg`..3; MHD the fastest signal speed and the flags of all seven, A's
  * ghost zones filled first if `arg`. */
-static ac_status queue_reduction(ac_gpu *gpu, int mhd, int arg, int clear)
+static ac_status queue_reduction_on(ac_gpu *gpu, int mhd, int arg, int clear, cudaStream_t stream)
 {
     if (clear) {
-        CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
-        CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
+        CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, stream), "cudaMemset");
+        CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, stream), "cudaMemset");
     }
-    return mhd ? gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, gpu->stream)
-               : gpu->k->reduce(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+    return mhd ? gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream)
+               : gpu->k->reduce(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream);
+}
+
+static ac_status queue_reduction(ac_gpu *gpu, int mhd, int arg, int clear)
+{
+    return queue_reduction_on(gpu, mhd, arg, clear, gpu->stream);
 }
 
 /* Runs a reduction (queue_reduction) and returns its maximum and flags. */
@@ -477,20 +498,23 @@ static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double
  * them can contract to an FMA), so that run_cfl takes the host loop's steps
  * bit for bit.  Reads the reduction's results and clears them for the next
  * step's. */
-__global__ void cfl_step_kernel(ac_cfl_run *run, unsigned long long *max_bits, unsigned int *nonfinite, int mhd)
+__device__ void cfl_step(ac_cfl_run *run, unsigned long long *max_bits, unsigned int *nonfinite, int mhd,
+                         int check_only)
 {
     const double reduced = __longlong_as_double((long long)*max_bits); /* max |u|^2; with MHD the signal speed */
     const unsigned int flags = *nonfinite;
     *max_bits = 0;
     *nonfinite = 0;
     run->step_dt = NAN; /* the substeps of an ended run do nothing */
-    if (run->nonfinite || !(run->t < run->until))
+    if (run->nonfinite)
         return;
     const double speed = mhd ? reduced : sqrt(reduced) + run->cs;
-    if (flags || !isfinite(speed)) {
+    if (flags || !isfinite(speed)) { /* before a step, or after the run's last */
         run->nonfinite = 1;
         return;
     }
+    if (check_only || !(run->t < run->until))
+        return;
     double dt = speed > 0.0 ? run->cdt_dxmin / speed : INFINITY;
     if (run->viscous_dt < dt)
         dt = run->viscous_dt;
@@ -500,6 +524,42 @@ __global__ void cfl_step_kernel(ac_cfl_run *run, unsigned long long *max_bits, u
     run->t = last ? run->until : run->t + dt;
     run->dt = run->step_dt = dt;
     run->taken += 1;
+}
+
+__global__ void cfl_step_kernel(ac_cfl_run *run, unsigned long long *max_bits, unsigned int *nonfinite, int mhd)
+{
+    cfl_step(run, max_bits, nonfinite, mhd, 0);
+}
+
+/* An ensemble's members' states and reductions: thread i steps member i. */
+typedef struct {
+    ac_cfl_run *run[AC_MAX_MEMBERS];
+    unsigned long long *max_bits[AC_MAX_MEMBERS];
+    unsigned int *nonfinite[AC_MAX_MEMBERS];
+} member_states;
+
+/* The members' states from one staged copy, their reductions cleared. */
+__global__ void begin_members_kernel(member_states m, const ac_cfl_run *staged, int count)
+{
+    if ((int)threadIdx.x < count) {
+        *m.run[threadIdx.x] = staged[threadIdx.x];
+        *m.max_bits[threadIdx.x] = 0;
+        *m.nonfinite[threadIdx.x] = 0;
+    }
+}
+
+/* ... and back, for one copy to the host. */
+__global__ void end_members_kernel(member_states m, ac_cfl_run *staged, int count)
+{
+    if ((int)threadIdx.x < count)
+        staged[threadIdx.x] = *m.run[threadIdx.x];
+}
+
+/* check_only: after the last step, whether its fields are finite. */
+__global__ void cfl_members_kernel(member_states m, int count, int check_only)
+{
+    if ((int)threadIdx.x < count)
+        cfl_step(m.run[threadIdx.x], m.max_bits[threadIdx.x], m.nonfinite[threadIdx.x], 0, check_only);
 }
 
 static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
@@ -533,9 +593,91 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
     return AC_OK;
 }
 
+/* Whether hydro grid b can step in one launch with grid a (cuda_substep_members). */
+static bool goes_with(const ac_gpu *a, const ac_gpu *b)
+{
+    return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k && b->grid.fields == AC_NUM_FIELDS &&
+           b->grid.nu_hyper3 == 0.0 && b->grid.diff_hyper3 == 0.0 && b->grid.n[0] == a->grid.n[0] &&
+           b->grid.n[1] == a->grid.n[1] && b->grid.n[2] == a->grid.n[2];
+}
+
+/* The members' CFL steps, all of them in each launch: one kernel for their
+ * dt, one per substep.  Their own streams are drained first; the work goes
+ * to the first member's stream. */
+static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, long max_steps)
+{
+    ac_gpu *first = gpus[0];
+    cudaStream_t stream = first->stream;
+    ac_member members[AC_MAX_MEMBERS];
+    member_states states;
+    for (int i = 0; i < count; ++i) {
+        ac_gpu *gpu = gpus[i];
+        CHECK(cudaStreamSynchronize(gpu->stream), "ensemble member's earlier work");
+        runs[i].taken = 0;
+        runs[i].nonfinite = 0;
+        members[i].grid = &gpu->grid;
+        for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+            members[i].sets[SET_HOME][f] = gpu->buf.home[f];
+            members[i].sets[SET_STAGE_A][f] = gpu->buf.stage_a[f];
+            members[i].sets[SET_W][f] = gpu->buf.w[f];
+        }
+        members[i].step.dt = &gpu->cfl->step_dt;
+        members[i].step.max_u2_bits = gpu->max_u2_bits;
+        members[i].step.nonfinite = gpu->nonfinite;
+        states.run[i] = gpu->cfl;
+        states.max_bits[i] = gpu->max_u2_bits;
+        states.nonfinite[i] = gpu->nonfinite;
+    }
+    if (!first->member_runs) {
+        ac_status st = device_zeros((void **)&first->member_runs, AC_MAX_MEMBERS * sizeof *first->member_runs);
+        if (st != AC_OK)
+            return st;
+    }
+    CHECK(cudaMemcpyAsync(first->member_runs, runs, count * sizeof *runs, cudaMemcpyHostToDevice, stream),
+          "CFL run states");
+    begin_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, first->member_runs, count);
+    CHECK(cudaGetLastError(), "ensemble start launch");
+    ac_status st = first->k->load_members(members, count, stream);
+    if (st == AC_OK) /* the first step's reduction; later steps' come from their last substep */
+        st = first->k->reduce_members(&first->grid, count, stream);
+    for (long n = 0; n < max_steps && st == AC_OK; ++n) {
+        cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 0);
+        CHECK(cudaGetLastError(), "ensemble CFL step launch");
+        for (int s = 0; s < 3 && st == AC_OK; ++s)
+            st = first->k->substep_members(&first->grid, count, role_sets[s], s, s == 2, stream);
+    }
+    if (st != AC_OK)
+        return st;
+    cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 1); /* the last step's NaN check */
+    CHECK(cudaGetLastError(), "ensemble NaN check launch");
+    end_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, first->member_runs, count);
+    CHECK(cudaGetLastError(), "ensemble end launch");
+    CHECK(cudaMemcpyAsync(runs, first->member_runs, count * sizeof *runs, cudaMemcpyDeviceToHost, stream),
+          "CFL run states");
+    CHECK(cudaStreamSynchronize(stream), "ensemble CFL steps");
+    return AC_OK;
+}
+
+/* One ensemble at a time loads the kernels' member table and launches. */
+static pthread_mutex_t members_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, int count, long max_steps)
+{
+    ac_gpu *const *gpus = (ac_gpu *const *)selves;
+    if (count < 1 || count > AC_MAX_MEMBERS)
+        return count < 1 ? AC_ERR_ARGUMENT : AC_ERR_UNSUPPORTED;
+    for (int i = 0; i < count; ++i)
+        if (!goes_with(gpus[0], gpus[i]))
+            return AC_ERR_UNSUPPORTED;
+    pthread_mutex_lock(&members_lock);
+    const ac_status st = run_members(gpus, runs, count, max_steps);
+    pthread_mutex_unlock(&members_lock);
+    return st;
+}
+
 extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
     gpu_max_speed, gpu_max_signal_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
-    AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl,
+    AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl, NULL, gpu_run_cfl_members,
 };

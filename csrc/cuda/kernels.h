@@ -56,6 +56,17 @@ typedef struct {
     unsigned int *nonfinite;
 } ac_device_step;
 
+/* An ensemble member stepped with the others in one launch per substep
+ * (cuda_substep_members): its grid (the shape is shared; spacing, nu and cs
+ * are its own), its three field sets (home, stage_a, w: cuda_backend.cu's
+ * roles index them) and the device CFL loop's state. */
+enum { AC_MAX_MEMBERS = 128 };
+typedef struct {
+    const ac_grid *grid;
+    void *sets[3][AC_NUM_FIELDS];
+    ac_device_step step;
+} ac_member;
+
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
                                  void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],              \
@@ -73,7 +84,11 @@ typedef struct {
                                      void *const w_out[AC_MAX_FIELDS], int substep, double dt,                  \
                                      const ac_device_step *device_step, cudaStream_t stream);                              \
     ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int fill_ghosts,       \
-                                    unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);
+                                    unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);  \
+    ac_status cuda_load_members_##sfx(const ac_member *members, int count, cudaStream_t stream);               \
+    ac_status cuda_reduce_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
+    ac_status cuda_substep_members_##sfx(const ac_grid *g, int count, const int roles[4], int substep, int reduce, \
+                                         cudaStream_t stream);
 
 AC_DECLARE_CUDA_KERNELS(f32)
 AC_DECLARE_CUDA_KERNELS(f64)

@@ -273,55 +273,72 @@ static dim3 AC_FN(tile_blocks)(const AC_FN(shape) & s, dim3 threads, int z_per_b
                 (s.end[2] - s.first[2] + z_per_block - 1) / z_per_block);
 }
 
+/* A stream kernel instance's fit to the device, found once per device: its
+ * shared memory allowed, the blocks of it the GPU holds at once, and the L2
+ * cache's size. */
+typedef struct {
+    unsigned long long devices; /* one bit per device prepared */
+    int resident_blocks, l2_bytes;
+} AC_FN(kernel_fit);
+
+static ac_status AC_FN(fit_kernel)(AC_FN(kernel_fit) * fit, const void *kernel, int threads, size_t smem)
+{
+    int device = 0;
+    if (ac_cuda_record(cudaGetDevice(&device), "cudaGetDevice") != AC_OK)
+        return AC_ERR_DEVICE;
+    if (device < 64 && fit->devices >> device & 1)
+        return AC_OK;
+    int per_sm = 0, sms = 0;
+    if (ac_cuda_record(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+                       "cudaFuncSetAttribute (55-point substep shared memory)") != AC_OK ||
+        ac_cuda_record(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem),
+                       "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
+        ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                       "cudaDeviceGetAttribute") != AC_OK ||
+        ac_cuda_record(cudaDeviceGetAttribute(&fit->l2_bytes, cudaDevAttrL2CacheSize, device),
+                       "cudaDeviceGetAttribute") != AC_OK)
+        return AC_ERR_DEVICE;
+    fit->resident_blocks = per_sm * sms > 0 ? per_sm * sms : 1;
+    if (device < 64)
+        fit->devices |= 1ull << device;
+    return AC_OK;
+}
+
+/* Runs up each of `columns` columns of tiles (`copies` grids of them, each
+ * of three field sets of set_bytes): as many as fit the GPU in one wave
+ * beside the columns, or two when the columns alone take more than four
+ * waves (at least one, at most one per 8 planes: each run also reads 2
+ * AC_GHOST planes it does not update; field sets that fit in half the L2
+ * cache give those from L2, and may have a run per plane). */
+static int AC_FN(stream_runs)(const AC_FN(kernel_fit) & fit, long long columns, int nz, double set_bytes)
+{
+    int runs = (int)(fit.resident_blocks / columns);
+    if (columns > 4 * (long long)fit.resident_blocks)
+        runs = 2; /* measured at 512^3 in float64: +1.4 % (tune.log of 2026-11-23-h100-6531e07) */
+    const int most = 3.0 * set_bytes <= 0.5 * fit.l2_bytes ? nz : nz / 8;
+    if (runs > most)
+        runs = most;
+    return runs < 1 ? 1 : runs > nz ? nz : runs;
+}
+
 /* The 55-point substep with a TX x TY tile and `runs` runs up each column
- * of tiles; 0: as many as fit the GPU in one wave beside the columns, or two
- * when the columns alone take more than four waves (at least one, at most
- * one per 8 planes: each run also reads 2 AC_GHOST planes it does not
- * update; a grid whose three field sets fit in half the L2 cache reads those
- * from L2, and may have a run per plane). */
+ * of tiles (0: stream_runs). */
 template <int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, bool HYPER, typename Set>
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
                                       ac_mhd_params q, ac_hyper_params hyper, int substep, real dt,
                                       ac_device_step step, int runs, bool periodic, bool wrap_x, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD, sizeof(Set) / sizeof(real *)>::BYTES;
-    static unsigned long long prepared_devices = 0; /* one bit per device */
-    static int resident_blocks = 0;                 /* blocks of this kernel the GPU holds at once */
-    static int l2_bytes = 0;
-    int device = 0;
-    if (ac_cuda_record(cudaGetDevice(&device), "cudaGetDevice") != AC_OK)
+    static AC_FN(kernel_fit) fit = {0, 0, 0};
+    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>,
+                          TX * TY, smem) != AC_OK)
         return AC_ERR_DEVICE;
-    if (device >= 64 || !(prepared_devices >> device & 1)) {
-        int per_sm = 0, sms = 0;
-        if (ac_cuda_record(cudaFuncSetAttribute(AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
-                           "cudaFuncSetAttribute (55-point substep shared memory)") != AC_OK ||
-            ac_cuda_record(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                               &per_sm, AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>, TX * TY, smem),
-                           "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
-            ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-                           "cudaDeviceGetAttribute") != AC_OK ||
-            ac_cuda_record(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device),
-                           "cudaDeviceGetAttribute") != AC_OK)
-            return AC_ERR_DEVICE;
-        resident_blocks = per_sm * sms > 0 ? per_sm * sms : 1;
-        if (device < 64)
-            prepared_devices |= 1ull << device;
-    }
     const int nz = s.end[2] - s.first[2];
     const long long columns =
         (long long)((s.end[0] - s.first[0] + TX - 1) / TX) * ((s.end[1] - s.first[1] + TY - 1) / TY);
-    if (runs <= 0) {
-        runs = (int)(resident_blocks / columns);
-        if (columns > 4 * (long long)resident_blocks)
-            runs = 2; /* measured at 512^3 in float64: +1.4 % (tune.log of 2026-11-23-h100-6531e07) */
-        const double set_bytes = 3.0 * (sizeof(Set) / sizeof(real *)) * s.m[0] * s.m[1] * s.m[2] * sizeof(real);
-        const int most = set_bytes <= 0.5 * l2_bytes ? nz : nz / 8;
-        if (runs > most)
-            runs = most;
-    }
-    if (runs < 1)
-        runs = 1;
+    if (runs <= 0)
+        runs = AC_FN(stream_runs)(fit, columns, nz,
+                                  (double)(sizeof(Set) / sizeof(real *)) * s.m[0] * s.m[1] * s.m[2] * sizeof(real));
     if (runs > nz)
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
@@ -467,8 +484,9 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
 /* ---- reductions ------------------------------------------------------------
  * max |u|^2 as the bits of a non-negative double (they order like the
  * values), and one flag bit per field holding a NaN or Inf. */
-__global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, int first_field,
-                                     unsigned long long *max_u2_bits, unsigned int *nonfinite)
+static __device__ __forceinline__ void AC_FN(reduce_body)(const AC_FN(field_set) & fields, const AC_FN(shape) & s,
+                                                           int first_field, unsigned long long *max_u2_bits,
+                                                           unsigned int *nonfinite)
 {
     double local_max = 0.0;
     unsigned int flags = 0;
@@ -483,6 +501,12 @@ __global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, in
         local_max = u2 > local_max ? u2 : local_max;
     }
     AC_FN(warp_reduce_to)(local_max, flags, max_u2_bits, nonfinite); /* every lane gets here */
+}
+
+__global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, int first_field,
+                                     unsigned long long *max_u2_bits, unsigned int *nonfinite)
+{
+    AC_FN(reduce_body)(fields, s, first_field, max_u2_bits, nonfinite);
 }
 
 extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], int first_field,
@@ -537,3 +561,4 @@ extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const field
 }
 
 #include "mhd_substep.cuh"
+#include "members.cuh"

@@ -181,10 +181,9 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
  * the plane and the column).  Separate instances, so that the kernel the
  * host drives for plain runs keeps its registers. */
 template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER>
-__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS, sizeof(Set) / sizeof(real *)>())
-    AC_FN(stream_substep_kernel)(Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p,
-                                 AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs,
-                                 bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper)
+static __device__ __forceinline__ void AC_FN(stream_substep_body)(
+    Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p, AC_FN(stencil_scales) c, int substep,
+    real dt, ac_device_step step, int runs, bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper)
 {
     if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
@@ -365,4 +364,14 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
     }
     if (reduces)
         AC_FN(warp_reduce_to)(max_u2, nonfinite, step.max_u2_bits, step.nonfinite);
+}
+
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER>
+__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS, sizeof(Set) / sizeof(real *)>())
+    AC_FN(stream_substep_kernel)(Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p,
+                                 AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs,
+                                 bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper)
+{
+    AC_FN(stream_substep_body)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>(in, out, w_in, w_out, s, p, c, substep, dt,
+                                                                         step, runs, periodic, wrap_x, magnetic, hyper);
 }
