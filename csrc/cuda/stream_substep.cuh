@@ -293,10 +293,13 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         if (active && it >= 2 * AC_GHOST) { /* point k is finished */
             const int k = k_first + it - 2 * AC_GHOST;
             const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
+            /* w is loaded early, to hide the loads' latency, except where
+             * registers are short (MHD with hyperdiffusion in double) */
+            constexpr bool late_w = HYPER && NF > AC_NUM_FIELDS && sizeof(real) == 8;
             real w[NF];
 #pragma unroll
             for (int f = 0; f < NF; ++f)
-                w[f] = reads_w ? w_in.f[f][idx] : (real)0;
+                w[f] = reads_w && !late_w ? w_in.f[f][idx] : (real)0;
             real z[NF][AC_SPAN]; /* this column at planes k-3 .. k+3 */
 #pragma unroll
             for (int f = 0; f < NF; ++f)
@@ -304,6 +307,15 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 for (int n = 0; n < AC_SPAN; ++n)
                     z[f][n] = n < AC_GHOST ? below[f][n] : above[n - AC_GHOST][f * T::PLANE];
             const real *at = above[0];
+            real del6[HYPER ? 4 : 1]; /* first, so that the columns of lnrho and u can go */
+            if (HYPER) {
+#pragma unroll
+                for (int f = 0; f < 4; ++f) {
+                    const real *v = at + f * T::PLANE;
+                    del6[f] = AC_FN(stencil_sixth)<1>(v, c.sixth[0]) + AC_FN(stencil_sixth)<T::W>(v, c.sixth[1]) +
+                              AC_FN(stencil_sixth)<1>(z[f] + AC_GHOST, c.sixth[2]);
+                }
+            }
             ac_derivatives d;
             d.grad_lnrho[0] = AC_FN(stencil_first)<1>(at, c.first[0]);
             d.grad_lnrho[1] = AC_FN(stencil_first)<T::W>(at, c.first[1]);
@@ -326,14 +338,14 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
 #pragma unroll
                 for (int f = 0; f < 4; ++f) { /* lnrho with diff_hyper3, u with nu_hyper3 */
                     const real coefficient = f == 0 ? hyper.diff_hyper3 : hyper.nu_hyper3;
-                    if (coefficient != 0) {
-                        const real *v = at + f * T::PLANE;
-                        rhs[f] += coefficient * (AC_FN(stencil_sixth)<1>(v, c.sixth[0]) +
-                                                 AC_FN(stencil_sixth)<T::W>(v, c.sixth[1]) +
-                                                 AC_FN(stencil_sixth)<1>(z[f] + AC_GHOST, c.sixth[2]));
-                    }
+                    if (coefficient != 0)
+                        rhs[f] += coefficient * del6[f];
                 }
             }
+            if (late_w && reads_w)
+#pragma unroll
+                for (int f = 0; f < NF; ++f)
+                    w[f] = w_in.f[f][idx];
             real fresh[NF];
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
