@@ -30,8 +30,24 @@ __global__ void AC_FN(shock_scale_kernel)(real *zeta, const real *from, real sca
         zeta[n] = scale * from[n];
 }
 
+/* The gradient of the profile (ghost zones filled) at the interior points,
+ * eq. (6) as the CPU's substep takes it. */
+__global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_point_params p)
+{
+    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+            zeta[(a + 1) * padded + idx] = first_derivative(zeta + idx, s.stride[a], p.inv_ds[a]);
+    }
+}
+
 /* The profile of the fields `in` (their ghost zones are filled here) into
- * zeta; scratch is a second padded array. */
+ * zeta, and its gradient into the three padded arrays after it; scratch is
+ * a second padded array. */
 extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
                                                void *scratch_, cudaStream_t stream)
 {
@@ -59,7 +75,10 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
     const long long count = (long long)s.m[0] * s.m[1] * s.m[2];
     AC_FN(shock_scale_kernel)<<<(unsigned)(count / 256 + 1 < 65535 ? count / 256 + 1 : 65535), 256, 0, stream>>>(
         zeta, scratch, (real)(g->nu_shock * dxmin * dxmin), count);
-    return ac_cuda_record(cudaGetLastError(), "shock profile launch");
+    if (ac_cuda_record(cudaGetLastError(), "shock profile launch") != AC_OK)
+        return AC_ERR_DEVICE;
+    AC_FN(shock_gradient_kernel)<<<blocks, 256, 0, stream>>>(zeta, s, p);
+    return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
 }
 
 /* max of a padded array over the interior (non-negative values, as the bits
