@@ -120,18 +120,13 @@ def _check_grid(shape, box, dtype):
                              f"in which the box is nearer 1")
 
 
-def _extended_backend(what, method, backend, gpu=False):
-    """The backend for `what` (hyperdiffusion, shock viscosity): the
-    55-point method (the point loops take its stencils) and, unless `gpu`
-    (the CUDA kernels have the terms), the CPU ("auto" picks it)."""
+def _extended_backend(what, method, backend):
+    """The backend for `what` (hyperdiffusion, shock viscosity): either, with
+    the 55-point method (the point loops and the streaming kernel take its
+    stencils)."""
     if method != "55p":
         raise ValueError(f"{what} needs method='55p'")
-    if gpu:
-        return backend
-    if backend == "cuda":
-        raise ValueError(f"{what} runs on the CPU backend in this version (its CUDA kernels are not built yet); "
-                         f"use backend='cpu' or 'auto'")
-    return "cpu" if backend == "auto" else backend
+    return backend
 
 
 def _courant_numbers(cdt, cdtv):
@@ -350,7 +345,7 @@ class Simulation:
             if value < 0:
                 raise ValueError(f"{name} (hyperdiffusion) must be >= 0, got {value}")
         if nu_hyper3 or diff_hyper3:
-            backend = _extended_backend("hyperdiffusion (nu_hyper3, diff_hyper3)", method, backend, gpu=True)
+            backend = _extended_backend("hyperdiffusion (nu_hyper3, diff_hyper3)", method, backend)
         nu_shock = _real(nu_shock, "nu_shock")
         if nu_shock < 0:
             raise ValueError(f"nu_shock (shock viscosity) must be >= 0, got {nu_shock}")
@@ -632,8 +627,13 @@ class Simulation:
     def _diffusion_rate(self):
         """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without
         MHD); with shock viscosity nu + max zeta in place of nu (DESIGN 9)."""
-        nu = self._nu + float(self.shock_viscosity().max()) if self._nu_shock else self._nu
+        nu = self._nu + self._max_shock_viscosity() if self._nu_shock else self._nu
         return max(nu, self._eta) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
+
+    def _max_shock_viscosity(self):
+        """max zeta, reduced where the fields are (a GPU copies no profile)."""
+        largest = self._grid.shock_max()
+        return float(self.shock_viscosity().max()) if largest is None else largest
 
     def shock_viscosity(self):
         """The shock viscosity's profile zeta of the fields now (a NumPy array

@@ -104,6 +104,10 @@ typedef struct ac_backend_ops {
      * run_cfl would, bit for bit; AC_ERR_UNSUPPORTED where the grids cannot
      * go together (then each runs alone); NULL where the backend has none */
     ac_status (*run_cfl_members)(void *const *selves, ac_cfl_run *runs, int count, long max_steps);
+    /* max over the grid of the shock viscosity's profile of the fields now
+     * (NaN if not finite), where copying the profile (shock_profile) would
+     * cost more than the step; NULL: use shock_profile */
+    ac_status (*shock_max)(void *self, double *out);
 } ac_backend_ops;
 
 #endif

@@ -435,6 +435,22 @@ static PyObject *Grid_shock_profile(GridObject *self, PyObject *Py_UNUSED(ignore
     return out;
 }
 
+static PyObject *Grid_shock_max(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    if (self->ops->shock_max == NULL || self->grid.nu_shock == 0.0)
+        Py_RETURN_NONE;
+    double v = 0.0;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->shock_max(self->self, &v);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "shock profile maximum");
+    return PyFloat_FromDouble(v);
+}
+
 /* write(field, array): array must be Fortran-contiguous, shape n, our dtype */
 static PyObject *Grid_write(GridObject *self, PyObject *args)
 {
@@ -713,6 +729,9 @@ static PyMethodDef Grid_methods[] = {
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
     {"shock_profile", (PyCFunction)Grid_shock_profile, METH_NOARGS,
      "shock_profile() -> the shock viscosity zeta of the fields now (dense), or None without nu_shock."},
+    {"shock_max", (PyCFunction)Grid_shock_max, METH_NOARGS,
+     "shock_max() -> max of the shock viscosity zeta of the fields now, found where they are; None where the "
+     "backend has no such reduction (then shock_profile().max()) or without nu_shock."},
     {"run_cfl", (PyCFunction)Grid_run_cfl, METH_VARARGS,
      "run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt, nonfinite), or None where the "
      "backend cannot find dt on the device (the CPU, forcing): CFL steps without waiting between them."},

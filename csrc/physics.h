@@ -442,6 +442,32 @@ AC_INLINE real smooth_121(real below, real here, real above)
     return (below + (real)2 * here + above) * (real)0.25;
 }
 
+/* One pass of the profile at padded index idx: the compression (axis -1,
+ * from the velocity u[0..2]; `from` unused), the 3x3x3 maximum of `from`
+ * (axis 3) or its smoothing along `axis` (0, 1, 2); `from` and u have their
+ * ghost zones filled.  Each backend applies it at every interior point. */
+AC_INLINE real shock_pass_point(const real *const u[3], const real *from, ptrdiff_t idx, const ptrdiff_t stride[3],
+                                const real inv_ds[3], int axis)
+{
+    if (axis < 0) {
+        real div_u = 0;
+        for (int a = 0; a < 3; ++a)
+            div_u += first_derivative(u[a] + idx, stride[a], inv_ds[a]);
+        return shock_compression(div_u);
+    }
+    if (axis == 3) {
+        real v = from[idx];
+        for (int dk = -1; dk <= 1; ++dk)
+            for (int dj = -1; dj <= 1; ++dj)
+                for (int di = -1; di <= 1; ++di) {
+                    const real x = from[idx + di * stride[0] + dj * stride[1] + dk * stride[2]];
+                    v = x > v ? x : v;
+                }
+        return v;
+    }
+    return smooth_121(from[idx - stride[axis]], from[idx], from[idx + stride[axis]]);
+}
+
 /* du/dt += zeta (div u grad lnrho + grad div u) + div u grad zeta. */
 AC_INLINE void add_shock_viscosity(const ac_derivatives *d, real zeta, const real grad_zeta[3], real *rhs)
 {

@@ -1,7 +1,8 @@
-"""Shock viscosity (DESIGN 9, the Pencil Code's 'nu-shock'), on the CPU
-backend: the profile and the momentum term against a NumPy statement, and an
-isothermal Riemann problem whose error against the exact solution falls
-with resolution, where the same run without shock viscosity blows up."""
+"""Shock viscosity (DESIGN 9, the Pencil Code's 'nu-shock'): the profile and
+the momentum term against a NumPy statement on both backends, an isothermal
+Riemann problem whose error against the exact solution falls with
+resolution, where the same run without shock viscosity blows up, and the
+CUDA backend against the CPU (tests marked gpu)."""
 import math
 
 import numpy as np
@@ -24,25 +25,30 @@ def numpy_profile(u, h, shape, nu_shock):
     return nu_shock * dxmin ** 2 * z
 
 
-def compressed_flow(nu_shock, shape=(20, 14, 9), box=(2 * math.pi, 3.0, 1.7)):
-    sim = ac.Simulation(shape=shape, box=box, nu=0.01, cs=1.0, dtype="float64", backend="cpu", nu_shock=nu_shock)
+BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+def compressed_flow(nu_shock, shape=(20, 14, 9), box=(2 * math.pi, 3.0, 1.7), backend="cpu"):
+    sim = ac.Simulation(shape=shape, box=box, nu=0.01, cs=1.0, dtype="float64", backend=backend, nu_shock=nu_shock)
     values = smooth_random_fields(shape, box, np.random.default_rng(7), amplitude=0.3)
     for name, f in zip(ac.FIELDS, values):
         sim[name] = f
     return sim, values
 
 
-def test_profile_matches_a_numpy_statement():
-    sim, values = compressed_flow(nu_shock=1.7)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_profile_matches_a_numpy_statement(backend):
+    sim, values = compressed_flow(nu_shock=1.7, backend=backend)
     got = sim.shock_viscosity()
     want = numpy_profile(values[1:], sim.spacing, sim.shape, 1.7)
     assert want.max() > 0
     assert np.max(np.abs(got - want)) <= 1e-12 * want.max()
 
 
-def test_momentum_term_matches_a_numpy_statement():
-    shocked, values = compressed_flow(nu_shock=1.7)
-    plain, _ = compressed_flow(nu_shock=0.0)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_momentum_term_matches_a_numpy_statement(backend):
+    shocked, values = compressed_flow(nu_shock=1.7, backend=backend)
+    plain, _ = compressed_flow(nu_shock=0.0, backend=backend)
     got, without = shocked.rhs(), plain.rhs()
     h, u = shocked.spacing, values[1:]
     zeta = numpy_profile(u, h, shocked.shape, 1.7)
@@ -55,6 +61,7 @@ def test_momentum_term_matches_a_numpy_statement():
     # the continuity equation has no shock term; the runs take different loops
     # (the shock pass), which a compiler may vectorise differently: round-off only
     assert np.max(np.abs(got["lnrho"] - without["lnrho"])) <= 1e-14 * np.max(np.abs(without["lnrho"]))
+    assert shocked._max_shock_viscosity() == pytest.approx(zeta.max(), rel=1e-12)
 
 
 def test_zero_coefficient_changes_nothing():
@@ -100,10 +107,10 @@ def riemann_density(xi, t, rho_l=10.0, rho_r=1.0, cs=1.0):
     return np.where(xi < -cs * t, rho_l, np.where(xi < (u_s - cs) * t, fan, np.where(xi < shock * t, rho_s, rho_r)))
 
 
-def riemann_error(n, nu_shock, t_end=2.0, length=20.0):
+def riemann_error(n, nu_shock, t_end=2.0, length=20.0, backend="cpu"):
     """L1 error of the density at t_end: a 10:1 slab between x = L/4 and 3L/4
     (two jumps, periodic), waves still apart at t_end."""
-    sim = ac.Simulation(shape=(n, 1, 1), box=(length, 1, 1), nu=0.0, cs=1.0, dtype="float64", backend="cpu",
+    sim = ac.Simulation(shape=(n, 1, 1), box=(length, 1, 1), nu=0.0, cs=1.0, dtype="float64", backend=backend,
                         nu_shock=nu_shock)
     x = sim.x
     sim["lnrho"] = np.where((x >= length / 4) & (x < 3 * length / 4), math.log(10.0), 0.0)[:, None, None]
@@ -135,3 +142,39 @@ def test_bad_shock_viscosity_is_refused_clearly(tmp_path):
     sim.save(tmp_path / "s.h5")
     back = ac.load(tmp_path / "s.h5", backend="cpu")
     assert back.nu_shock == 1.5 and np.array_equal(back.shock_viscosity(), sim.shock_viscosity())
+
+
+# --- the CUDA backend -------------------------------------------------------------
+
+GPU = pytest.mark.gpu
+TOLERANCE = {"float64": 1e-12, "float32": 1e-5}
+
+
+@GPU
+@pytest.mark.parametrize("physics", ["hydro", "mhd"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("hyper", [0.0, 3e-5])
+def test_cuda_matches_cpu(physics, dtype, hyper):
+    from helpers import assert_rhs_agree
+
+    shape, box = (37, 50, 23), (2 * math.pi, 3.0, 1.7)
+    extra = dict(physics="mhd", eta=0.02, b_ext=(0.1, -0.2, 0.3)) if physics == "mhd" else {}
+    sims = [ac.Simulation(shape=shape, box=box, nu=0.02, cs=0.8, dtype=dtype, backend=b, nu_shock=1.3,
+                          nu_hyper3=hyper, **extra) for b in ("cpu", "cuda")]
+    rng = np.random.default_rng(9)
+    values = smooth_random_fields(shape, box, rng, amplitude=0.3) + smooth_random_fields(shape, box, rng)[:3]
+    assert_rhs_agree(sims, values, TOLERANCE[dtype])
+    zeta = [s.shock_viscosity() for s in sims]
+    assert np.max(np.abs(zeta[1] - zeta[0])) <= TOLERANCE[dtype] * np.max(zeta[0])
+    for s in sims:
+        s.run(until=0.05)
+    assert sims[0].steps == sims[1].steps
+    for name in sims[0].field_names:
+        c, g = sims[0][name], sims[1][name]
+        assert np.max(np.abs(g - c)) <= 10 * TOLERANCE[dtype] * max(np.max(np.abs(c)), 1e-30), name
+
+
+@GPU
+def test_riemann_problem_on_the_gpu_equals_the_cpu():
+    errors = [riemann_error(200, nu_shock=2.0, backend=b) for b in ("cpu", "cuda")]
+    assert errors[1] == pytest.approx(errors[0], rel=1e-9) and errors[1] < 2.0

@@ -77,33 +77,15 @@ void AC_FN(substep_point)(const ac_grid *g, const ac_region *r, void *const in_[
 static void AC_FN(shock_pass)(const ac_grid *g, real *const *in, const real *from, real *to, int axis)
 {
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
+    const real *const u[3] = {in[1], in[2], in[3]};
     ptrdiff_t stride[3];
     ac_grid_strides(g, stride);
 #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < g->n[2]; ++k)
         for (int j = 0; j < g->n[1]; ++j) {
             const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);
-            for (int i = 0; i < g->n[0]; ++i) {
-                const ptrdiff_t idx = row + i;
-                real v;
-                if (axis < 0) {
-                    real div_u = 0;
-                    for (int a = 0; a < 3; ++a)
-                        div_u += first_derivative(in[1 + a] + idx, stride[a], p.inv_ds[a]);
-                    v = shock_compression(div_u);
-                } else if (axis == 3) {
-                    v = from[idx];
-                    for (int dk = -1; dk <= 1; ++dk)
-                        for (int dj = -1; dj <= 1; ++dj)
-                            for (int di = -1; di <= 1; ++di) {
-                                const real x = from[idx + di * stride[0] + dj * stride[1] + dk * stride[2]];
-                                v = x > v ? x : v;
-                            }
-                } else {
-                    v = smooth_121(from[idx - stride[axis]], from[idx], from[idx + stride[axis]]);
-                }
-                to[idx] = v;
-            }
+            for (int i = 0; i < g->n[0]; ++i)
+                to[row + i] = shock_pass_point(u, from, row + i, stride, p.inv_ds, axis);
         }
     AC_FN(fill_ghost_zones)(g, to);
 }

@@ -141,13 +141,15 @@ done:
 
 typedef struct {
     ac_status (*substep)(const ac_grid *, const ac_region *, ac_method, void *const *, void *const *, void *const *,
-                         void *const *, void *, int, double, const ac_device_step *, cudaStream_t);
+                         void *const *, void *, const void *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double, cudaStream_t);
     ac_status (*fill_ghost_axis)(const ac_grid *, void *const *, int, cudaStream_t);
     ac_status (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
-                             void *const *, int, double, const ac_device_step *, cudaStream_t);
+                             void *const *, const void *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce_mhd)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
+    ac_status (*shock_profile)(const ac_grid *, void *const *, void *, void *, cudaStream_t);
+    ac_status (*max_interior)(const ac_grid *, const void *, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*load_members)(const ac_member *, int, cudaStream_t);
     ac_status (*reduce_members)(const ac_grid *, int, cudaStream_t);
     ac_status (*substep_members)(const ac_grid *, int, const int *, int, int, cudaStream_t);
@@ -155,9 +157,9 @@ typedef struct {
 
 static const kernel_table kernels[2] = {
     {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
-     cuda_reduce_mhd_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32},
+     cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
-     cuda_reduce_mhd_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64}};
+     cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -168,6 +170,7 @@ typedef struct {
     unsigned int *nonfinite;
     ac_cfl_run *cfl; /* run_cfl's state, device */
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
+    void *zeta, *zeta_scratch; /* with nu_shock: the profile and its gradient (4 padded arrays), a second array */
     int device;              /* the GPU it lives on */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
@@ -210,10 +213,18 @@ static stage_roles roles(const ac_field_sets *b, int s)
 static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt, const ac_device_step *device_step)
 {
     const stage_roles r = roles(&gpu->buf, s);
+    if (gpu->zeta && region) /* the profile's maximum and smoothing span subdomains: one process only */
+        return AC_ERR_UNSUPPORTED;
+    if (gpu->zeta && s == 0) { /* the profile of the step's start, held for its three substeps */
+        const ac_status st = gpu->k->shock_profile(&gpu->grid, r.in, gpu->zeta, gpu->zeta_scratch, gpu->stream);
+        if (st != AC_OK)
+            return st;
+    }
     if (gpu->grid.fields == AC_MAX_FIELDS)
-        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, s, dt, device_step, gpu->stream);
-    return gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u, s, dt,
-                           device_step, gpu->stream);
+        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, gpu->zeta, s, dt, device_step,
+                                   gpu->stream);
+    return gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u, gpu->zeta, s,
+                           dt, device_step, gpu->stream);
 }
 
 static void gpu_destroy(void *self)
@@ -231,6 +242,8 @@ static void gpu_destroy(void *self)
     device_free(gpu->nonfinite);
     device_free(gpu->cfl);
     device_free(gpu->member_runs);
+    device_free(gpu->zeta);
+    device_free(gpu->zeta_scratch);
     if (gpu->stream) {
         cudaError_t err = cudaStreamDestroy(gpu->stream);
         if (err != cudaSuccess)
@@ -256,8 +269,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     *out = NULL;
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
         return AC_ERR_ARGUMENT;
-    if (ac_cuda_device_count() < 1 || (grid->fields == AC_MAX_FIELDS && method != AC_METHOD_55P) ||
-        grid->nu_shock != 0.0) /* shock viscosity: the CPU only, for now */
+    if (ac_cuda_device_count() < 1 || ((grid->fields == AC_MAX_FIELDS || grid->nu_shock != 0.0) &&
+                                       method != AC_METHOD_55P)) /* MHD, shock viscosity: the 55-point kernel */
         return AC_ERR_UNSUPPORTED;
     ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
     if (!gpu)
@@ -289,6 +302,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     }
     if (st == AC_OK && method == AC_METHOD_19P)
         st = device_zeros(&gpu->buf.div_u, gpu->field_bytes);
+    if (st == AC_OK && grid->nu_shock != 0.0 && (st = device_zeros(&gpu->zeta, 4 * gpu->field_bytes)) == AC_OK)
+        st = device_zeros(&gpu->zeta_scratch, gpu->field_bytes);
     if (st == AC_OK)
         st = device_zeros((void **)&gpu->max_u2_bits, sizeof *gpu->max_u2_bits);
     if (st == AC_OK)
@@ -487,6 +502,48 @@ static ac_status gpu_poison_scratch(void *self)
     return AC_OK;
 }
 
+/* The profile of the fields now (run_substep computes it at each step's start). */
+static ac_status queue_shock_profile(ac_gpu *gpu)
+{
+    if (!gpu->zeta)
+        return AC_ERR_UNSUPPORTED;
+    return gpu->k->shock_profile(&gpu->grid, gpu->buf.home, gpu->zeta, gpu->zeta_scratch, gpu->stream);
+}
+
+static ac_status gpu_shock_profile(void *self, void *dense)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    ac_status st = queue_shock_profile(gpu);
+    if (st != AC_OK)
+        return st;
+    cudaMemcpy3DParms p = interior_copy(gpu, gpu->zeta, dense, 1);
+    CHECK(cudaMemcpy3DAsync(&p, gpu->stream), "copying the shock profile to the host");
+    CHECK(cudaStreamSynchronize(gpu->stream), "copying the shock profile to the host");
+    return AC_OK;
+}
+
+static ac_status gpu_shock_max(void *self, double *out)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    unsigned long long bits = 0;
+    unsigned int flags = 0;
+    ac_status st = queue_shock_profile(gpu);
+    if (st == AC_OK) {
+        CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
+        CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
+        st = gpu->k->max_interior(&gpu->grid, gpu->zeta, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
+    }
+    if (st != AC_OK)
+        return st;
+    CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "maximum");
+    CHECK(cudaMemcpyAsync(&flags, gpu->nonfinite, sizeof flags, cudaMemcpyDeviceToHost, gpu->stream), "maximum");
+    CHECK(cudaStreamSynchronize(gpu->stream), "maximum");
+    memcpy(out, &bits, sizeof bits);
+    if (flags)
+        *out = NAN;
+    return AC_OK;
+}
+
 static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double dt)
 {
     ac_gpu *gpu = (ac_gpu *)self;
@@ -566,7 +623,7 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     const int mhd = gpu->grid.fields == AC_MAX_FIELDS;
-    if (gpu->method != AC_METHOD_55P)
+    if (gpu->method != AC_METHOD_55P || gpu->zeta) /* shock viscosity: dt counts max zeta, found on the host */
         return AC_ERR_UNSUPPORTED;
     run->taken = 0;
     run->nonfinite = 0;
@@ -597,6 +654,7 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
 static bool goes_with(const ac_gpu *a, const ac_gpu *b)
 {
     return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k && b->grid.fields == AC_NUM_FIELDS &&
+           b->grid.nu_shock == 0.0 &&
            b->grid.nu_hyper3 == 0.0 && b->grid.diff_hyper3 == 0.0 && b->grid.n[0] == a->grid.n[0] &&
            b->grid.n[1] == a->grid.n[1] && b->grid.n[2] == a->grid.n[2];
 }
@@ -679,5 +737,5 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
     gpu_max_speed, gpu_max_signal_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
-    AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl, NULL, gpu_run_cfl_members,
+    AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl, gpu_shock_profile, gpu_run_cfl_members, gpu_shock_max,
 };

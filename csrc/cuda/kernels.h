@@ -71,7 +71,8 @@ typedef struct {
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
                                  void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],              \
                                  void *const w_in[AC_NUM_FIELDS], void *const w_out[AC_NUM_FIELDS],          \
-                                 void *div_u, int substep, double dt, const ac_device_step *device_step,              \
+                                 void *div_u, const void *zeta, int substep, double dt,                              \
+                                 const ac_device_step *device_step,                                                  \
                                  cudaStream_t stream);                                                      \
     ac_status cuda_reduce_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], int first_field,       \
                                 unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream); \
@@ -81,10 +82,15 @@ typedef struct {
                                          cudaStream_t stream);                                                   \
     ac_status cuda_substep_mhd_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],       \
                                      void *const out[AC_MAX_FIELDS], void *const w_in[AC_MAX_FIELDS],           \
-                                     void *const w_out[AC_MAX_FIELDS], int substep, double dt,                  \
+                                     void *const w_out[AC_MAX_FIELDS], const void *zeta, int substep, double dt, \
                                      const ac_device_step *device_step, cudaStream_t stream);                              \
     ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int fill_ghosts,       \
                                     unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);  \
+    /* zeta: the shock profile and its gradient, four padded arrays in one (NULL: no shock viscosity) */      \
+    ac_status cuda_shock_profile_##sfx(const ac_grid *g, void *const in[AC_NUM_FIELDS], void *zeta, void *scratch, \
+                                       cudaStream_t stream);                                                    \
+    ac_status cuda_max_interior_##sfx(const ac_grid *g, const void *field, unsigned long long *max_bits,         \
+                                      unsigned int *nonfinite, cudaStream_t stream);                            \
     ac_status cuda_load_members_##sfx(const ac_member *members, int count, cudaStream_t stream);               \
     ac_status cuda_reduce_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
     ac_status cuda_substep_members_##sfx(const ac_grid *g, int count, const int roles[4], int substep, int reduce, \

@@ -323,14 +323,14 @@ static int AC_FN(stream_runs)(const AC_FN(kernel_fit) & fit, long long columns, 
 
 /* The 55-point substep with a TX x TY tile and `runs` runs up each column
  * of tiles (0: stream_runs). */
-template <int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, bool HYPER, typename Set>
+template <int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, bool HYPER, bool SHOCK, typename Set>
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                      ac_mhd_params q, ac_hyper_params hyper, int substep, real dt,
+                                      ac_mhd_params q, ac_hyper_params hyper, const real *zeta, int substep, real dt,
                                       ac_device_step step, int runs, bool periodic, bool wrap_x, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD, sizeof(Set) / sizeof(real *)>::BYTES;
     static AC_FN(kernel_fit) fit = {0, 0, 0};
-    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>,
+    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER, SHOCK>,
                           TX * TY, smem) != AC_OK)
         return AC_ERR_DEVICE;
     const int nz = s.end[2] - s.first[2];
@@ -343,25 +343,49 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
-    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>
+    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER, SHOCK>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p, AC_FN(make_scales)(p),
-                                                                      substep, dt, step, runs, periodic, wrap_x, q, hyper);
+                                                                      substep, dt, step, runs, periodic, wrap_x, q, hyper,
+                                                                      zeta);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
 /* The kernel instance driven by the device-side CFL loop, or the one that
- * takes dt; HYPER: with hyperdiffusion (built for the default shapes only). */
-template <int TX, int TY, int LEAD, int BLOCKS, bool HYPER = false, typename Set>
+ * takes dt; HYPER: with hyperdiffusion, SHOCK: with shock viscosity (built
+ * for the default shapes only; shock viscosity steps from the host, whose
+ * dt counts max zeta). */
+template <int TX, int TY, int LEAD, int BLOCKS, bool HYPER = false, bool SHOCK = false, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                      ac_mhd_params q, ac_hyper_params hyper, int substep, real dt,
+                                      ac_mhd_params q, ac_hyper_params hyper, const real *zeta, int substep, real dt,
                                       const ac_device_step *device_step, int runs, bool periodic, bool wrap_x,
                                       cudaStream_t stream)
 {
+    if (device_step && SHOCK)
+        return AC_ERR_UNSUPPORTED;
     if (device_step)
-        return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, true, HYPER>(
-            in, out, w_in, w_out, s, p, q, hyper, substep, dt, *device_step, runs, periodic, wrap_x, stream);
-    return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, false, HYPER>(
-        in, out, w_in, w_out, s, p, q, hyper, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
+        return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, !SHOCK, HYPER, SHOCK>(
+            in, out, w_in, w_out, s, p, q, hyper, zeta, substep, dt, *device_step, runs, periodic, wrap_x, stream);
+    return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, false, HYPER, SHOCK>(
+        in, out, w_in, w_out, s, p, q, hyper, zeta, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
+}
+
+/* The instances with the extra terms (hyper and/or zeta not NULL) of the
+ * default shape TX x TY, two planes ahead. */
+template <int TX, int TY, typename Set>
+static ac_status AC_FN(launch_terms)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
+                                     ac_mhd_params q, const ac_hyper_params *hyper, const real *zeta, int substep,
+                                     real dt, const ac_device_step *device_step, bool periodic, bool wrap_x,
+                                     cudaStream_t stream)
+{
+    const ac_hyper_params h = hyper ? *hyper : ac_hyper_params();
+    if (hyper && zeta)
+        return AC_FN(launch_stream)<TX, TY, 2, 0, true, true>(in, out, w_in, w_out, s, p, q, h, zeta, substep, dt,
+                                                              device_step, 0, periodic, wrap_x, stream);
+    if (zeta)
+        return AC_FN(launch_stream)<TX, TY, 2, 0, false, true>(in, out, w_in, w_out, s, p, q, h, zeta, substep, dt,
+                                                               device_step, 0, periodic, wrap_x, stream);
+    return AC_FN(launch_stream)<TX, TY, 2, 0, true, false>(in, out, w_in, w_out, s, p, q, h, zeta, substep, dt,
+                                                           device_step, 0, periodic, wrap_x, stream);
 }
 
 static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int blocks)
@@ -376,21 +400,21 @@ static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int 
  * 2026-11-23-h100-a6c44dc). */
 static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
                                        AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p,
-                                       const ac_hyper_params *hyper, int substep, real dt,
+                                       const ac_hyper_params *hyper, const real *zeta, int substep, real dt,
                                        const ac_device_step *device_step, bool periodic, cudaStream_t stream)
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
     constexpr int default_y = sizeof(real) == 4 ? 8 : 4;
-    if (hyper)
-        return AC_FN(launch_stream)<32, default_y, 2, 0, true>(in, out, w_in, w_out, s, p, ac_mhd_params(), *hyper,
-                                                              substep, dt, device_step, 0, periodic, wrap_x, stream);
+    if (hyper || zeta)
+        return AC_FN(launch_terms)<32, default_y>(in, out, w_in, w_out, s, p, ac_mhd_params(), hyper, zeta, substep, dt,
+                                                  device_step, periodic, wrap_x, stream);
     ac_stream_shape t = ac_cuda_stream_shape();
     for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, default_y, 0, 2, 0}) {
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
         return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, ac_mhd_params(),          \
-                                                            ac_hyper_params(), substep, dt, device_step, t.runs,   \
-                                                            periodic, wrap_x, stream);
+                                                            ac_hyper_params(), NULL, substep, dt, device_step,     \
+                                                            t.runs, periodic, wrap_x, stream);
         AC_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     }
@@ -404,19 +428,19 @@ static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out
 static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_field_set) out,
                                            AC_FN(mhd_field_set) w_in, AC_FN(mhd_field_set) w_out,
                                            const AC_FN(shape) & s, ac_point_params p, ac_mhd_params q,
-                                           const ac_hyper_params *hyper, int substep, real dt,
+                                           const ac_hyper_params *hyper, const real *zeta, int substep, real dt,
                                            const ac_device_step *device_step, bool periodic, cudaStream_t stream)
 {
     const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
-    if (hyper)
-        return AC_FN(launch_stream)<32, 8, 2, 0, true>(in, out, w_in, w_out, s, p, q, *hyper, substep, dt, device_step,
-                                                       0, periodic, wrap_x, stream);
+    if (hyper || zeta)
+        return AC_FN(launch_terms)<32, 8>(in, out, w_in, w_out, s, p, q, hyper, zeta, substep, dt, device_step, periodic,
+                                          wrap_x, stream);
     ac_stream_shape t = ac_cuda_stream_shape();
     for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, 8, 0, 2, 0}) {
 #define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
     if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
-        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, ac_hyper_params(), substep, \
-                                                            dt, device_step, t.runs, periodic, wrap_x, stream);
+        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, ac_hyper_params(), NULL,    \
+                                                            substep, dt, device_step, t.runs, periodic, wrap_x, stream);
         AC_MHD_STREAM_SHAPES
 #undef AC_STREAM_SHAPE
     }
@@ -437,7 +461,7 @@ static const ac_hyper_params *AC_FN(hyper_of)(const ac_grid *g, ac_hyper_params 
 extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, ac_method method,
                                          void *const in_[AC_NUM_FIELDS], void *const out_[AC_NUM_FIELDS],
                                          void *const w_in_[AC_NUM_FIELDS], void *const w_out_[AC_NUM_FIELDS],
-                                         void *div_u_, int substep, double dt_, const ac_device_step *device_step,
+                                         void *div_u_, const void *zeta, int substep, double dt_, const ac_device_step *device_step,
                                          cudaStream_t stream)
 {
     AC_FN(shape) s = AC_FN(make_shape)(g);
@@ -447,8 +471,8 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
     ac_hyper_params hyper;
-    if (device_step && method != AC_METHOD_55P)
-        return AC_ERR_UNSUPPORTED; /* the device-side CFL loop drives the 55-point kernel only */
+    if ((device_step || zeta) && method != AC_METHOD_55P)
+        return AC_ERR_UNSUPPORTED; /* the device-side CFL loop and shock viscosity: the 55-point kernel only */
     if (r) {
         if (method != AC_METHOD_55P)
             return AC_ERR_UNSUPPORTED;
@@ -465,8 +489,8 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
         return AC_ERR_DEVICE;
     }
     if (method == AC_METHOD_55P)
-        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, AC_FN(hyper_of)(g, &hyper), substep, dt, device_step,
-                                     r == NULL, stream);
+        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, AC_FN(hyper_of)(g, &hyper), (const real *)zeta,
+                                     substep, dt, device_step, r == NULL, stream);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;
@@ -562,3 +586,4 @@ extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const field
 
 #include "mhd_substep.cuh"
 #include "members.cuh"
+#include "shock.cuh"

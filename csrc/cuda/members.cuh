@@ -31,10 +31,10 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
     ac_device_step step = m.step;
     if (!reduce)
         step.max_u2_bits = NULL;
-    AC_FN(stream_substep_body)<TX, TY, LEAD, BLOCKS, AC_FN(field_set), true, false>(
+    AC_FN(stream_substep_body)<TX, TY, LEAD, BLOCKS, AC_FN(field_set), true, false, false>(
         m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
         roles.w >= 0 ? m.sets[roles.w] : none, s, m.p, m.c, substep, (real)0, step, runs, true, wrap_x, ac_mhd_params(),
-        ac_hyper_params());
+        ac_hyper_params(), NULL);
 }
 
 /* Loads the table: the members' sets, parameters and stencil scales, as

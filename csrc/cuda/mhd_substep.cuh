@@ -63,8 +63,8 @@ __global__ void AC_FN(mhd_substep_kernel)(AC_FN(mhd_field_set) in, AC_FN(mhd_fie
  * periodic ghost zones of `in`; otherwise the caller has filled them). */
 extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
                                              void *const out_[AC_MAX_FIELDS], void *const w_in_[AC_MAX_FIELDS],
-                                             void *const w_out_[AC_MAX_FIELDS], int substep, double dt,
-                                             const ac_device_step *device_step, cudaStream_t stream)
+                                             void *const w_out_[AC_MAX_FIELDS], const void *zeta, int substep,
+                                             double dt, const ac_device_step *device_step, cudaStream_t stream)
 {
     static int plain = -1;
     if (plain < 0) {
@@ -93,9 +93,9 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
     if (!plain)
         return AC_FN(stream_substep_mhd)(AC_FN(make_mhd_set)(in_), AC_FN(make_mhd_set)(out_),
                                          AC_FN(make_mhd_set)(w_in_), AC_FN(make_mhd_set)(w_out_), s, p, q, hyper,
-                                         substep, (real)dt, device_step, r == NULL, stream);
-    if (hyper)
-        return AC_ERR_UNSUPPORTED; /* the plain kernel has no hyperdiffusion */
+                                         (const real *)zeta, substep, (real)dt, device_step, r == NULL, stream);
+    if (hyper || zeta)
+        return AC_ERR_UNSUPPORTED; /* the plain kernel has neither hyperdiffusion nor shock viscosity */
     const dim3 threads(32, 4, 1);
     const dim3 blocks((unsigned)((s.end[0] - s.first[0] + 31) / 32), (unsigned)((s.end[1] - s.first[1] + 3) / 4),
                       (unsigned)(s.end[2] - s.first[2]));

@@ -178,12 +178,14 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
  * step.max_u2_bits the kernel leaves max |u|^2 and the non-finite flags of
  * what it writes there, as reduce_kernel would find them.  HYPER: with the
  * hyperdiffusive terms of `hyper` (physics.h's add_hyperdiffusion, del6 from
- * the plane and the column).  Separate instances, so that the kernel the
+ * the plane and the column); SHOCK: with the shock viscosity of the profile
+ * zeta and its gradient (shock.cuh).  Separate instances, so that the kernel the
  * host drives for plain runs keeps its registers. */
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER>
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER, bool SHOCK>
 static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p, AC_FN(stencil_scales) c, int substep,
-    real dt, ac_device_step step, int runs, bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper)
+    real dt, ac_device_step step, int runs, bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper,
+    const real *zeta)
 {
     if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
@@ -342,6 +344,14 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                         rhs[f] += coefficient * del6[f];
                 }
             }
+            if (SHOCK) { /* the profile of the step's start and its gradient, one padded array after another */
+                const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
+                real grad_zeta[3];
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+                    grad_zeta[a] = zeta[(a + 1) * padded + idx];
+                add_shock_viscosity(&d, zeta[idx], grad_zeta, rhs);
+            }
             if (late_w && reads_w)
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
@@ -378,12 +388,13 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         AC_FN(warp_reduce_to)(max_u2, nonfinite, step.max_u2_bits, step.nonfinite);
 }
 
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER>
+template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER, bool SHOCK>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS, sizeof(Set) / sizeof(real *)>())
     AC_FN(stream_substep_kernel)(Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p,
                                  AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs,
-                                 bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper)
+                                 bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper,
+                                 const real *zeta)
 {
-    AC_FN(stream_substep_body)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER>(in, out, w_in, w_out, s, p, c, substep, dt,
-                                                                         step, runs, periodic, wrap_x, magnetic, hyper);
+    AC_FN(stream_substep_body)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER, SHOCK>(
+        in, out, w_in, w_out, s, p, c, substep, dt, step, runs, periodic, wrap_x, magnetic, hyper, zeta);
 }
