@@ -45,7 +45,7 @@ HELP = {
                 "mu0": "mhd: vacuum permeability, > 0",
                 "nu_hyper3": "hyperviscosity: du/dt += nu_hyper3 del6 u (55p)",
                 "diff_hyper3": "density hyperdiffusion: dlnrho/dt += diff_hyper3 del6 lnrho (55p)",
-                "nu_shock": "shock viscosity coefficient (CPU, 55p, one process)"},
+                "nu_shock": "shock viscosity coefficient (55p, one process)"},
     "numerics": {"backend": "auto, cpu or cuda", "method": "55p or 19p", "dtype": "float32 or float64",
                  "cdt": "advective Courant number of the CFL step", "cdtv": "viscous number of the CFL step"},
     "initial": {"kind": "rest, sine_wave, radial_explosion or random_velocity",

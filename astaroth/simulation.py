@@ -296,8 +296,8 @@ class Simulation:
         (1, 2, 1) / 4 along each axis), computed at the start of each step
         and held for its substeps, adds du/dt += zeta (div u grad lnrho +
         grad div u) + div u grad zeta; the CFL step counts nu + max zeta.
-        0, the default, leaves it out.  For now on the CPU backend, 55-point
-        method, one process.
+        0, the default, leaves it out.  With the 55-point method, on both
+        backends, in one process.
     exchange : "auto", "device", "peer" or "host"
         How GPU ghost zones travel between ranks: device buffers through a
         CUDA-aware MPI, peer-to-peer writes between the GPUs of one node
