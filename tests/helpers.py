@@ -31,3 +31,16 @@ def assert_rhs_agree(sims, values, tolerance):
             if scale > 0:
                 assert np.max(np.abs(got[name] - reference[name])) <= tolerance * scale, ("rhs", name)
 
+
+
+def assert_runs_agree(sims, tolerance, until=0.05):
+    """Run every simulation to `until` and check that sims[1:] took
+    sims[0]'s steps and end within 10 x tolerance of its fields, relative to
+    each field's largest value."""
+    for s in sims:
+        s.run(until=until)
+    for other in sims[1:]:
+        assert other.steps == sims[0].steps
+        for name in sims[0].field_names:
+            c, g = sims[0][name], other[name]
+            assert np.max(np.abs(g - c)) <= 10 * tolerance * max(np.max(np.abs(c)), 1e-30), name
