@@ -136,7 +136,8 @@ class Ensemble:
         sims = self._sims
         taken = [0] * len(sims)
         limits = [sim._device_cfl_limits(cdt, cdtv) if sim.backend == "cuda" else None for sim in sims]
-        together = [i for i, lim in enumerate(limits) if lim is not None]
+        # members already at `until` go alone: their run is only the final NaN check
+        together = [i for i, lim in enumerate(limits) if lim is not None and sims[i].t < until]
         if len(together) < 2:
             return taken, list(range(len(sims)))
         last_dt = {i: 0.0 for i in together}
