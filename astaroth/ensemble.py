@@ -118,7 +118,7 @@ class Ensemble:
             return steps.taken
 
         try:
-            taken, alone = self._run_together(plans[0][0], plans[0][1], plans[0][2], bar)
+            taken, alone = self._run_together(*plans[0], bar)
             for i, steps in zip(alone, self._each(advance, plans, bar, alone)):
                 taken[i] += steps
             self._raise_first_error(taken)
@@ -140,14 +140,14 @@ class Ensemble:
         together = [i for i, lim in enumerate(limits) if lim is not None and sims[i].t < until]
         if len(together) < 2:
             return taken, list(range(len(sims)))
-        last_dt = {i: 0.0 for i in together}
         for first in range(0, len(together), MEMBERS_PER_LAUNCH):
             group = together[first:first + MEMBERS_PER_LAUNCH]
             while True:
                 active = [i for i in group if sims[i].t < until and isinstance(taken[i], int)]
                 if not active:
                     break
-                most = max(_device_batch_size(sims[i], until, last_dt[i], DEVICE_BATCH) for i in active)
+                # each member's last dt is sim._last_device_dt, as in its solo run
+                most = max(_device_batch_size(sims[i], until, 0.0, DEVICE_BATCH) for i in active)
                 results = _core.run_cfl_members([sims[i]._grid for i in active],
                                                 [(sims[i].t, until) + tuple(limits[i]) for i in active], most)
                 if results is None:  # they cannot go together: each runs alone
@@ -157,12 +157,13 @@ class Ensemble:
                     sim.t, sim.steps = t, sim.steps + steps
                     taken[i] += steps
                     if steps:
-                        last_dt[i] = sim._last_device_dt = dt
+                        sim._last_device_dt = dt
                     if nonfinite:  # before a step, as cfl_dt raises, or after the last (every step is checked)
                         taken[i] = _error_of(i, sim._raise_nonfinite)
                 if bar is not None:
                     bar.update()
-        return taken, [i for i in range(len(sims)) if i not in set(together)]
+        grouped = set(together)
+        return taken, [i for i in range(len(sims)) if i not in grouped]
 
     @staticmethod
     def _raise_first_error(taken):

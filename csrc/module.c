@@ -335,6 +335,12 @@ static PyObject *Grid_max_speed(GridObject *self, PyObject *Py_UNUSED(ignored))
     return PyFloat_FromDouble(v);
 }
 
+/* A run of CFL steps as Python sees it: (t, steps, dt, nonfinite). */
+static PyObject *cfl_run_result(const ac_cfl_run *run)
+{
+    return Py_BuildValue("dLdO", run->t, run->taken, run->dt, run->nonfinite ? Py_True : Py_False);
+}
+
 /* run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt,
  * nonfinite): up to max_steps CFL steps with dt found on the device (the
  * backend's run_cfl); None where the backend has none or forcing is on. */
@@ -359,7 +365,7 @@ static PyObject *Grid_run_cfl(GridObject *self, PyObject *args)
         Py_RETURN_NONE;
     if (st != AC_OK)
         return raise_status(st, self, "run");
-    return Py_BuildValue("dLdO", run.t, run.taken, run.dt, run.nonfinite ? Py_True : Py_False);
+    return cfl_run_result(&run);
 }
 
 static PyObject *Grid_max_signal_speed(GridObject *self, PyObject *args)
@@ -850,7 +856,7 @@ static PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
     if (!(result = PyList_New(count)))
         goto done;
     for (Py_ssize_t i = 0; i < count; ++i) {
-        PyObject *item = Py_BuildValue("dLdO", runs[i].t, runs[i].taken, runs[i].dt, runs[i].nonfinite ? Py_True : Py_False);
+        PyObject *item = cfl_run_result(&runs[i]);
         if (!item) {
             Py_CLEAR(result);
             goto done;

@@ -363,16 +363,23 @@ static ac_status gpu_rhs(void *self)
     return AC_OK;
 }
 
+/* Zeroes the reduction results, as every reduction expects. */
+static ac_status clear_reduction(ac_gpu *gpu, cudaStream_t stream)
+{
+    CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, stream), "cudaMemset");
+    CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, stream), "cudaMemset");
+    return AC_OK;
+}
+
 /* Queues a reduction of the fields into max_u2_bits and nonfinite (cleared
  * first if `clear`): hydro (mhd 0) max |u|^2 and the flags of fields
  * `arg`..3; MHD the fastest signal speed and the flags of all seven, A's
  * ghost zones filled first if `arg`. */
 static ac_status queue_reduction_on(ac_gpu *gpu, int mhd, int arg, int clear, cudaStream_t stream)
 {
-    if (clear) {
-        CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, stream), "cudaMemset");
-        CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, stream), "cudaMemset");
-    }
+    const ac_status st = clear ? clear_reduction(gpu, stream) : AC_OK;
+    if (st != AC_OK)
+        return st;
     return mhd ? gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream)
                : gpu->k->reduce(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream);
 }
@@ -382,18 +389,22 @@ static ac_status queue_reduction(ac_gpu *gpu, int mhd, int arg, int clear)
     return queue_reduction_on(gpu, mhd, arg, clear, gpu->stream);
 }
 
-/* Runs a reduction (queue_reduction) and returns its maximum and flags. */
-static ac_status reduce(ac_gpu *gpu, int mhd, int arg, double *max_value, unsigned int *flags)
+/* Waits for the queued reduction and returns its maximum and flags. */
+static ac_status read_reduction(ac_gpu *gpu, double *max_value, unsigned int *flags)
 {
     unsigned long long bits = 0;
-    ac_status st = queue_reduction(gpu, mhd, arg, 1);
-    if (st != AC_OK)
-        return st;
     CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
     CHECK(cudaMemcpyAsync(flags, gpu->nonfinite, sizeof *flags, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
     CHECK(cudaStreamSynchronize(gpu->stream), "reduction");
     memcpy(max_value, &bits, sizeof bits);
     return AC_OK;
+}
+
+/* Runs a reduction (queue_reduction) and returns its maximum and flags. */
+static ac_status reduce(ac_gpu *gpu, int mhd, int arg, double *max_value, unsigned int *flags)
+{
+    const ac_status st = queue_reduction(gpu, mhd, arg, 1);
+    return st == AC_OK ? read_reduction(gpu, max_value, flags) : st;
 }
 
 static ac_status gpu_max_speed(void *self, double *out)
@@ -525,23 +536,13 @@ static ac_status gpu_shock_profile(void *self, void *dense)
 static ac_status gpu_shock_max(void *self, double *out)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    unsigned long long bits = 0;
     unsigned int flags = 0;
     ac_status st = queue_shock_profile(gpu);
-    if (st == AC_OK) {
-        CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, gpu->stream), "cudaMemset");
-        CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, gpu->stream), "cudaMemset");
-        st = gpu->k->max_interior(&gpu->grid, gpu->zeta, gpu->max_u2_bits, gpu->nonfinite, gpu->stream);
-    }
-    if (st != AC_OK)
-        return st;
-    CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "maximum");
-    CHECK(cudaMemcpyAsync(&flags, gpu->nonfinite, sizeof flags, cudaMemcpyDeviceToHost, gpu->stream), "maximum");
-    CHECK(cudaStreamSynchronize(gpu->stream), "maximum");
-    memcpy(out, &bits, sizeof bits);
-    if (flags)
+    if (st == AC_OK && (st = clear_reduction(gpu, gpu->stream)) == AC_OK &&
+        (st = gpu->k->max_interior(&gpu->grid, gpu->zeta, gpu->max_u2_bits, gpu->nonfinite, gpu->stream)) == AC_OK &&
+        (st = read_reduction(gpu, out, &flags)) == AC_OK && flags)
         *out = NAN;
-    return AC_OK;
+    return st;
 }
 
 static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double dt)
