@@ -3,24 +3,30 @@
  *
  * Included by kernels_impl.cuh (once per precision).  One kernel makes the
  * whole profile zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]] from the
- * velocity, with physics.h's shock_pass_point (the compression) and
- * smooth_121, in the order the CPU's passes take (maximum, then smoothing
- * along x, y, z, then the scale), so that the bits agree.  A block owns an
- * x-y tile and walks a range of z planes: each new plane's compression on
- * the tile and a halo of two goes to shared memory, its 3x3 in-plane
- * maximum stays in registers, the 3x3x3 maximum of the plane behind is the
- * largest of three of those, smoothed along x and y in shared memory and
- * along z in registers.  A second kernel takes the profile's gradient, held
- * for the step's substeps as the profile is (the streaming substep's SHOCK
- * instances read both).  Passes of one thread a point with ghost fills
- * between them cost half the step at 256^3 (benchmarks/results, 98fc2be).
+ * velocity, with physics.h's shock_compression_from_differences and
+ * smooth_121, in the order of the CPU's passes (maximum, smoothing along
+ * x, y, z, scale), so that the bits agree.  A block owns an x-y tile and
+ * walks a range of z planes.  For each new plane: u_x and u_y of the tile
+ * and a halo of 2 + 3 go to shared memory (u_z's planes above and below
+ * come through L1 as the walk passes them); the compression on the tile
+ * and a halo of two goes to shared memory; its 3x3 in-plane maximum stays
+ * in registers, and the 3x3x3 maximum of the plane behind is the largest
+ * of three of those; smoothing along x and y in shared memory, along z in
+ * registers.  Every read wraps periodically, so no ghost zone is filled
+ * for it.  A second kernel
+ * takes the profile's gradient, held for the step's substeps as the profile
+ * is (the streaming substep's SHOCK instances read both).
+ *
+ * Passes of one thread a point, with ghost fills between them, cost half
+ * the step at 256^3 (benchmarks/results, 98fc2be); this kernel with every
+ * stencil read from global memory was bound by L1 loads (3227452).
  */
 
-enum { AC_SHOCK_TX = 32, AC_SHOCK_TY = 8, AC_SHOCK_Z = 64 };
+enum { AC_SHOCK_TX = 32, AC_SHOCK_TY = 16, AC_SHOCK_THREADS = AC_SHOCK_TX * AC_SHOCK_TY };
 
-/* Points of the tile's halo regions that one thread computes (strided by
- * the block's thread count). */
-#define AC_SHOCK_ROUNDS(count) (((count) + AC_SHOCK_TX * AC_SHOCK_TY - 1) / (AC_SHOCK_TX * AC_SHOCK_TY))
+/* Points of a tile region that one thread computes (strided by the block's
+ * thread count). */
+#define AC_SHOCK_ROUNDS(count) (((count) + AC_SHOCK_THREADS - 1) / AC_SHOCK_THREADS)
 
 static __device__ __forceinline__ int AC_FN(periodic)(int i, int n)
 {
@@ -28,45 +34,84 @@ static __device__ __forceinline__ int AC_FN(periodic)(int i, int n)
     return r < 0 ? r + n : r;
 }
 
-__global__ void __launch_bounds__(AC_SHOCK_TX *AC_SHOCK_TY)
+/* The in-plane padded offset of point q of a w-wide region whose corner
+ * lies at tile corner (x0, y0) minus (hx, hy), wrapped periodically. */
+static __device__ __forceinline__ int AC_FN(region_column)(const AC_FN(shape) & s, int q, int w, int x0, int y0,
+                                                           int hx, int hy)
+{
+    return (int)AC_FN(padded)(s, AC_FN(periodic)(x0 - hx + q % w, s.n[0]), AC_FN(periodic)(y0 - hy + q / w, s.n[1]),
+                              -s.lo[2]);
+}
+
+__global__ void __launch_bounds__(AC_SHOCK_THREADS, 2)
     AC_FN(shock_profile_kernel)(AC_FN(field_set) in, real *__restrict__ zeta, AC_FN(shape) s, ac_point_params p,
                                 real scale, int z_per_block)
 {
-    enum { CX = AC_SHOCK_TX + 4, CY = AC_SHOCK_TY + 4, MX = AC_SHOCK_TX + 2, MY = AC_SHOCK_TY + 2,
-           THREADS = AC_SHOCK_TX * AC_SHOCK_TY };
+    enum { TX = AC_SHOCK_TX, TY = AC_SHOCK_TY, THREADS = AC_SHOCK_THREADS, R = 3 /* the stencil's radius */ };
+    enum { CX = TX + 4, CY = TY + 4, MX = TX + 2, MY = TY + 2 }; /* compression, maximum: halos 2, 1 */
     enum { C_ROUNDS = AC_SHOCK_ROUNDS(CX * CY), M_ROUNDS = AC_SHOCK_ROUNDS(MX * MY),
-           X_ROUNDS = AC_SHOCK_ROUNDS(AC_SHOCK_TX * MY) };
-    __shared__ real compression[CY][CX]; /* the newest plane, tile and halo 2 */
-    __shared__ real maximum[MY][MX];     /* the 3x3x3 maximum one plane behind, halo 1 */
-    __shared__ real along_x[MY][AC_SHOCK_TX];
-    const real *const u[3] = {in.f[1], in.f[2], in.f[3]};
-    const int t = threadIdx.y * AC_SHOCK_TX + threadIdx.x;
-    const int x0 = blockIdx.x * AC_SHOCK_TX, y0 = blockIdx.y * AC_SHOCK_TY;
+           S_ROUNDS = AC_SHOCK_ROUNDS(TX * MY), UX_ROUNDS = AC_SHOCK_ROUNDS((CX + 2 * R) * CY),
+           UY_ROUNDS = AC_SHOCK_ROUNDS(CX * (CY + 2 * R)) };
+    __shared__ real ux[CY][CX + 2 * R], uy[CY + 2 * R][CX]; /* the newest plane's u_x, u_y */
+    __shared__ real compression[CY][CX];                    /* the newest plane's */
+    __shared__ real maximum[MY][MX];                        /* the 3x3x3 maximum of the plane behind */
+    __shared__ real along_x[MY][TX];                        /* its smoothing along x */
+    const real *__restrict__ vx = in.f[1], *__restrict__ vy = in.f[2], *__restrict__ vz = in.f[3];
+    const int t = threadIdx.y * TX + threadIdx.x;
+    const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
     const int z0 = blockIdx.z * z_per_block, z1 = min(z0 + z_per_block, s.n[2]);
+    const ptrdiff_t sz = s.stride[2];
 
-    /* x-y part of the padded index of each compression point (wrapped: the
-     * halo of an edge tile holds the periodic images) */
-    ptrdiff_t column[C_ROUNDS];
+    int ux_column[UX_ROUNDS], uy_column[UY_ROUNDS], c_column[C_ROUNDS];
 #pragma unroll
-    for (int r = 0; r < C_ROUNDS; ++r) {
-        const int q = t + r * THREADS;
-        column[r] = AC_FN(padded)(s, AC_FN(periodic)(x0 - 2 + q % CX, s.n[0]), AC_FN(periodic)(y0 - 2 + q / CX, s.n[1]),
-                                  0);
-    }
+    for (int r = 0; r < UX_ROUNDS; ++r)
+        ux_column[r] = AC_FN(region_column)(s, t + r * THREADS, CX + 2 * R, x0, y0, 2 + R, 2);
+#pragma unroll
+    for (int r = 0; r < UY_ROUNDS; ++r)
+        uy_column[r] = AC_FN(region_column)(s, t + r * THREADS, CX, x0, y0, 2, 2 + R);
+#pragma unroll
+    for (int r = 0; r < C_ROUNDS; ++r)
+        c_column[r] = AC_FN(region_column)(s, t + r * THREADS, CX, x0, y0, 2, 2);
     real in_plane[M_ROUNDS][2]; /* 3x3 maxima of the two planes before the newest */
 #pragma unroll
     for (int r = 0; r < M_ROUNDS; ++r)
         in_plane[r][0] = in_plane[r][1] = 0;
-    real along_xy[2] = {0, 0}; /* the x-y smoothing of the planes two and one behind the maximum's */
+    real along_xy[2] = {0, 0}; /* x-y smoothings of the two planes behind the maximum's */
     const int i = x0 + threadIdx.x, j = y0 + threadIdx.y;
 
     for (int z = z0 - 2; z <= z1 + 1; ++z) {
-        const ptrdiff_t plane = s.stride[2] * AC_FN(periodic)(z, s.n[2]);
+        const ptrdiff_t plane = sz * (AC_FN(periodic)(z, s.n[2]) + s.lo[2]);
+#pragma unroll
+        for (int r = 0; r < UX_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < (CX + 2 * R) * CY)
+                ux[q / (CX + 2 * R)][q % (CX + 2 * R)] = vx[ux_column[r] + plane];
+        }
+#pragma unroll
+        for (int r = 0; r < UY_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < CX * (CY + 2 * R))
+                uy[q / CX][q % CX] = vy[uy_column[r] + plane];
+        }
+        ptrdiff_t z_plane[2 * R + 1]; /* planes z - 3 .. z + 3 */
+#pragma unroll
+        for (int d = 0; d <= 2 * R; ++d)
+            z_plane[d] = d == R ? plane : sz * (AC_FN(periodic)(z - R + d, s.n[2]) + s.lo[2]);
+        __syncthreads();
 #pragma unroll
         for (int r = 0; r < C_ROUNDS; ++r) {
             const int q = t + r * THREADS;
-            if (q < CX * CY)
-                compression[q / CX][q % CX] = shock_pass_point(u, NULL, column[r] + plane, s.stride, p.inv_ds, -1);
+            if (q < CX * CY) {
+                const int a = q % CX, b = q / CX;
+                real diff[3][3];
+#pragma unroll
+                for (int d = 1; d <= R; ++d) {
+                    diff[0][d - 1] = ux[b][a + R + d] - ux[b][a + R - d];
+                    diff[1][d - 1] = uy[b + R + d][a] - uy[b + R - d][a];
+                    diff[2][d - 1] = vz[c_column[r] + z_plane[R + d]] - vz[c_column[r] + z_plane[R - d]];
+                }
+                compression[b][a] = shock_compression_from_differences(diff, p.inv_ds);
+            }
         }
         __syncthreads();
         /* the maximum of plane z - 1 over its 3x3x3 neighbourhood */
@@ -88,10 +133,10 @@ __global__ void __launch_bounds__(AC_SHOCK_TX *AC_SHOCK_TY)
         }
         __syncthreads();
 #pragma unroll
-        for (int r = 0; r < X_ROUNDS; ++r) {
+        for (int r = 0; r < S_ROUNDS; ++r) {
             const int q = t + r * THREADS;
-            if (q < AC_SHOCK_TX * MY) {
-                const int a = q % AC_SHOCK_TX, b = q / AC_SHOCK_TX;
+            if (q < TX * MY) {
+                const int a = q % TX, b = q / TX;
                 along_x[b][a] = smooth_121(maximum[b][a], maximum[b][a + 1], maximum[b][a + 2]);
             }
         }
@@ -121,30 +166,34 @@ __global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_poin
     }
 }
 
-/* The profile of the fields `in` (the velocity's ghost zones are filled
- * here) into zeta, and its gradient into the three padded arrays after it. */
+/* The profile of the fields `in` into zeta, and its gradient into the three
+ * padded arrays after it. */
 extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
                                                cudaStream_t stream)
 {
+    static AC_FN(kernel_fit) fit; /* the blocks of the profile kernel one GPU holds at once */
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const AC_FN(field_set) in = AC_FN(make_set)(in_);
-    const AC_FN(field_set) velocity = {{in.f[1], in.f[2], in.f[3], NULL}};
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     real *zeta = (real *)zeta_;
     const double dxmin = ac_grid_dxmin(g);
-    if (AC_FN(fill_ghosts)(velocity, 3, s, stream) != AC_OK)
+    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(shock_profile_kernel), AC_SHOCK_THREADS, 0) != AC_OK)
         return AC_ERR_DEVICE;
+    /* one wave: the z range split among as many blocks per x-y tile as fit */
     const dim3 threads(AC_SHOCK_TX, AC_SHOCK_TY, 1);
-    dim3 blocks = AC_FN(tile_blocks)(s, threads, AC_SHOCK_Z);
-    AC_FN(shock_profile_kernel)<<<blocks, threads, 0, stream>>>(in, zeta, s, p, (real)(g->nu_shock * dxmin * dxmin),
-                                                               AC_SHOCK_Z);
+    dim3 blocks = AC_FN(tile_blocks)(s, threads, s.n[2]);
+    const int tiles = (int)(blocks.x * blocks.y), chunks = fit.resident_blocks / tiles > 1 ? fit.resident_blocks / tiles : 1;
+    const int z_per_block = (s.n[2] + chunks - 1) / chunks;
+    blocks.z = (s.n[2] + z_per_block - 1) / z_per_block;
+    AC_FN(shock_profile_kernel)<<<blocks, threads, 0, stream>>>(AC_FN(make_set)(in_), zeta, s, p,
+                                                               (real)(g->nu_shock * dxmin * dxmin), z_per_block);
     if (ac_cuda_record(cudaGetLastError(), "shock profile launch") != AC_OK)
         return AC_ERR_DEVICE;
     const AC_FN(field_set) profile = {{zeta, NULL, NULL, NULL}};
     if (AC_FN(fill_ghosts)(profile, 1, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    blocks = AC_FN(tile_blocks)(s, threads, 16);
-    AC_FN(shock_gradient_kernel)<<<blocks, threads, 0, stream>>>(zeta, s, p, 16);
+    const dim3 gradient_threads(32, 8, 1);
+    blocks = AC_FN(tile_blocks)(s, gradient_threads, 16);
+    AC_FN(shock_gradient_kernel)<<<blocks, gradient_threads, 0, stream>>>(zeta, s, p, 16);
     return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
 }
 
