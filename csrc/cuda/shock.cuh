@@ -34,6 +34,12 @@ static __device__ __forceinline__ int AC_FN(periodic)(int i, int n)
     return r < 0 ? r + n : r;
 }
 
+/* The same for -n <= i < 2n, without the division. */
+static __device__ __forceinline__ int AC_FN(periodic_near)(int i, int n)
+{
+    return i < 0 ? i + n : i >= n ? i - n : i;
+}
+
 /* The in-plane padded offset of point q of a w-wide region whose corner
  * lies at tile corner (x0, y0) minus (hx, hy), wrapped periodically. */
 static __device__ __forceinline__ int AC_FN(region_column)(const AC_FN(shape) & s, int q, int w, int x0, int y0,
@@ -80,7 +86,9 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, 2)
     const int i = x0 + threadIdx.x, j = y0 + threadIdx.y;
 
     for (int z = z0 - 2; z <= z1 + 1; ++z) {
-        const ptrdiff_t plane = sz * (AC_FN(periodic)(z, s.n[2]) + s.lo[2]);
+        /* z - 3 .. z + 3 lie within -5 .. n + 4: n >= 5 wraps them without a division */
+        const bool near = s.n[2] >= 5;
+        const ptrdiff_t plane = sz * ((near ? AC_FN(periodic_near)(z, s.n[2]) : AC_FN(periodic)(z, s.n[2])) + s.lo[2]);
 #pragma unroll
         for (int r = 0; r < UX_ROUNDS; ++r) {
             const int q = t + r * THREADS;
@@ -96,7 +104,9 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, 2)
         ptrdiff_t z_plane[2 * R + 1]; /* planes z - 3 .. z + 3 */
 #pragma unroll
         for (int d = 0; d <= 2 * R; ++d)
-            z_plane[d] = d == R ? plane : sz * (AC_FN(periodic)(z - R + d, s.n[2]) + s.lo[2]);
+            z_plane[d] = d == R ? plane
+                                : sz * ((near ? AC_FN(periodic_near)(z - R + d, s.n[2]) : AC_FN(periodic)(z - R + d, s.n[2])) +
+                                        s.lo[2]);
         __syncthreads();
 #pragma unroll
         for (int r = 0; r < C_ROUNDS; ++r) {
