@@ -22,7 +22,7 @@
  * stencil read from global memory was bound by L1 loads (3227452).
  */
 
-enum { AC_SHOCK_TX = 32, AC_SHOCK_TY = 16, AC_SHOCK_THREADS = AC_SHOCK_TX * AC_SHOCK_TY };
+enum { AC_SHOCK_TX = 32, AC_SHOCK_TY = 8, AC_SHOCK_THREADS = AC_SHOCK_TX * AC_SHOCK_TY };
 
 /* Points of a tile region that one thread computes (strided by the block's
  * thread count). */
@@ -34,12 +34,6 @@ static __device__ __forceinline__ int AC_FN(periodic)(int i, int n)
     return r < 0 ? r + n : r;
 }
 
-/* The same for -n <= i < 2n, without the division. */
-static __device__ __forceinline__ int AC_FN(periodic_near)(int i, int n)
-{
-    return i < 0 ? i + n : i >= n ? i - n : i;
-}
-
 /* The in-plane padded offset of point q of a w-wide region whose corner
  * lies at tile corner (x0, y0) minus (hx, hy), wrapped periodically. */
 static __device__ __forceinline__ int AC_FN(region_column)(const AC_FN(shape) & s, int q, int w, int x0, int y0,
@@ -49,16 +43,26 @@ static __device__ __forceinline__ int AC_FN(region_column)(const AC_FN(shape) & 
                               -s.lo[2]);
 }
 
-__global__ void __launch_bounds__(AC_SHOCK_THREADS, 2)
+/* The padded offset of plane z, wrapped periodically; `near`: -n <= z < 2n,
+ * wrapped without a division. */
+static __device__ __forceinline__ ptrdiff_t AC_FN(plane_offset)(const AC_FN(shape) & s, int z, bool near)
+{
+    const int n = s.n[2];
+    return s.stride[2] * ((near ? (z < 0 ? z + n : z >= n ? z - n : z) : AC_FN(periodic)(z, n)) + s.lo[2]);
+}
+
+__global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 4)
     AC_FN(shock_profile_kernel)(AC_FN(field_set) in, real *__restrict__ zeta, AC_FN(shape) s, ac_point_params p,
                                 real scale, int z_per_block)
 {
-    enum { TX = AC_SHOCK_TX, TY = AC_SHOCK_TY, THREADS = AC_SHOCK_THREADS, R = 3 /* the stencil's radius */ };
+    enum { TX = AC_SHOCK_TX, TY = AC_SHOCK_TY, THREADS = AC_SHOCK_THREADS, R = 3 /* the stencil's radius */,
+           SPAN = 2 * R + 1 };
     enum { CX = TX + 4, CY = TY + 4, MX = TX + 2, MY = TY + 2 }; /* compression, maximum: halos 2, 1 */
     enum { C_ROUNDS = AC_SHOCK_ROUNDS(CX * CY), M_ROUNDS = AC_SHOCK_ROUNDS(MX * MY),
            S_ROUNDS = AC_SHOCK_ROUNDS(TX * MY), UX_ROUNDS = AC_SHOCK_ROUNDS((CX + 2 * R) * CY),
            UY_ROUNDS = AC_SHOCK_ROUNDS(CX * (CY + 2 * R)) };
     __shared__ real ux[CY][CX + 2 * R], uy[CY + 2 * R][CX]; /* the newest plane's u_x, u_y */
+    __shared__ real uz[SPAN][CY][CX];                       /* u_z of planes z - 3 .. z + 3, a ring */
     __shared__ real compression[CY][CX];                    /* the newest plane's */
     __shared__ real maximum[MY][MX];                        /* the 3x3x3 maximum of the plane behind */
     __shared__ real along_x[MY][TX];                        /* its smoothing along x */
@@ -66,7 +70,7 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, 2)
     const int t = threadIdx.y * TX + threadIdx.x;
     const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
     const int z0 = blockIdx.z * z_per_block, z1 = min(z0 + z_per_block, s.n[2]);
-    const ptrdiff_t sz = s.stride[2];
+    const bool near = s.n[2] >= 6; /* the planes read, z0 - 5 .. z1 + 4, lie within -n .. 2n - 1 */
 
     int ux_column[UX_ROUNDS], uy_column[UY_ROUNDS], c_column[C_ROUNDS];
 #pragma unroll
@@ -78,36 +82,65 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, 2)
 #pragma unroll
     for (int r = 0; r < C_ROUNDS; ++r)
         c_column[r] = AC_FN(region_column)(s, t + r * THREADS, CX, x0, y0, 2, 2);
+    /* the ring's first six planes, z0 - 5 .. z0: slot 0 holds z - 3 of the first z, z0 - 2 */
+    for (int d = 0; d < SPAN - 1; ++d) {
+        const ptrdiff_t plane = AC_FN(plane_offset)(s, z0 - 5 + d, near);
+#pragma unroll
+        for (int r = 0; r < C_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < CX * CY)
+                uz[d][q / CX][q % CX] = vz[c_column[r] + plane];
+        }
+    }
+    /* the next plane's values, loaded an iteration ahead so that the loads'
+     * latency passes while the plane before is worked on */
+    real next_x[UX_ROUNDS], next_y[UY_ROUNDS], next_z[C_ROUNDS];
+#define AC_SHOCK_FETCH(z)                                                                                        \
+    do {                                                                                                         \
+        const ptrdiff_t plane = AC_FN(plane_offset)(s, z, near), ahead = AC_FN(plane_offset)(s, (z) + R, near); \
+        _Pragma("unroll") for (int r = 0; r < UX_ROUNDS; ++r) if (t + r * THREADS < (CX + 2 * R) * CY)          \
+            next_x[r] = vx[ux_column[r] + plane];                                                                \
+        _Pragma("unroll") for (int r = 0; r < UY_ROUNDS; ++r) if (t + r * THREADS < CX * (CY + 2 * R))          \
+            next_y[r] = vy[uy_column[r] + plane];                                                                \
+        _Pragma("unroll") for (int r = 0; r < C_ROUNDS; ++r) if (t + r * THREADS < CX * CY)                     \
+            next_z[r] = vz[c_column[r] + ahead];                                                                 \
+    } while (0)
+    AC_SHOCK_FETCH(z0 - 2);
     real in_plane[M_ROUNDS][2]; /* 3x3 maxima of the two planes before the newest */
 #pragma unroll
     for (int r = 0; r < M_ROUNDS; ++r)
         in_plane[r][0] = in_plane[r][1] = 0;
     real along_xy[2] = {0, 0}; /* x-y smoothings of the two planes behind the maximum's */
     const int i = x0 + threadIdx.x, j = y0 + threadIdx.y;
+    int oldest = 0; /* the ring's slot of plane z - 3 */
 
     for (int z = z0 - 2; z <= z1 + 1; ++z) {
-        /* z - 3 .. z + 3 lie within -5 .. n + 4: n >= 5 wraps them without a division */
-        const bool near = s.n[2] >= 5;
-        const ptrdiff_t plane = sz * ((near ? AC_FN(periodic_near)(z, s.n[2]) : AC_FN(periodic)(z, s.n[2])) + s.lo[2]);
+        const int newest = oldest == 0 ? SPAN - 1 : oldest - 1; /* plane z + 3 takes the slot of z - 4 */
 #pragma unroll
         for (int r = 0; r < UX_ROUNDS; ++r) {
             const int q = t + r * THREADS;
             if (q < (CX + 2 * R) * CY)
-                ux[q / (CX + 2 * R)][q % (CX + 2 * R)] = vx[ux_column[r] + plane];
+                ux[q / (CX + 2 * R)][q % (CX + 2 * R)] = next_x[r];
         }
 #pragma unroll
         for (int r = 0; r < UY_ROUNDS; ++r) {
             const int q = t + r * THREADS;
             if (q < CX * (CY + 2 * R))
-                uy[q / CX][q % CX] = vy[uy_column[r] + plane];
+                uy[q / CX][q % CX] = next_y[r];
         }
-        ptrdiff_t z_plane[2 * R + 1]; /* planes z - 3 .. z + 3 */
 #pragma unroll
-        for (int d = 0; d <= 2 * R; ++d)
-            z_plane[d] = d == R ? plane
-                                : sz * ((near ? AC_FN(periodic_near)(z - R + d, s.n[2]) : AC_FN(periodic)(z - R + d, s.n[2])) +
-                                        s.lo[2]);
+        for (int r = 0; r < C_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < CX * CY)
+                uz[newest][q / CX][q % CX] = next_z[r];
+        }
+        if (z < z1 + 1)
+            AC_SHOCK_FETCH(z + 1);
         __syncthreads();
+        int slot[SPAN]; /* of planes z - 3 .. z + 3 */
+#pragma unroll
+        for (int d = 0; d < SPAN; ++d)
+            slot[d] = oldest + d < SPAN ? oldest + d : oldest + d - SPAN;
 #pragma unroll
         for (int r = 0; r < C_ROUNDS; ++r) {
             const int q = t + r * THREADS;
@@ -118,11 +151,12 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, 2)
                 for (int d = 1; d <= R; ++d) {
                     diff[0][d - 1] = ux[b][a + R + d] - ux[b][a + R - d];
                     diff[1][d - 1] = uy[b + R + d][a] - uy[b + R - d][a];
-                    diff[2][d - 1] = vz[c_column[r] + z_plane[R + d]] - vz[c_column[r] + z_plane[R - d]];
+                    diff[2][d - 1] = uz[slot[R + d]][b][a] - uz[slot[R - d]][b][a];
                 }
                 compression[b][a] = shock_compression_from_differences(diff, p.inv_ds);
             }
         }
+        oldest = oldest + 1 == SPAN ? 0 : oldest + 1;
         __syncthreads();
         /* the maximum of plane z - 1 over its 3x3x3 neighbourhood */
 #pragma unroll
@@ -159,6 +193,8 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, 2)
         along_xy[1] = xy;
     }
 }
+
+#undef AC_SHOCK_FETCH
 
 /* The profile's gradient (its ghost zones filled) into the three padded
  * arrays after it, eq. (6) as the CPU's substep takes it. */
