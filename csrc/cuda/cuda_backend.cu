@@ -170,7 +170,7 @@ typedef struct {
     unsigned int *nonfinite;
     ac_cfl_run *cfl; /* run_cfl's state, device */
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
-    void *zeta;              /* with nu_shock: the profile and its z derivative (2 padded arrays) */
+    void *zeta;              /* with nu_shock: the profile and its gradient (4 padded arrays) */
     int device;              /* the GPU it lives on */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
@@ -302,7 +302,7 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     if (st == AC_OK && method == AC_METHOD_19P)
         st = device_zeros(&gpu->buf.div_u, gpu->field_bytes);
     if (st == AC_OK && grid->nu_shock != 0.0)
-        st = device_zeros(&gpu->zeta, 2 * gpu->field_bytes);
+        st = device_zeros(&gpu->zeta, 4 * gpu->field_bytes);
     if (st == AC_OK)
         st = device_zeros((void **)&gpu->max_u2_bits, sizeof *gpu->max_u2_bits);
     if (st == AC_OK)

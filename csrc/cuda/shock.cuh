@@ -6,20 +6,16 @@
  * velocity, with physics.h's shock_compression_from_differences and
  * smooth_121, in the order of the CPU's passes (maximum, smoothing along
  * x, y, z, scale), so that the bits agree.  A block owns an x-y tile and
- * walks a range of z planes.  For each new plane:
- *   - u_x and u_y of the tile and a halo of 2 + 3 go to shared memory, and
- *     u_z of the tile and a halo of 2 to a shared ring of seven planes,
- *     each loaded an iteration ahead (its latency passes meanwhile);
- *   - the compression on the tile and a halo of two goes to shared memory;
- *   - its 3x3 in-plane maximum stays in registers, and the 3x3x3 maximum of
- *     the plane behind is the largest of three of those;
- *   - smoothing along x and y in shared memory, along z in registers;
- *   - each point's profile joins a column of seven in registers, which
- *     gives its z derivative three planes behind.
- * Every read wraps periodically, so no ghost zone is filled for it.  The
- * streaming substep's SHOCK instances read the profile, take its x and y
- * derivatives from the ghost zones filled after this kernel, and read the z
- * derivative: two arrays a point, held for the step's three substeps.
+ * walks a range of z planes.  For each new plane: u_x and u_y of the tile
+ * and a halo of 2 + 3 go to shared memory (u_z's planes above and below
+ * come through L1 as the walk passes them); the compression on the tile
+ * and a halo of two goes to shared memory; its 3x3 in-plane maximum stays
+ * in registers, and the 3x3x3 maximum of the plane behind is the largest
+ * of three of those; smoothing along x and y in shared memory, along z in
+ * registers.  Every read wraps periodically, so no ghost zone is filled
+ * for it.  A second kernel
+ * takes the profile's gradient, held for the step's substeps as the profile
+ * is (the streaming substep's SHOCK instances read both).
  *
  * Passes of one thread a point, with ghost fills between them, cost half
  * the step at 256^3 (benchmarks/results, 98fc2be); this kernel with every
@@ -74,9 +70,7 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 4)
     const int t = threadIdx.y * TX + threadIdx.x;
     const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
     const int z0 = blockIdx.z * z_per_block, z1 = min(z0 + z_per_block, s.n[2]);
-    /* the walk: zeta of planes z0 - 3 .. z1 + 2 (z - 2 at step z), for its z derivative on z0 .. z1 - 1 */
-    const int first = z0 - 5, last = z1 + 4;
-    const bool near = s.n[2] >= 8; /* the planes read, first - 3 .. last + 3, lie within -n .. 2n - 1 */
+    const bool near = s.n[2] >= 6; /* the planes read, z0 - 5 .. z1 + 4, lie within -n .. 2n - 1 */
 
     int ux_column[UX_ROUNDS], uy_column[UY_ROUNDS], c_column[C_ROUNDS];
 #pragma unroll
@@ -88,9 +82,9 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 4)
 #pragma unroll
     for (int r = 0; r < C_ROUNDS; ++r)
         c_column[r] = AC_FN(region_column)(s, t + r * THREADS, CX, x0, y0, 2, 2);
-    /* the ring's first six planes: slot 0 holds z - 3 of the first z */
+    /* the ring's first six planes, z0 - 5 .. z0: slot 0 holds z - 3 of the first z, z0 - 2 */
     for (int d = 0; d < SPAN - 1; ++d) {
-        const ptrdiff_t plane = AC_FN(plane_offset)(s, first - R + d, near);
+        const ptrdiff_t plane = AC_FN(plane_offset)(s, z0 - 5 + d, near);
 #pragma unroll
         for (int r = 0; r < C_ROUNDS; ++r) {
             const int q = t + r * THREADS;
@@ -111,18 +105,16 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 4)
         _Pragma("unroll") for (int r = 0; r < C_ROUNDS; ++r) if (t + r * THREADS < CX * CY)                     \
             next_z[r] = vz[c_column[r] + ahead];                                                                 \
     } while (0)
-    AC_SHOCK_FETCH(first);
+    AC_SHOCK_FETCH(z0 - 2);
     real in_plane[M_ROUNDS][2]; /* 3x3 maxima of the two planes before the newest */
 #pragma unroll
     for (int r = 0; r < M_ROUNDS; ++r)
         in_plane[r][0] = in_plane[r][1] = 0;
     real along_xy[2] = {0, 0}; /* x-y smoothings of the two planes behind the maximum's */
-    real column[SPAN] = {0, 0, 0, 0, 0, 0, 0}; /* this point's zeta at planes z - 8 .. z - 2 */
-    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
     const int i = x0 + threadIdx.x, j = y0 + threadIdx.y;
     int oldest = 0; /* the ring's slot of plane z - 3 */
 
-    for (int z = first; z <= last; ++z) {
+    for (int z = z0 - 2; z <= z1 + 1; ++z) {
         const int newest = oldest == 0 ? SPAN - 1 : oldest - 1; /* plane z + 3 takes the slot of z - 4 */
 #pragma unroll
         for (int r = 0; r < UX_ROUNDS; ++r) {
@@ -142,7 +134,7 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 4)
             if (q < CX * CY)
                 uz[newest][q / CX][q % CX] = next_z[r];
         }
-        if (z < last)
+        if (z < z1 + 1)
             AC_SHOCK_FETCH(z + 1);
         __syncthreads();
         int slot[SPAN]; /* of planes z - 3 .. z + 3 */
@@ -195,27 +187,33 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 4)
         __syncthreads();
         const real xy = smooth_121(along_x[threadIdx.y][threadIdx.x], along_x[threadIdx.y + 1][threadIdx.x],
                                    along_x[threadIdx.y + 2][threadIdx.x]);
-#pragma unroll
-        for (int d = 0; d < SPAN - 1; ++d)
-            column[d] = column[d + 1];
-        column[SPAN - 1] = scale * smooth_121(along_xy[0], along_xy[1], xy); /* the profile of plane z - 2 */
+        if (z >= z0 + 2 && i < s.n[0] && j < s.n[1]) /* the profile of plane z - 2 */
+            zeta[AC_FN(padded)(s, i, j, z - 2)] = scale * smooth_121(along_xy[0], along_xy[1], xy);
         along_xy[0] = along_xy[1];
         along_xy[1] = xy;
-        if (i < s.n[0] && j < s.n[1]) {
-            if (z - 2 >= z0 && z - 2 < z1)
-                zeta[AC_FN(padded)(s, i, j, z - 2)] = column[SPAN - 1];
-            if (z - 5 >= z0 && z - 5 < z1) /* eq. (6) along z, as physics.h's first_derivative */
-                zeta[padded + AC_FN(padded)(s, i, j, z - 5)] =
-                    first_from_differences(column[4] - column[2], column[5] - column[1], column[6] - column[0],
-                                           first_scale(p.inv_ds[2]));
-        }
     }
 }
 
 #undef AC_SHOCK_FETCH
 
-/* The profile of the fields `in` into zeta (its x and y ghost zones filled),
- * and its z derivative into the padded array after it. */
+/* The profile's gradient (its ghost zones filled) into the three padded
+ * arrays after it, eq. (6) as the CPU's substep takes it. */
+__global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_point_params p, int z_per_block)
+{
+    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
+    int i, j, k0, k1;
+    if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
+        return;
+    for (int k = k0; k < k1; ++k) {
+        const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+            zeta[(a + 1) * padded + idx] = first_derivative(zeta + idx, s.stride[a], p.inv_ds[a]);
+    }
+}
+
+/* The profile of the fields `in` into zeta, and its gradient into the three
+ * padded arrays after it. */
 extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
                                                cudaStream_t stream)
 {
@@ -236,11 +234,13 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
                                                                (real)(g->nu_shock * dxmin * dxmin), z_per_block);
     if (ac_cuda_record(cudaGetLastError(), "shock profile launch") != AC_OK)
         return AC_ERR_DEVICE;
-    /* the substep takes the profile's x and y derivatives from its ghost zones */
     const AC_FN(field_set) profile = {{zeta, NULL, NULL, NULL}};
-    if (AC_FN(fill_ghost_axis)(profile, 1, s, 0, stream) != AC_OK)
+    if (AC_FN(fill_ghosts)(profile, 1, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    return AC_FN(fill_ghost_axis)(profile, 1, s, 1, stream);
+    const dim3 gradient_threads(32, 8, 1);
+    blocks = AC_FN(tile_blocks)(s, gradient_threads, 16);
+    AC_FN(shock_gradient_kernel)<<<blocks, gradient_threads, 0, stream>>>(zeta, s, p, 16);
+    return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
 }
 
 /* max of a padded array over the interior (non-negative values, as the bits

@@ -179,7 +179,7 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
  * what it writes there, as reduce_kernel would find them.  HYPER: with the
  * hyperdiffusive terms of `hyper` (physics.h's add_hyperdiffusion, del6 from
  * the plane and the column); SHOCK: with the shock viscosity of the profile
- * zeta and its z derivative (shock.cuh).  Separate instances, so that the kernel the
+ * zeta and its gradient (shock.cuh).  Separate instances, so that the kernel the
  * host drives for plain runs keeps its registers. */
 template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER, bool SHOCK>
 static __device__ __forceinline__ void AC_FN(stream_substep_body)(
@@ -344,11 +344,12 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                         rhs[f] += coefficient * del6[f];
                 }
             }
-            if (SHOCK) { /* the profile of the step's start (x, y ghost zones filled), its z derivative after it */
+            if (SHOCK) { /* the profile of the step's start and its gradient, one padded array after another */
                 const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
-                const real grad_zeta[3] = {first_derivative(zeta + idx, s.stride[0], p.inv_ds[0]),
-                                           first_derivative(zeta + idx, s.stride[1], p.inv_ds[1]),
-                                           zeta[padded + idx]};
+                real grad_zeta[3];
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+                    grad_zeta[a] = zeta[(a + 1) * padded + idx];
                 add_shock_viscosity(&d, zeta[idx], grad_zeta, rhs);
             }
             if (late_w && reads_w)
