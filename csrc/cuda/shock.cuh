@@ -6,23 +6,26 @@
  * velocity, with physics.h's shock_compression_from_differences and
  * smooth_121, in the order of the CPU's passes (maximum, smoothing along
  * x, y, z, scale), so that the bits agree.  A block owns an x-y tile and
- * walks a range of z planes.  For each new plane: u_x and u_y of the tile
- * and a halo of 2 + 3 go to shared memory (u_z's planes above and below
- * come through L1 as the walk passes them); the compression on the tile
- * and a halo of two goes to shared memory; its 3x3 in-plane maximum stays
- * in registers, and the 3x3x3 maximum of the plane behind is the largest
- * of three of those; smoothing along x and y in shared memory, along z in
- * registers.  Every read wraps periodically, so no ghost zone is filled
- * for it.  A second kernel
- * takes the profile's gradient, held for the step's substeps as the profile
- * is (the streaming substep's SHOCK instances read both).
+ * walks a range of z planes.  For each new plane:
+ *   - u_x and u_y of the tile and a halo of 2 + 3 go to shared memory, and
+ *     u_z of the tile and a halo of 2 to a shared ring of seven planes,
+ *     each loaded an iteration ahead (its latency passes meanwhile);
+ *   - the compression on the tile and a halo of two goes to shared memory;
+ *   - its 3x3 in-plane maximum stays in registers, and the 3x3x3 maximum of
+ *     the plane behind is the largest of three of those;
+ *   - smoothing along x and y in shared memory, along z in registers.
+ * A second kernel takes the profile's gradient, held for the step's three
+ * substeps as the profile is (the streaming substep's SHOCK instances read
+ * both).  Every read wraps periodically: no ghost zone is filled.
  *
  * Passes of one thread a point, with ghost fills between them, cost half
  * the step at 256^3 (benchmarks/results, 98fc2be); this kernel with every
  * stencil read from global memory was bound by L1 loads (3227452).
  */
 
-enum { AC_SHOCK_TX = 32, AC_SHOCK_TY = 8, AC_SHOCK_THREADS = AC_SHOCK_TX * AC_SHOCK_TY };
+/* 32 x 16 tiles in single precision (less of the halo computed twice); in
+ * double their shared memory would pass the 48 KB of a static allocation */
+enum { AC_SHOCK_TX = 32, AC_SHOCK_TY = sizeof(real) == 4 ? 16 : 8, AC_SHOCK_THREADS = AC_SHOCK_TX * AC_SHOCK_TY };
 
 /* Points of a tile region that one thread computes (strided by the block's
  * thread count). */
@@ -51,7 +54,7 @@ static __device__ __forceinline__ ptrdiff_t AC_FN(plane_offset)(const AC_FN(shap
     return s.stride[2] * ((near ? (z < 0 ? z + n : z >= n ? z - n : z) : AC_FN(periodic)(z, n)) + s.lo[2]);
 }
 
-__global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 4)
+__global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
     AC_FN(shock_profile_kernel)(AC_FN(field_set) in, real *__restrict__ zeta, AC_FN(shape) s, ac_point_params p,
                                 real scale, int z_per_block)
 {
@@ -196,19 +199,37 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 4)
 
 #undef AC_SHOCK_FETCH
 
-/* The profile's gradient (its ghost zones filled) into the three padded
- * arrays after it, eq. (6) as the CPU's substep takes it. */
+/* The profile's gradient into the three padded arrays after it, eq. (6) as
+ * physics.h's first_derivative takes it, the neighbours wrapped
+ * periodically (the profile's ghost zones are not filled). */
 __global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_point_params p, int z_per_block)
 {
+    enum { R = 3 };
     const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
     int i, j, k0, k1;
     if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
         return;
+    const bool near = s.n[2] >= R; /* k - 3 .. k + 3 within -n .. 2n - 1 */
+    const int xy = (int)AC_FN(padded)(s, i, j, -s.lo[2]);
+    int x_at[2 * R + 1], y_at[2 * R + 1]; /* in-plane offsets of the neighbours -3 .. 3 along x and y */
+#pragma unroll
+    for (int r = -R; r <= R; ++r) {
+        x_at[r + R] = (int)AC_FN(padded)(s, AC_FN(periodic)(i + r, s.n[0]), j, -s.lo[2]);
+        y_at[r + R] = (int)AC_FN(padded)(s, i, AC_FN(periodic)(j + r, s.n[1]), -s.lo[2]);
+    }
     for (int k = k0; k < k1; ++k) {
-        const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
+        const ptrdiff_t plane = AC_FN(plane_offset)(s, k, true);
+        real diff[3][R];
+#pragma unroll
+        for (int r = 1; r <= R; ++r) {
+            diff[0][r - 1] = zeta[x_at[R + r] + plane] - zeta[x_at[R - r] + plane];
+            diff[1][r - 1] = zeta[y_at[R + r] + plane] - zeta[y_at[R - r] + plane];
+            diff[2][r - 1] = zeta[xy + AC_FN(plane_offset)(s, k + r, near)] - zeta[xy + AC_FN(plane_offset)(s, k - r, near)];
+        }
 #pragma unroll
         for (int a = 0; a < 3; ++a)
-            zeta[(a + 1) * padded + idx] = first_derivative(zeta + idx, s.stride[a], p.inv_ds[a]);
+            zeta[(a + 1) * padded + xy + plane] =
+                first_from_differences(diff[a][0], diff[a][1], diff[a][2], first_scale(p.inv_ds[a]));
     }
 }
 
@@ -233,9 +254,6 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
     AC_FN(shock_profile_kernel)<<<blocks, threads, 0, stream>>>(AC_FN(make_set)(in_), zeta, s, p,
                                                                (real)(g->nu_shock * dxmin * dxmin), z_per_block);
     if (ac_cuda_record(cudaGetLastError(), "shock profile launch") != AC_OK)
-        return AC_ERR_DEVICE;
-    const AC_FN(field_set) profile = {{zeta, NULL, NULL, NULL}};
-    if (AC_FN(fill_ghosts)(profile, 1, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
     const dim3 gradient_threads(32, 8, 1);
     blocks = AC_FN(tile_blocks)(s, gradient_threads, 16);

@@ -181,6 +181,16 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
  * the plane and the column); SHOCK: with the shock viscosity of the profile
  * zeta and its gradient (shock.cuh).  Separate instances, so that the kernel the
  * host drives for plain runs keeps its registers. */
+/* The shock profile and its gradient at idx (four padded arrays, one after another). */
+static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const AC_FN(shape) & s, ptrdiff_t idx,
+                                                         real shock[4])
+{
+    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+        shock[a] = zeta[a * padded + idx];
+}
+
 template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER, bool SHOCK>
 static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p, AC_FN(stencil_scales) c, int substep,
@@ -251,6 +261,13 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     }
 
     int newest = 0; /* ring slot of the newest plane */
+    /* the shock profile and its gradient are read a point ahead (their
+     * latency passes during the point before), except with MHD in double,
+     * short of registers, which reads them where they are used */
+    constexpr bool late_shock = NF > AC_NUM_FIELDS && sizeof(real) == 8;
+    real shock_next[SHOCK ? 4 : 1];
+    if (SHOCK && !late_shock && active)
+        AC_FN(load_shock)(zeta, s, column + s.stride[2] * (k_first + s.lo[2]), shock_next);
     for (int it = 0; it < planes; ++it) {
         __pipeline_wait_prior(LEAD - 1);
         __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
@@ -344,13 +361,18 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                         rhs[f] += coefficient * del6[f];
                 }
             }
-            if (SHOCK) { /* the profile of the step's start and its gradient, one padded array after another */
-                const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
-                real grad_zeta[3];
+            if (SHOCK) { /* the profile of the step's start and its gradient */
+                real shock[4];
+                if (late_shock) {
+                    AC_FN(load_shock)(zeta, s, idx, shock);
+                } else {
 #pragma unroll
-                for (int a = 0; a < 3; ++a)
-                    grad_zeta[a] = zeta[(a + 1) * padded + idx];
-                add_shock_viscosity(&d, zeta[idx], grad_zeta, rhs);
+                    for (int a = 0; a < 4; ++a)
+                        shock[a] = shock_next[a];
+                    if (k + 1 < k_first + planes - 2 * AC_GHOST)
+                        AC_FN(load_shock)(zeta, s, idx + s.stride[2], shock_next);
+                }
+                add_shock_viscosity(&d, shock[0], shock + 1, rhs);
             }
             if (late_w && reads_w)
 #pragma unroll
