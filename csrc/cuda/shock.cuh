@@ -14,9 +14,12 @@
  *   - its 3x3 in-plane maximum stays in registers, and the 3x3x3 maximum of
  *     the plane behind is the largest of three of those;
  *   - smoothing along x and y in shared memory, along z in registers.
- * A second kernel takes the profile's gradient, held for the step's three
+ *   - each point's profile goes out with its periodic images along each
+ *     axis (the ghost zones the gradient's stencils read).
+ * Every read of u wraps periodically: its ghost zones are not filled.  A
+ * second kernel takes the profile's gradient, held for the step's three
  * substeps as the profile is (the streaming substep's SHOCK instances read
- * both).  Every read wraps periodically: no ghost zone is filled.
+ * both).
  *
  * Passes of one thread a point, with ghost fills between them, cost half
  * the step at 256^3 (benchmarks/results, 98fc2be); this kernel with every
@@ -56,7 +59,7 @@ static __device__ __forceinline__ ptrdiff_t AC_FN(plane_offset)(const AC_FN(shap
 
 __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
     AC_FN(shock_profile_kernel)(AC_FN(field_set) in, real *__restrict__ zeta, AC_FN(shape) s, ac_point_params p,
-                                real scale, int z_per_block)
+                                real scale, int z_per_block, bool images)
 {
     enum { TX = AC_SHOCK_TX, TY = AC_SHOCK_TY, THREADS = AC_SHOCK_THREADS, R = 3 /* the stencil's radius */,
            SPAN = 2 * R + 1 };
@@ -190,8 +193,19 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
         __syncthreads();
         const real xy = smooth_121(along_x[threadIdx.y][threadIdx.x], along_x[threadIdx.y + 1][threadIdx.x],
                                    along_x[threadIdx.y + 2][threadIdx.x]);
-        if (z >= z0 + 2 && i < s.n[0] && j < s.n[1]) /* the profile of plane z - 2 */
-            zeta[AC_FN(padded)(s, i, j, z - 2)] = scale * smooth_121(along_xy[0], along_xy[1], xy);
+        if (z >= z0 + 2 && i < s.n[0] && j < s.n[1]) { /* the profile of plane z - 2 */
+            const int k = z - 2;
+            const real v = scale * smooth_121(along_xy[0], along_xy[1], xy);
+            zeta[AC_FN(padded)(s, i, j, k)] = v;
+            if (images) { /* its periodic images in the ghost zones along each axis (the gradient's stencils) */
+                if (i < R || i >= s.n[0] - R)
+                    zeta[AC_FN(padded)(s, i < R ? i + s.n[0] : i - s.n[0], j, k)] = v;
+                if (j < R || j >= s.n[1] - R)
+                    zeta[AC_FN(padded)(s, i, j < R ? j + s.n[1] : j - s.n[1], k)] = v;
+                if (k < R || k >= s.n[2] - R)
+                    zeta[AC_FN(padded)(s, i, j, k < R ? k + s.n[2] : k - s.n[2])] = v;
+            }
+        }
         along_xy[0] = along_xy[1];
         along_xy[1] = xy;
     }
@@ -199,37 +213,19 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
 
 #undef AC_SHOCK_FETCH
 
-/* The profile's gradient into the three padded arrays after it, eq. (6) as
- * physics.h's first_derivative takes it, the neighbours wrapped
- * periodically (the profile's ghost zones are not filled). */
+/* The profile's gradient (its ghost zones along each axis filled) into the
+ * three padded arrays after it, eq. (6) as the CPU's substep takes it. */
 __global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_point_params p, int z_per_block)
 {
-    enum { R = 3 };
     const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
     int i, j, k0, k1;
     if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
         return;
-    const bool near = s.n[2] >= R; /* k - 3 .. k + 3 within -n .. 2n - 1 */
-    const int xy = (int)AC_FN(padded)(s, i, j, -s.lo[2]);
-    int x_at[2 * R + 1], y_at[2 * R + 1]; /* in-plane offsets of the neighbours -3 .. 3 along x and y */
-#pragma unroll
-    for (int r = -R; r <= R; ++r) {
-        x_at[r + R] = (int)AC_FN(padded)(s, AC_FN(periodic)(i + r, s.n[0]), j, -s.lo[2]);
-        y_at[r + R] = (int)AC_FN(padded)(s, i, AC_FN(periodic)(j + r, s.n[1]), -s.lo[2]);
-    }
     for (int k = k0; k < k1; ++k) {
-        const ptrdiff_t plane = AC_FN(plane_offset)(s, k, true);
-        real diff[3][R];
-#pragma unroll
-        for (int r = 1; r <= R; ++r) {
-            diff[0][r - 1] = zeta[x_at[R + r] + plane] - zeta[x_at[R - r] + plane];
-            diff[1][r - 1] = zeta[y_at[R + r] + plane] - zeta[y_at[R - r] + plane];
-            diff[2][r - 1] = zeta[xy + AC_FN(plane_offset)(s, k + r, near)] - zeta[xy + AC_FN(plane_offset)(s, k - r, near)];
-        }
+        const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
 #pragma unroll
         for (int a = 0; a < 3; ++a)
-            zeta[(a + 1) * padded + xy + plane] =
-                first_from_differences(diff[a][0], diff[a][1], diff[a][2], first_scale(p.inv_ds[a]));
+            zeta[(a + 1) * padded + idx] = first_derivative(zeta + idx, s.stride[a], p.inv_ds[a]);
     }
 }
 
@@ -251,9 +247,16 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
     const int tiles = (int)(blocks.x * blocks.y), chunks = fit.resident_blocks / tiles > 1 ? fit.resident_blocks / tiles : 1;
     const int z_per_block = (s.n[2] + chunks - 1) / chunks;
     blocks.z = (s.n[2] + z_per_block - 1) / z_per_block;
+    /* the kernel writes each point's images along each axis where every axis
+     * has the stencil's radius of points at least (once each) */
+    const bool images = s.n[0] >= AC_GHOST && s.n[1] >= AC_GHOST && s.n[2] >= AC_GHOST;
     AC_FN(shock_profile_kernel)<<<blocks, threads, 0, stream>>>(AC_FN(make_set)(in_), zeta, s, p,
-                                                               (real)(g->nu_shock * dxmin * dxmin), z_per_block);
+                                                               (real)(g->nu_shock * dxmin * dxmin), z_per_block,
+                                                               images);
     if (ac_cuda_record(cudaGetLastError(), "shock profile launch") != AC_OK)
+        return AC_ERR_DEVICE;
+    const AC_FN(field_set) profile = {{zeta, NULL, NULL, NULL}};
+    if (!images && AC_FN(fill_ghosts)(profile, 1, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
     const dim3 gradient_threads(32, 8, 1);
     blocks = AC_FN(tile_blocks)(s, gradient_threads, 16);

@@ -261,12 +261,13 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     }
 
     int newest = 0; /* ring slot of the newest plane */
-    /* the shock profile and its gradient are read a point ahead (their
-     * latency passes during the point before), except with MHD in double,
-     * short of registers, which reads them where they are used */
-    constexpr bool late_shock = NF > AC_NUM_FIELDS && sizeof(real) == 8;
+    /* hydro in double reads the shock profile and its gradient a point ahead
+     * (their latency passes during the point before: 256^3 step 3 % shorter,
+     * a0673d4); the others read them where they are used (single precision
+     * is slower with the loads ahead, MHD in double short of registers) */
+    constexpr bool shock_ahead = NF == AC_NUM_FIELDS && sizeof(real) == 8;
     real shock_next[SHOCK ? 4 : 1];
-    if (SHOCK && !late_shock && active)
+    if (SHOCK && shock_ahead && active)
         AC_FN(load_shock)(zeta, s, column + s.stride[2] * (k_first + s.lo[2]), shock_next);
     for (int it = 0; it < planes; ++it) {
         __pipeline_wait_prior(LEAD - 1);
@@ -363,7 +364,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             }
             if (SHOCK) { /* the profile of the step's start and its gradient */
                 real shock[4];
-                if (late_shock) {
+                if (!shock_ahead) {
                     AC_FN(load_shock)(zeta, s, idx, shock);
                 } else {
 #pragma unroll
