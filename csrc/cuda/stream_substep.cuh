@@ -166,6 +166,16 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
     grad_div[2] = along[2][2] + acc[2][0];
 }
 
+/* The shock profile and its gradient at idx (four padded arrays, one after another). */
+static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const AC_FN(shape) & s, ptrdiff_t idx,
+                                                         real shock[4])
+{
+    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+        shock[a] = zeta[a * padded + idx];
+}
+
 /* Substep `substep` of the 55-point method over the region [first, end) of
  * s.  Block b takes column of tiles b % columns (x fastest, so that the
  * blocks running together share their rims in L2) and the b / columns-th
@@ -181,16 +191,6 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
  * the plane and the column); SHOCK: with the shock viscosity of the profile
  * zeta and its gradient (shock.cuh).  Separate instances, so that the kernel the
  * host drives for plain runs keeps its registers. */
-/* The shock profile and its gradient at idx (four padded arrays, one after another). */
-static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const AC_FN(shape) & s, ptrdiff_t idx,
-                                                         real shock[4])
-{
-    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
-#pragma unroll
-    for (int a = 0; a < 4; ++a)
-        shock[a] = zeta[a * padded + idx];
-}
-
 template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER, bool SHOCK>
 static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p, AC_FN(stencil_scales) c, int substep,
@@ -263,8 +263,11 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     int newest = 0; /* ring slot of the newest plane */
     /* hydro in double reads the shock profile and its gradient a point ahead
      * (their latency passes during the point before: 256^3 step 3 % shorter,
-     * a0673d4); the others read them where they are used (single precision
-     * is slower with the loads ahead, MHD in double short of registers) */
+     * a0673d4); the others read them where they are used.  The two ways of
+     * writing those reads below schedule differently, each kept where it
+     * measured faster at 256^3 (MHD in single precision: 0.70 of the plain
+     * step against 0.61; hydro: 0.66 against 0.64; benchmarks/results,
+     * 2026-11-24-h100-*). */
     constexpr bool shock_ahead = NF == AC_NUM_FIELDS && sizeof(real) == 8;
     real shock_next[SHOCK ? 4 : 1];
     if (SHOCK && shock_ahead && active)
@@ -362,7 +365,14 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                         rhs[f] += coefficient * del6[f];
                 }
             }
-            if (SHOCK) { /* the profile of the step's start and its gradient */
+            if (SHOCK && NF > AC_NUM_FIELDS) { /* the profile of the step's start and its gradient */
+                const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
+                real grad_zeta[3];
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+                    grad_zeta[a] = zeta[(a + 1) * padded + idx];
+                add_shock_viscosity(&d, zeta[idx], grad_zeta, rhs);
+            } else if (SHOCK) { /* the same, read together (hydro) or a point ahead (hydro in double) */
                 real shock[4];
                 if (!shock_ahead) {
                     AC_FN(load_shock)(zeta, s, idx, shock);
