@@ -442,6 +442,16 @@ AC_INLINE real smooth_121(real below, real here, real above)
     return (below + (real)2 * here + above) * (real)0.25;
 }
 
+/* The compression from the velocity's differences u_a(+r) - u_a(-r) along
+ * each axis a (r = 1..3): eq. (6) for div u. */
+AC_INLINE real shock_compression_from_differences(const real diff[3][3], const real inv_ds[3])
+{
+    real div_u = 0;
+    for (int a = 0; a < 3; ++a)
+        div_u += first_from_differences(diff[a][0], diff[a][1], diff[a][2], first_scale(inv_ds[a]));
+    return shock_compression(div_u);
+}
+
 /* One pass of the profile at padded index idx: the compression (axis -1,
  * from the velocity u[0..2]; `from` unused), the 3x3x3 maximum of `from`
  * (axis 3) or its smoothing along `axis` (0, 1, 2); `from` and u have their
@@ -450,10 +460,11 @@ AC_INLINE real shock_pass_point(const real *const u[3], const real *from, ptrdif
                                 const real inv_ds[3], int axis)
 {
     if (axis < 0) {
-        real div_u = 0;
+        real diff[3][3];
         for (int a = 0; a < 3; ++a)
-            div_u += first_derivative(u[a] + idx, stride[a], inv_ds[a]);
-        return shock_compression(div_u);
+            for (int r = 1; r <= 3; ++r)
+                diff[a][r - 1] = AC_LOAD(u[a] + idx + r * stride[a]) - AC_LOAD(u[a] + idx - r * stride[a]);
+        return shock_compression_from_differences(diff, inv_ds);
     }
     if (axis == 3) {
         real v = from[idx];

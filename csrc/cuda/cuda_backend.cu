@@ -148,7 +148,7 @@ typedef struct {
     ac_status (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
                              void *const *, const void *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce_mhd)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
-    ac_status (*shock_profile)(const ac_grid *, void *const *, void *, void *, cudaStream_t);
+    ac_status (*shock_profile)(const ac_grid *, void *const *, void *, cudaStream_t);
     ac_status (*max_interior)(const ac_grid *, const void *, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*load_members)(const ac_member *, int, cudaStream_t);
     ac_status (*reduce_members)(const ac_grid *, int, cudaStream_t);
@@ -170,7 +170,7 @@ typedef struct {
     unsigned int *nonfinite;
     ac_cfl_run *cfl; /* run_cfl's state, device */
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
-    void *zeta, *zeta_scratch; /* with nu_shock: the profile and its gradient (4 padded arrays), a second array */
+    void *zeta;              /* with nu_shock: the profile and its gradient (4 padded arrays) */
     int device;              /* the GPU it lives on */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
@@ -216,7 +216,7 @@ static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double
     if (gpu->zeta && region) /* the profile's maximum and smoothing span subdomains: one process only */
         return AC_ERR_UNSUPPORTED;
     if (gpu->zeta && s == 0) { /* the profile of the step's start, held for its three substeps */
-        const ac_status st = gpu->k->shock_profile(&gpu->grid, r.in, gpu->zeta, gpu->zeta_scratch, gpu->stream);
+        const ac_status st = gpu->k->shock_profile(&gpu->grid, r.in, gpu->zeta, gpu->stream);
         if (st != AC_OK)
             return st;
     }
@@ -243,7 +243,6 @@ static void gpu_destroy(void *self)
     device_free(gpu->cfl);
     device_free(gpu->member_runs);
     device_free(gpu->zeta);
-    device_free(gpu->zeta_scratch);
     if (gpu->stream) {
         cudaError_t err = cudaStreamDestroy(gpu->stream);
         if (err != cudaSuccess)
@@ -302,8 +301,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     }
     if (st == AC_OK && method == AC_METHOD_19P)
         st = device_zeros(&gpu->buf.div_u, gpu->field_bytes);
-    if (st == AC_OK && grid->nu_shock != 0.0 && (st = device_zeros(&gpu->zeta, 4 * gpu->field_bytes)) == AC_OK)
-        st = device_zeros(&gpu->zeta_scratch, gpu->field_bytes);
+    if (st == AC_OK && grid->nu_shock != 0.0)
+        st = device_zeros(&gpu->zeta, 4 * gpu->field_bytes);
     if (st == AC_OK)
         st = device_zeros((void **)&gpu->max_u2_bits, sizeof *gpu->max_u2_bits);
     if (st == AC_OK)
@@ -518,7 +517,7 @@ static ac_status queue_shock_profile(ac_gpu *gpu)
 {
     if (!gpu->zeta)
         return AC_ERR_UNSUPPORTED;
-    return gpu->k->shock_profile(&gpu->grid, gpu->buf.home, gpu->zeta, gpu->zeta_scratch, gpu->stream);
+    return gpu->k->shock_profile(&gpu->grid, gpu->buf.home, gpu->zeta, gpu->stream);
 }
 
 static ac_status gpu_shock_profile(void *self, void *dense)

@@ -87,7 +87,7 @@ typedef struct {
     ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int fill_ghosts,       \
                                     unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);  \
     /* zeta: the shock profile and its gradient, four padded arrays in one (NULL: no shock viscosity) */      \
-    ac_status cuda_shock_profile_##sfx(const ac_grid *g, void *const in[AC_NUM_FIELDS], void *zeta, void *scratch, \
+    ac_status cuda_shock_profile_##sfx(const ac_grid *g, void *const in[AC_NUM_FIELDS], void *zeta,               \
                                        cudaStream_t stream);                                                    \
     ac_status cuda_max_interior_##sfx(const ac_grid *g, const void *field, unsigned long long *max_bits,         \
                                       unsigned int *nonfinite, cudaStream_t stream);                            \

@@ -1,83 +1,266 @@
 /*
  * shock.cuh -- the shock viscosity's profile on the GPU (DESIGN 9).
  *
- * Included by kernels_impl.cuh (once per precision).  The passes of
- * physics.h's shock_pass_point over the interior, one thread a point, each
- * followed by the periodic ghost zones of its result, as the CPU backend
- * runs them: the compression, the 3x3x3 maximum, the smoothing along x, y
- * and z, then the scale nu_shock dxmin^2.  The streaming substep reads the
- * profile and its gradient (HYPER's sibling flag SHOCK).
+ * Included by kernels_impl.cuh (once per precision).  One kernel makes the
+ * whole profile zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]] from the
+ * velocity, with physics.h's shock_compression_from_differences and
+ * smooth_121, in the order of the CPU's passes (maximum, smoothing along
+ * x, y, z, scale), so that the bits agree.  A block owns an x-y tile and
+ * walks a range of z planes.  For each new plane:
+ *   - u_x and u_y of the tile and a halo of 2 + 3 go to shared memory, and
+ *     u_z of the tile and a halo of 2 to a shared ring of seven planes,
+ *     each loaded an iteration ahead (its latency passes meanwhile);
+ *   - the compression on the tile and a halo of two goes to shared memory;
+ *   - its 3x3 in-plane maximum stays in registers, and the 3x3x3 maximum of
+ *     the plane behind is the largest of three of those;
+ *   - smoothing along x and y in shared memory, along z in registers.
+ *   - each point's profile goes out with its periodic images along each
+ *     axis (the ghost zones the gradient's stencils read).
+ * Every read of u wraps periodically: its ghost zones are not filled.  A
+ * second kernel takes the profile's gradient, held for the step's three
+ * substeps as the profile is (the streaming substep's SHOCK instances read
+ * both).
+ *
+ * Passes of one thread a point, with ghost fills between them, cost half
+ * the step at 256^3 (benchmarks/results, 98fc2be); this kernel with every
+ * stencil read from global memory was bound by L1 loads (3227452).
  */
 
-__global__ void AC_FN(shock_pass_kernel)(AC_FN(field_set) in, const real *from, real *to, AC_FN(shape) s,
-                                         ac_point_params p, int axis)
+/* 32 x 16 tiles in single precision (less of the halo computed twice); in
+ * double their shared memory would pass the 48 KB of a static allocation */
+enum { AC_SHOCK_TX = 32, AC_SHOCK_TY = sizeof(real) == 4 ? 16 : 8, AC_SHOCK_THREADS = AC_SHOCK_TX * AC_SHOCK_TY };
+
+/* Points of a tile region that one thread computes (strided by the block's
+ * thread count). */
+#define AC_SHOCK_ROUNDS(count) (((count) + AC_SHOCK_THREADS - 1) / AC_SHOCK_THREADS)
+
+static __device__ __forceinline__ int AC_FN(periodic)(int i, int n)
 {
-    const real *const u[3] = {in.f[1], in.f[2], in.f[3]};
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x) {
-        const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
-        to[idx] = shock_pass_point(u, from, idx, s.stride, p.inv_ds, axis);
+    const int r = i % n;
+    return r < 0 ? r + n : r;
+}
+
+/* The in-plane padded offset of point q of a w-wide region whose corner
+ * lies at tile corner (x0, y0) minus (hx, hy), wrapped periodically. */
+static __device__ __forceinline__ int AC_FN(region_column)(const AC_FN(shape) & s, int q, int w, int x0, int y0,
+                                                           int hx, int hy)
+{
+    return (int)AC_FN(padded)(s, AC_FN(periodic)(x0 - hx + q % w, s.n[0]), AC_FN(periodic)(y0 - hy + q / w, s.n[1]),
+                              -s.lo[2]);
+}
+
+/* The padded offset of plane z, wrapped periodically; `near`: -n <= z < 2n,
+ * wrapped without a division. */
+static __device__ __forceinline__ ptrdiff_t AC_FN(plane_offset)(const AC_FN(shape) & s, int z, bool near)
+{
+    const int n = s.n[2];
+    return s.stride[2] * ((near ? (z < 0 ? z + n : z >= n ? z - n : z) : AC_FN(periodic)(z, n)) + s.lo[2]);
+}
+
+__global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
+    AC_FN(shock_profile_kernel)(AC_FN(field_set) in, real *__restrict__ zeta, AC_FN(shape) s, ac_point_params p,
+                                real scale, int z_per_block, bool images)
+{
+    enum { TX = AC_SHOCK_TX, TY = AC_SHOCK_TY, THREADS = AC_SHOCK_THREADS, R = 3 /* the stencil's radius */,
+           SPAN = 2 * R + 1 };
+    enum { CX = TX + 4, CY = TY + 4, MX = TX + 2, MY = TY + 2 }; /* compression, maximum: halos 2, 1 */
+    enum { C_ROUNDS = AC_SHOCK_ROUNDS(CX * CY), M_ROUNDS = AC_SHOCK_ROUNDS(MX * MY),
+           S_ROUNDS = AC_SHOCK_ROUNDS(TX * MY), UX_ROUNDS = AC_SHOCK_ROUNDS((CX + 2 * R) * CY),
+           UY_ROUNDS = AC_SHOCK_ROUNDS(CX * (CY + 2 * R)) };
+    __shared__ real ux[CY][CX + 2 * R], uy[CY + 2 * R][CX]; /* the newest plane's u_x, u_y */
+    __shared__ real uz[SPAN][CY][CX];                       /* u_z of planes z - 3 .. z + 3, a ring */
+    __shared__ real compression[CY][CX];                    /* the newest plane's */
+    __shared__ real maximum[MY][MX];                        /* the 3x3x3 maximum of the plane behind */
+    __shared__ real along_x[MY][TX];                        /* its smoothing along x */
+    const real *__restrict__ vx = in.f[1], *__restrict__ vy = in.f[2], *__restrict__ vz = in.f[3];
+    const int t = threadIdx.y * TX + threadIdx.x;
+    const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
+    const int z0 = blockIdx.z * z_per_block, z1 = min(z0 + z_per_block, s.n[2]);
+    const bool near = s.n[2] >= 6; /* the planes read, z0 - 5 .. z1 + 4, lie within -n .. 2n - 1 */
+
+    int ux_column[UX_ROUNDS], uy_column[UY_ROUNDS], c_column[C_ROUNDS];
+#pragma unroll
+    for (int r = 0; r < UX_ROUNDS; ++r)
+        ux_column[r] = AC_FN(region_column)(s, t + r * THREADS, CX + 2 * R, x0, y0, 2 + R, 2);
+#pragma unroll
+    for (int r = 0; r < UY_ROUNDS; ++r)
+        uy_column[r] = AC_FN(region_column)(s, t + r * THREADS, CX, x0, y0, 2, 2 + R);
+#pragma unroll
+    for (int r = 0; r < C_ROUNDS; ++r)
+        c_column[r] = AC_FN(region_column)(s, t + r * THREADS, CX, x0, y0, 2, 2);
+    /* the ring's first six planes, z0 - 5 .. z0: slot 0 holds z - 3 of the first z, z0 - 2 */
+    for (int d = 0; d < SPAN - 1; ++d) {
+        const ptrdiff_t plane = AC_FN(plane_offset)(s, z0 - 5 + d, near);
+#pragma unroll
+        for (int r = 0; r < C_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < CX * CY)
+                uz[d][q / CX][q % CX] = vz[c_column[r] + plane];
+        }
+    }
+    /* the next plane's values, loaded an iteration ahead so that the loads'
+     * latency passes while the plane before is worked on */
+    real next_x[UX_ROUNDS], next_y[UY_ROUNDS], next_z[C_ROUNDS];
+#define AC_SHOCK_FETCH(z)                                                                                        \
+    do {                                                                                                         \
+        const ptrdiff_t plane = AC_FN(plane_offset)(s, z, near), ahead = AC_FN(plane_offset)(s, (z) + R, near); \
+        _Pragma("unroll") for (int r = 0; r < UX_ROUNDS; ++r) if (t + r * THREADS < (CX + 2 * R) * CY)          \
+            next_x[r] = vx[ux_column[r] + plane];                                                                \
+        _Pragma("unroll") for (int r = 0; r < UY_ROUNDS; ++r) if (t + r * THREADS < CX * (CY + 2 * R))          \
+            next_y[r] = vy[uy_column[r] + plane];                                                                \
+        _Pragma("unroll") for (int r = 0; r < C_ROUNDS; ++r) if (t + r * THREADS < CX * CY)                     \
+            next_z[r] = vz[c_column[r] + ahead];                                                                 \
+    } while (0)
+    AC_SHOCK_FETCH(z0 - 2);
+    real in_plane[M_ROUNDS][2]; /* 3x3 maxima of the two planes before the newest */
+#pragma unroll
+    for (int r = 0; r < M_ROUNDS; ++r)
+        in_plane[r][0] = in_plane[r][1] = 0;
+    real along_xy[2] = {0, 0}; /* x-y smoothings of the two planes behind the maximum's */
+    const int i = x0 + threadIdx.x, j = y0 + threadIdx.y;
+    int oldest = 0; /* the ring's slot of plane z - 3 */
+
+    for (int z = z0 - 2; z <= z1 + 1; ++z) {
+        const int newest = oldest == 0 ? SPAN - 1 : oldest - 1; /* plane z + 3 takes the slot of z - 4 */
+#pragma unroll
+        for (int r = 0; r < UX_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < (CX + 2 * R) * CY)
+                ux[q / (CX + 2 * R)][q % (CX + 2 * R)] = next_x[r];
+        }
+#pragma unroll
+        for (int r = 0; r < UY_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < CX * (CY + 2 * R))
+                uy[q / CX][q % CX] = next_y[r];
+        }
+#pragma unroll
+        for (int r = 0; r < C_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < CX * CY)
+                uz[newest][q / CX][q % CX] = next_z[r];
+        }
+        if (z < z1 + 1)
+            AC_SHOCK_FETCH(z + 1);
+        __syncthreads();
+        int slot[SPAN]; /* of planes z - 3 .. z + 3 */
+#pragma unroll
+        for (int d = 0; d < SPAN; ++d)
+            slot[d] = oldest + d < SPAN ? oldest + d : oldest + d - SPAN;
+#pragma unroll
+        for (int r = 0; r < C_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < CX * CY) {
+                const int a = q % CX, b = q / CX;
+                real diff[3][3];
+#pragma unroll
+                for (int d = 1; d <= R; ++d) {
+                    diff[0][d - 1] = ux[b][a + R + d] - ux[b][a + R - d];
+                    diff[1][d - 1] = uy[b + R + d][a] - uy[b + R - d][a];
+                    diff[2][d - 1] = uz[slot[R + d]][b][a] - uz[slot[R - d]][b][a];
+                }
+                compression[b][a] = shock_compression_from_differences(diff, p.inv_ds);
+            }
+        }
+        oldest = oldest + 1 == SPAN ? 0 : oldest + 1;
+        __syncthreads();
+        /* the maximum of plane z - 1 over its 3x3x3 neighbourhood */
+#pragma unroll
+        for (int r = 0; r < M_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < MX * MY) {
+                const int a = q % MX, b = q / MX;
+                real v = compression[b + 1][a + 1];
+#pragma unroll
+                for (int db = 0; db < 3; ++db)
+#pragma unroll
+                    for (int da = 0; da < 3; ++da)
+                        v = fmax(v, compression[b + db][a + da]);
+                maximum[b][a] = fmax(fmax(in_plane[r][0], in_plane[r][1]), v);
+                in_plane[r][0] = in_plane[r][1];
+                in_plane[r][1] = v;
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < S_ROUNDS; ++r) {
+            const int q = t + r * THREADS;
+            if (q < TX * MY) {
+                const int a = q % TX, b = q / TX;
+                along_x[b][a] = smooth_121(maximum[b][a], maximum[b][a + 1], maximum[b][a + 2]);
+            }
+        }
+        __syncthreads();
+        const real xy = smooth_121(along_x[threadIdx.y][threadIdx.x], along_x[threadIdx.y + 1][threadIdx.x],
+                                   along_x[threadIdx.y + 2][threadIdx.x]);
+        if (z >= z0 + 2 && i < s.n[0] && j < s.n[1]) { /* the profile of plane z - 2 */
+            const int k = z - 2;
+            const real v = scale * smooth_121(along_xy[0], along_xy[1], xy);
+            zeta[AC_FN(padded)(s, i, j, k)] = v;
+            if (images) { /* its periodic images in the ghost zones along each axis (the gradient's stencils) */
+                if (i < R || i >= s.n[0] - R)
+                    zeta[AC_FN(padded)(s, i < R ? i + s.n[0] : i - s.n[0], j, k)] = v;
+                if (j < R || j >= s.n[1] - R)
+                    zeta[AC_FN(padded)(s, i, j < R ? j + s.n[1] : j - s.n[1], k)] = v;
+                if (k < R || k >= s.n[2] - R)
+                    zeta[AC_FN(padded)(s, i, j, k < R ? k + s.n[2] : k - s.n[2])] = v;
+            }
+        }
+        along_xy[0] = along_xy[1];
+        along_xy[1] = xy;
     }
 }
 
-/* zeta = scale * from over the whole padded array (the ghost zones hold the
- * periodic images). */
-__global__ void AC_FN(shock_scale_kernel)(real *zeta, const real *from, real scale, long long count)
-{
-    for (long long n = blockIdx.x * (long long)blockDim.x + threadIdx.x; n < count;
-         n += (long long)gridDim.x * blockDim.x)
-        zeta[n] = scale * from[n];
-}
+#undef AC_SHOCK_FETCH
 
-/* The gradient of the profile (ghost zones filled) at the interior points,
- * eq. (6) as the CPU's substep takes it. */
-__global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_point_params p)
+/* The profile's gradient (its ghost zones along each axis filled) into the
+ * three padded arrays after it, eq. (6) as the CPU's substep takes it. */
+__global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_point_params p, int z_per_block)
 {
     const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x) {
-        const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
+    int i, j, k0, k1;
+    if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
+        return;
+    for (int k = k0; k < k1; ++k) {
+        const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
 #pragma unroll
         for (int a = 0; a < 3; ++a)
             zeta[(a + 1) * padded + idx] = first_derivative(zeta + idx, s.stride[a], p.inv_ds[a]);
     }
 }
 
-/* The profile of the fields `in` (their ghost zones are filled here) into
- * zeta, and its gradient into the three padded arrays after it; scratch is
- * a second padded array. */
+/* The profile of the fields `in` into zeta, and its gradient into the three
+ * padded arrays after it. */
 extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
-                                               void *scratch_, cudaStream_t stream)
+                                               cudaStream_t stream)
 {
+    static AC_FN(kernel_fit) fit; /* the blocks of the profile kernel one GPU holds at once */
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const AC_FN(field_set) in = AC_FN(make_set)(in_);
     const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
-    real *zeta = (real *)zeta_, *scratch = (real *)scratch_;
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    const unsigned blocks = (unsigned)(total / 256 + 1 < 65535 ? total / 256 + 1 : 65535);
-    /* compression into scratch, maximum into zeta, smoothing x, y, z: scratch, zeta, scratch */
-    real *const to[5] = {scratch, zeta, scratch, zeta, scratch};
-    const int axes[5] = {-1, 3, 0, 1, 2};
-    if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK)
-        return AC_ERR_DEVICE;
-    for (int pass = 0; pass < 5; ++pass) {
-        AC_FN(shock_pass_kernel)<<<blocks, 256, 0, stream>>>(in, pass ? to[pass - 1] : NULL, to[pass], s, p,
-                                                               axes[pass]);
-        if (ac_cuda_record(cudaGetLastError(), "shock profile launch") != AC_OK)
-            return AC_ERR_DEVICE;
-        const AC_FN(field_set) result = {{to[pass], NULL, NULL, NULL}};
-        if (AC_FN(fill_ghosts)(result, 1, s, stream) != AC_OK)
-            return AC_ERR_DEVICE;
-    }
+    real *zeta = (real *)zeta_;
     const double dxmin = ac_grid_dxmin(g);
-    const long long count = (long long)s.m[0] * s.m[1] * s.m[2];
-    AC_FN(shock_scale_kernel)<<<(unsigned)(count / 256 + 1 < 65535 ? count / 256 + 1 : 65535), 256, 0, stream>>>(
-        zeta, scratch, (real)(g->nu_shock * dxmin * dxmin), count);
+    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(shock_profile_kernel), AC_SHOCK_THREADS, 0) != AC_OK)
+        return AC_ERR_DEVICE;
+    /* one wave: the z range split among as many blocks per x-y tile as fit */
+    const dim3 threads(AC_SHOCK_TX, AC_SHOCK_TY, 1);
+    dim3 blocks = AC_FN(tile_blocks)(s, threads, s.n[2]);
+    const int tiles = (int)(blocks.x * blocks.y), chunks = fit.resident_blocks / tiles > 1 ? fit.resident_blocks / tiles : 1;
+    const int z_per_block = (s.n[2] + chunks - 1) / chunks;
+    blocks.z = (s.n[2] + z_per_block - 1) / z_per_block;
+    /* the kernel writes each point's images along each axis where every axis
+     * has the stencil's radius of points at least (once each) */
+    const bool images = s.n[0] >= AC_GHOST && s.n[1] >= AC_GHOST && s.n[2] >= AC_GHOST;
+    AC_FN(shock_profile_kernel)<<<blocks, threads, 0, stream>>>(AC_FN(make_set)(in_), zeta, s, p,
+                                                               (real)(g->nu_shock * dxmin * dxmin), z_per_block,
+                                                               images);
     if (ac_cuda_record(cudaGetLastError(), "shock profile launch") != AC_OK)
         return AC_ERR_DEVICE;
-    AC_FN(shock_gradient_kernel)<<<blocks, 256, 0, stream>>>(zeta, s, p);
+    const AC_FN(field_set) profile = {{zeta, NULL, NULL, NULL}};
+    if (!images && AC_FN(fill_ghosts)(profile, 1, s, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    const dim3 gradient_threads(32, 8, 1);
+    blocks = AC_FN(tile_blocks)(s, gradient_threads, 16);
+    AC_FN(shock_gradient_kernel)<<<blocks, gradient_threads, 0, stream>>>(zeta, s, p, 16);
     return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
 }
 

@@ -166,6 +166,16 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
     grad_div[2] = along[2][2] + acc[2][0];
 }
 
+/* The shock profile and its gradient at idx (four padded arrays, one after another). */
+static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const AC_FN(shape) & s, ptrdiff_t idx,
+                                                         real shock[4])
+{
+    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+        shock[a] = zeta[a * padded + idx];
+}
+
 /* Substep `substep` of the 55-point method over the region [first, end) of
  * s.  Block b takes column of tiles b % columns (x fastest, so that the
  * blocks running together share their rims in L2) and the b / columns-th
@@ -251,6 +261,17 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     }
 
     int newest = 0; /* ring slot of the newest plane */
+    /* hydro in double reads the shock profile and its gradient a point ahead
+     * (their latency passes during the point before: 256^3 step 3 % shorter,
+     * a0673d4); the others read them where they are used.  The two ways of
+     * writing those reads below schedule differently, each kept where it
+     * measured faster at 256^3 (MHD in single precision: 0.70 of the plain
+     * step against 0.61; hydro: 0.66 against 0.64; benchmarks/results,
+     * 2026-11-24-h100-*). */
+    constexpr bool shock_ahead = NF == AC_NUM_FIELDS && sizeof(real) == 8;
+    real shock_next[SHOCK ? 4 : 1];
+    if (SHOCK && shock_ahead && active)
+        AC_FN(load_shock)(zeta, s, column + s.stride[2] * (k_first + s.lo[2]), shock_next);
     for (int it = 0; it < planes; ++it) {
         __pipeline_wait_prior(LEAD - 1);
         __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
@@ -344,13 +365,25 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                         rhs[f] += coefficient * del6[f];
                 }
             }
-            if (SHOCK) { /* the profile of the step's start and its gradient, one padded array after another */
+            if (SHOCK && NF > AC_NUM_FIELDS) { /* the profile of the step's start and its gradient */
                 const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
                 real grad_zeta[3];
 #pragma unroll
                 for (int a = 0; a < 3; ++a)
                     grad_zeta[a] = zeta[(a + 1) * padded + idx];
                 add_shock_viscosity(&d, zeta[idx], grad_zeta, rhs);
+            } else if (SHOCK) { /* the same, read together (hydro) or a point ahead (hydro in double) */
+                real shock[4];
+                if (!shock_ahead) {
+                    AC_FN(load_shock)(zeta, s, idx, shock);
+                } else {
+#pragma unroll
+                    for (int a = 0; a < 4; ++a)
+                        shock[a] = shock_next[a];
+                    if (k + 1 < k_first + planes - 2 * AC_GHOST)
+                        AC_FN(load_shock)(zeta, s, idx + s.stride[2], shock_next);
+                }
+                add_shock_viscosity(&d, shock[0], shock + 1, rhs);
             }
             if (late_w && reads_w)
 #pragma unroll
