@@ -455,7 +455,9 @@ AC_INLINE real shock_compression_from_differences(const real diff[3][3], const r
 /* One pass of the profile at padded index idx: the compression (axis -1,
  * from the velocity u[0..2]; `from` unused), the 3x3x3 maximum of `from`
  * (axis 3) or its smoothing along `axis` (0, 1, 2); `from` and u have their
- * ghost zones filled.  Each backend applies it at every interior point. */
+ * ghost zones filled.  The CPU applies it at every interior point; the CUDA
+ * profile kernel (cuda/shock.cuh) takes the same steps, in the same order,
+ * from shared memory. */
 AC_INLINE real shock_pass_point(const real *const u[3], const real *from, ptrdiff_t idx, const ptrdiff_t stride[3],
                                 const real inv_ds[3], int axis)
 {

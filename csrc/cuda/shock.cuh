@@ -13,7 +13,7 @@
  *   - the compression on the tile and a halo of two goes to shared memory;
  *   - its 3x3 in-plane maximum stays in registers, and the 3x3x3 maximum of
  *     the plane behind is the largest of three of those;
- *   - smoothing along x and y in shared memory, along z in registers.
+ *   - smoothing along x and y in shared memory, along z in registers;
  *   - each point's profile goes out with its periodic images along each
  *     axis (the ghost zones the gradient's stencils read).
  * Every read of u wraps periodically: its ghost zones are not filled.  A
@@ -34,19 +34,13 @@ enum { AC_SHOCK_TX = 32, AC_SHOCK_TY = sizeof(real) == 4 ? 16 : 8, AC_SHOCK_THRE
  * thread count). */
 #define AC_SHOCK_ROUNDS(count) (((count) + AC_SHOCK_THREADS - 1) / AC_SHOCK_THREADS)
 
-static __device__ __forceinline__ int AC_FN(periodic)(int i, int n)
-{
-    const int r = i % n;
-    return r < 0 ? r + n : r;
-}
-
 /* The in-plane padded offset of point q of a w-wide region whose corner
  * lies at tile corner (x0, y0) minus (hx, hy), wrapped periodically. */
 static __device__ __forceinline__ int AC_FN(region_column)(const AC_FN(shape) & s, int q, int w, int x0, int y0,
                                                            int hx, int hy)
 {
-    return (int)AC_FN(padded)(s, AC_FN(periodic)(x0 - hx + q % w, s.n[0]), AC_FN(periodic)(y0 - hy + q / w, s.n[1]),
-                              -s.lo[2]);
+    return (int)AC_FN(padded)(s, AC_FN(wrapped)(x0 - hx + q % w, s.n[0], true),
+                              AC_FN(wrapped)(y0 - hy + q / w, s.n[1], true), -s.lo[2]);
 }
 
 /* The padded offset of plane z, wrapped periodically; `near`: -n <= z < 2n,
@@ -54,7 +48,7 @@ static __device__ __forceinline__ int AC_FN(region_column)(const AC_FN(shape) & 
 static __device__ __forceinline__ ptrdiff_t AC_FN(plane_offset)(const AC_FN(shape) & s, int z, bool near)
 {
     const int n = s.n[2];
-    return s.stride[2] * ((near ? (z < 0 ? z + n : z >= n ? z - n : z) : AC_FN(periodic)(z, n)) + s.lo[2]);
+    return s.stride[2] * ((near ? (z < 0 ? z + n : z >= n ? z - n : z) : AC_FN(wrapped)(z, n, true)) + s.lo[2]);
 }
 
 __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
