@@ -120,13 +120,12 @@ def _check_grid(shape, box, dtype):
                              f"in which the box is nearer 1")
 
 
-def _extended_backend(what, method, backend):
-    """The backend for `what` (hyperdiffusion, shock viscosity): either, with
-    the 55-point method (the point loops and the streaming kernel take its
-    stencils)."""
+def _require_55p(what, method):
+    """MHD, hyperdiffusion and shock viscosity take the 55-point method's
+    stencils (grad div A, the point loops, the streaming kernel), on either
+    backend."""
     if method != "55p":
         raise ValueError(f"{what} needs method='55p'")
-    return backend
 
 
 def _courant_numbers(cdt, cdtv):
@@ -345,20 +344,19 @@ class Simulation:
             if value < 0:
                 raise ValueError(f"{name} (hyperdiffusion) must be >= 0, got {value}")
         if nu_hyper3 or diff_hyper3:
-            backend = _extended_backend("hyperdiffusion (nu_hyper3, diff_hyper3)", method, backend)
+            _require_55p("hyperdiffusion (nu_hyper3, diff_hyper3)", method)
         nu_shock = _real(nu_shock, "nu_shock")
         if nu_shock < 0:
             raise ValueError(f"nu_shock (shock viscosity) must be >= 0, got {nu_shock}")
         if nu_shock:
-            backend = _extended_backend("shock viscosity (nu_shock)", method, backend)
+            _require_55p("shock viscosity (nu_shock)", method)
             if comm is not None and comm.Get_size() > 1:
                 raise ValueError("shock viscosity (nu_shock) runs in one process in this version: its profile "
                                  "would need the neighbouring subdomains' velocities")
         if physics == "hydro" and (eta != 0 or mu0 != 1 or any(b_ext)):
             raise ValueError("eta, b_ext and mu0 belong to magnetohydrodynamics: pass physics='mhd' as well")
         if physics == "mhd":
-            if method != "55p":  # MHD runs on both backends; grad div A takes the 55-point mixed stencils
-                raise ValueError("physics='mhd' needs method='55p'")
+            _require_55p("physics='mhd'", method)
         _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":
