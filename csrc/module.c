@@ -321,18 +321,25 @@ static PyObject *Grid_rhs(GridObject *self, PyObject *Py_UNUSED(ignored))
     Py_RETURN_NONE;
 }
 
+/* The number a backend operation finds (the GIL released meanwhile), or
+ * the exception of its status, naming `what`. */
+static PyObject *number_of(GridObject *self, ac_status (*op)(void *, double *), const char *what)
+{
+    double v = 0.0;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = op(self->self, &v);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, what);
+    return PyFloat_FromDouble(v);
+}
+
 static PyObject *Grid_max_speed(GridObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (!check_ready(self))
         return NULL;
-    double v = 0.0;
-    ac_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = self->ops->max_speed(self->self, &v);
-    Py_END_ALLOW_THREADS
-    if (st != AC_OK)
-        return raise_status(st, self, "max_speed");
-    return PyFloat_FromDouble(v);
+    return number_of(self, self->ops->max_speed, "max_speed");
 }
 
 /* A run of CFL steps as Python sees it: (t, steps, dt, nonfinite). */
@@ -447,14 +454,7 @@ static PyObject *Grid_shock_max(GridObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     if (self->ops->shock_max == NULL || self->grid.nu_shock == 0.0)
         Py_RETURN_NONE;
-    double v = 0.0;
-    ac_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = self->ops->shock_max(self->self, &v);
-    Py_END_ALLOW_THREADS
-    if (st != AC_OK)
-        return raise_status(st, self, "shock profile maximum");
-    return PyFloat_FromDouble(v);
+    return number_of(self, self->ops->shock_max, "shock profile maximum");
 }
 
 /* write(field, array): array must be Fortran-contiguous, shape n, our dtype */
