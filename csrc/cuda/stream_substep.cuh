@@ -186,6 +186,15 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
     grad_div[2] = along[2][2] + acc[2][0];
 }
 
+/* Fetches base[index] into L2.  The address is formed inside the asm, out
+ * of the compiler's sight, so that it does not keep pointers live between
+ * points. */
+static __device__ __forceinline__ void AC_FN(prefetch_l2)(const real *base, ptrdiff_t index)
+{
+    asm volatile("{\n\t.reg .b64 a;\n\tmad.lo.s64 a, %1, %2, %0;\n\tprefetch.global.L2 [a];\n\t}" ::"l"(base),
+                 "l"(index), "n"((int)sizeof(real)));
+}
+
 /* del6 of lnrho and u_x, u_y, u_z at a finished point: their planes from
  * at, their columns z. */
 template <typename T>
@@ -436,6 +445,10 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 if (writes_w)
                     w_out.f[f][idx] = w[f];
             }
+            if (late_w && reads_w && k + 1 < k_first + planes - 2 * AC_GHOST)
+#pragma unroll
+                for (int f = 0; f < NF; ++f) /* the next point's w into L2, so that its late load does not wait on DRAM */
+                    AC_FN(prefetch_l2)(w_in.f[f], idx + s.stride[2]);
             if (reduces) {
                 const double u2 = AC_FN(speed_squared)(fresh[1], fresh[2], fresh[3]);
                 max_u2 = u2 > max_u2 ? u2 : max_u2;
