@@ -39,7 +39,7 @@ struct AC_FN(stream_tile) {
     static constexpr int RING = AC_GHOST + 1 + LEAD;
     static constexpr size_t BYTES = (size_t)RING * SLOT * sizeof(real);
     static constexpr size_t BELOW_BYTES = (size_t)AC_GHOST * NF * THREADS * sizeof(real); /* see below_in_shared */
-    static constexpr size_t W_BYTES = (size_t)2 * NF * THREADS * sizeof(real);            /* see staged_w */
+    static constexpr size_t W_BYTES = (size_t)NF * THREADS * sizeof(real);                /* see staged_w */
 };
 
 /* Whether an instance keeps each thread's column below its point (`below`)
@@ -286,11 +286,10 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     real *const below_column = ring + T::RING * T::SLOT + threadIdx.x + TX * threadIdx.y; /* [slot][f], THREADS apart */
     int oldest = 0;
     /* with the column in shared memory and one plane ahead, each point's w
-     * is copied into shared memory with the plane queued during the point
-     * before: no registers hold it and no load waits on DRAM.  Two
-     * buffers, the point's and the next one's. */
+     * is copied into shared memory during the point before, a pipeline
+     * stage of its own: no registers hold it and no load waits on DRAM */
     constexpr bool staged_w = shared_below && LEAD == 1;
-    real *const w_stage = below_column + AC_GHOST * NF * T::THREADS; /* [point % 2][f], THREADS apart */
+    real *const w_stage = below_column + AC_GHOST * NF * T::THREADS; /* [f], THREADS apart */
     real acc[VECTORS][3][AC_SPAN]; /* d_i d_z terms of grad div u (and A), points newest-3 .. newest+3 */
 #pragma unroll
     for (int n = 0; n < AC_SPAN; ++n) {
@@ -334,16 +333,6 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             const int slot = newest + LEAD < T::RING ? newest + LEAD : newest + LEAD - T::RING;
             AC_FN(queue_plane)<T>(ring + slot * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
             queued_z = periodic && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
-        }
-        if (staged_w && active && reads_w && it + 1 >= 2 * AC_GHOST && it + 1 < planes) {
-            /* the next point's; its index hidden from the compiler, which would otherwise keep seven pointers live */
-            const int point = it + 1 - 2 * AC_GHOST;
-            ptrdiff_t next = column + s.stride[2] * (k_first + point + s.lo[2]);
-            asm volatile("" : "+l"(next));
-#pragma unroll
-            for (int f = 0; f < NF; ++f)
-                __pipeline_memcpy_async(w_stage + ((point & 1) * NF + f) * T::THREADS, w_in.f[f] + next,
-                                        sizeof(real));
         }
         __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
         if (active) {
@@ -453,7 +442,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             if (late_w && reads_w)
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
-                    w[f] = staged_w ? w_stage[((it & 1) * NF + f) * T::THREADS] : w_in.f[f][idx];
+                    w[f] = staged_w ? w_stage[f * T::THREADS] : w_in.f[f][idx];
             real fresh[NF];
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
@@ -489,6 +478,17 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             }
             if (shared_below)
                 oldest = oldest + 1 == AC_GHOST ? 0 : oldest + 1;
+        }
+        if (staged_w) {
+            if (active && reads_w && it + 1 >= 2 * AC_GHOST && it + 1 < planes) {
+                /* the next point's; its index hidden from the compiler, which would otherwise keep seven pointers live */
+                ptrdiff_t next = column + s.stride[2] * (k_first + it + 1 - 2 * AC_GHOST + s.lo[2]);
+                asm volatile("" : "+l"(next));
+#pragma unroll
+                for (int f = 0; f < NF; ++f)
+                    __pipeline_memcpy_async(w_stage + f * T::THREADS, w_in.f[f] + next, sizeof(real));
+            }
+            __pipeline_commit(); /* waited for by the next iteration's wait_prior(0) */
         }
         newest = newest + 1 == T::RING ? 0 : newest + 1;
     }
