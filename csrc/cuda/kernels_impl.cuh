@@ -378,15 +378,14 @@ static ac_status AC_FN(launch_terms)(Set in, Set out, Set w_in, Set w_out, const
                                      cudaStream_t stream)
 {
     const ac_hyper_params h = hyper ? *hyper : ac_hyper_params();
-    constexpr int hyper_lead = AC_FN(below_in_shared)<sizeof(Set) / sizeof(real *), true>() ? 1 : 2;
     if (hyper && zeta)
         return AC_FN(launch_stream)<TX, TY, 2, 0, true, true>(in, out, w_in, w_out, s, p, q, h, zeta, substep, dt,
                                                               device_step, 0, periodic, wrap_x, stream);
     if (zeta)
         return AC_FN(launch_stream)<TX, TY, 2, 0, false, true>(in, out, w_in, w_out, s, p, q, h, zeta, substep, dt,
                                                                device_step, 0, periodic, wrap_x, stream);
-    return AC_FN(launch_stream)<TX, TY, hyper_lead, 0, true, false>(in, out, w_in, w_out, s, p, q, h, zeta, substep,
-                                                                    dt, device_step, 0, periodic, wrap_x, stream);
+    return AC_FN(launch_stream)<TX, TY, 2, 0, true, false>(in, out, w_in, w_out, s, p, q, h, zeta, substep, dt,
+                                                           device_step, 0, periodic, wrap_x, stream);
 }
 
 static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int blocks)

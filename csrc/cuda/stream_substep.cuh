@@ -39,7 +39,6 @@ struct AC_FN(stream_tile) {
     static constexpr int RING = AC_GHOST + 1 + LEAD;
     static constexpr size_t BYTES = (size_t)RING * SLOT * sizeof(real);
     static constexpr size_t BELOW_BYTES = (size_t)AC_GHOST * NF * THREADS * sizeof(real); /* see below_in_shared */
-    static constexpr size_t W_BYTES = (size_t)NF * THREADS * sizeof(real);                /* see staged_w */
 };
 
 /* Whether an instance keeps each thread's column below its point (`below`)
@@ -58,7 +57,7 @@ template <int TX, int TY, int LEAD, int NF, bool HYPER>
 static constexpr size_t AC_FN(stream_smem)()
 {
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
-    return T::BYTES + (AC_FN(below_in_shared)<NF, HYPER>() ? T::BELOW_BYTES + (LEAD == 1 ? T::W_BYTES : 0) : 0);
+    return T::BYTES + (AC_FN(below_in_shared)<NF, HYPER>() ? T::BELOW_BYTES : 0);
 }
 
 /* Eqs. (6) and (7) on values at compile-time offsets S from f: a shared-memory
@@ -285,11 +284,6 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     real below[shared_below ? 1 : NF][AC_GHOST];
     real *const below_column = ring + T::RING * T::SLOT + threadIdx.x + TX * threadIdx.y; /* [slot][f], THREADS apart */
     int oldest = 0;
-    /* with the column in shared memory and one plane ahead, each point's w
-     * is copied into shared memory during the point before, a pipeline
-     * stage of its own: no registers hold it and no load waits on DRAM */
-    constexpr bool staged_w = shared_below && LEAD == 1;
-    real *const w_stage = below_column + AC_GHOST * NF * T::THREADS; /* [f], THREADS apart */
     real acc[VECTORS][3][AC_SPAN]; /* d_i d_z terms of grad div u (and A), points newest-3 .. newest+3 */
 #pragma unroll
     for (int n = 0; n < AC_SPAN; ++n) {
@@ -442,7 +436,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             if (late_w && reads_w)
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
-                    w[f] = staged_w ? w_stage[f * T::THREADS] : w_in.f[f][idx];
+                    w[f] = w_in.f[f][idx];
             real fresh[NF];
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
@@ -451,7 +445,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 if (writes_w)
                     w_out.f[f][idx] = w[f];
             }
-            if (late_w && !staged_w && reads_w && k + 1 < k_first + planes - 2 * AC_GHOST)
+            if (late_w && reads_w && k + 1 < k_first + planes - 2 * AC_GHOST)
 #pragma unroll
                 for (int f = 0; f < NF; ++f) /* the next point's w into L2, so that its late load does not wait on DRAM */
                     AC_FN(prefetch_l2)(w_in.f[f], idx + s.stride[2]);
@@ -478,17 +472,6 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             }
             if (shared_below)
                 oldest = oldest + 1 == AC_GHOST ? 0 : oldest + 1;
-        }
-        if (staged_w) {
-            if (active && reads_w && it + 1 >= 2 * AC_GHOST && it + 1 < planes) {
-                /* the next point's; its index hidden from the compiler, which would otherwise keep seven pointers live */
-                ptrdiff_t next = column + s.stride[2] * (k_first + it + 1 - 2 * AC_GHOST + s.lo[2]);
-                asm volatile("" : "+l"(next));
-#pragma unroll
-                for (int f = 0; f < NF; ++f)
-                    __pipeline_memcpy_async(w_stage + f * T::THREADS, w_in.f[f] + next, sizeof(real));
-            }
-            __pipeline_commit(); /* waited for by the next iteration's wait_prior(0) */
         }
         newest = newest + 1 == T::RING ? 0 : newest + 1;
     }
