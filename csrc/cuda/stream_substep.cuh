@@ -43,9 +43,10 @@ struct AC_FN(stream_tile) {
 
 /* Whether an instance keeps each thread's column below its point (`below`)
  * in shared memory after the ring, not in registers: MHD with
- * hyperdiffusion in double, whose 255 registers a thread spill otherwise
- * (192 bytes).  Its three planes of the tile's interior, 43 kB, fit beside
- * the ring's 188 kB. */
+ * hyperdiffusion in double, whose 255 registers a thread spill 192 bytes
+ * otherwise (24 so).  Its three planes of the tile's interior, 43 kB, fit
+ * beside the ring's 188 kB.  At 256^3 its step takes 0.90 of the plain
+ * one's M/s, against 0.73 before (benchmarks/results, 2026-11-24-h100-*). */
 template <int NF, bool HYPER>
 static constexpr __host__ __device__ bool AC_FN(below_in_shared)()
 {
@@ -365,7 +366,8 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             const int k = k_first + it - 2 * AC_GHOST;
             const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
             /* w is loaded early, to hide the loads' latency, except where
-             * registers are short (MHD with hyperdiffusion in double) */
+             * registers are short (MHD with hyperdiffusion in double: late,
+             * after a prefetch into L2 during the point before) */
             constexpr bool late_w = HYPER && NF > AC_NUM_FIELDS && sizeof(real) == 8;
             real w[NF];
 #pragma unroll
@@ -382,7 +384,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                                              : below[f][n];
             }
             const real *at = above[0];
-            real del6[HYPER ? 4 : 1]; /* first, so that the columns of lnrho and u can go */
+            real del6[HYPER ? 4 : 1]; /* first, so that the register columns of lnrho and u can go */
             if (HYPER && !shared_below)
                 AC_FN(del6_of_flow)<T>(at, z, c, del6);
             ac_derivatives d;
