@@ -328,7 +328,7 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
                                       ac_mhd_params q, ac_hyper_params hyper, const real *zeta, int substep, real dt,
                                       ac_device_step step, int runs, bool periodic, bool wrap_x, cudaStream_t stream)
 {
-    constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD, sizeof(Set) / sizeof(real *)>::BYTES;
+    constexpr size_t smem = AC_FN(stream_smem)<TX, TY, LEAD, sizeof(Set) / sizeof(real *), HYPER>();
     static AC_FN(kernel_fit) fit = {0, 0, 0};
     if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER, SHOCK>,
                           TX * TY, smem) != AC_OK)

@@ -38,7 +38,28 @@ struct AC_FN(stream_tile) {
     static constexpr int COPIES = (PIECES + THREADS - 1) / THREADS; /* per thread, field and plane */
     static constexpr int RING = AC_GHOST + 1 + LEAD;
     static constexpr size_t BYTES = (size_t)RING * SLOT * sizeof(real);
+    static constexpr size_t BELOW_BYTES = (size_t)AC_GHOST * NF * THREADS * sizeof(real); /* see below_in_shared */
 };
+
+/* Whether an instance keeps each thread's column below its point (`below`)
+ * in shared memory after the ring, not in registers: MHD with
+ * hyperdiffusion in double, whose 255 registers a thread spill 192 bytes
+ * otherwise (24 so).  Its three planes of the tile's interior, 43 kB, fit
+ * beside the ring's 188 kB.  At 256^3 its step takes 0.90 of the plain
+ * one's M/s, against 0.73 before (benchmarks/results, 2026-11-24-h100-*). */
+template <int NF, bool HYPER>
+static constexpr __host__ __device__ bool AC_FN(below_in_shared)()
+{
+    return HYPER && NF > AC_NUM_FIELDS && sizeof(real) == 8;
+}
+
+/* The shared memory an instance takes. */
+template <int TX, int TY, int LEAD, int NF, bool HYPER>
+static constexpr size_t AC_FN(stream_smem)()
+{
+    typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
+    return T::BYTES + (AC_FN(below_in_shared)<NF, HYPER>() ? T::BELOW_BYTES : 0);
+}
 
 /* Eqs. (6) and (7) on values at compile-time offsets S from f: a shared-memory
  * tile or a register column. */
@@ -166,6 +187,29 @@ static __device__ __forceinline__ void AC_FN(vector_stencils)(const real *f, con
     grad_div[2] = along[2][2] + acc[2][0];
 }
 
+/* Fetches base[index] into L2.  The address is formed inside the asm, out
+ * of the compiler's sight, so that it does not keep pointers live between
+ * points. */
+static __device__ __forceinline__ void AC_FN(prefetch_l2)(const real *base, ptrdiff_t index)
+{
+    asm volatile("{\n\t.reg .b64 a;\n\tmad.lo.s64 a, %1, %2, %0;\n\tprefetch.global.L2 [a];\n\t}" ::"l"(base),
+                 "l"(index), "n"((int)sizeof(real)));
+}
+
+/* del6 of lnrho and u_x, u_y, u_z at a finished point: their planes from
+ * at, their columns z. */
+template <typename T>
+static __device__ __forceinline__ void AC_FN(del6_of_flow)(const real *at, const real (*z)[AC_SPAN],
+                                                           const AC_FN(stencil_scales) & c, real del6[4])
+{
+#pragma unroll
+    for (int f = 0; f < 4; ++f) {
+        const real *v = at + f * T::PLANE;
+        del6[f] = AC_FN(stencil_sixth)<1>(v, c.sixth[0]) + AC_FN(stencil_sixth)<T::W>(v, c.sixth[1]) +
+                  AC_FN(stencil_sixth)<1>(z[f] + AC_GHOST, c.sixth[2]);
+    }
+}
+
 /* The shock profile and its gradient at idx (four padded arrays, one after another). */
 static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const AC_FN(shape) & s, ptrdiff_t idx,
                                                          real shock[4])
@@ -235,13 +279,18 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         piece_dst[q] = e < T::PIECES && x < s.m[0] && y < s.m[1] ? b * T::W + a * T::CHUNK : -1;
     }
 
-    real below[NF][AC_GHOST];      /* this column at planes k-3 .. k-1 of the next point k */
+    /* this column at planes k-3 .. k-1 of the next point k: in registers, or
+     * in shared memory, plane k-3 + n at slot (oldest + n) % 3 */
+    constexpr bool shared_below = AC_FN(below_in_shared)<NF, HYPER>();
+    real below[shared_below ? 1 : NF][AC_GHOST];
+    real *const below_column = ring + T::RING * T::SLOT + threadIdx.x + TX * threadIdx.y; /* [slot][f], THREADS apart */
+    int oldest = 0;
     real acc[VECTORS][3][AC_SPAN]; /* d_i d_z terms of grad div u (and A), points newest-3 .. newest+3 */
 #pragma unroll
     for (int n = 0; n < AC_SPAN; ++n) {
 #pragma unroll
         for (int f = 0; f < NF; ++f)
-            if (n < AC_GHOST)
+            if (n < AC_GHOST && !shared_below)
                 below[f][n] = 0;
 #pragma unroll
         for (int v = 0; v < VECTORS; ++v)
@@ -317,7 +366,8 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             const int k = k_first + it - 2 * AC_GHOST;
             const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
             /* w is loaded early, to hide the loads' latency, except where
-             * registers are short (MHD with hyperdiffusion in double) */
+             * registers are short (MHD with hyperdiffusion in double: late,
+             * after a prefetch into L2 during the point before) */
             constexpr bool late_w = HYPER && NF > AC_NUM_FIELDS && sizeof(real) == 8;
             real w[NF];
 #pragma unroll
@@ -325,20 +375,18 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 w[f] = reads_w && !late_w ? w_in.f[f][idx] : (real)0;
             real z[NF][AC_SPAN]; /* this column at planes k-3 .. k+3 */
 #pragma unroll
-            for (int f = 0; f < NF; ++f)
+            for (int n = 0; n < AC_SPAN; ++n) {
+                const int slot = oldest + n < AC_GHOST ? oldest + n : oldest + n - AC_GHOST;
 #pragma unroll
-                for (int n = 0; n < AC_SPAN; ++n)
-                    z[f][n] = n < AC_GHOST ? below[f][n] : above[n - AC_GHOST][f * T::PLANE];
-            const real *at = above[0];
-            real del6[HYPER ? 4 : 1]; /* first, so that the columns of lnrho and u can go */
-            if (HYPER) {
-#pragma unroll
-                for (int f = 0; f < 4; ++f) {
-                    const real *v = at + f * T::PLANE;
-                    del6[f] = AC_FN(stencil_sixth)<1>(v, c.sixth[0]) + AC_FN(stencil_sixth)<T::W>(v, c.sixth[1]) +
-                              AC_FN(stencil_sixth)<1>(z[f] + AC_GHOST, c.sixth[2]);
-                }
+                for (int f = 0; f < NF; ++f)
+                    z[f][n] = n >= AC_GHOST ? above[n - AC_GHOST][f * T::PLANE]
+                              : shared_below ? below_column[(slot * NF + f) * T::THREADS]
+                                             : below[f][n];
             }
+            const real *at = above[0];
+            real del6[HYPER ? 4 : 1]; /* first, so that the register columns of lnrho and u can go */
+            if (HYPER && !shared_below)
+                AC_FN(del6_of_flow)<T>(at, z, c, del6);
             ac_derivatives d;
             d.grad_lnrho[0] = AC_FN(stencil_first)<1>(at, c.first[0]);
             d.grad_lnrho[1] = AC_FN(stencil_first)<T::W>(at, c.first[1]);
@@ -358,6 +406,8 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 rhs_mhd_from_derivatives(&d, &m, &p, &magnetic, rhs);
             }
             if (HYPER) {
+                if (shared_below) /* last, when the columns are in shared memory */
+                    AC_FN(del6_of_flow)<T>(at, z, c, del6);
 #pragma unroll
                 for (int f = 0; f < 4; ++f) { /* lnrho with diff_hyper3, u with nu_hyper3 */
                     const real coefficient = f == 0 ? hyper.diff_hyper3 : hyper.nu_hyper3;
@@ -397,6 +447,10 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 if (writes_w)
                     w_out.f[f][idx] = w[f];
             }
+            if (late_w && reads_w && k + 1 < k_first + planes - 2 * AC_GHOST)
+#pragma unroll
+                for (int f = 0; f < NF; ++f) /* the next point's w into L2, so that its late load does not wait on DRAM */
+                    AC_FN(prefetch_l2)(w_in.f[f], idx + s.stride[2]);
             if (reduces) {
                 const double u2 = AC_FN(speed_squared)(fresh[1], fresh[2], fresh[3]);
                 max_u2 = u2 > max_u2 ? u2 : max_u2;
@@ -409,11 +463,17 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         if (active && it >= AC_GHOST) { /* plane it - 3 joins the planes below the next point */
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
+                if (shared_below) {
+                    below_column[(oldest * NF + f) * T::THREADS] = above[0][f * T::PLANE];
+                    continue;
+                }
 #pragma unroll
                 for (int n = 0; n < AC_GHOST - 1; ++n)
                     below[f][n] = below[f][n + 1];
                 below[f][AC_GHOST - 1] = above[0][f * T::PLANE];
             }
+            if (shared_below)
+                oldest = oldest + 1 == AC_GHOST ? 0 : oldest + 1;
         }
         newest = newest + 1 == T::RING ? 0 : newest + 1;
     }
