@@ -213,7 +213,7 @@ class _CflSteps:
         if last:
             dt = self.until - sim.t
         self.dt = dt
-        sim._advance(dt)
+        sim._advance(dt, profile_current=True)
         sim.steps += 1
         self.taken += 1
         sim.t = self.until if last else sim.t + dt
@@ -672,13 +672,15 @@ class Simulation:
         the step without either.
         Returns the dt taken; raises NonFiniteError if the step produced NaN/Inf.
         """
+        # cfl_dt and the stability check compute the shock profile of the fields the step starts from
+        current = dt is None or not force
         if dt is None:
             dt = self.cfl_dt()
         else:
             dt = _positive_dt(dt)
             if not force:
                 self._check_stability(dt)
-        self._advance(dt)
+        self._advance(dt, profile_current=current)
         self.t += dt
         self.steps += 1
         self.check_finite()
@@ -713,10 +715,13 @@ class Simulation:
                           f"{STABLE_DIFFUSION}); the run will likely blow up (sim.cfl_dt() = {self.cfl_dt():.3g})",
                           RuntimeWarning, stacklevel=3)
 
-    def _advance(self, dt):
-        """One RK3 step (and the forcing) without the bookkeeping."""
+    def _advance(self, dt, profile_current=False):
+        """One RK3 step (and the forcing) without the bookkeeping.
+        profile_current: cfl_dt has just run and nothing has changed the
+        fields since, so the step may take the shock profile it computed
+        rather than compute it again."""
         if self._parallel is None:
-            self._grid.step(dt, 1)
+            self._grid.step(dt, 1, profile_current)
         else:
             self._stepper.step(dt)
 

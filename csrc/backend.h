@@ -53,8 +53,12 @@ typedef struct ac_backend_ops {
     const char *name;
     ac_status (*create)(const ac_grid *grid, ac_precision precision, ac_method method, void **out);
     void (*destroy)(void *self);
-    /* `count` full RK3 steps of length dt; the fields end where they began */
-    ac_status (*step)(void *self, double dt, long count);
+    /* `count` full RK3 steps of length dt; the fields end where they began.
+     * profile_current: the caller has changed no field (views included)
+     * since its last shock_profile or shock_max, so the first step may take
+     * the shock profile that call left rather than compute it again (the
+     * backend does so only if nothing of its own wrote the fields since) */
+    ac_status (*step)(void *self, double dt, long count, int profile_current);
     /* time derivatives of the current fields (no forcing) into AC_BUFFER_RHS */
     ac_status (*rhs)(void *self);
     /* max |u| over the grid; NaN if any velocity is not finite */

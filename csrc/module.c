@@ -198,7 +198,8 @@ static PyObject *Grid_step(GridObject *self, PyObject *args)
 {
     double dt;
     long count = 1;
-    if (!PyArg_ParseTuple(args, "d|l", &dt, &count) || !check_ready(self))
+    int profile_current = 0;
+    if (!PyArg_ParseTuple(args, "d|lp", &dt, &count, &profile_current) || !check_ready(self))
         return NULL;
     if (!(dt > 0.0) || count < 0) {
         PyErr_SetString(PyExc_ValueError, "dt must be positive and count non-negative");
@@ -207,12 +208,12 @@ static PyObject *Grid_step(GridObject *self, PyObject *args)
     ac_status st = AC_OK;
     Py_BEGIN_ALLOW_THREADS
     if (self->forcing.count == 0) {
-        st = self->ops->step(self->self, dt, count);
+        st = self->ops->step(self->self, dt, count, profile_current);
     } else {
         /* the forcing acts after the third substep of every step (DESIGN 1) */
         for (long s = 0; s < count && st == AC_OK; ++s) {
             ac_forcing_term term;
-            st = self->ops->step(self->self, dt, 1);
+            st = self->ops->step(self->self, dt, 1, s == 0 && profile_current);
             ac_forcing_draw(&self->forcing, dt, &term);
             if (st == AC_OK)
                 st = self->ops->add_forcing(self->self, &term, dt);
@@ -723,7 +724,10 @@ static PyObject *Grid_get_interior_start(GridObject *self, void *Py_UNUSED(closu
 }
 
 static PyMethodDef Grid_methods[] = {
-    {"step", (PyCFunction)Grid_step, METH_VARARGS, "step(dt, count=1): count full RK3 steps of length dt."},
+    {"step", (PyCFunction)Grid_step, METH_VARARGS,
+     "step(dt, count=1, profile_current=False): count full RK3 steps of length dt; profile_current: no field has "
+     "changed since the last shock_profile or shock_max (views included), whose shock profile the first step may "
+     "then take."},
     {"rhs", (PyCFunction)Grid_rhs, METH_NOARGS, "rhs(): time derivatives of the current fields into buffer 1."},
     {"substep_region", (PyCFunction)Grid_substep_region, METH_VARARGS,
      "substep_region(s, dt, lo, hi): substep s over an interior box; ghost zones filled by the caller."},

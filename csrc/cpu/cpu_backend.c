@@ -40,6 +40,7 @@ typedef struct {
     const kernel_table *k;
     ac_field_sets buf;
     void *zeta, *zeta_scratch; /* the shock viscosity's profile and a second array for it: with nu_shock */
+    int profile_fresh;         /* zeta is the profile of the fields now (shock_profile; step may take it) */
     size_t field_bytes;
     size_t element_bytes;
 } ac_cpu;
@@ -111,7 +112,7 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
 
 /* One substep from `in` to `out`, either method. */
 static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS], int s,
-                         double dt)
+                         double dt, int profile_ready)
 {
     const ac_grid *g = &cpu->grid;
     int failed = 0;
@@ -119,7 +120,7 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
         cpu->k->fill_ghost_zones(g, in[f]);
     const ac_region whole = ac_whole_grid(g);
     if (ac_grid_extended(g)) { /* MHD, hyperdiffusion, shock viscosity */
-        if (cpu->zeta && s == 0) /* the profile of the step's start, held for its three substeps */
+        if (cpu->zeta && s == 0 && !profile_ready) /* the profile of the step's start, held for its three substeps */
             cpu->k->shock_profile(g, in, cpu->zeta, cpu->zeta_scratch);
         cpu->k->substep_point(g, &whole, in, out, cpu->buf.w, cpu->zeta, s, dt);
         return AC_OK;
@@ -134,12 +135,13 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     return AC_OK;
 }
 
-/* One full step, substep by substep. */
-static ac_status three_substeps(ac_cpu *cpu, double dt)
+/* One full step, substep by substep (profile_ready: zeta holds the
+ * profile of the fields now). */
+static ac_status three_substeps(ac_cpu *cpu, double dt, int profile_ready)
 {
     ac_status st = AC_OK;
     for (int s = 0; s < 3 && st == AC_OK; ++s)
-        st = substep(cpu, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3), s, dt);
+        st = substep(cpu, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3), s, dt, profile_ready);
     return st;
 }
 
@@ -153,13 +155,15 @@ static ac_status fused_step(ac_cpu *cpu, double dt)
     return failed ? AC_ERR_NO_MEMORY : AC_OK;
 }
 
-static ac_status cpu_step(void *self, double dt, long count)
+static ac_status cpu_step(void *self, double dt, long count, int profile_current)
 {
     ac_cpu *cpu = self;
     ac_status st = AC_OK;
     const int fused = !ac_grid_extended(&cpu->grid) && cpu->k->can_fuse_step(&cpu->grid, cpu->method);
+    const int profile_ready = profile_current && cpu->profile_fresh;
+    cpu->profile_fresh = 0;
     for (long n = 0; n < count && st == AC_OK; ++n)
-        st = fused ? fused_step(cpu, dt) : three_substeps(cpu, dt);
+        st = fused ? fused_step(cpu, dt) : three_substeps(cpu, dt, n == 0 && profile_ready);
     return st;
 }
 
@@ -200,7 +204,7 @@ static ac_status cpu_rhs(void *self)
     ac_cpu *cpu = self;
     /* A first substep with dt = 1 leaves exactly the right-hand side in w;
      * what it writes to stage_a is discarded. */
-    return substep(cpu, cpu->buf.home, cpu->buf.stage_a, 0, 1.0);
+    return substep(cpu, cpu->buf.home, cpu->buf.stage_a, 0, 1.0, 0);
 }
 
 static ac_status cpu_max_speed(void *self, double *out)
@@ -266,6 +270,7 @@ static ac_status cpu_shock_profile(void *self, void *dense)
     for (int f = 0; f < cpu->grid.fields; ++f)
         cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
     cpu->k->shock_profile(&cpu->grid, cpu->buf.home, cpu->zeta, cpu->zeta_scratch);
+    cpu->profile_fresh = 1;
     copy_interior(cpu, cpu->zeta, dense, 1);
     return AC_OK;
 }
@@ -274,6 +279,7 @@ static ac_status cpu_write(void *self, int field, const void *dense)
 {
     ac_cpu *cpu = self;
     copy_interior(cpu, cpu->buf.home[field], (char *)dense, 0);
+    cpu->profile_fresh = 0;
     return AC_OK;
 }
 
@@ -295,6 +301,7 @@ static ac_status cpu_add_forcing(void *self, const ac_forcing_term *term, double
 {
     ac_cpu *cpu = self;
     cpu->k->add_forcing(&cpu->grid, cpu->buf.home, term, dt);
+    cpu->profile_fresh = 0;
     return AC_OK;
 }
 

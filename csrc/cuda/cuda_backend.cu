@@ -171,6 +171,7 @@ typedef struct {
     ac_cfl_run *cfl; /* run_cfl's state, device */
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
     void *zeta;              /* with nu_shock: the profile and its gradient (4 padded arrays) */
+    int profile_fresh;       /* zeta is that of the fields now (shock_profile, shock_max; step may take it) */
     int device;              /* the GPU it lives on */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
@@ -209,13 +210,16 @@ static stage_roles roles(const ac_field_sets *b, int s)
     return out;
 }
 
-/* Substep s of length dt, or as device_step says (run_cfl) if not NULL. */
-static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt, const ac_device_step *device_step)
+/* Substep s of length dt, or as device_step says (run_cfl) if not NULL;
+ * profile_ready: zeta holds the profile of the fields now. */
+static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt, const ac_device_step *device_step,
+                             int profile_ready)
 {
     const stage_roles r = roles(&gpu->buf, s);
     if (gpu->zeta && region) /* the profile's maximum and smoothing span subdomains: one process only */
         return AC_ERR_UNSUPPORTED;
-    if (gpu->zeta && s == 0) { /* the profile of the step's start, held for its three substeps */
+    gpu->profile_fresh = 0;
+    if (gpu->zeta && s == 0 && !profile_ready) { /* the profile of the step's start, held for its three substeps */
         const ac_status st = gpu->k->shock_profile(&gpu->grid, r.in, gpu->zeta, gpu->stream);
         if (st != AC_OK)
             return st;
@@ -319,12 +323,13 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     return AC_OK;
 }
 
-static ac_status gpu_step(void *self, double dt, long count)
+static ac_status gpu_step(void *self, double dt, long count, int profile_current)
 {
     ac_gpu *gpu = (ac_gpu *)self;
+    const int profile_ready = profile_current && gpu->profile_fresh;
     for (long n = 0; n < count; ++n)
         for (int s = 0; s < 3; ++s) {
-            const ac_status st = run_substep(gpu, NULL, s, dt, NULL);
+            const ac_status st = run_substep(gpu, NULL, s, dt, NULL, n == 0 && s == 0 && profile_ready);
             if (st != AC_OK)
                 return st;
         }
@@ -337,7 +342,7 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
     ac_gpu *gpu = (ac_gpu *)self;
     if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
-    return run_substep(gpu, r, s, dt, NULL);
+    return run_substep(gpu, r, s, dt, NULL, 0);
 }
 
 static ac_status gpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
@@ -355,7 +360,7 @@ static ac_status gpu_rhs(void *self)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     /* a first substep with dt = 1 leaves the right-hand side in w */
-    ac_status st = run_substep(gpu, NULL, 0, 1.0, NULL);
+    ac_status st = run_substep(gpu, NULL, 0, 1.0, NULL, 0);
     if (st != AC_OK)
         return st;
     CHECK(cudaStreamSynchronize(gpu->stream), "right-hand side");
@@ -493,6 +498,7 @@ static ac_status gpu_write(void *self, int field, const void *dense)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     cudaMemcpy3DParms p = interior_copy(gpu, gpu->buf.home[field], (void *)dense, 0);
+    gpu->profile_fresh = 0;
     CHECK(cudaMemcpy3DAsync(&p, gpu->stream), "copying a field to the device");
     CHECK(cudaStreamSynchronize(gpu->stream), "copying a field to the device");
     return AC_OK;
@@ -517,7 +523,9 @@ static ac_status queue_shock_profile(ac_gpu *gpu)
 {
     if (!gpu->zeta)
         return AC_ERR_UNSUPPORTED;
-    return gpu->k->shock_profile(&gpu->grid, gpu->buf.home, gpu->zeta, gpu->stream);
+    const ac_status st = gpu->k->shock_profile(&gpu->grid, gpu->buf.home, gpu->zeta, gpu->stream);
+    gpu->profile_fresh = st == AC_OK;
+    return st;
 }
 
 static ac_status gpu_shock_profile(void *self, void *dense)
@@ -547,6 +555,7 @@ static ac_status gpu_shock_max(void *self, double *out)
 static ac_status gpu_add_forcing(void *self, const ac_forcing_term *term, double dt)
 {
     ac_gpu *gpu = (ac_gpu *)self;
+    gpu->profile_fresh = 0;
     return gpu->k->add_forcing(&gpu->grid, gpu->buf.home, term, dt, gpu->stream);
 }
 
@@ -642,7 +651,7 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
         cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, mhd);
         CHECK(cudaGetLastError(), "CFL step launch");
         for (int s = 0; s < 3; ++s)
-            if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !mhd ? &reducing : &plain)) != AC_OK)
+            if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !mhd ? &reducing : &plain, 0)) != AC_OK)
                 return st;
     }
     CHECK(cudaMemcpyAsync(run, gpu->cfl, sizeof *run, cudaMemcpyDeviceToHost, gpu->stream), "CFL run state");
