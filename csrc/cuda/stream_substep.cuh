@@ -405,6 +405,10 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                                           m.grad_div_a);
                 rhs_mhd_from_derivatives(&d, &m, &p, &magnetic, rhs);
             }
+            if (late_w && reads_w)
+#pragma unroll
+                for (int f = 0; f < NF; ++f)
+                    w[f] = w_in.f[f][idx];
             if (HYPER) {
                 if (shared_below) /* last, when the columns are in shared memory */
                     AC_FN(del6_of_flow)<T>(at, z, c, del6);
@@ -435,10 +439,6 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 }
                 add_shock_viscosity(&d, shock[0], shock + 1, rhs);
             }
-            if (late_w && reads_w)
-#pragma unroll
-                for (int f = 0; f < NF; ++f)
-                    w[f] = w_in.f[f][idx];
             real fresh[NF];
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
