@@ -46,7 +46,7 @@ struct AC_FN(stream_tile) {
  * in shared memory after the ring, not in registers: MHD with
  * hyperdiffusion in double, whose 255 registers a thread spill 192 bytes
  * otherwise (24 so).  Its three planes of the tile's interior, 43 kB, fit
- * beside the ring's 188 kB.  At 256^3 its step takes 0.90 of the plain
+ * beside the ring's 188 kB.  At 256^3 its step takes 0.91 of the plain
  * one's M/s, against 0.73 before (benchmarks/results, 2026-11-24-h100-*). */
 template <int NF, bool HYPER>
 static constexpr __host__ __device__ bool AC_FN(below_in_shared)()
