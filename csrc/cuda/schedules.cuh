@@ -180,7 +180,7 @@ static constexpr __host__ __device__ int ac_min_blocks(const ac_schedule &s, int
  * tune.log of 2026-11-23-h100-a6c44dc and mhd-shapes.log of
  * 2026-11-23-h100-722e2b7. */
 #define AC_TUNING_SHAPES(X)                                                                                            \
-    X(32, 8, 1, 0, 7) X(32, 8, 2, 0, 7) X(32, 8, 3, 0, 4) X(32, 4, 1, 0, 7) X(32, 4, 2, 0, 7) X(32, 4, 1, 3, 4)       \
+    X(32, 8, 1, 0, 4) X(32, 8, 2, 0, 7) X(32, 8, 3, 0, 4) X(32, 4, 1, 0, 7) X(32, 4, 2, 0, 7) X(32, 4, 1, 3, 4)       \
         X(32, 8, 1, 3, 4) X(64, 4, 1, 0, 4) X(64, 4, 2, 0, 4)
 
 /* Whether this build has an instance of shape (tx, ty, lead, blocks) for
