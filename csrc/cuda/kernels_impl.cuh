@@ -325,8 +325,7 @@ static int AC_FN(stream_runs)(const AC_FN(kernel_fit) & fit, long long columns, 
  * `runs` runs up each column of tiles (0: stream_runs). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
-                                               ac_point_params p, ac_mhd_params q, ac_hyper_params hyper,
-                                               const real *zeta, int substep, real dt, ac_device_step step, int runs,
+                                               const ac_physics_params &p, const real *zeta, int substep, real dt, ac_device_step step, int runs,
                                                bool periodic, bool wrap_x, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
@@ -348,16 +347,15 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         return AC_ERR_ARGUMENT;
     AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p, AC_FN(make_scales)(p),
-                                                                      substep, dt, step, runs, periodic, wrap_x, q, hyper,
-                                                                      zeta);
+                                                                      substep, dt, step, runs, periodic, wrap_x, zeta);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
 /* The instance driven by the device-side CFL loop, or the one that takes
  * dt (with shock viscosity only the latter: the host's dt counts max zeta). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
-static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                      ac_mhd_params q, ac_hyper_params hyper, const real *zeta, int substep, real dt,
+static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
+                                      const ac_physics_params &p, const real *zeta, int substep, real dt,
                                       const ac_device_step *device_step, int runs, bool periodic, bool wrap_x,
                                       cudaStream_t stream)
 {
@@ -366,9 +364,9 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
         return AC_ERR_UNSUPPORTED;
     if (device_step)
         return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, !shock>(
-            in, out, w_in, w_out, s, p, q, hyper, zeta, substep, dt, *device_step, runs, periodic, wrap_x, stream);
+            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, periodic, wrap_x, stream);
     return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
-        in, out, w_in, w_out, s, p, q, hyper, zeta, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
+        in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
 }
 
 /* The raw arrays of a substep: in, out, w_in, w_out (kernels.h's order). */
@@ -386,9 +384,7 @@ static AC_FN(fields)<NF> AC_FN(make_fields)(void *const *f)
 /* Everything a substep launch takes besides its instance. */
 typedef struct {
     const AC_FN(shape) *s;
-    ac_point_params p;
-    ac_mhd_params q;
-    ac_hyper_params hyper;
+    ac_physics_params p;
     const real *zeta;
     int substep;
     real dt;
@@ -404,7 +400,7 @@ static ac_status AC_FN(launch_shape)(const AC_FN(raw_sets) & raw, const AC_FN(su
     const AC_FN(shape) &s = *a.s;
     return AC_FN(launch_stream)<CONFIG, TX, TY, LEAD, BLOCKS>(
         AC_FN(make_fields)<NF>(raw[0]), AC_FN(make_fields)<NF>(raw[1]), AC_FN(make_fields)<NF>(raw[2]),
-        AC_FN(make_fields)<NF>(raw[3]), s, a.p, a.q, a.hyper, a.zeta, a.substep, a.dt, a.device_step, runs,
+        AC_FN(make_fields)<NF>(raw[3]), s, a.p, a.zeta, a.substep, a.dt, a.device_step, runs,
         a.periodic, a.periodic && AC_FN(stream_wraps_x)(s), a.stream);
 }
 
@@ -494,9 +490,7 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
 {
     AC_FN(substep_args) a;
     a.s = &s;
-    a.p = make_point_params(g->spacing, g->nu, g->cs);
-    a.q = make_mhd_params(g->eta, g->mu0, g->b_ext);
-    a.hyper = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
+    a.p = make_physics_params(g);
     a.zeta = zeta;
     a.substep = substep;
     a.dt = dt;

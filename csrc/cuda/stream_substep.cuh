@@ -21,9 +21,24 @@
  */
 #include <cuda_pipeline.h>
 
-#include "point_terms.cuh"
-
 enum { AC_SPAN = 2 * AC_GHOST + 1 }; /* points of a stencil along one axis */
+
+/* The terms of a configuration key (physics.h's ac_terms_of: those of its
+ * modules, and the kernel terms of schedules.cuh), and every derivative
+ * kind they need of some field (physics_needs). */
+static constexpr __host__ __device__ unsigned ac_config_physics_terms(unsigned config)
+{
+    return ac_terms_of(ac_config_modules(config), (ac_config_terms(config) & AC_KERNEL_HYPER3) != 0,
+                       (ac_config_terms(config) & AC_KERNEL_SHOCK) != 0);
+}
+
+static constexpr __host__ __device__ unsigned ac_config_needs(unsigned config, unsigned without = 0u)
+{
+#define AC_ROW_NEEDS(name, module, role)                                                                               \
+    physics_needs(ac_config_modules(config), ac_config_physics_terms(config) & ~without, AC_FIELD_##name) |
+    return AC_FIELD_TABLE(AC_ROW_NEEDS) 0u;
+#undef AC_ROW_NEEDS
+}
 
 /* Shared-memory layout of a TX x TY tile: rows of W values starting on a
  * 16-byte boundary of the padded grid, H rows, one plane per field; RING
@@ -91,7 +106,7 @@ typedef struct {
     real sixth[3];                                 /* hyperdiffusion's del6 */
 } AC_FN(stencil_scales);
 
-static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_point_params &p)
+static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_physics_params &p)
 {
     AC_FN(stencil_scales) c;
     for (int a = 0; a < 3; ++a) {
@@ -185,14 +200,17 @@ static __device__ __forceinline__ void AC_FN(prefetch_l2)(const real *base, ptrd
                  "l"(index), "n"((int)sizeof(real)));
 }
 
-/* del6 of every field at a finished point: their planes from at, their
- * columns z (those no term reads are dead code). */
-template <typename T, int NF>
+/* del6 of the fields whose terms need it (physics_needs) at a finished
+ * point: their planes from at, their columns z. */
+template <typename T, unsigned CONFIG>
 static __device__ __forceinline__ void AC_FN(del6_of_fields)(const real *at, const real (*z)[AC_SPAN],
-                                                             const AC_FN(stencil_scales) & c, real del6[NF])
+                                                             const AC_FN(stencil_scales) & c, real *del6)
 {
+    constexpr unsigned MODULES = ac_config_modules(CONFIG);
 #pragma unroll
-    for (int f = 0; f < NF; ++f) {
+    for (int f = 0; f < ac_field_count(MODULES); ++f) {
+        if (!(physics_needs(MODULES, ac_config_physics_terms(CONFIG), ac_field_row(MODULES, f)) & AC_NEEDS_SIXTH))
+            continue;
         const real *v = at + f * T::PLANE;
         del6[f] = AC_FN(stencil_sixth)<1>(v, c.sixth[0]) + AC_FN(stencil_sixth)<T::W>(v, c.sixth[1]) +
                   AC_FN(stencil_sixth)<1>(z[f] + AC_GHOST, c.sixth[2]);
@@ -230,18 +248,19 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
-    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s, ac_point_params p,
+    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s, ac_physics_params p,
     AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs, bool periodic, bool wrap_x,
-    ac_mhd_params magnetic, ac_hyper_params hyper, const real *zeta)
+    const real *zeta)
 {
-    constexpr unsigned MODULES = ac_config_modules(CONFIG);
-    constexpr bool HYPER = (ac_config_terms(CONFIG) & AC_KERNEL_HYPER3) != 0,
-                   SHOCK = (ac_config_terms(CONFIG) & AC_KERNEL_SHOCK) != 0;
+    constexpr unsigned MODULES = ac_config_modules(CONFIG), TERMS = ac_config_physics_terms(CONFIG);
+    constexpr bool SIXTH = ac_config_needs(CONFIG) & AC_NEEDS_SIXTH, SHOCK = TERMS & AC_TERM_SHOCK;
+    /* del6 needed by a term summed before hyperdiffusion: computed before the right-hand side */
+    constexpr bool EARLY_SIXTH = ac_config_needs(CONFIG, AC_TERM_HYPER3 | AC_TERM_SHOCK) & AC_NEEDS_SIXTH;
     if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
     enum { NF = ac_field_count(MODULES), VECTORS = ac_vector_count(MODULES), UX = ac_field_index(MODULES, AC_FIELD_ux) };
-    const bool reduces = DEVICE_DT && AC_FN(speed_is_flow)<MODULES>() && step.max_u2_bits != NULL;
-    const AC_FN(term_params) terms = {p, magnetic, hyper};
+    /* the device-side CFL loop's speed is the flow's alone (max |u|^2) without a magnetic field */
+    const bool reduces = DEVICE_DT && !(MODULES & AC_MODULE_MAGNETIC) && step.max_u2_bits != NULL;
     double max_u2 = 0.0;
     unsigned int nonfinite = 0;
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
@@ -377,60 +396,65 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                                              : below[f][n];
             }
             const real *at = above[0];
-            AC_FN(point)<NF> pt;
-            if (HYPER && !shared_below) /* first, so that the register columns can go */
-                AC_FN(del6_of_fields)<T, NF>(at, z, c, pt.del6);
-            /* every field's stencils by its role (fields.h) */
+            ac_point_derivatives d; /* what the terms need of each field (physics.h, physics_needs) */
+            if (SIXTH && (!shared_below || EARLY_SIXTH)) /* first, so that the register columns can go */
+                AC_FN(del6_of_fields)<T, CONFIG>(at, z, c, d.del6);
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
-                const int role = ac_role(MODULES, f);
+                const int row = ac_field_row(MODULES, f), role = ac_field_role_of(row);
+                const unsigned needs = physics_needs(MODULES, TERMS, row);
                 const real *v = at + f * T::PLANE;
-                if (role == AC_SCALAR) {
-                    pt.value[f] = z[f][AC_GHOST];
-                    pt.grad[f][0] = AC_FN(stencil_first)<1>(v, c.first[0]);
-                    pt.grad[f][1] = AC_FN(stencil_first)<T::W>(v, c.first[1]);
-                    pt.grad[f][2] = AC_FN(stencil_first)<1>(z[f] + AC_GHOST, c.first[2]);
-                    pt.lap[f] = AC_FN(stencil_second)<1>(v, c.second[0]) + AC_FN(stencil_second)<T::W>(v, c.second[1]) +
-                                AC_FN(stencil_second)<1>(z[f] + AC_GHOST, c.second[2]);
-                } else if (role == AC_VECTOR_X) {
-#pragma unroll
-                    for (int i = 0; i < 3; ++i)
-                        pt.value[f + i] = z[f + i][AC_GHOST];
-                    AC_FN(vector_stencils)<T>(v, z + f, acc[ac_vector_ordinal(MODULES, f)], c, pt.grad + f,
-                                              pt.lap + f, pt.grad_div[f]);
+                if (needs & AC_NEEDS_VALUE)
+                    d.value[f] = z[f][AC_GHOST];
+                if (role == AC_SCALAR && (needs & AC_NEEDS_FIRST)) {
+                    d.grad[f][0] = AC_FN(stencil_first)<1>(v, c.first[0]);
+                    d.grad[f][1] = AC_FN(stencil_first)<T::W>(v, c.first[1]);
+                    d.grad[f][2] = AC_FN(stencil_first)<1>(z[f] + AC_GHOST, c.first[2]);
                 }
+                if (role == AC_SCALAR && (needs & AC_NEEDS_SECOND))
+                    d.lap[f] = AC_FN(stencil_second)<1>(v, c.second[0]) + AC_FN(stencil_second)<T::W>(v, c.second[1]) +
+                               AC_FN(stencil_second)<1>(z[f] + AC_GHOST, c.second[2]);
+                if (role == AC_VECTOR_X && (needs & (AC_NEEDS_FIRST | AC_NEEDS_SECOND | AC_NEEDS_GRAD_DIV)))
+                    AC_FN(vector_stencils)<T>(v, z + f, acc[ac_vector_ordinal(MODULES, f)], c, d.grad + f, d.lap + f,
+                                              d.grad_div[ac_vector_index(MODULES, row)]);
             }
+            /* the terms without inputs of their own scheduled here; then hyperdiffusion and
+             * shock viscosity, in physics_rhs's order, each where its inputs arrive */
             real rhs[NF];
-            ac_derivatives d;
-            AC_FN(point_rhs)<MODULES>(pt, terms, &d, rhs);
+            physics_rhs(MODULES, TERMS & ~(unsigned)(AC_TERM_HYPER3 | AC_TERM_SHOCK), &d, &p, NULL, rhs);
             if (late_w && reads_w) /* before del6, whose work hides the loads (0.91 of the plain step against 0.90) */
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
                     w[f] = w_in.f[f][idx];
-            if (HYPER) {
-                if (shared_below) /* last, when the columns are in shared memory */
-                    AC_FN(del6_of_fields)<T, NF>(at, z, c, pt.del6);
-                AC_FN(add_hyper)<MODULES>(pt, terms, rhs);
-            }
-            if (SHOCK && shock_reads == AC_SHOCK_AT_USE) { /* the profile of the step's start and its gradient */
-                const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
-                real grad_zeta[3];
+            if (SIXTH && shared_below && !EARLY_SIXTH) /* last, when the columns are in shared memory */
+                AC_FN(del6_of_fields)<T, CONFIG>(at, z, c, d.del6);
+            if (TERMS & AC_TERM_HYPER3)
+                hyper3_add(MODULES, &d, &p, rhs);
+            if (SHOCK) { /* the profile of the step's start and its gradient */
+                ac_shock_point shock;
+                if (shock_reads == AC_SHOCK_AT_USE) {
+                    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
 #pragma unroll
-                for (int a = 0; a < 3; ++a)
-                    grad_zeta[a] = zeta[(a + 1) * padded + idx];
-                AC_FN(add_shock)(d, zeta[idx], grad_zeta, rhs);
-            } else if (SHOCK) { /* the same, read together or a point ahead */
-                real shock[4];
-                if (shock_reads == AC_SHOCK_TOGETHER) {
-                    AC_FN(load_shock)(zeta, s, idx, shock);
-                } else {
+                    for (int a = 0; a < 3; ++a)
+                        shock.grad_zeta[a] = zeta[(a + 1) * padded + idx];
+                    shock.zeta = zeta[idx];
+                } else { /* read together or a point ahead */
+                    real profile[4];
+                    if (shock_reads == AC_SHOCK_TOGETHER) {
+                        AC_FN(load_shock)(zeta, s, idx, profile);
+                    } else {
 #pragma unroll
-                    for (int a = 0; a < 4; ++a)
-                        shock[a] = shock_next[a];
-                    if (k + 1 < k_first + planes - 2 * AC_GHOST)
-                        AC_FN(load_shock)(zeta, s, idx + s.stride[2], shock_next);
+                        for (int a = 0; a < 4; ++a)
+                            profile[a] = shock_next[a];
+                        if (k + 1 < k_first + planes - 2 * AC_GHOST)
+                            AC_FN(load_shock)(zeta, s, idx + s.stride[2], shock_next);
+                    }
+                    shock.zeta = profile[0];
+#pragma unroll
+                    for (int a = 0; a < 3; ++a)
+                        shock.grad_zeta[a] = profile[1 + a];
                 }
-                AC_FN(add_shock)(d, shock[0], shock + 1, rhs);
+                shock_add(MODULES, &d, &shock, rhs);
             }
             real fresh[NF];
 #pragma unroll
@@ -480,10 +504,9 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
-                                 ac_point_params p, AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step,
-                                 int runs, bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper,
-                                 const real *zeta)
+                                 ac_physics_params p, AC_FN(stencil_scales) c, int substep, real dt,
+                                 ac_device_step step, int runs, bool periodic, bool wrap_x, const real *zeta)
 {
-    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(
-        in, out, w_in, w_out, s, p, c, substep, dt, step, runs, periodic, wrap_x, magnetic, hyper, zeta);
+    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(in, out, w_in, w_out, s, p, c, substep, dt,
+                                                                        step, runs, periodic, wrap_x, zeta);
 }
