@@ -476,13 +476,6 @@ struct AC_FN(stream_dispatch)<0u, false> {
     }
 };
 
-/* The modules of grid g (fields.h).  Until ac_grid names them, from its
- * field count: hydrodynamics, with the magnetic module seven fields. */
-static unsigned AC_FN(grid_modules)(const ac_grid *g)
-{
-    return g->fields == AC_MAX_FIELDS ? AC_MODULE_HYDRO | AC_MODULE_MAGNETIC : AC_MODULE_HYDRO;
-}
-
 /* The 55-point substep of grid g: its configuration's instance. */
 static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void *const out[], void *const w_in[],
                                        void *const w_out[], const AC_FN(shape) & s, const real *zeta, int substep,
@@ -497,11 +490,10 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     a.device_step = device_step;
     a.periodic = periodic;
     a.stream = stream;
-    const unsigned modules = AC_FN(grid_modules)(g);
-    const unsigned terms = (g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 ? AC_KERNEL_HYPER3 : 0u) |
-                           (zeta ? AC_KERNEL_SHOCK : 0u);
+    /* the instance: the grid's modules, hyperdiffusion if on, shock viscosity when given its profile */
+    const unsigned terms = (ac_grid_terms(g) & AC_TERM_HYPER3 ? AC_KERNEL_HYPER3 : 0u) | (zeta ? AC_KERNEL_SHOCK : 0u);
     const AC_FN(raw_sets) raw = {in, out, w_in, w_out};
-    return AC_FN(stream_dispatch)<AC_CONFIG_END - 1>::run(ac_config(modules, terms), raw, a);
+    return AC_FN(stream_dispatch)<AC_CONFIG_END - 1>::run(ac_config(ac_grid_modules(g), terms), raw, a);
 }
 
 /* One substep over region r (NULL: the whole grid, after filling the

@@ -16,8 +16,17 @@
  * weighted in-plane differences to the pending points three above and
  * below it.  A point is
  * finished when the plane three above it has arrived; its in-plane
- * derivatives come from its own slot, three slots back.  The per-point
- * arithmetic is physics.h's: this file only moves values.
+ * derivatives come from its own slot, three slots back.
+ *
+ * One template serves every configuration (schedules.cuh: the modules of
+ * csrc/fields.h and the kernel terms): the fields are those of the
+ * configuration, each takes the derivatives its terms need
+ * (physics_needs) by its role -- a scalar its value, gradient, Laplacian
+ * and del6, a vector's components the same and the vector its grad div --
+ * and physics.h's physics_rhs sums the terms.  What differs between
+ * configurations beyond that is a row of the schedule table.  The
+ * per-point arithmetic is physics.h's and csrc/terms/'s: this file only
+ * moves values.
  */
 #include <cuda_pipeline.h>
 
@@ -229,7 +238,7 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
 
 /* Substep `substep` of the 55-point method over the region [first, end) of
  * s, for configuration CONFIG (schedules.cuh: its fields, kernel terms and
- * schedule).  Block b takes column of tiles b % columns (x fastest, so that
+ * schedule; p: the parameters of its terms, physics.h).  Block b takes column of tiles b % columns (x fastest, so that
  * the blocks running together share their rims in L2) and the b /
  * columns-th of `runs` runs up it.  periodic: y and z ghost values are read
  * from the periodic images, and x ghost values too if wrap_x
@@ -239,9 +248,11 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
  * the device-side CFL loop (step, kernels.h): the step's length is not dt
  * but the one at step.dt, and with step.max_u2_bits the kernel leaves max
  * |u|^2 and the non-finite flags of what it writes there, as reduce_kernel
- * would find them.  With AC_KERNEL_HYPER3, del6 from the plane and the
- * column; with AC_KERNEL_SHOCK, the profile zeta and its gradient
- * (shock.cuh).  Separate instances, so that the kernel the host drives for
+ * would find them.  Two terms have inputs whose arrival the schedule
+ * places, and are added where they arrive, in physics_rhs's order after
+ * the others: hyperdiffusion (AC_KERNEL_HYPER3), del6 from the plane and
+ * the column; shock viscosity (AC_KERNEL_SHOCK), the profile zeta and its
+ * gradient (shock.cuh).  Separate instances, so that the kernel the host drives for
  * plain runs keeps its registers. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
 static __device__ __forceinline__ void AC_FN(stream_substep_body)(
