@@ -321,11 +321,19 @@ static int AC_FN(stream_runs)(const AC_FN(kernel_fit) & fit, long long columns, 
     return runs < 1 ? 1 : runs > nz ? nz : runs;
 }
 
+/* The parameters of the terms as the streaming kernel takes them (see
+ * stream_substep_kernel). */
+typedef struct {
+    ac_point_params p;
+    ac_mhd_params q;
+    ac_hyper_params h;
+} AC_FN(kernel_params);
+
 /* The 55-point substep of configuration CONFIG with a TX x TY tile and
  * `runs` runs up each column of tiles (0: stream_runs). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
-                                               const ac_physics_params &p, const real *zeta, int substep, real dt, ac_device_step step, int runs,
+                                               const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt, ac_device_step step, int runs,
                                                bool periodic, bool wrap_x, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
@@ -346,8 +354,9 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
     AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
-        <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p, AC_FN(make_scales)(p),
-                                                                      substep, dt, step, runs, periodic, wrap_x, zeta);
+        <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p.p, AC_FN(make_scales)(p.p),
+                                                                      substep, dt, step, runs, periodic, wrap_x, p.q,
+                                                                      p.h, zeta);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
@@ -355,7 +364,7 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
  * dt (with shock viscosity only the latter: the host's dt counts max zeta). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
-                                      const ac_physics_params &p, const real *zeta, int substep, real dt,
+                                      const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt,
                                       const ac_device_step *device_step, int runs, bool periodic, bool wrap_x,
                                       cudaStream_t stream)
 {
@@ -384,7 +393,7 @@ static AC_FN(fields)<NF> AC_FN(make_fields)(void *const *f)
 /* Everything a substep launch takes besides its instance. */
 typedef struct {
     const AC_FN(shape) *s;
-    ac_physics_params p;
+    AC_FN(kernel_params) p;
     const real *zeta;
     int substep;
     real dt;
@@ -483,7 +492,9 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
 {
     AC_FN(substep_args) a;
     a.s = &s;
-    a.p = make_physics_params(g);
+    a.p.p = make_point_params(g->spacing, g->nu, g->cs);
+    a.p.q = make_mhd_params(g->eta, g->mu0, g->b_ext);
+    a.p.h = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
     a.zeta = zeta;
     a.substep = substep;
     a.dt = dt;

@@ -12,7 +12,7 @@
 /* A member as the kernel reads it: block (b, m) is block b of member m. */
 typedef struct {
     AC_FN(field_set) sets[3]; /* home, stage_a, w */
-    ac_physics_params p;
+    ac_point_params p;
     AC_FN(stencil_scales) c;
     ac_device_step step;
 } AC_FN(stream_member);
@@ -33,7 +33,8 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
         step.max_u2_bits = NULL;
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
         m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
-        roles.w >= 0 ? m.sets[roles.w] : none, s, m.p, m.c, substep, (real)0, step, runs, true, wrap_x, NULL);
+        roles.w >= 0 ? m.sets[roles.w] : none, s, ac_physics_params_of(&m.p, NULL, NULL), m.c, substep, (real)0, step,
+        runs, true, wrap_x, NULL);
 }
 
 /* Loads the table: the members' sets, parameters and stencil scales, as
@@ -50,7 +51,7 @@ extern "C" ac_status AC_FN(cuda_load_members)(const ac_member *members, int coun
         const ac_grid *g = members[i].grid;
         for (int k = 0; k < 3; ++k)
             table[i].sets[k] = AC_FN(make_set)(members[i].sets[k]);
-        table[i].p = make_physics_params(g);
+        table[i].p = make_point_params(g->spacing, g->nu, g->cs);
         table[i].c = AC_FN(make_scales)(table[i].p);
         table[i].step = members[i].step;
     }

@@ -115,7 +115,7 @@ typedef struct {
     real sixth[3];                                 /* hyperdiffusion's del6 */
 } AC_FN(stencil_scales);
 
-static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_physics_params &p)
+static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_point_params &p)
 {
     AC_FN(stencil_scales) c;
     for (int a = 0; a < 3; ++a) {
@@ -509,15 +509,20 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         AC_FN(warp_reduce_to)(max_u2, nonfinite, step.max_u2_bits, step.nonfinite);
 }
 
+/* The kernel takes the parameters in the structs of physics.h's modules,
+ * not one ac_physics_params: with the latter ptxas schedules MHD in single
+ * precision with 193 registers a thread instead of 151, and its 256^3 step
+ * ran at 0.91 of the speed (ab-bench.log of 2026-11-24-h100-d19b3e1). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
     AC_FN(stream_substep_kernel)(AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
-                                 ac_physics_params p, AC_FN(stencil_scales) c, int substep, real dt,
-                                 ac_device_step step, int runs, bool periodic, bool wrap_x, const real *zeta)
+                                 ac_point_params p, AC_FN(stencil_scales) c, int substep, real dt,
+                                 ac_device_step step, int runs, bool periodic, bool wrap_x, ac_mhd_params q,
+                                 ac_hyper_params h, const real *zeta)
 {
-    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(in, out, w_in, w_out, s, p, c, substep, dt,
-                                                                        step, runs, periodic, wrap_x, zeta);
+    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(
+        in, out, w_in, w_out, s, ac_physics_params_of(&p, &q, &h), c, substep, dt, step, runs, periodic, wrap_x, zeta);
 }
