@@ -104,6 +104,18 @@ static constexpr __host__ __device__ int ac_vector_ordinal(unsigned modules, int
 #undef AC_VECTOR_BEFORE
 }
 
+/* The index of the x component of vector v (its ordinal), -1 past the last. */
+static constexpr __host__ __device__ int ac_vector_at(unsigned modules, int v)
+{
+#define AC_VECTOR_AT(name, module, role)                                                                               \
+    (role) == AC_VECTOR_X && (modules & (unsigned)(module)) &&                                                         \
+            ac_vector_ordinal(modules, ac_field_index(modules, AC_FIELD_##name)) == v                                  \
+        ? ac_field_index(modules, AC_FIELD_##name)                                                                     \
+        :
+    return AC_FIELD_TABLE(AC_VECTOR_AT) - 1;
+#undef AC_VECTOR_AT
+}
+
 /* How the streaming kernel runs a configuration in one precision. */
 struct ac_schedule {
     int tx, ty;          /* the thread block's tile of x-y columns */

@@ -352,12 +352,10 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
         if (active) {
 #pragma unroll
-            for (int f = 0; f < NF; ++f) {
-                if (ac_role(MODULES, f) != AC_VECTOR_X)
-                    continue;
-                /* this plane's share of d_x d_z v_z, d_y d_z v_z and d_z (d_x v_x + d_y v_y) of the vector v at f */
-                const int v = ac_vector_ordinal(MODULES, f);
-                const real *vx = ring + newest * T::SLOT + centre + f * T::PLANE, *vy = vx + T::PLANE,
+            for (int v = 0; v < VECTORS; ++v) {
+                /* this plane's share of d_x d_z v_z, d_y d_z v_z and d_z (d_x v_x + d_y v_y) of vector v */
+                const real *vx = ring + newest * T::SLOT + centre + ac_vector_at(MODULES, v) * T::PLANE,
+                           *vy = vx + T::PLANE,
                            *vz = vy + T::PLANE;
 #pragma unroll
                 for (int a = 0; a < 3; ++a) {
