@@ -14,7 +14,8 @@ import tempfile
 
 import numpy as np
 
-from .simulation import FIELDS, MAGNETIC_FIELDS, Simulation
+from . import parameters as registry
+from .simulation import FIELDS, Simulation
 
 FORMAT = "astaroth-snapshot-1"
 
@@ -91,6 +92,9 @@ def _write(sim, path, fields, h5py, attributes):
         f.attrs["format"] = FORMAT
         for key, value in sim.parameters().items():
             f.attrs[key] = value
+        for key in registry.SWITCHES + registry.NAMES:  # every switch and parameter of csrc/parameters.def
+            value = getattr(sim, key)
+            f.attrs[key] = np.array(value) if isinstance(value, tuple) else value
         f.attrs["t"] = sim.t
         f.attrs["steps"] = sim.steps
         for key, value in attributes.items():
@@ -131,8 +135,29 @@ def _missing(f):
     return missing
 
 
-def load(path, backend="auto", comm=None, exchange="auto"):
+def _recorded_parameters(attrs):
+    """The switches and physics parameters a snapshot records, {name: value}; those it lacks (snapshots
+    written before a parameter existed, or of a module that was off) are left out, to take their defaults."""
+    out = {}
+    for key in registry.SWITCHES:
+        if key in attrs:
+            value = attrs[key]
+            value = value.decode() if isinstance(value, bytes) else value
+            out[key] = bool(value) if isinstance(value, np.bool_) else (str(value) if isinstance(value, str) else value)
+    for name in registry.NAMES:
+        if name in attrs:
+            value = np.asarray(attrs[name], dtype=np.float64)
+            out[name] = tuple(float(v) for v in value.ravel()) if registry.row(name)["kind"] == "vector" else float(value)
+    return out
+
+
+def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
     """A Simulation from a snapshot written by `save`, ready to analyse or continue.
+
+    parameters: {name: value} of physics parameters to take in place of those
+    recorded (what `astaroth run --restart` changes); every other parameter
+    is read from the file, and one the file lacks gets its default
+    (astaroth.parameters()).
 
     With `comm` every rank reads the file and keeps its own subdomain, on any
     number of ranks (not necessarily the number that wrote it).  A file that
@@ -150,18 +175,20 @@ def load(path, backend="auto", comm=None, exchange="auto"):
         if missing:
             raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
         a = f.attrs
-        extra = {}  # the physics beyond hydrodynamics
-        if str(a.get("physics", "hydro")) == "mhd":
-            extra = dict(physics="mhd", eta=float(a["eta"]), mu0=float(a["mu0"]),
-                            b_ext=tuple(float(b) for b in a["b_ext"]))
-            missing = [f"dataset 'fields/{name}'" for name in MAGNETIC_FIELDS if f"fields/{name}" not in f]
-            if missing:
-                raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
-        for key in ("nu_hyper3", "diff_hyper3", "nu_shock"):  # absent: 0, as before these terms existed
-            if key in a:
-                extra[key] = float(a[key])
+        try:
+            extra = _recorded_parameters(a)  # absent: the default, as before the parameter existed
+            registry.resolve({k: v for k, v in extra.items() if k in registry.NAMES},
+                             {k: v for k, v in extra.items() if k in registry.SWITCHES}, str(a["method"]))
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{path}: the recorded parameters are not valid: {e}") from None
+        if parameters:
+            extra.update(parameters)
+        names = registry.field_names(registry.modules_of(extra))
+        missing = [f"dataset 'fields/{name}'" for name in names if f"fields/{name}" not in f]
+        if missing:
+            raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
         sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
-                         nu=float(a["nu"]), cs=float(a["cs"]), dtype=str(a["dtype"]), backend=backend,
+                         dtype=str(a["dtype"]), backend=backend,
                          method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
                          exchange=exchange, **extra)
         for name in sim.field_names:

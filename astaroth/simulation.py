@@ -14,10 +14,11 @@ import warnings
 import numpy as np
 
 from . import _core
+from . import parameters as _registry
 
-FIELDS = ("lnrho", "ux", "uy", "uz")
-MAGNETIC_FIELDS = ("ax", "ay", "az")  # the vector potential A, physics="mhd" (DESIGN 7)
-PHYSICS = ("hydro", "mhd")
+FIELDS = _registry.field_names(("hydro",))  # lnrho, ux, uy, uz (csrc/fields.h)
+MAGNETIC_FIELDS = _registry.field_names(("magnetic",))  # the vector potential A, physics="mhd"
+PHYSICS = dict((s["keyword"], s["values"]) for s in _registry.switches())["physics"]
 METHODS = ("55p", "19p")
 DTYPES = ("float32", "float64")
 
@@ -306,9 +307,9 @@ class Simulation:
     The fields start at rest with uniform density (lnrho = 0).
     """
 
-    def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64",
-                 backend="auto", method="55p", origin=0.0, comm=None, exchange="auto", physics="hydro", eta=0.0,
-                 b_ext=0.0, mu0=1.0, nu_hyper3=0.0, diff_hyper3=0.0, nu_shock=0.0):
+    def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=_registry.default("nu"),
+                 cs=_registry.default("cs"), dtype="float64", backend="auto", method="55p", origin=0.0, comm=None,
+                 exchange="auto", physics=_registry.default("physics"), **parameters):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")
@@ -318,45 +319,17 @@ class Simulation:
         origin = _three(origin, "origin", float)
         if not all(math.isfinite(o) for o in origin):
             raise ValueError(f"origin must be finite, got {origin}")
-        nu = _real(nu, "nu")
-        if nu < 0:
-            raise ValueError(f"nu (viscosity) must be >= 0, got {nu}")
-        cs = _real(cs, "cs")
-        if cs < 0:
-            raise ValueError(f"cs (sound speed) must be >= 0, got {cs}")
+        switches = {k: parameters.pop(k) for k in _registry.SWITCHES if k in parameters}
+        switches["physics"] = physics
+        parameters.update(nu=nu, cs=cs)
         dtype = np.dtype(dtype).name if isinstance(dtype, (type, np.dtype)) else dtype
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        if physics not in PHYSICS:
-            raise ValueError(f"physics must be one of {PHYSICS}, got {physics!r}")
-        eta, mu0 = _real(eta, "eta"), _real(mu0, "mu0")
-        if eta < 0:
-            raise ValueError(f"eta (magnetic diffusivity) must be >= 0, got {eta}")
-        if not mu0 > 0:
-            raise ValueError(f"mu0 must be positive, got {mu0}")
-        b_ext = _three(b_ext, "b_ext", float)
-        if not all(math.isfinite(b) for b in b_ext):
-            raise ValueError(f"b_ext must be finite, got {b_ext}")
-        nu_hyper3, diff_hyper3 = _real(nu_hyper3, "nu_hyper3"), _real(diff_hyper3, "diff_hyper3")
-        for name, value in (("nu_hyper3", nu_hyper3), ("diff_hyper3", diff_hyper3)):
-            if value < 0:
-                raise ValueError(f"{name} (hyperdiffusion) must be >= 0, got {value}")
-        if nu_hyper3 or diff_hyper3:
-            _require_55p("hyperdiffusion (nu_hyper3, diff_hyper3)", method)
-        nu_shock = _real(nu_shock, "nu_shock")
-        if nu_shock < 0:
-            raise ValueError(f"nu_shock (shock viscosity) must be >= 0, got {nu_shock}")
-        if nu_shock:
-            _require_55p("shock viscosity (nu_shock)", method)
-            if comm is not None and comm.Get_size() > 1:
-                raise ValueError("shock viscosity (nu_shock) runs in one process in this version: its profile "
-                                 "would need the neighbouring subdomains' velocities")
-        if physics == "hydro" and (eta != 0 or mu0 != 1 or any(b_ext)):
-            raise ValueError("eta, b_ext and mu0 belong to magnetohydrodynamics: pass physics='mhd' as well")
-        if physics == "mhd":
-            _require_55p("physics='mhd'", method)
+        # every parameter and switch of csrc/parameters.def, checked (bounds, modules, 55p, one process)
+        switches, modules, values = _registry.resolve(parameters, switches, method,
+                                                      comm.Get_size() if comm is not None else 1)
         _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":
@@ -370,11 +343,10 @@ class Simulation:
         self._box = box
         self._origin = origin
         self._spacing = tuple(L / n for L, n in zip(box, shape))
-        self._nu, self._cs = nu, cs
-        self._physics, self._eta, self._b_ext, self._mu0 = physics, eta, b_ext, mu0
-        self._nu_hyper3, self._diff_hyper3 = nu_hyper3, diff_hyper3
-        self._nu_shock = nu_shock
-        self._field_names = FIELDS + (MAGNETIC_FIELDS if physics == "mhd" else ())
+        self._switches, self._modules, self._values = switches, modules, values
+        for name, value in {**switches, **values}.items():  # self._nu, self._physics, ...: what the methods read
+            setattr(self, "_" + name, value)
+        self._field_names = _registry.field_names(modules)
         self._dtype = np.dtype(dtype)
         self._method = method
         self._backend = backend
@@ -393,8 +365,8 @@ class Simulation:
             local_shape, offset = self._parallel.local_shape, self._parallel.offset
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
-        self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, nu, cs, origin, offset,
-                                physics, eta, mu0, b_ext, nu_hyper3, diff_hyper3, nu_shock)
+        self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, origin, offset,
+                                _registry.module_mask(modules), values)
         if self._parallel is not None:
             self._stepper = ParallelStepper(self, self._parallel)
         self._forcing = None
@@ -405,22 +377,15 @@ class Simulation:
     shape = property(lambda self: self._shape, doc="Grid points per axis (nx, ny, nz).")
     box = property(lambda self: self._box, doc="Box lengths (Lx, Ly, Lz).")
     spacing = property(lambda self: self._spacing, doc="Grid spacing (dx, dy, dz) = box / shape.")
-    nu = property(lambda self: self._nu, doc="Kinematic viscosity.")
-    cs = property(lambda self: self._cs, doc="Isothermal sound speed.")
     dtype = property(lambda self: self._dtype, doc="NumPy dtype of the fields.")
     method = property(lambda self: self._method, doc="Integration method, '55p' or '19p'.")
     backend = property(lambda self: self._backend, doc="Backend running this simulation.")
     comm = property(lambda self: self._comm, doc="The MPI communicator, or None.")
-    physics = property(lambda self: self._physics, doc="'hydro' or 'mhd'.")
-    eta = property(lambda self: self._eta, doc="Magnetic diffusivity (physics='mhd').")
-    b_ext = property(lambda self: self._b_ext, doc="Imposed uniform magnetic field (physics='mhd').")
-    mu0 = property(lambda self: self._mu0, doc="Vacuum permeability (physics='mhd').")
-    nu_hyper3 = property(lambda self: self._nu_hyper3, doc="Hyperviscosity: du/dt += nu_hyper3 del6 u.")
-    diff_hyper3 = property(lambda self: self._diff_hyper3, doc="Density hyperdiffusion: dlnrho/dt += diff_hyper3 del6 lnrho.")
-    nu_shock = property(lambda self: self._nu_shock, doc="Shock viscosity coefficient (DESIGN 9).")
+    modules = property(lambda self: self._modules,
+                       doc="The modules this simulation runs (astaroth.parameters.modules()), e.g. ('hydro',).")
     field_names = property(lambda self: self._field_names,
-                           doc="The fields: FIELDS, and MAGNETIC_FIELDS with physics='mhd'.")
-
+                           doc="The fields, in memory order: those of csrc/fields.h whose module is on.")
+    # and one property per physics parameter and switch (nu, cs, eta, ..., physics), made below the class
     @property
     def decomposition(self):
         """This rank's part of a grid split over MPI ranks (astaroth.parallel.Decomposition:
@@ -451,15 +416,11 @@ class Simulation:
         return self._axis(2)
 
     def parameters(self):
-        """The construction parameters, as plain values (what a snapshot records)."""
+        """The construction parameters, as plain values (what a snapshot records): the grid, dtype and method,
+        the switches not at their default, and the physics parameters of the modules and terms that are on."""
         parameters = {"shape": np.array(self._shape), "box": np.array(self._box), "origin": np.array(self._origin),
-                      "nu": self._nu, "cs": self._cs, "dtype": self._dtype.name, "method": self._method}
-        if self._physics == "mhd":
-            parameters.update(physics="mhd", eta=self._eta, mu0=self._mu0, b_ext=np.array(self._b_ext))
-        if self._nu_hyper3 or self._diff_hyper3:
-            parameters.update(nu_hyper3=self._nu_hyper3, diff_hyper3=self._diff_hyper3)
-        if self._nu_shock:
-            parameters.update(nu_shock=self._nu_shock)
+                      "dtype": self._dtype.name, "method": self._method}
+        parameters.update(_registry.recorded(self._switches, self._modules, self._values))
         return parameters
 
     def save(self, path, xdmf=True):
@@ -468,9 +429,10 @@ class Simulation:
         return save(self, path, xdmf=xdmf)
 
     def __repr__(self):
-        magnetic = (f"physics='mhd', eta={self._eta}, b_ext={self._b_ext}, mu0={self._mu0}, "
-                    if self._physics == "mhd" else "")
-        return (f"Simulation(shape={self._shape}, box={self._box}, nu={self._nu}, cs={self._cs}, {magnetic}"
+        shown = _registry.recorded(self._switches, self._modules, self._values)
+        values = {**self._switches, **self._values}
+        physics = "".join(f"{k}={values[k]!r}, " for k in shown)
+        return (f"Simulation(shape={self._shape}, box={self._box}, {physics}"
                 f"dtype={self._dtype.name!r}, backend={self._backend!r}, method={self._method!r}, "
                 f"t={self.t}, steps={self.steps})")
 
@@ -504,7 +466,9 @@ class Simulation:
         try:
             return names.index(name)
         except ValueError:
-            hint = " (the magnetic fields need physics='mhd')" if name in MAGNETIC_FIELDS else ""
+            module = _registry.field_module(name)
+            switch = _registry.module_switch(module) if module else None
+            hint = f" (the fields of the module {module!r} need {switch})" if switch else ""
             raise KeyError(f"unknown field {name!r}; fields are {names}{hint}") from None
 
     def __getitem__(self, name):
@@ -825,3 +789,20 @@ class Simulation:
         name = self._field_names[field] if field >= 0 else "u"
         raise NonFiniteError(f"field {name!r} holds NaN or Inf at step {self.steps}, t = {self.t:.6g}: "
                              f"the run is unstable (try a smaller time step or a larger viscosity)")
+
+
+def _parameter_property(name):
+    r = _registry.row(name)
+    return property(lambda self: self._values[name],
+                    doc=f"{r['description']} ({r['unit']}; module {r['module']}; astaroth.parameters()).")
+
+
+def _switch_property(keyword, description):
+    return property(lambda self: self._switches[keyword], doc=description)
+
+
+for _name in _registry.NAMES:
+    setattr(Simulation, _name, _parameter_property(_name))
+for _switch in _registry.switches():
+    setattr(Simulation, _switch["keyword"], _switch_property(_switch["keyword"], _switch["description"]))
+del _name, _switch
