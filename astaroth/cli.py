@@ -27,14 +27,14 @@ EXIT_BLOWUP = 4    # the fields became NaN or Inf (the message names the step an
 def build_simulation(config):
     """A Simulation set up as `config` (astaroth.config) says."""
     from . import init
+    from . import parameters as registry
     from .forcing import Forcing
     from .simulation import Simulation
 
     g, ph, nm, ic, fo = (config[k] for k in ("grid", "physics", "numerics", "initial", "forcing"))
-    sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), nu=ph["nu"],
-                     cs=ph["cs"], dtype=nm["dtype"], backend=nm["backend"], method=nm["method"],
-                     physics=ph["physics"], eta=ph["eta"], b_ext=tuple(ph["b_ext"]), mu0=ph["mu0"],
-                     nu_hyper3=ph["nu_hyper3"], diff_hyper3=ph["diff_hyper3"], nu_shock=ph["nu_shock"])
+    physics = {key: ph[key] for key in registry.SWITCHES + registry.NAMES}  # csrc/parameters.def
+    sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), dtype=nm["dtype"],
+                     backend=nm["backend"], method=nm["method"], **physics)
     if ic["kind"] == "sine_wave":
         init.sine_wave(sim, field=ic["field"], amplitude=ic["amplitude"], k=ic["k"])
     elif ic["kind"] == "radial_explosion":
@@ -73,9 +73,11 @@ def _optional_outputs(want_plot):
 
 
 def _restart(config, folder, checkpoint, config_name):
-    """The checkpoint's simulation, after checking the configuration against
-    it and truncating the time series to it; prints what changed."""
-    from . import rundir
+    """The checkpoint's simulation and its restart history, after checking the
+    configuration against it, taking the run-time parameters that changed
+    (config.CHANGED_ON_RESTART) and truncating the time series to it; prints
+    one line per change."""
+    from . import config as configuration, rundir
     from .io import attributes, load
 
     if not os.path.exists(checkpoint):
@@ -88,17 +90,34 @@ def _restart(config, folder, checkpoint, config_name):
     sim = load(checkpoint, backend=config["numerics"]["backend"])
     recorded = attributes(checkpoint)
     refused, changed = rundir.compare(config, sim, rundir.decode(recorded.get("run_config")))
+    taken = rundir.changes(config, sim)
     if refused:
+        allowed = [f"[{section}] {key} = {configuration.toml_value(new)} (checkpoint: {configuration.toml_value(old)})"
+                   for section, keys in taken.items() for key, (old, new) in keys.items()]
         raise RunError(f"{config_name} differs from {checkpoint} in keys that cannot change on a restart: "
-                       f"{'; '.join(refused)}. Restore them, or start afresh with --overwrite")
+                       f"{'; '.join(refused)}. Restore them, or start afresh with --overwrite"
+                       + (f" (these may change on a restart: {'; '.join(allowed)})" if allowed else ""))
+    if taken.get("physics"):  # the run-time parameters of csrc/parameters.def whose restart column is 1
+        sim = load(checkpoint, backend=config["numerics"]["backend"],
+                   parameters={key: new for key, (old, new) in taken["physics"].items()})
+    if taken.get("forcing"):  # a new shell, amplitude or helicity; the generator goes on from its state
+        from .forcing import Forcing
+
+        fo, state = config["forcing"], sim._grid.forcing_state
+        sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], f0=fo["f0"], seed=sim.forcing.seed,
+                              relhel=fo["relhel"])
+        sim._grid.forcing_state = state
     for line in changed:
         print(f"astaroth: restart takes {line}")
+    history = rundir.decode(recorded.get(rundir.HISTORY)) or []
+    if taken:
+        history.append(rundir.history_entry(sim, taken))
     series = os.path.join(folder, rundir.TIMESERIES)
     keep_last = bool(recorded.get("segment_end", True)) or sim.steps % config["output"]["timeseries_every"] == 0
     dropped = rundir.truncate_timeseries(series, sim.steps, keep_last)
     if dropped:
         print(f"astaroth: dropped {dropped} time-series rows written after the checkpoint's step {sim.steps}")
-    return sim
+    return sim, history
 
 
 def cmd_run(args):
@@ -126,23 +145,25 @@ def cmd_run(args):
     series = os.path.join(folder, rundir.TIMESERIES)
     stop_file = os.path.join(folder, rundir.STOP)
     if args.restart:
-        sim = _restart(config, folder, checkpoint, config_name)
+        sim, history = _restart(config, folder, checkpoint, config_name)
         start = f"restart from {checkpoint} at step {sim.steps}, t = {sim.t:g}"
     else:
         os.makedirs(folder, exist_ok=True)
-        sim = build_simulation(config)
+        sim, history = build_simulation(config), []
         start = f"{config['initial']['kind']} start"
     print(f"astaroth: {start}, {'forced' if sim.forcing else 'unforced'}, "
           f"{'x'.join(map(str, sim.shape))} grid, nu = {sim.nu:g}, {sim.dtype.name}, method {sim.method}, "
           f"backend {sim.backend}, until t = {out['until']:g}; output in {folder}/")
-    record = rundir.encode(config)
+    record = {"run_config": rundir.encode(config)}
+    if history:  # every restart that changed a run-time parameter: step, time, [old, new]
+        record[rundir.HISTORY] = rundir.encode(history)
     stopped = []
     target = None
 
     def on_stop(s):
         stopped.append(True)
         if can_save:
-            save(s, checkpoint, attributes={"run_config": record, "segment_end": s.t == target})
+            save(s, checkpoint, attributes={**record, "segment_end": s.t == target})
         print(f"\nastaroth: stopped at step {s.steps}, t = {s.t:g}" +
               (f"; checkpoint {checkpoint}: continue with --restart" if can_save else ""))
         if os.path.exists(stop_file):
@@ -164,8 +185,8 @@ def cmd_run(args):
                     progress=out["progress"] and not args.quiet, stop_file=stop_file,
                     handle_signals=True, on_stop=on_stop)
             if can_save and (not stopped or sim.t == target):  # a stop on a segment's last step still ends it
-                save(sim, os.path.join(folder, rundir.snapshot_name(sim.steps)), attributes={"run_config": record})
-                save(sim, checkpoint, xdmf=False, attributes={"run_config": record, "segment_end": True})
+                save(sim, os.path.join(folder, rundir.snapshot_name(sim.steps)), attributes=record)
+                save(sim, checkpoint, xdmf=False, attributes={**record, "segment_end": True})
     finally:
         signals.restore()
     k, E = analysis.spectrum(sim)
@@ -279,8 +300,11 @@ def build_parser():
     p.add_argument("config", nargs="?", help="TOML configuration (the keys are listed below)")
     again = p.add_mutually_exclusive_group()
     again.add_argument("--restart", action="store_true",
-                       help="continue from OUTPUT_DIR/checkpoint.h5 (until, cadences, progress, backend, cdt and "
-                            "cdtv may change; grid, physics, dtype, method and forcing may not)")
+                       help="continue from OUTPUT_DIR/checkpoint.h5: run-time parameters may change, as in the "
+                            "Pencil Code's run.in (until, cadences, progress, backend, cdt, cdtv, the forcing's "
+                            "f0, kmin, kmax and relhel, and the physics parameters marked 'may change on "
+                            "--restart' below), each reported and recorded in the checkpoint's restart_history; "
+                            "grid, box, dtype, method, the physics switches and their fixed parameters may not")
     again.add_argument("--overwrite", action="store_true",
                        help="start afresh in an output directory that holds a run, deleting its files")
     p.add_argument("--quiet", action="store_true", help="no progress line")

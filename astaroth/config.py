@@ -9,10 +9,32 @@ the default backend) is what `astaroth run` does without a file.
 import copy
 import math
 
+from . import parameters as registry
+
+
+def _physics_schema():
+    """[physics]: the switches (choices or true/false) and every parameter of csrc/parameters.def."""
+    schema = {sw["keyword"]: ("bool" if sw["kind"] == "flag" else sw["values"]) for sw in registry.switches()}
+    schema.update((name, "parameter") for name in registry.NAMES)
+    return schema
+
+
+def _physics_default():
+    values = {sw["keyword"]: sw["off"] for sw in registry.switches()}
+    for name in registry.NAMES:
+        d = registry.default(name)
+        values[name] = list(d) if isinstance(d, tuple) else d
+    return values
+
+
+def _physics_help():
+    text = {sw["keyword"]: sw["description"] for sw in registry.switches()}
+    text.update((name, registry.help_line(name)) for name in registry.NAMES)
+    return text
+
 SCHEMA = {
     "grid": {"shape": "ints3", "box": "reals3", "origin": "reals3"},
-    "physics": {"nu": "nonneg", "cs": "nonneg", "physics": ("hydro", "mhd"), "eta": "nonneg", "b_ext": "reals3",
-                "mu0": "positive", "nu_hyper3": "nonneg", "diff_hyper3": "nonneg", "nu_shock": "nonneg"},
+    "physics": _physics_schema(),
     "numerics": {"backend": ("auto", "cpu", "cuda"), "method": ("55p", "19p"), "dtype": ("float32", "float64"),
                  "cdt": "positive", "cdtv": "positive"},
     "initial": {"kind": ("rest", "sine_wave", "radial_explosion", "random_velocity"), "field": ("ux", "uy", "uz", "lnrho"),
@@ -25,8 +47,7 @@ SCHEMA = {
 
 DEFAULT = {
     "grid": {"shape": [64, 64, 64], "box": [2 * math.pi] * 3, "origin": [0.0, 0.0, 0.0]},
-    "physics": {"nu": 5e-3, "cs": 1.0, "physics": "hydro", "eta": 0.0, "b_ext": [0.0, 0.0, 0.0], "mu0": 1.0,
-                "nu_hyper3": 0.0, "diff_hyper3": 0.0, "nu_shock": 0.0},
+    "physics": _physics_default(),
     "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3},
     "initial": {"kind": "rest", "field": "uy", "amplitude": 1e-3, "k": 1.0, "r0": 0.8, "width": 0.2, "urms": 0.1,
                 "slope": -2.0, "seed": 1, "seed_field": 0.0},
@@ -39,13 +60,7 @@ DEFAULT = {
 HELP = {
     "grid": {"shape": "points per axis (nx, ny, nz), each >= 1", "box": "box lengths, one number or three",
              "origin": "coordinates of point 0 on each axis"},
-    "physics": {"nu": "kinematic viscosity, >= 0", "cs": "isothermal sound speed, >= 0",
-                "physics": "hydro, or mhd for the vector potential A (fields ax, ay, az)",
-                "eta": "mhd: magnetic diffusivity, >= 0", "b_ext": "mhd: imposed uniform field, one number or three",
-                "mu0": "mhd: vacuum permeability, > 0",
-                "nu_hyper3": "hyperviscosity: du/dt += nu_hyper3 del6 u (55p)",
-                "diff_hyper3": "density hyperdiffusion: dlnrho/dt += diff_hyper3 del6 lnrho (55p)",
-                "nu_shock": "shock viscosity coefficient (55p, one process)"},
+    "physics": _physics_help(),
     "numerics": {"backend": "auto, cpu or cuda", "method": "55p or 19p", "dtype": "float32 or float64",
                  "cdt": "advective Courant number of the CFL step", "cdtv": "viscous number of the CFL step"},
     "initial": {"kind": "rest, sine_wave, radial_explosion or random_velocity",
@@ -64,12 +79,21 @@ HELP = {
 }
 
 # On --restart the checkpoint holds the state: these keys describe it and
-# cannot change; the others take effect from the restart on ([initial] is
-# not used at all, and a changed [output] dir is another run).
+# cannot change (the grid, dtype and method, the module switches, the
+# physics parameters whose `restart` column in csrc/parameters.def is 0, and
+# whether the run is forced).
 FIXED_ON_RESTART = {"grid": ("shape", "box", "origin"),
-                    "physics": ("nu", "cs", "physics", "eta", "b_ext", "mu0", "nu_hyper3", "diff_hyper3", "nu_shock"),
+                    "physics": registry.SWITCHES + tuple(n for n in registry.NAMES if not registry.row(n)["restart"]),
                     "numerics": ("dtype", "method"),
-                    "forcing": ("enabled", "kmin", "kmax", "f0", "seed", "relhel")}
+                    "forcing": ("enabled",)}
+# These the checkpoint records too, and a restart may change them, as the
+# Pencil Code's run.in may: they are compared with the checkpoint, and each
+# change is reported and recorded in the checkpoint's restart history.
+CHANGED_ON_RESTART = {"physics": tuple(n for n in registry.NAMES if registry.row(n)["restart"]),
+                      "forcing": ("kmin", "kmax", "f0", "relhel")}
+# The other keys take effect from the restart on ([initial] is not used at
+# all, the forcing's seed neither, the checkpoint holding its generator's
+# state, and a changed [output] dir is another run).
 
 
 def toml_value(value):
@@ -123,6 +147,18 @@ def _check(section, key, kind, v):
         if key == "box" and min(v) <= 0:
             raise ConfigError(f"{where} = {v!r}: box lengths must be positive")
         return [float(x) for x in v]
+    if kind == "parameter":  # a row of csrc/parameters.def
+        vector = registry.row(key)["kind"] == "vector"
+        if vector and _is_real(v):
+            v = [v] * 3
+        if vector and not (isinstance(v, list) and len(v) == 3 and all(_is_real(x) for x in v)):
+            raise ConfigError(f"{where} = {v!r}: must be three numbers or one number")
+        if not vector and not _is_real(v):
+            raise ConfigError(f"{where} = {v!r}: must be a number")
+        values = [float(x) for x in (v if vector else [v])]
+        if not all(registry.in_bounds(key, x) for x in values):
+            raise ConfigError(f"{where} = {v!r}: must be {registry.bounds_text(key)}")
+        return values if vector else values[0]
     if kind in ("real", "nonneg", "positive"):
         if not _is_real(v):
             raise ConfigError(f"{where} = {v!r}: must be a number")

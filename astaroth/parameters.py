@@ -13,12 +13,17 @@ which keys ``astaroth run --restart`` may change.
     >>> [(p["name"], p["default"], p["module"], p["restart"]) for p in ac.parameters()][:2]
     [('nu', 0.005, 'hydro', True), ('cs', 1.0, 'hydro', False)]
 
+``ac.parameters`` is this module, and calling it is calling its function
+``parameters()``.
+
 A *switch* is a keyword that chooses modules (``physics="mhd"`` adds the
 module ``magnetic`` and its fields ``ax, ay, az``); a parameter of a module
 that is off keeps its default.
 """
 import math
 import numbers
+import sys
+import types
 
 import numpy as np
 
@@ -291,10 +296,23 @@ def table():
 def help_line(name):
     """One line for `astaroth run --help`: the module, the meaning, the bounds, restart."""
     r = row(name)
-    switch = module_switch(r["module"])
-    where = f"{r['module']} ({switch.replace('=', ' = ')}): " if switch else ""
-    flags = " (55p)" if r["needs_55p"] else ""
-    flags += " (one process)" if r["one_process"] else ""
+    m = _MODULE_BY_NAME[r["module"]]
+    where = ""
+    if m["switch"]:
+        flag = _SWITCH_BY_KEYWORD[m["switch"]]["kind"] == "flag"
+        where = f"{r['module']} ({m['switch']} = {'true' if flag else repr(m['value']).replace(chr(39), chr(34))}): "
+    needs = [what for what, on in (("55p", r["needs_55p"]), ("one process", r["one_process"])) if on]
+    needs = f" ({', '.join(needs)})" if needs else ""
     kind = "; one number or three" if r["kind"] == "vector" else ""
     restart = "; may change on --restart" if r["restart"] else ""
-    return f"{where}{r['description']}; {bounds_text(name)}{kind}{flags}{restart}"
+    return f"{where}{r['description']}; {bounds_text(name)}{kind}{needs}{restart}"
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable: ``ac.parameters()`` is ``ac.parameters.parameters()``."""
+
+    def __call__(self):
+        return parameters()
+
+
+sys.modules[__name__].__class__ = _CallableModule

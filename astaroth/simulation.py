@@ -252,10 +252,9 @@ class Simulation:
     box : float or (Lx, Ly, Lz)
         Box lengths; the spacing is ``L / n`` and point ``i`` sits at
         ``origin + i * dx``.
-    nu : float
-        Kinematic viscosity, >= 0.
-    cs : float
-        Isothermal sound speed, >= 0.
+    nu, cs : float
+        Kinematic viscosity and isothermal sound speed (physics parameters,
+        below).
     dtype : "float32" or "float64"
         Precision of the fields and of all arithmetic.
     backend : "auto", "cpu" or "cuda"
@@ -271,38 +270,28 @@ class Simulation:
         the whole field on every rank, diagnostics and snapshots are global,
         ``sim.view(name)`` is the rank's own subdomain.  Every rank must make
         the same calls.  Needs the 55-point method.
-    physics : "hydro" or "mhd"
-        "mhd" adds the magnetic vector potential A as the fields "ax", "ay",
-        "az" (DESIGN 7): B = curl A + b_ext, the Lorentz force J x B / rho in
-        the momentum equation, dA/dt = u x B + eta lap A.  With the
-        55-point method.
-    eta : float
-        Magnetic diffusivity, >= 0 (physics="mhd").
-    b_ext : float or (Bx, By, Bz)
-        A uniform imposed magnetic field (physics="mhd").
-    mu0 : float
-        Vacuum permeability, > 0 (physics="mhd").
-    nu_hyper3, diff_hyper3 : float
-        Hyperdiffusion, >= 0 (DESIGN 9, the Pencil Code's 'hyper3-simplified'
-        and 'hyper3-lnrho'): du/dt += nu_hyper3 del6 u and dlnrho/dt +=
-        diff_hyper3 del6 lnrho, del6 the sum of the sixth derivatives along
-        the axes (a 7-point stencil).  0, the default, leaves them out: the
-        run is then what it was without them, bit for bit.  With the 55-point
-        method, on both backends.
-    nu_shock : float
-        Shock viscosity, >= 0 (DESIGN 9, the Pencil Code's 'nu-shock'): a
-        profile zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]] (the
-        compression's maximum over the 3x3x3 neighbourhood, smoothed by
-        (1, 2, 1) / 4 along each axis), computed at the start of each step
-        and held for its substeps, adds du/dt += zeta (div u grad lnrho +
-        grad div u) + div u grad zeta; the CFL step counts nu + max zeta.
-        0, the default, leaves it out.  With the 55-point method, on both
-        backends, in one process.
     exchange : "auto", "device", "peer" or "host"
         How GPU ghost zones travel between ranks: device buffers through a
         CUDA-aware MPI, peer-to-peer writes between the GPUs of one node
         (CUDA IPC), staged through pinned host memory, or ("auto") peer on
         one node, else device where MPI is CUDA-aware, else host.
+    physics : "hydro" or "mhd" (a switch; keyword)
+        "mhd" adds the module 'magnetic': the vector potential A as the
+        fields "ax", "ay", "az", B = curl A + b_ext, the Lorentz force
+        J x B / rho in the momentum equation, dA/dt = u x B + eta lap A.
+        With the 55-point method.
+    **parameters
+        The physics parameters by name, each a row of csrc/parameters.def
+        (``astaroth.parameters()`` gives its default, bounds, unit, module
+        and meaning; the list below is made from it).  A parameter of a
+        module that is off keeps its default.  A term whose parameters are
+        all 0 (hyperdiffusion, shock viscosity) is left out, and the run is
+        then bit for bit what it was without it.  The shock viscosity's
+        profile (the compression's maximum over the 3x3x3 neighbourhood,
+        smoothed by (1, 2, 1) / 4 along each axis) is computed at the
+        start of each step and held for its substeps; it adds du/dt +=
+        zeta (div u grad lnrho + grad div u) + div u grad zeta, and the
+        CFL step counts nu + max zeta.
 
     The fields start at rest with uniform density (lnrho = 0).
     """
@@ -806,3 +795,24 @@ for _name in _registry.NAMES:
 for _switch in _registry.switches():
     setattr(Simulation, _switch["keyword"], _switch_property(_switch["keyword"], _switch["description"]))
 del _name, _switch
+
+
+
+def _document_parameters():
+    """Simulation's signature and docstring list every parameter of the table."""
+    import inspect
+
+    init = Simulation.__init__
+    signature = inspect.signature(init)
+    params = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
+    present = {p.name for p in params}
+    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=_registry.default(name))
+               for name in _registry.SWITCHES + _registry.NAMES if name not in present]
+    init.__signature__ = signature.replace(parameters=params)
+    lines = ["", "    Physics parameters (astaroth.parameters()):", ""]
+    for name in _registry.NAMES:
+        lines.append(f"    {name} = {_registry.default(name)!r}: {_registry.help_line(name)}")
+    Simulation.__doc__ = (Simulation.__doc__ or "") + "\n".join(lines) + "\n"
+
+
+_document_parameters()

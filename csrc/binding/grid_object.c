@@ -359,7 +359,7 @@ static PyMethodDef Grid_methods[] = {
      "run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt, nonfinite), or None where the "
      "backend cannot find dt on the device (the CPU, forcing): CFL steps without waiting between them."},
     {"max_signal_speed", (PyCFunction)Grid_max_signal_speed, METH_VARARGS,
-     "max_signal_speed(fill_ghosts=True) -> MHD: max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) (NaN if not finite); "
+     "max_signal_speed(fill_ghosts=True) -> with the magnetic module: max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) (NaN if not finite); "
      "fill_ghosts=False where the ghost zones of the fields were exchanged (split grids)."},
     {"first_nonfinite_field", (PyCFunction)Grid_first_nonfinite_field, METH_NOARGS,
      "first_nonfinite_field() -> index of the first field with NaN/Inf, or -1."},
