@@ -148,6 +148,8 @@ def check(name, value):
         if isinstance(value, (numbers.Number, np.number)) and not isinstance(value, bool):
             value = (value,) * r["components"]
         try:
+            if isinstance(value, (str, bytes)):
+                raise TypeError
             items = tuple(value)
         except TypeError:
             raise TypeError(f"{name} must be a number or a sequence of three numbers, not {value!r}") from None
