@@ -284,7 +284,8 @@ def recorded(switched, on, values):
 
 
 def table():
-    """The parameters as a Markdown table (name, module, default, bounds, unit, restart, description), for docs."""
+    """The parameters as a Markdown table (name, module, default, bounds, unit, restart, description), for
+    the docs: ``python -c "import astaroth; print(astaroth.parameters.table())"``."""
     lines = ["| parameter | module | default | bounds | unit | may change on restart | description |",
              "|---|---|---|---|---|---|---|"]
     for r in parameters():
@@ -318,3 +319,4 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
+
