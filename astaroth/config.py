@@ -20,7 +20,7 @@ SCHEMA = {
                 "amplitude": "real", "k": "reals3_or_real", "r0": "nonneg", "width": "positive", "urms": "nonneg",
                 "slope": "real", "seed": "seed", "seed_field": "nonneg"},
     "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed", "relhel": "real",
-                "normalize": ("per_k", "mean_k"), "kdat": "string"},
+                "normalize": ("per_k", "mean_k"), "kdat": "path"},
     "output": {"dir": "string", "until": "positive", "timeseries_every": "count", "snapshot_every": "positive",
                "progress": "bool"},
 }
@@ -145,6 +145,10 @@ def _check(section, key, kind, v):
     if kind == "bool":
         if not isinstance(v, bool):
             raise ConfigError(f"{where} = {v!r}: must be true or false")
+        return v
+    if kind == "path":  # a file name, or "" for none
+        if not isinstance(v, str):
+            raise ConfigError(f"{where} = {v!r}: must be a file name in quotes (\"\" for none)")
         return v
     if kind == "string":
         if not isinstance(v, str) or not v:

@@ -570,6 +570,7 @@ class Simulation:
             raise ValueError(f"values for {name!r} exceed the range of {self._dtype.name} "
                              f"(largest {np.finfo(self._dtype).max:.3g})")
         self._grid.write(index, array)
+        self._fields_as_given = True  # no step since: a blow-up names these values if they are huge
 
     def view(self, name):
         """Zero-copy view of field `name`'s interior.
@@ -751,6 +752,7 @@ class Simulation:
         profile_current: cfl_dt has just run and nothing has changed the
         fields since, so the step may take the shock profile it computed
         rather than compute it again."""
+        self._fields_as_given = False
         if self._parallel is None:
             self._grid.step(dt, 1, profile_current)
         else:
@@ -933,14 +935,16 @@ class Simulation:
         raise NonFiniteError(f"{what}: {why}")
 
     def _large_values(self):
-        """The inputs and fields whose size alone breaks the arithmetic of the
-        step (beyond the fourth root of the dtype's largest number, so that
-        their squares times the other factors overflow), as phrases."""
+        """The inputs whose size alone breaks the arithmetic of the step
+        (beyond the fourth root of the dtype's largest number, so that their
+        squares times the other factors overflow), as phrases: b_ext, and
+        the fields where no step has run since they were set (after steps,
+        large fields are the blow-up itself, not its cause)."""
         limit = float(np.finfo(self._dtype).max) ** 0.25
         large = []
         if self._physics == "mhd" and max(abs(b) for b in self._b_ext) > limit:
             large.append(f"b_ext = {self._b_ext}")
-        for name in self._field_names:
+        for name in self._field_names if getattr(self, "_fields_as_given", False) else ():
             values = np.abs(self[name])
             finite = values[np.isfinite(values)]
             if finite.size and float(finite.max()) > limit:
