@@ -299,12 +299,11 @@ def run_rate(advance, sims, steps, target_seconds):
 
 
 def sweep_ensembles(sizes):
-    """The (members, size) of the ensembles timed beside `sizes`: SWEEP_ENSEMBLES
-    for the default sizes, else an ensemble at each given size up to 64
-    (64 members up to 32^3, 16 above)."""
-    if tuple(sizes) == SWEEP_SIZES:
-        return SWEEP_ENSEMBLES
-    return tuple((64 if n <= 32 else 16, n) for n in sizes if n <= 64)
+    """The (members, size) of the ensembles timed beside `sizes`: those of
+    SWEEP_ENSEMBLES, each at the largest of `sizes` not above its own size
+    (the smallest of `sizes` if none is), so that small --sizes give small
+    ensembles; the default sizes give SWEEP_ENSEMBLES."""
+    return tuple((members, max((s for s in sizes if s <= n), default=min(sizes))) for members, n in SWEEP_ENSEMBLES)
 
 
 def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SIZES, ensembles=None,

@@ -325,7 +325,7 @@ def build_parser():
                         "default size 32 on the CPU, 256 on the GPU)")
     p.add_argument("--sweeps", action="store_true",
                    help="parameter-sweep rows instead: sim.run of one simulation at --sizes (default 32 64 128 "
-                        "256), an Ensemble of 64 at 32^3 and of 16 at 64^3 (with --sizes: at each size up to 64) beside "
+                        "256), an Ensemble of 64 at 32^3 and of 16 at 64^3 (or the nearest smaller --sizes) beside "
                         "a loop over the same members "
                         "(the first --dtype and --methods; e.g. --dtype float32 --methods 55p); hydro only")
     p.set_defaults(func=cmd_bench)

@@ -200,6 +200,11 @@ class _CflSteps:
     are checked for NaN/Inf every check_every steps (the caller checks at
     the end).  Simulation.run and Ensemble.run both step through this, so an
     ensemble's member takes exactly the steps it would take alone.
+    fixed_dt: steps of that length instead of CFL steps (run(dt=...)), on
+    the host; the last one lands on `until` (t drifts by rounding over many
+    fixed steps, so a step within 1e-9 dt of `until` is taken as the last).
+    Before the first step the count of steps to `until` is checked
+    (Simulation._check_step_count).
 
     batch: how many steps the next iteration may take at once (default 1).
     Above 1, a backend that can (CUDA, 55-point method, no forcing, one

@@ -396,7 +396,8 @@ def test_bench_sweeps_honours_sizes_and_seconds(capsys):
     out = capsys.readouterr().out
     assert "4^3" in out and "32^3" not in out and "Ensemble of 64" in out
     from astaroth.bench import SWEEP_ENSEMBLES, SWEEP_SIZES, sweep_ensembles
-    assert sweep_ensembles(SWEEP_SIZES) == SWEEP_ENSEMBLES and sweep_ensembles((16, 128)) == ((64, 16),)
+    assert sweep_ensembles(SWEEP_SIZES) == SWEEP_ENSEMBLES
+    assert sweep_ensembles((16, 128)) == ((64, 16), (16, 16)) and sweep_ensembles((48,)) == ((64, 48), (16, 48))
 
 
 # --- 20: what blew up, plot --timeseries, shock_viscosity, workers ---------------------------------
