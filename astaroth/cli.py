@@ -298,8 +298,8 @@ def build_parser():
     p.add_argument("config", nargs="?", help="TOML configuration (the keys are listed below)")
     again = p.add_mutually_exclusive_group()
     again.add_argument("--restart", action="store_true",
-                       help="continue from OUTPUT_DIR/checkpoint.h5 (until, cadences, progress, backend, cdt and "
-                            "cdtv may change; grid, physics, dtype, method and forcing may not)")
+                       help="continue from OUTPUT_DIR/checkpoint.h5 (until, cadences, progress, backend, cdt, "
+                            "cdtv and dt may change; grid, physics, dtype, method and forcing may not)")
     again.add_argument("--overwrite", action="store_true",
                        help="start afresh in an output directory that holds a run, deleting its files")
     p.add_argument("--quiet", action="store_true", help="no progress line")
