@@ -85,7 +85,8 @@ def _state_of(sim):
             "physics": physics,
             "numerics": {"dtype": sim.dtype.name, "method": sim.method},
             "forcing": {"enabled": f is not None, "kmin": f and f.kmin, "kmax": f and f.kmax, "f0": f and f.f0,
-                        "seed": f and f.seed, "relhel": f and f.relhel}}
+                        "seed": f and f.seed, "relhel": f and f.relhel, "normalize": f and f.normalize,
+                        "kdat": f and (f.kdat or "")}}
 
 
 def values_of(sim):
@@ -96,7 +97,8 @@ def values_of(sim):
 def changes(config, sim):
     """The keys a restart may change (config.CHANGED_ON_RESTART) whose value in
     `config` differs from the checkpoint's `sim`: {section: {key: (old, new)}}
-    (the forcing's only when both are forced)."""
+    (the forcing's only when both are forced; its kmin and kmax only for a
+    shell, not for the set of a k.dat file)."""
     state = _state_of(sim)
     forced = state["forcing"]["enabled"] and config["forcing"]["enabled"]
     out = {}
@@ -104,6 +106,8 @@ def changes(config, sim):
         if section == "forcing" and not forced:
             continue
         for key in keys:
+            if section == "forcing" and key in ("kmin", "kmax") and (config["forcing"]["kdat"] or sim.forcing.explicit):
+                continue
             old, new = state[section][key], config[section][key]
             if old != new:
                 out.setdefault(section, {})[key] = (old, new)

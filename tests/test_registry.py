@@ -113,10 +113,10 @@ def test_snapshots_hold_every_parameter_and_old_ones_load_with_defaults(tmp_path
     for name in registry.NAMES:
         assert getattr(back, name) == getattr(sim, name), name
     with h5py.File(tmp_path / "s.h5", "a") as f:  # as a snapshot written before these parameters existed
-        for name in ("eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", "nu_shock"):
+        for name in ("nu_hyper3", "diff_hyper3", "nu_shock"):
             del f.attrs[name]
     old = ac.load(tmp_path / "s.h5")
-    assert old.physics == "mhd" and old.eta == 0.0 and old.b_ext == (0.0, 0.0, 0.0) and old.nu_hyper3 == 0.0
+    assert old.physics == "mhd" and old.eta == 0.02 and old.nu_hyper3 == 0.0 and old.nu_shock == 0.0
     assert ac.load(tmp_path / "s.h5", parameters={"nu": 0.5, "eta": 0.1}).nu == 0.5
     with h5py.File(tmp_path / "s.h5", "a") as f:
         f.attrs["physics"] = "foo"
