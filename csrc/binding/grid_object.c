@@ -351,10 +351,10 @@ static PyMethodDef Grid_methods[] = {
      "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
     {"shock_profile", (PyCFunction)Grid_shock_profile, METH_NOARGS,
-     "shock_profile() -> the shock viscosity zeta of the fields now (dense), or None without nu_shock."},
+     "shock_profile() -> the shock viscosity zeta of the fields now (dense), or None without shock viscosity."},
     {"shock_max", (PyCFunction)Grid_shock_max, METH_NOARGS,
      "shock_max() -> max of the shock viscosity zeta of the fields now, found where they are; None where the "
-     "backend has no such reduction (then shock_profile().max()) or without nu_shock."},
+     "backend has no such reduction (then shock_profile().max()) or without shock viscosity."},
     {"run_cfl", (PyCFunction)Grid_run_cfl, METH_VARARGS,
      "run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt, nonfinite), or None where the "
      "backend cannot find dt on the device (the CPU, forcing): CFL steps without waiting between them."},
