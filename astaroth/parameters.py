@@ -223,6 +223,14 @@ def module_switch(module):
     return f"{m['switch']}={value!r}"
 
 
+def diffusivities(module_names, order="second"):
+    """The parameters of the modules `module_names` that are diffusivities of
+    the given order ("second": their maximum sets the diffusive time-step
+    limit cdtv / (D sum 1/dx^2); "sixth": del6 terms, cdtv3 / (D sum 1/dx^6))."""
+    on = set(module_names)
+    return tuple(r["name"] for r in _ROWS if r["diffusivity"] == order and r["module"] in on)
+
+
 def _is_default(name, value):
     d = row(name)["default"]
     return tuple(value) == tuple(d) if isinstance(d, tuple) else value == d

@@ -613,8 +613,15 @@ class Simulation:
     def _diffusion_rate(self):
         """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without
         MHD); with shock viscosity nu + max zeta in place of nu (DESIGN 9)."""
-        nu = self._nu + self._max_shock_viscosity() if self._nu_shock else self._nu
-        return max(nu, self._eta) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
+        return max(self._diffusivities()) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
+
+    def _diffusivities(self):
+        """The second-order diffusivities of the modules on (rows of csrc/parameters.def flagged
+        DIFFUSIVITY: nu, eta, ...), nu counting nu + max zeta with shock viscosity."""
+        out = [self._values[name] for name in _registry.diffusivities(self._modules)]
+        if self._nu_shock:
+            out[0] = self._nu + self._max_shock_viscosity()  # nu is the table's first diffusivity
+        return out
 
     def _max_shock_viscosity(self):
         """max zeta, reduced where the fields are (a GPU copies no profile)."""
@@ -680,7 +687,8 @@ class Simulation:
     def _hyper_rate(self):
         """max(nu_hyper3, diff_hyper3) sum 1/dx^6 over the resolved axes: a
         step dt has hyperdiffusion number dt times this."""
-        return max(self._nu_hyper3, self._diff_hyper3) * sum(1.0 / dx ** 6 for dx in self._resolved_spacing())
+        largest = max((self._values[n] for n in _registry.diffusivities(self._modules, "sixth")), default=0.0)
+        return largest * sum(1.0 / dx ** 6 for dx in self._resolved_spacing())
 
     def _check_stability(self, dt, stacklevel=3, hint=" Pass force=True to take it anyway"):
         speed, dxmin, viscous = self._rates()
@@ -848,16 +856,15 @@ class Simulation:
                         f"the flow speed max |u| = {umax:.3g}")
             limits.append((cdt * dxmin / speed, f"{what}, through the Courant limit cdt dxmin / speed"))
         if viscous > 0:
-            nu = self._nu
             zeta = self._max_shock_viscosity() if self._nu_shock else 0.0
-            names = [(nu, f"nu = {nu:g}"), (self._eta, f"eta = {self._eta:g}"),
-                     (zeta, f"nu_shock = {self._nu_shock:g} (max zeta = {zeta:.3g})")]
+            names = [(self._values[n], f"{n} = {self._values[n]:g}") for n in _registry.diffusivities(self._modules)]
+            names.append((zeta, f"nu_shock = {self._nu_shock:g} (max zeta = {zeta:.3g})"))
             largest = max(names, key=lambda item: item[0])[1]
             limits.append((cdtv / viscous, f"{largest}, through the diffusive limit cdtv / (nu sum 1/dx^2)"))
         hyper = self._hyper_rate()
         if hyper > 0:
-            name = "nu_hyper3" if self._nu_hyper3 >= self._diff_hyper3 else "diff_hyper3"
-            value = max(self._nu_hyper3, self._diff_hyper3)
+            name = max(_registry.diffusivities(self._modules, "sixth"), key=lambda n: self._values[n])
+            value = self._values[name]
             limits.append((CDTV3 / hyper, f"{name} = {value:g}, through the hyperdiffusive limit "
                                           f"cdtv3 / ({name} sum 1/dx^6)"))
         return min(limits, key=lambda item: item[0])[1] if limits else f"dt = {dt:.3g}"

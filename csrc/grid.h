@@ -39,8 +39,17 @@ typedef enum { AC_METHOD_55P = 0, AC_METHOD_19P = 1 } ac_method;
  * cache lines.  Allocations are aligned to the widest. */
 enum { AC_ROW_ALIGN_BYTES = 128, AC_CPU_ROW_ALIGN_BYTES = 32 };
 
-/* The flags column of parameters.def. */
-enum { AC_PARAMETER_TERM_SWITCH = 1, AC_PARAMETER_55P = 2, AC_PARAMETER_ONE_PROCESS = 4 };
+/* The flags column of parameters.def.  DIFFUSIVITY: a coefficient of a
+ * second-order diffusion (its maximum sets the diffusive time-step limit
+ * cdtv dxmin^2 / D); HYPER_DIFFUSIVITY: of a del6 term (the limit cdtv3 /
+ * (D sum 1/dx^6)). */
+enum {
+    AC_PARAMETER_TERM_SWITCH = 1,
+    AC_PARAMETER_55P = 2,
+    AC_PARAMETER_ONE_PROCESS = 4,
+    AC_PARAMETER_DIFFUSIVITY = 8,
+    AC_PARAMETER_HYPER_DIFFUSIVITY = 16
+};
 
 /* Interior size n, padded size m, padded index lo of interior point 0
  * (lo >= AC_GHOST; m >= lo + n + AC_GHOST), spacing per axis. */

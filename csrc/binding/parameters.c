@@ -253,7 +253,10 @@ PyObject *core_parameter_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignor
     for (int i = 0; list && i < NUM_PARAMETERS; ++i) {
         const parameter_row *p = &parameters[i];
         const char *kind = p->components == 1 ? "real" : "vector";
-        if (append_row(list, Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:d,s:d,s:O,s:d,s:O,s:O,s:O,s:O,s:O,s:s,s:s}",
+        const char *diffusivity = (p->flags & AC_PARAMETER_DIFFUSIVITY)         ? "second"
+                                  : (p->flags & AC_PARAMETER_HYPER_DIFFUSIVITY) ? "sixth"
+                                                                                 : "";
+        if (append_row(list, Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:d,s:d,s:O,s:d,s:O,s:O,s:O,s:O,s:O,s:s,s:s,s:s}",
                                            "name", p->name, "module", p->module, "term", p->term, "kind", kind,
                                            "components", p->components, "default", p->dflt, "lower", p->lower,
                                            "lower_open", p->lower_open ? Py_True : Py_False, "upper", p->upper,
@@ -262,7 +265,7 @@ PyObject *core_parameter_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignor
                                            (p->flags & AC_PARAMETER_TERM_SWITCH) ? Py_True : Py_False, "needs_55p",
                                            (p->flags & AC_PARAMETER_55P) ? Py_True : Py_False, "one_process",
                                            (p->flags & AC_PARAMETER_ONE_PROCESS) ? Py_True : Py_False, "unit",
-                                           p->unit, "description", p->description)) < 0)
+                                           p->unit, "description", p->description, "diffusivity", diffusivity)) < 0)
             Py_CLEAR(list);
     }
     return list;
