@@ -1,0 +1,122 @@
+"""MkDocs hook: generates reference/parameters.md from ``astaroth.parameters()``.
+
+The page is made at build time, so it always lists the parameters of the
+package that is installed: ``astaroth.parameters()`` returns one dict per
+parameter with at least the keys name, default, module, description and
+restart (True: the value may change when a run restarts), and possibly
+kind, lower, upper (with lower_inclusive / upper_inclusive) and unit.
+
+The package is imported in a child process started in a temporary folder,
+so that the installed package (with its compiled extension) is found, not
+the source folder of the repository.  A build without an importable
+package fails under ``mkdocs build --strict`` with a warning that says how
+to install it; a package without ``parameters()`` gives a short note.
+"""
+import json
+import logging
+import subprocess
+import sys
+import tempfile
+
+from mkdocs.structure.files import File
+
+log = logging.getLogger("mkdocs.hooks.parameters")
+
+PAGE = "reference/parameters.md"
+
+_QUERY = r"""
+import json, math
+import astaroth
+rows = astaroth.parameters() if hasattr(astaroth, "parameters") else None
+def plain(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    try:
+        return plain(v.tolist())
+    except AttributeError:
+        return str(v)
+print(json.dumps({"version": astaroth.__version__,
+                  "rows": None if rows is None else [{k: plain(v) for k, v in dict(r).items()} for r in rows]}))
+"""
+
+_HEAD = """# Parameters
+
+Every physics parameter of a simulation, as `astaroth.parameters()` lists
+it. The same names are the keyword arguments of `ac.Simulation`, the keys
+of the `[physics]` table of a run's TOML file
+([Runs and the TOML file](../guide/runs.md)) and the attributes stored in a
+snapshot. *Restart* says whether `astaroth run --restart` may change the
+value (as the Pencil Code's `run.in` may).
+
+"""
+
+
+def _query():
+    """The parameter rows of the installed package, or (None, reason)."""
+    with tempfile.TemporaryDirectory() as folder:
+        done = subprocess.run([sys.executable, "-c", _QUERY], cwd=folder, capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        return None, lines[-1] if lines else f"exit status {done.returncode}"
+    return json.loads(done.stdout), None
+
+
+def _cell(value):
+    if value is None or value == "":
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return "(" + ", ".join(_cell(v) for v in value) + ")"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _bounds(row):
+    lower, upper = row.get("lower"), row.get("upper")
+    if lower is None and upper is None:
+        return ""
+    left = "[" if row.get("lower_inclusive", True) else "("
+    right = "]" if row.get("upper_inclusive", True) else ")"
+    return (f"{left}{_cell(lower) if lower is not None else '-inf'}, "
+            f"{_cell(upper) if upper is not None else 'inf'}{right}")
+
+
+def render(result):
+    """The page's Markdown for the query's result."""
+    rows = result["rows"]
+    if rows is None:
+        return _HEAD + (f"!!! note\n    astaroth {result['version']} does not list its parameters yet "
+                        "(`astaroth.parameters()` is not there); the keyword arguments are described in "
+                        "the [Python API](api.md) under `Simulation`.\n")
+    text = [_HEAD, f"Generated from astaroth {result['version']}.\n"]
+    modules = []
+    for row in rows:
+        if row.get("module") not in modules:
+            modules.append(row.get("module"))
+    for module in modules:
+        text.append(f"\n## {module}\n\n| name | default | bounds | unit | restart | description |\n"
+                    "| --- | --- | --- | --- | --- | --- |\n")
+        for row in rows:
+            if row.get("module") == module:
+                text.append(f"| `{row['name']}` | {_cell(row.get('default'))} | {_bounds(row)} | "
+                            f"{_cell(row.get('unit'))} | {_cell(row.get('restart'))} | "
+                            f"{_cell(row.get('description'))} |\n")
+    return "".join(text)
+
+
+def on_files(files, config):
+    result, error = _query()
+    if result is None:
+        log.warning("could not import astaroth to list its parameters (%s): install the package first, "
+                    "e.g. pip install \".[docs]\"", error)
+        text = _HEAD + "!!! warning\n    Built without an importable astaroth package: no parameter list.\n"
+    else:
+        text = render(result)
+    files.append(File.generated(config, PAGE, content=text))
+    return files
