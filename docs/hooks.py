@@ -4,7 +4,8 @@ The page is made at build time, so it always lists the parameters of the
 package that is installed: ``astaroth.parameters()`` returns one dict per
 parameter with at least the keys name, default, module, description and
 restart (True: the value may change when a run restarts), and possibly
-kind, lower, upper (with lower_inclusive / upper_inclusive) and unit.
+kind, lower, upper (with lower_open / upper_open), unit, term,
+needs_55p and one_process.
 
 The package is imported in a child process started in a temporary folder,
 so that the installed package (with its compiled extension) is found, not
@@ -65,26 +66,56 @@ def _query():
     return json.loads(done.stdout), None
 
 
+_SPECIAL = "\\`*_[]<>|"
+
+
+def _text(value):
+    """Plain text for a table cell: Markdown's special characters escaped."""
+    return "".join("\\" + c if c in _SPECIAL else c for c in str(value).replace("\n", " "))
+
+
+def _number(value):
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return value
+    return _text(value)
+
+
 def _cell(value):
     if value is None or value == "":
         return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
     if isinstance(value, list):
-        return "(" + ", ".join(_cell(v) for v in value) + ")"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
+        return "(" + ", ".join(_number(v) for v in value) + ")"
+    return _number(value)
+
+
+def _infinite(value):
+    return value is None or value in ("inf", "-inf") or (isinstance(value, float) and abs(value) == float("inf"))
 
 
 def _bounds(row):
+    """[lower, upper] with ( or ) where a bound is excluded; infinite bounds are open."""
     lower, upper = row.get("lower"), row.get("upper")
-    if lower is None and upper is None:
-        return ""
-    left = "[" if row.get("lower_inclusive", True) else "("
-    right = "]" if row.get("upper_inclusive", True) else ")"
-    return (f"{left}{_cell(lower) if lower is not None else '-inf'}, "
-            f"{_cell(upper) if upper is not None else 'inf'}{right}")
+    if "bounds" in row and lower is None and upper is None and isinstance(row["bounds"], list):
+        lower, upper = row["bounds"]
+    if _infinite(lower) and _infinite(upper):
+        return "any" if lower is not None or upper is not None else ""
+    lower_open = row.get("lower_open", not row.get("lower_inclusive", True)) or _infinite(lower)
+    upper_open = row.get("upper_open", not row.get("upper_inclusive", True)) or _infinite(upper)
+    return (("(" if lower_open else "[") + ("-inf" if _infinite(lower) else _cell(lower)) + ", "
+            + ("inf" if _infinite(upper) else _cell(upper)) + (")" if upper_open else "]"))
+
+
+def _notes(row):
+    notes = []
+    if row.get("needs_55p"):
+        notes.append("55-point method")
+    if row.get("one_process"):
+        notes.append("one process")
+    return ", ".join(notes)
 
 
 def render(result):
@@ -94,18 +125,19 @@ def render(result):
         return _HEAD + (f"!!! note\n    astaroth {result['version']} does not list its parameters yet "
                         "(`astaroth.parameters()` is not there); the keyword arguments are described in "
                         "the [Python API](api.md) under `Simulation`.\n")
-    text = [_HEAD, f"Generated from astaroth {result['version']}.\n"]
+    text = [_HEAD, f"Generated from astaroth {result['version']}. *Needs*: a value other than the "
+                   "default needs the 55-point method or a single process.\n"]
     modules = []
     for row in rows:
         if row.get("module") not in modules:
             modules.append(row.get("module"))
     for module in modules:
-        text.append(f"\n## {module}\n\n| name | default | bounds | unit | restart | description |\n"
-                    "| --- | --- | --- | --- | --- | --- |\n")
+        text.append(f"\n## {_text(module)}\n\n| name | default | bounds | unit | restart | needs | description |\n"
+                    "| --- | --- | --- | --- | --- | --- | --- |\n")
         for row in rows:
             if row.get("module") == module:
                 text.append(f"| `{row['name']}` | {_cell(row.get('default'))} | {_bounds(row)} | "
-                            f"{_cell(row.get('unit'))} | {_cell(row.get('restart'))} | "
+                            f"{_cell(row.get('unit'))} | {_cell(bool(row.get('restart')))} | {_notes(row)} | "
                             f"{_cell(row.get('description'))} |\n")
     return "".join(text)
 
