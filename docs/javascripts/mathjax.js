@@ -1,6 +1,12 @@
-// MathJax settings for pymdownx.arithmatex (generic mode): \( \) inline, \[ \] display.
+// MathJax 3 for the pages (pymdownx.arithmatex, generic mode: \( \) and \[ \])
+// and for the notebooks' Markdown cells ($ $ and $$ $$). Code and pre blocks
+// are skipped, so a $ in a shell command stays as it is.
 window.MathJax = {
-  tex: {inlineMath: [["\\(", "\\)"]], displayMath: [["\\[", "\\]"]], processEscapes: true, processEnvironments: true},
-  options: {ignoreHtmlClass: ".*|", processHtmlClass: "arithmatex"}
+  tex: {
+    inlineMath: [["\\(", "\\)"], ["$", "$"]],
+    displayMath: [["\\[", "\\]"], ["$$", "$$"]],
+    processEscapes: true,
+    processEnvironments: true
+  }
 };
-document$.subscribe(() => { MathJax.typesetPromise(); });
+document$.subscribe(() => { if (window.MathJax && MathJax.typesetPromise) { MathJax.typesetPromise(); } });
