@@ -1,4 +1,5 @@
-"""MkDocs hook: generates reference/parameters.md from ``astaroth.parameters()``.
+"""MkDocs hook: generates reference/parameters.md from ``astaroth.parameters()``,
+and a short page for each page of the navigation that is still to be written.
 
 The page is made at build time, so it always lists the parameters of the
 package that is installed: ``astaroth.parameters()`` returns one dict per
@@ -24,6 +25,15 @@ from mkdocs.structure.files import File
 log = logging.getLogger("mkdocs.hooks.parameters")
 
 PAGE = "reference/parameters.md"
+
+# Pages in the navigation that a part of the package still to come writes; until
+# the file exists, a short page says so (the file, once there, is used as it is).
+PLANNED = {
+    "pencil.md": "# Pencil Code files\n\nReading a Pencil Code run directory (`var.dat`, `param.nml`, "
+                 "`time_series.dat`) into a `Simulation`, and writing a `var.dat` that the Pencil Code "
+                 "continues from, are planned. Until then, [Coming from the Pencil Code](pencil-code.md) "
+                 "maps its parameter names to ours.\n",
+}
 
 _QUERY = r"""
 import json, math
@@ -151,4 +161,7 @@ def on_files(files, config):
     else:
         text = render(result)
     files.append(File.generated(config, PAGE, content=text))
+    for path, planned in PLANNED.items():
+        if files.get_file_from_path(path) is None:
+            files.append(File.generated(config, path, content=planned))
     return files
