@@ -49,8 +49,12 @@ def build_simulation(config):
         rng = np.random.default_rng(ic["seed"])
         for name in ("ax", "ay", "az"):
             sim[name] = ic["seed_field"] * rng.standard_normal(sim.shape)
-    if fo["enabled"]:
-        sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], f0=fo["f0"], seed=fo["seed"], relhel=fo["relhel"])
+    if fo["enabled"] and fo["kdat"]:
+        sim.forcing = Forcing.from_kdat(fo["kdat"], f0=fo["f0"], seed=fo["seed"], relhel=fo["relhel"],
+                                        normalize=fo["normalize"])
+    elif fo["enabled"]:
+        sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], f0=fo["f0"], seed=fo["seed"], relhel=fo["relhel"],
+                              normalize=fo["normalize"])
     return sim
 
 
@@ -160,6 +164,7 @@ def cmd_run(args):
             every = out["snapshot_every"]
             target = min(out["until"], (math.floor(sim.t / every * (1 + 1e-12)) + 1) * every)
             sim.run(until=target, cdt=config["numerics"]["cdt"], cdtv=config["numerics"]["cdtv"],
+                    dt=config["numerics"]["dt"] or None,
                     timeseries=series, diagnostics_every=out["timeseries_every"],
                     progress=out["progress"] and not args.quiet, stop_file=stop_file,
                     handle_signals=True, on_stop=on_stop)
@@ -190,6 +195,17 @@ def cmd_run(args):
 def cmd_plot(args):
     from .plot import summary
 
+    if args.timeseries is not None:
+        from .diagnostics import COLUMNS
+
+        try:
+            with open(args.timeseries) as f:
+                header = f.readline().strip().split(",")
+        except (OSError, UnicodeDecodeError) as e:
+            raise RunError(f"--timeseries {args.timeseries}: cannot read it as a time-series CSV: {e}") from None
+        if not {"t", "urms"} <= set(header):
+            raise RunError(f"--timeseries {args.timeseries} is not a time-series CSV of astaroth run (its first "
+                           f"line must be the header {','.join(COLUMNS[:4])},...)")
     path = summary(args.snapshot, args.timeseries, args.output)
     if not path:
         print("astaroth: plotting needs matplotlib (pip install matplotlib, or the package's [plot] extra)",
@@ -211,6 +227,9 @@ def cmd_bench(args):
         raise RunError(f"--backend cuda: no GPU is usable here: {why}; use --backend cpu")
     if args.physics == "all" and not args.terms:
         raise RunError("--physics all goes with --terms (the other benchmarks take hydro or mhd)")
+    from .bench import check_bench_options
+    check_bench_options(args)
+    args.methods = args.methods or ["55p", "19p"]
     if args.terms:
         from .bench import run_terms_bench
 
@@ -279,8 +298,8 @@ def build_parser():
     p.add_argument("config", nargs="?", help="TOML configuration (the keys are listed below)")
     again = p.add_mutually_exclusive_group()
     again.add_argument("--restart", action="store_true",
-                       help="continue from OUTPUT_DIR/checkpoint.h5 (until, cadences, progress, backend, cdt and "
-                            "cdtv may change; grid, physics, dtype, method and forcing may not)")
+                       help="continue from OUTPUT_DIR/checkpoint.h5 (until, cadences, progress, backend, cdt, "
+                            "cdtv and dt may change; grid, physics, dtype, method and forcing may not)")
     again.add_argument("--overwrite", action="store_true",
                        help="start afresh in an output directory that holds a run, deleting its files")
     p.add_argument("--quiet", action="store_true", help="no progress line")
@@ -296,7 +315,7 @@ def build_parser():
     p.add_argument("--sizes", type=_positive(int), nargs="+",
                    help="grid sizes (default: 64 128 on the CPU, 128 256 512 on the GPU)")
     p.add_argument("--dtype", nargs="+", default=["float32", "float64"], choices=["float32", "float64"])
-    p.add_argument("--methods", nargs="+", default=["55p", "19p"], choices=["55p", "19p"])
+    p.add_argument("--methods", nargs="+", choices=["55p", "19p"], help="55p 19p (default both)")
     p.add_argument("--seconds", type=_positive(float), default=1.0, help="time spent per measurement (default 1)")
     p.add_argument("--physics", default="hydro", choices=["hydro", "mhd", "all"],
                    help="mhd: rows for magnetohydrodynamics (seven fields, the 55-point method; default sizes "
@@ -306,8 +325,9 @@ def build_parser():
                         "default size 32 on the CPU, 256 on the GPU)")
     p.add_argument("--sweeps", action="store_true",
                    help="parameter-sweep rows instead: sim.run of one simulation at --sizes (default 32 64 128 "
-                        "256), an Ensemble of 64 at 32^3 and of 16 at 64^3 beside a loop over the same members "
-                        "(the first --dtype and --methods; e.g. --dtype float32 --methods 55p)")
+                        "256), an Ensemble of 64 at 32^3 and of 16 at 64^3 (or the nearest smaller --sizes) beside "
+                        "a loop over the same members "
+                        "(the first --dtype and --methods; e.g. --dtype float32 --methods 55p); hydro only")
     p.set_defaults(func=cmd_bench)
     q = p.add_subparsers(dest="bench_target", title="other benchmarks", metavar="ops").add_parser(
         "ops", help="GB/s of the astaroth.ops first-derivative kernels on the GPU (x, y, z) against a device copy")

@@ -14,11 +14,13 @@ SCHEMA = {
     "physics": {"nu": "nonneg", "cs": "nonneg", "physics": ("hydro", "mhd"), "eta": "nonneg", "b_ext": "reals3",
                 "mu0": "positive", "nu_hyper3": "nonneg", "diff_hyper3": "nonneg", "nu_shock": "nonneg"},
     "numerics": {"backend": ("auto", "cpu", "cuda"), "method": ("55p", "19p"), "dtype": ("float32", "float64"),
-                 "cdt": "positive", "cdtv": "positive"},
+                 "cdt": "positive", "cdtv": "positive",
+                 "dt": "nonneg"},
     "initial": {"kind": ("rest", "sine_wave", "radial_explosion", "random_velocity"), "field": ("ux", "uy", "uz", "lnrho"),
                 "amplitude": "real", "k": "reals3_or_real", "r0": "nonneg", "width": "positive", "urms": "nonneg",
                 "slope": "real", "seed": "seed", "seed_field": "nonneg"},
-    "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed", "relhel": "real"},
+    "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed", "relhel": "real",
+                "normalize": ("per_k", "mean_k"), "kdat": "path"},
     "output": {"dir": "string", "until": "positive", "timeseries_every": "count", "snapshot_every": "positive",
                "progress": "bool"},
 }
@@ -27,10 +29,12 @@ DEFAULT = {
     "grid": {"shape": [64, 64, 64], "box": [2 * math.pi] * 3, "origin": [0.0, 0.0, 0.0]},
     "physics": {"nu": 5e-3, "cs": 1.0, "physics": "hydro", "eta": 0.0, "b_ext": [0.0, 0.0, 0.0], "mu0": 1.0,
                 "nu_hyper3": 0.0, "diff_hyper3": 0.0, "nu_shock": 0.0},
-    "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3},
+    "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3,
+                 "dt": 0.0},
     "initial": {"kind": "rest", "field": "uy", "amplitude": 1e-3, "k": 1.0, "r0": 0.8, "width": 0.2, "urms": 0.1,
                 "slope": -2.0, "seed": 1, "seed_field": 0.0},
-    "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.02, "seed": 1, "relhel": 0.0},
+    "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.02, "seed": 1, "relhel": 0.0, "normalize": "per_k",
+                "kdat": ""},
     "output": {"dir": "astaroth-run", "until": 10.0, "timeseries_every": 10, "snapshot_every": 5.0,
                "progress": True},
 }
@@ -47,7 +51,8 @@ HELP = {
                 "diff_hyper3": "density hyperdiffusion: dlnrho/dt += diff_hyper3 del6 lnrho (55p)",
                 "nu_shock": "shock viscosity coefficient (55p, one process)"},
     "numerics": {"backend": "auto, cpu or cuda", "method": "55p or 19p", "dtype": "float32 or float64",
-                 "cdt": "advective Courant number of the CFL step", "cdtv": "viscous number of the CFL step"},
+                 "cdt": "advective Courant number of the CFL step", "cdtv": "viscous number of the CFL step",
+                 "dt": "a fixed time step (the Pencil Code's dt), 0 (default): the CFL step"},
     "initial": {"kind": "rest, sine_wave, radial_explosion or random_velocity",
                 "field": "sine_wave: the field (ux, uy, uz, lnrho)", "amplitude": "sine_wave, radial_explosion",
                 "k": "sine_wave: wave number along x, or a wave vector", "r0": "radial_explosion: shell radius",
@@ -58,7 +63,9 @@ HELP = {
     "forcing": {"kmin": "smallest |k| of the shell, units of 2 pi / L",
                 "kmax": "largest |k| of the shell, at most n / 2", "f0": "strength, >= 0",
                 "seed": "seed of the forcing's generator",
-                "relhel": "relative helicity: +1 or -1 maximally helical, 0 (default) non-helical"},
+                "relhel": "relative helicity: +1 or -1 maximally helical, 0 (default) non-helical",
+                "normalize": "per_k: N from each drawn |k|; mean_k: from the set's mean |k| (Pencil's kav)",
+                "kdat": "a Pencil Code k.dat file of wave vectors, in place of kmin and kmax"},
     "output": {"dir": "run directory", "until": "end time", "timeseries_every": "steps between time-series rows",
                "snapshot_every": "time between snapshots (and checkpoints)", "progress": "a progress line"},
 }
@@ -69,7 +76,7 @@ HELP = {
 FIXED_ON_RESTART = {"grid": ("shape", "box", "origin"),
                     "physics": ("nu", "cs", "physics", "eta", "b_ext", "mu0", "nu_hyper3", "diff_hyper3", "nu_shock"),
                     "numerics": ("dtype", "method"),
-                    "forcing": ("enabled", "kmin", "kmax", "f0", "seed", "relhel")}
+                    "forcing": ("enabled", "kmin", "kmax", "f0", "seed", "relhel", "normalize", "kdat")}
 
 
 def toml_value(value):
@@ -139,6 +146,10 @@ def _check(section, key, kind, v):
         if not isinstance(v, bool):
             raise ConfigError(f"{where} = {v!r}: must be true or false")
         return v
+    if kind == "path":  # a file name, or "" for none
+        if not isinstance(v, str):
+            raise ConfigError(f"{where} = {v!r}: must be a file name in quotes (\"\" for none)")
+        return v
     if kind == "string":
         if not isinstance(v, str) or not v:
             raise ConfigError(f"{where} = {v!r}: must be a non-empty string")
@@ -164,6 +175,8 @@ def validate(user):
             config[section][key] = _check(section, key, SCHEMA[section][key], value)
     if config["forcing"]["kmax"] < config["forcing"]["kmin"]:
         raise ConfigError("[forcing] kmax must be >= kmin")
+    if config["forcing"]["kdat"] and {"kmin", "kmax"} & set(user.get("forcing", {})):
+        raise ConfigError("[forcing] kdat gives the wave vectors: leave out kmin and kmax")
     config["forcing"]["enabled"] = "forcing" in user
     return config
 

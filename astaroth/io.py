@@ -14,9 +14,10 @@ import tempfile
 
 import numpy as np
 
-from .simulation import FIELDS, MAGNETIC_FIELDS, Simulation
+from .simulation import FIELDS, MAGNETIC_FIELDS, PHYSICS, Simulation
 
 FORMAT = "astaroth-snapshot-1"
+MAGNETIC_ATTRIBUTES = ("eta", "mu0", "b_ext")  # what a physics="mhd" snapshot has besides REQUIRED
 
 
 def _h5py():
@@ -41,10 +42,21 @@ def atomic_path(path, what):
     """A temporary path beside `path`: what the block writes there replaces
     `path` at once when the block succeeds (flushed to disk first, with the
     mode a new file would get under the umask), and is removed when it fails.
-    An OSError names `path` and `what` it is, never the temporary file."""
+    An existing `path` that no one may write (e.g. mode 0444) is refused
+    with PermissionError before any work, even as root: replacing it would
+    undo its protection.  An OSError names `path` and `what` it is, never
+    the temporary file."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not mode & 0o222:
+        raise PermissionError(errno.EACCES, f"cannot write the {what} {path}: it exists and is read-only (mode "
+                                            f"{mode & 0o777:04o}); make it writable (chmod u+w) to replace it, "
+                                            f"or write elsewhere")
     try:
         fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=os.path.splitext(path)[1], dir=folder)
         os.close(fd)
@@ -102,8 +114,12 @@ def _write(sim, path, fields, h5py, attributes):
             f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(fields[name].T))
         if sim.forcing is not None:
             g = f.create_group("forcing")
-            for key in ("kmin", "kmax", "f0", "seed", "relhel"):
+            for key in ("kmin", "kmax", "f0", "seed", "relhel", "normalize"):
                 g.attrs[key] = getattr(sim.forcing, key)
+            if sim.forcing.explicit:  # an explicit set (a k.dat file's): the vectors themselves, and its kav
+                g.create_dataset("wavevectors", data=sim.forcing.wavenumbers)
+                g.attrs["kav"] = sim.forcing.kav
+                g.attrs["kdat"] = sim.forcing.kdat or ""
             g.attrs["generator_state"] = np.uint64(sim._grid.forcing_state)
         f.flush()
 
@@ -140,9 +156,21 @@ def load(path, backend="auto", comm=None, exchange="auto"):
     naming the file and what it lacks.
     """
     h5py = _h5py()
+    path = os.fspath(path)
+    try:
+        return _load(path, h5py, backend, comm, exchange)
+    except (OSError, KeyError, RuntimeError) as e:  # h5py's errors reading a truncated or damaged file
+        if isinstance(e, OSError) and path in str(e):
+            raise
+        message = f"cannot read the snapshot {path} (truncated or damaged?): {e}"
+        if isinstance(e, OSError):
+            raise (OSError(e.errno, message) if e.errno else OSError(message)) from e
+        raise ValueError(message) from e
+
+
+def _load(path, h5py, backend, comm, exchange):
     from .forcing import Forcing
 
-    path = os.fspath(path)
     with _open(path, h5py) as f:
         if f.attrs.get("format") != FORMAT:
             raise ValueError(f"{path} is not an astaroth snapshot (format {f.attrs.get('format')!r})")
@@ -151,12 +179,19 @@ def load(path, backend="auto", comm=None, exchange="auto"):
             raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
         a = f.attrs
         extra = {}  # the physics beyond hydrodynamics
-        if str(a.get("physics", "hydro")) == "mhd":
-            extra = dict(physics="mhd", eta=float(a["eta"]), mu0=float(a["mu0"]),
-                            b_ext=tuple(float(b) for b in a["b_ext"]))
-            missing = [f"dataset 'fields/{name}'" for name in MAGNETIC_FIELDS if f"fields/{name}" not in f]
+        physics = a.get("physics", "hydro")
+        physics = physics.decode() if isinstance(physics, bytes) else str(physics)
+        if physics not in PHYSICS:
+            raise ValueError(f"{path}: attribute 'physics' is {physics!r}, which this version does not know "
+                             f"(one of {', '.join(PHYSICS)}); it was written by another program or a newer version")
+        if physics == "mhd":
+            missing = [f"attribute {key!r}" for key in MAGNETIC_ATTRIBUTES if key not in a]
+            missing += [f"dataset 'fields/{name}'" for name in MAGNETIC_FIELDS if f"fields/{name}" not in f]
             if missing:
-                raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
+                raise ValueError(f"{path} is not a complete astaroth snapshot (physics 'mhd'): it lacks "
+                                 f"{', '.join(missing)}")
+            extra = dict(physics="mhd", eta=float(a["eta"]), mu0=float(a["mu0"]),
+                         b_ext=tuple(float(b) for b in a["b_ext"]))
         for key in ("nu_hyper3", "diff_hyper3", "nu_shock"):  # absent: 0, as before these terms existed
             if key in a:
                 extra[key] = float(a[key])
@@ -169,13 +204,24 @@ def load(path, backend="auto", comm=None, exchange="auto"):
             if data.shape != sim.shape[::-1]:
                 raise ValueError(f"{path}: dataset 'fields/{name}' has shape {data.shape}, not the grid's "
                                  f"{sim.shape[::-1]} (z, y, x)")
-            sim[name] = data[...].T
+            values = data[...]
+            if not np.all(np.isfinite(values)):
+                raise ValueError(f"{path}: dataset 'fields/{name}' holds NaN or Inf (written after a blow-up, or "
+                                 f"damaged): it cannot be continued; use an earlier snapshot")
+            sim[name] = values.T
         sim.t = float(a["t"])
         sim.steps = int(a["steps"])
         if "forcing" in f:
             g = f["forcing"].attrs
-            sim.forcing = Forcing(kmin=float(g["kmin"]), kmax=float(g["kmax"]), f0=float(g["f0"]), seed=int(g["seed"]),
-                                  relhel=float(g.get("relhel", 0.0)))  # snapshots before helical forcing: 0
+            common = dict(f0=float(g["f0"]), seed=int(g["seed"]),
+                          relhel=float(g.get("relhel", 0.0)),  # snapshots before helical forcing: 0
+                          normalize=str(g.get("normalize", "per_k")))  # ... before normalize: per_k
+            if "wavevectors" in f["forcing"]:
+                forcing = Forcing(wavevectors=f["forcing/wavevectors"][...], kav=float(g["kav"]), **common)
+                forcing.kdat = str(g.get("kdat", "")) or None
+            else:
+                forcing = Forcing(kmin=float(g["kmin"]), kmax=float(g["kmax"]), **common)
+            sim.forcing = forcing
             sim._grid.forcing_state = int(np.uint64(g["generator_state"]))
     return sim
 

@@ -79,7 +79,8 @@ def values_of(sim):
                          "diff_hyper3": sim.diff_hyper3, "nu_shock": sim.nu_shock},
              "numerics": {"dtype": sim.dtype.name, "method": sim.method},
              "forcing": {"enabled": f is not None, "kmin": f and f.kmin, "kmax": f and f.kmax, "f0": f and f.f0,
-                         "seed": f and f.seed, "relhel": f and f.relhel}}
+                         "seed": f and f.seed, "relhel": f and f.relhel, "normalize": f and f.normalize,
+                         "kdat": f and (f.kdat or "")}}
     return fixed_values(state)
 
 
@@ -92,6 +93,8 @@ def compare(config, sim, recorded):
     and those that may and did, each as lines "[section] key = new (was old)".
     """
     now, then = fixed_values(config), values_of(sim)
+    if config["forcing"]["kdat"]:  # the set comes from the file: kmin and kmax are not used
+        then["[forcing] kmin"], then["[forcing] kmax"] = now["[forcing] kmin"], now["[forcing] kmax"]
     both_forced = now["[forcing] enabled"] and then["[forcing] enabled"]
     refused = [f"{k} = {configuration.toml_value(now[k])} (checkpoint: {configuration.toml_value(then[k])})"
                for k in now if now[k] != then[k] and (both_forced or not k.startswith("[forcing]")

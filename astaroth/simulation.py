@@ -103,6 +103,9 @@ STABLE_COURANT, STABLE_DIFFUSION = 1.09, 0.31
 # Beyond RK3's own bounds no mode of any stencil is stable: step() refuses.
 RK3_COURANT, RK3_DIFFUSION = math.sqrt(3.0), 2.51
 RK3_HYPER = RK3_DIFFUSION / 64  # the 7-point sixth derivative's largest eigenvalue is 64 / dx^6
+# A run that would take more steps than this is refused before its first
+# (at a microsecond a step, 1e12 steps are twelve days): its dt is absurdly small.
+MAX_RUN_STEPS = 1e12
 
 
 def _check_grid(shape, box, dtype):
@@ -131,6 +134,20 @@ def _require_55p(what, method):
 def _courant_numbers(cdt, cdtv):
     """cdt and cdtv, checked: positive and finite."""
     return _positive_dt(cdt, "cdt"), _positive_dt(cdtv, "cdtv")
+
+
+def _warn_courant_numbers(cdt, cdtv, stacklevel=4):
+    """A RuntimeWarning for cdt or cdtv beyond the bounds step(dt) checks:
+    a CFL step that either limits has that Courant or diffusion number."""
+    for name, value, rk3, stable, what in (("cdt", cdt, RK3_COURANT, STABLE_COURANT, "Courant number"),
+                                           ("cdtv", cdtv, RK3_DIFFUSION, STABLE_DIFFUSION, "diffusion number")):
+        if value > rk3:
+            warnings.warn(f"{name} = {value:g} is beyond RK3's stability bound {rk3:.3g} for the {what}: every "
+                          f"step that {name} limits will blow up (step(dt) refuses such a step); the default is "
+                          f"{0.4 if name == 'cdt' else 0.3}", RuntimeWarning, stacklevel=stacklevel)
+        elif value > stable:
+            warnings.warn(f"{name} = {value:g} is beyond the stable limit {stable} of this scheme for the {what}: "
+                          f"a step that {name} limits will likely blow up", RuntimeWarning, stacklevel=stacklevel)
 
 
 class NonFiniteError(FloatingPointError):
@@ -183,6 +200,11 @@ class _CflSteps:
     are checked for NaN/Inf every check_every steps (the caller checks at
     the end).  Simulation.run and Ensemble.run both step through this, so an
     ensemble's member takes exactly the steps it would take alone.
+    fixed_dt: steps of that length instead of CFL steps (run(dt=...)), on
+    the host; the last one lands on `until` (t drifts by rounding over many
+    fixed steps, so a step within 1e-9 dt of `until` is taken as the last).
+    Before the first step the count of steps to `until` is checked
+    (Simulation._check_step_count).
 
     batch: how many steps the next iteration may take at once (default 1).
     Above 1, a backend that can (CUDA, 55-point method, no forcing, one
@@ -191,11 +213,13 @@ class _CflSteps:
     yields the last dt.  There every step checks every field for NaN/Inf
     (the reduction for dt does), so check_every does not apply."""
 
-    def __init__(self, sim, until, cdt, cdtv, check_every):
+    def __init__(self, sim, until, cdt, cdtv, check_every, fixed_dt=None):
         self.sim, self.until, self.cdt, self.cdtv, self.check_every = sim, until, cdt, cdtv, check_every
         self.taken, self.dt = 0, 0.0
         self.batch = 1
-        self._limits = sim._device_cfl_limits(cdt, cdtv)
+        self.fixed_dt = fixed_dt  # a fixed step (run(dt=...)) in place of the CFL step
+        self._limits = sim._device_cfl_limits(cdt, cdtv) if fixed_dt is None else None
+        self._counted = False  # the step count checked (sim._check_step_count) before the first step
 
     def __iter__(self):
         return self
@@ -205,15 +229,25 @@ class _CflSteps:
         if not sim.t < self.until:
             raise StopIteration
         if self.batch > 1 and self._limits is not None:
+            if not self._counted:  # one host reduction: the device finds the steps' dt itself
+                sim._check_step_count(self.until, sim.cfl_dt(self.cdt, self.cdtv), self.cdt, self.cdtv)
+                self._counted = True
             dt = self._device_batch()
             if dt is not None:
                 return dt
-        dt = sim.cfl_dt(self.cdt, self.cdtv)
-        last = sim.t + dt >= self.until
+        if self.fixed_dt is None:
+            dt = sim.cfl_dt(self.cdt, self.cdtv)
+            last = sim.t + dt >= self.until
+        else:  # t drifts by rounding over many fixed steps: a last step within 1e-9 dt of until lands on it
+            dt = self.fixed_dt
+            last = sim.t + dt * (1 + 1e-9) >= self.until
+        if not self._counted:
+            sim._check_step_count(self.until, dt, self.cdt, self.cdtv, fixed=self.fixed_dt is not None)
+            self._counted = True
         if last:
             dt = self.until - sim.t
         self.dt = dt
-        sim._advance(dt, profile_current=True)
+        sim._advance(dt, profile_current=self.fixed_dt is None)
         sim.steps += 1
         self.taken += 1
         sim.t = self.until if last else sim.t + dt
@@ -491,7 +525,7 @@ class Simulation:
             self._grid.set_forcing(None)
         elif isinstance(value, Forcing):
             value.check_grid(self._shape)
-            self._grid.set_forcing(value.wavevectors(self._box), value.f0, value.seed, value.relhel)
+            self._grid.set_forcing(*value.arguments(self._box))
         else:
             raise TypeError(f"forcing must be an astaroth.Forcing or None, not {type(value).__name__}")
         self._forcing = value
@@ -541,6 +575,7 @@ class Simulation:
             raise ValueError(f"values for {name!r} exceed the range of {self._dtype.name} "
                              f"(largest {np.finfo(self._dtype).max:.3g})")
         self._grid.write(index, array)
+        self._fields_as_given = True  # no step since: a blow-up names these values if they are huge
 
     def view(self, name):
         """Zero-copy view of field `name`'s interior.
@@ -634,8 +669,11 @@ class Simulation:
         return float(self.shock_viscosity().max()) if largest is None else largest
 
     def shock_viscosity(self):
-        """The shock viscosity's profile zeta of the fields now (a NumPy array
-        of the grid's shape; DESIGN 9), or None without nu_shock."""
+        """The shock viscosity's profile zeta of the fields now: a NumPy array
+        of the grid's shape (see the class docstring, nu_shock).
+
+        Returns None when nu_shock = 0: no profile is computed or held then
+        (the run has no shock viscosity, so zeta is zero everywhere)."""
         return self._grid.shock_profile()
 
     def _device_cfl_limits(self, cdt, cdtv):
@@ -691,7 +729,7 @@ class Simulation:
         step dt has hyperdiffusion number dt times this."""
         return max(self._nu_hyper3, self._diff_hyper3) * sum(1.0 / dx ** 6 for dx in self._resolved_spacing())
 
-    def _check_stability(self, dt):
+    def _check_stability(self, dt, stacklevel=3, hint=" Pass force=True to take it anyway"):
         speed, dxmin, viscous = self._rates()
         if not math.isfinite(speed):
             return  # fields already not finite: the step's own check names them
@@ -701,25 +739,25 @@ class Simulation:
                 f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has hyperdiffusion number {hyper:.3g} "
                 f"(dt max(nu_hyper3, diff_hyper3) sum 1/dx^6): beyond RK3's stability bound {RK3_HYPER:.3g} for "
                 f"the 7-point sixth derivative, so grid-scale noise would blow up; the CFL step here is "
-                f"{self.cfl_dt():.3g} (sim.cfl_dt()). Pass force=True to take it anyway")
+                f"{self.cfl_dt():.3g} (sim.cfl_dt()).{hint}")
         courant, diffusion = dt * speed / dxmin, dt * viscous
         state = (f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has Courant number {courant:.3g} "
                  f"(dt max(|u| + cs) / dxmin) and diffusion number {diffusion:.3g} (dt nu sum 1/dx^2)")
         if courant > RK3_COURANT or diffusion > RK3_DIFFUSION:
             raise UnstableStepError(
                 f"{state}: beyond RK3's stability bounds ({RK3_COURANT:.3g} and {RK3_DIFFUSION:.3g}), so the step "
-                f"would blow up; the CFL step here is {self.cfl_dt():.3g} (sim.cfl_dt()). Pass force=True to take "
-                f"it anyway")
+                f"would blow up; the CFL step here is {self.cfl_dt():.3g} (sim.cfl_dt()).{hint}")
         if courant > STABLE_COURANT or diffusion > STABLE_DIFFUSION:
             warnings.warn(f"{state}: beyond the stable limits of this scheme ({STABLE_COURANT} and "
                           f"{STABLE_DIFFUSION}); the run will likely blow up (sim.cfl_dt() = {self.cfl_dt():.3g})",
-                          RuntimeWarning, stacklevel=3)
+                          RuntimeWarning, stacklevel=stacklevel)
 
     def _advance(self, dt, profile_current=False):
         """One RK3 step (and the forcing) without the bookkeeping.
         profile_current: cfl_dt has just run and nothing has changed the
         fields since, so the step may take the shock profile it computed
         rather than compute it again."""
+        self._fields_as_given = False
         if self._parallel is None:
             self._grid.step(dt, 1, profile_current)
         else:
@@ -732,8 +770,23 @@ class Simulation:
         return bool(self._parallel.allreduce(bool(flag), self._parallel.MPI.LOR))
 
     def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, timeseries=None, diagnostics_every=10,
-            progress=False, stop_file=None, handle_signals=False, on_stop=None):
+            progress=False, stop_file=None, handle_signals=False, on_stop=None, dt=None):
         """Advance with CFL steps to time `until`, the last step shortened to land on it.
+
+        dt: a fixed time step in place of the CFL step (the Pencil Code's
+            `dt` in run.in); the last step is shortened to land on `until`
+            (one within 1e-9 dt of it lands there).  It is checked once, at
+            the start, as step(dt) checks it: beyond RK3's stability bounds
+            the run is refused (UnstableStepError), beyond the scheme's
+            limits a RuntimeWarning says it will likely blow up; cdt and
+            cdtv do not apply.  Everything else (time series, progress, stops,
+            NaN checks) is as for CFL steps.
+        cdt, cdtv: the Courant numbers of the CFL step (see cfl_dt).  Beyond
+            RK3's stability bounds (cdt > sqrt(3), cdtv > 2.51), or the
+            scheme's limits (cdt > 1.09, cdtv > 0.31), a RuntimeWarning says
+            that a step they limit will likely blow up, as step(dt) warns.
+        A run whose first step says it would take more than MAX_RUN_STEPS
+        (1e12) steps is refused before it, naming what makes dt that small.
 
         check_every: the fields are checked for NaN/Inf every this many steps
             and at the end; a blow-up raises NonFiniteError naming the step,
@@ -756,15 +809,21 @@ class Simulation:
         from .diagnostics import Progress, TimeSeries, row
         from .diagnostics import columns as diagnostic_columns
 
-        until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every)
-        if not (isinstance(diagnostics_every, numbers.Integral) and diagnostics_every >= 1):
+        until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every, dt)
+        if dt is not None:
+            dt = _positive_dt(dt)
+        if isinstance(diagnostics_every, bool) or not (isinstance(diagnostics_every, numbers.Integral)
+                                                       and diagnostics_every >= 1):
             raise ValueError(f"diagnostics_every must be a positive integer, got {diagnostics_every!r}")
+        if dt is not None and self.t < until:
+            self._check_stability(dt, hint="")
         # rows are computed on every rank (the reductions are global), written by one
         series = (TimeSeries(timeseries, write=self.is_root, columns=diagnostic_columns(self))
                   if timeseries is not None else None)
         bar = Progress(self, until) if progress and self.is_root else None
         stop = _StopRequest(handle_signals)
-        steps = self._cfl_steps(until, cdt, cdtv, check_every)
+        steps = self._cfl_steps(until, cdt, cdtv, check_every, dt)
+
         def batch():  # the steps up to the next row of the time series, taken at once where the backend can
             return diagnostics_every - self.steps % diagnostics_every if series is not None else DEVICE_BATCH
 
@@ -793,19 +852,62 @@ class Simulation:
             series.append(row(self, steps.dt))
         return steps.taken
 
-    def _run_arguments(self, until, cdt, cdtv, check_every):
-        """run()'s until, cdt and cdtv, checked (check_every too)."""
+    def _run_arguments(self, until, cdt, cdtv, check_every, dt=None):
+        """run()'s until, cdt and cdtv, checked (check_every too); warns of
+        Courant numbers beyond the stability bounds (not with a fixed dt)."""
         until = _real(until, "until")
         cdt, cdtv = _courant_numbers(cdt, cdtv)
         if until < self.t:
             raise ValueError(f"until={until} lies before the current time t={self.t}")
-        if not (isinstance(check_every, numbers.Integral) and check_every >= 1):
+        if isinstance(check_every, bool) or not (isinstance(check_every, numbers.Integral) and check_every >= 1):
             raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
+        if dt is None:
+            _warn_courant_numbers(cdt, cdtv)
         return until, cdt, cdtv
 
-    def _cfl_steps(self, until, cdt, cdtv, check_every):
-        """CFL steps to `until` (see _CflSteps)."""
-        return _CflSteps(self, until, cdt, cdtv, check_every)
+    def _cfl_steps(self, until, cdt, cdtv, check_every, dt=None):
+        """CFL steps to `until`, or steps of a fixed `dt` (see _CflSteps)."""
+        return _CflSteps(self, until, cdt, cdtv, check_every, dt)
+
+    def _check_step_count(self, until, dt, cdt, cdtv, fixed=False):
+        """Refuse a run to `until` whose (first) step dt would make it take
+        more than MAX_RUN_STEPS steps, naming what limits dt."""
+        count = (until - self.t) / dt if dt > 0 else math.inf
+        if count <= MAX_RUN_STEPS:
+            return
+        why = (f"the fixed dt = {dt:.3g} (run(dt=...))" if fixed else self._limiting(dt, cdt, cdtv))
+        raise ValueError(f"run(until={until:g}) from t = {self.t:.6g} would take about {count:.3g} steps of "
+                         f"dt = {dt:.3g}, more than {MAX_RUN_STEPS:.0e}: the time step is set by {why}. "
+                         f"Check that parameter (units, a typo); a run this long would not finish")
+
+    def _limiting(self, dt, cdt, cdtv):
+        """What sets the CFL step dt (cfl_dt's limits): the parameter or
+        quantity to name when dt is absurdly small."""
+        speed, dxmin, viscous = self._rates()
+        limits = []
+        if speed > 0:
+            if self._physics == "mhd":
+                what = (f"the fast magnetosonic speed max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho))) = {speed:.3g} "
+                        f"(cs = {self._cs:g}, b_ext = {self._b_ext}, mu0 = {self._mu0:g}; |B| includes curl A)")
+            else:
+                umax = speed - self._cs
+                what = (f"the sound speed cs = {self._cs:g}" if self._cs >= umax else
+                        f"the flow speed max |u| = {umax:.3g}")
+            limits.append((cdt * dxmin / speed, f"{what}, through the Courant limit cdt dxmin / speed"))
+        if viscous > 0:
+            nu = self._nu
+            zeta = self._max_shock_viscosity() if self._nu_shock else 0.0
+            names = [(nu, f"nu = {nu:g}"), (self._eta, f"eta = {self._eta:g}"),
+                     (zeta, f"nu_shock = {self._nu_shock:g} (max zeta = {zeta:.3g})")]
+            largest = max(names, key=lambda item: item[0])[1]
+            limits.append((cdtv / viscous, f"{largest}, through the diffusive limit cdtv / (nu sum 1/dx^2)"))
+        hyper = self._hyper_rate()
+        if hyper > 0:
+            name = "nu_hyper3" if self._nu_hyper3 >= self._diff_hyper3 else "diff_hyper3"
+            value = max(self._nu_hyper3, self._diff_hyper3)
+            limits.append((CDTV3 / hyper, f"{name} = {value:g}, through the hyperdiffusive limit "
+                                          f"cdtv3 / ({name} sum 1/dx^6)"))
+        return min(limits, key=lambda item: item[0])[1] if limits else f"dt = {dt:.3g}"
 
     def check_finite(self):
         """Raise NonFiniteError if any field holds a NaN or Inf."""
@@ -822,6 +924,34 @@ class Simulation:
 
     def _raise_nonfinite(self):
         field = self._first_nonfinite_field()
-        name = self._field_names[field] if field >= 0 else "u"
-        raise NonFiniteError(f"field {name!r} holds NaN or Inf at step {self.steps}, t = {self.t:.6g}: "
-                             f"the run is unstable (try a smaller time step or a larger viscosity)")
+        where = f"at step {self.steps}, t = {self.t:.6g}"
+        if field >= 0:
+            what = f"field {self._field_names[field]!r} holds NaN or Inf {where}"
+        else:  # the fields are finite, but the CFL reduction's speed is not
+            speed = ("the fast magnetosonic speed sqrt(cs^2 + |B|^2 / (mu0 rho)), |B| = |curl A + b_ext|,"
+                     if self._physics == "mhd" else "the largest speed max |u| + cs")
+            what = f"{speed} overflows {self._dtype.name} {where} (the fields themselves are finite)"
+        large = self._large_values()
+        if large:
+            why = (f"what is large: {'; '.join(large)} (in {self._dtype.name}, squares and products of these "
+                   f"overflow): check those values")
+        else:
+            why = "the run is unstable (try a smaller time step, cdt or dt, or a larger viscosity)"
+        raise NonFiniteError(f"{what}: {why}")
+
+    def _large_values(self):
+        """The inputs whose size alone breaks the arithmetic of the step
+        (beyond the fourth root of the dtype's largest number, so that their
+        squares times the other factors overflow), as phrases: b_ext, and
+        the fields where no step has run since they were set (after steps,
+        large fields are the blow-up itself, not its cause)."""
+        limit = float(np.finfo(self._dtype).max) ** 0.25
+        large = []
+        if self._physics == "mhd" and max(abs(b) for b in self._b_ext) > limit:
+            large.append(f"b_ext = {self._b_ext}")
+        for name in self._field_names if getattr(self, "_fields_as_given", False) else ():
+            values = np.abs(self[name])
+            finite = values[np.isfinite(values)]
+            if finite.size and float(finite.max()) > limit:
+                large.append(f"max |{name}| = {float(finite.max()):.3g}")
+        return large

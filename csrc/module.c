@@ -633,14 +633,16 @@ static PyObject *Grid_dlpack_device(GridObject *self, PyObject *Py_UNUSED(ignore
     return Py_BuildValue("(ii)", (int)dev.device_type, (int)dev.device_id);
 }
 
-/* set_forcing(k, f0, seed, relhel=0): k an (n, 3) float64 array of physical
- * wave vectors, or None to switch the forcing off */
+/* set_forcing(k, f0, seed, relhel=0, kav=0): k an (n, 3) float64 array of
+ * physical wave vectors, or None to switch the forcing off; kav > 0 scales
+ * every step by that |k| (the Pencil Code's mean |k| of the set) in place of
+ * the drawn vector's own (forcing.h) */
 static PyObject *Grid_set_forcing(GridObject *self, PyObject *args)
 {
     PyObject *k_obj;
-    double f0 = 0.0, relhel = 0.0;
+    double f0 = 0.0, relhel = 0.0, kav = 0.0;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTuple(args, "O|dKd", &k_obj, &f0, &seed, &relhel) || !check_ready(self))
+    if (!PyArg_ParseTuple(args, "O|dKdd", &k_obj, &f0, &seed, &relhel, &kav) || !check_ready(self))
         return NULL;
     if (k_obj == Py_None) {
         PyMem_Free(self->forcing.k);
@@ -670,6 +672,7 @@ static PyObject *Grid_set_forcing(GridObject *self, PyObject *args)
     self->forcing.cs = self->grid.cs;
     self->forcing.state = seed;
     self->forcing.relhel = relhel;
+    self->forcing.kav = kav > 0.0 ? kav : 0.0;
     Py_RETURN_NONE;
 }
 

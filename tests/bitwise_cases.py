@@ -6,6 +6,10 @@ and asserts that each field is identical, bit for bit.  A case is a function
 of the backend returning a list of Simulations after a few steps; the
 initial state, the steps and the forcing are deterministic.
 """
+import re
+import shutil
+import subprocess
+
 import numpy as np
 
 import astaroth as ac
@@ -82,9 +86,27 @@ CASES = {
 }
 
 
+def toolchain(backend):
+    """What the CPU bits depend on: the C compiler and the vector instructions
+    it may use (-march=native); for CUDA, nvcc is fixed by the device machine."""
+    if backend != "cpu":
+        return "cuda"
+    try:
+        cc = subprocess.run([shutil.which("cc") or "gcc", "--version"], capture_output=True, text=True).stdout
+        cc = cc.splitlines()[0]
+    except (OSError, IndexError):
+        cc = "unknown compiler"
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = set(re.findall(r"\b(avx2|fma|avx512f|avx512vl|avx512dq|avx512bw)\b", f.read()))
+    except OSError:
+        flags = set()
+    return f"{cc}; {' '.join(sorted(flags))}"
+
+
 def record(backend):
     """{case/member/field: array, case/member/t: time} for every case."""
-    out = {}
+    out = {"meta/toolchain": np.array(toolchain(backend))}
     for name, case in CASES.items():
         for m, sim in enumerate(case(backend)):
             for field in sim.field_names:
