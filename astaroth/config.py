@@ -25,12 +25,12 @@ SCHEMA = {
 
 DEFAULT = {
     "grid": {"shape": [64, 64, 64], "box": [2 * math.pi] * 3, "origin": [0.0, 0.0, 0.0]},
-    "physics": {"nu": 5e-3, "cs": 1.0, "physics": "hydro", "eta": 0.0, "b_ext": [0.0, 0.0, 0.0], "mu0": 1.0,
+    "physics": {"nu": 3e-3, "cs": 1.0, "physics": "hydro", "eta": 0.0, "b_ext": [0.0, 0.0, 0.0], "mu0": 1.0,
                 "nu_hyper3": 0.0, "diff_hyper3": 0.0, "nu_shock": 0.0},
     "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3},
     "initial": {"kind": "rest", "field": "uy", "amplitude": 1e-3, "k": 1.0, "r0": 0.8, "width": 0.2, "urms": 0.1,
                 "slope": -2.0, "seed": 1, "seed_field": 0.0},
-    "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.02, "seed": 1, "relhel": 0.0},
+    "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.07, "seed": 1, "relhel": 0.0},
     "output": {"dir": "astaroth-run", "until": 10.0, "timeseries_every": 10, "snapshot_every": 5.0,
                "progress": True},
 }
