@@ -250,8 +250,16 @@ def cmd_run(args):
 
 
 def cmd_plot(args):
+    from .diagnostics import read_timeseries
     from .plot import summary
 
+    if args.timeseries is not None:
+        if not os.path.isfile(args.timeseries):
+            raise RunError(f"--timeseries {args.timeseries}: no such file")
+        try:
+            read_timeseries(args.timeseries)
+        except ValueError as e:
+            raise RunError(f"--timeseries: {e}") from None
     path = summary(args.snapshot, args.timeseries, args.output)
     if not path:
         print("astaroth: plotting needs matplotlib (pip install matplotlib, or the package's [plot] extra)",

@@ -221,6 +221,19 @@ def test_plot_takes_a_log_axis_where_a_quantity_spans_decades(tmp_path):
     plt.close(fig)
 
 
+def test_plot_names_the_option_and_the_file_of_a_bad_time_series(tmp_path, capsys):
+    pytest.importorskip("h5py")
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu")
+    sim.save(tmp_path / "snap.h5")
+    bad = tmp_path / "notes.txt"
+    bad.write_text("not a table\n")
+    assert cli.main(["plot", str(tmp_path / "snap.h5"), "--timeseries", str(bad)]) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--timeseries" in err and "notes.txt is not a time series" in err
+    assert cli.main(["plot", str(tmp_path / "snap.h5"), "--timeseries", str(tmp_path / "none.csv")]) == cli.EXIT_INPUT
+    assert "--timeseries" in capsys.readouterr().err
+
+
 def test_plot_reads_an_old_time_series(tmp_path):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
