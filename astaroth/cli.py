@@ -125,8 +125,10 @@ def _start_lines(config, sim, config_name, start):
 
     out = config["output"]
     f = sim.forcing
-    forcing = (f"forced at kf = {analysis.forcing_wavenumber(sim):.3g} ({f'relhel = {f.relhel:g}, ' if f.relhel else ''}f0 = {f.f0:g})"
-               if f is not None else "unforced")
+    forcing = "unforced"
+    if f is not None:
+        helical = f"relhel = {f.relhel:g}, " if f.relhel else ""
+        forcing = f"forced at kf = {analysis.forcing_wavenumber(sim):.3g} ({helical}f0 = {f.f0:g})"
     first = (f"{PHYSICS.get(sim.physics, sim.physics)}, {forcing}, {start}, {'x'.join(map(str, sim.shape))} grid, "
              f"nu = {sim.nu:g}{f', eta = {sim.eta:g}' if sim.physics == 'mhd' else ''}, {sim.dtype.name}, "
              f"method {sim.method}, backend {sim.backend}, until t = {out['until']:g}; output in {out['dir']}/")

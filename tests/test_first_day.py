@@ -325,13 +325,15 @@ def test_xdmf_read_by_vtk(tmp_path):
     reader.Update()
     grid = reader.GetOutputDataObject(0)
     assert grid.GetDimensions() == (8, 6, 4)
-    assert grid.GetOrigin() == pytest.approx((0.5, -1.0, 2.0)) and grid.GetSpacing() == pytest.approx((0.125, 1 / 3, 0.75))
+    assert grid.GetOrigin() == pytest.approx((0.5, -1.0, 2.0))
+    assert grid.GetSpacing() == pytest.approx((0.125, 1 / 3, 0.75))
     ux = grid.GetPointData().GetArray("ux")
     assert ux.GetRange() == (0.0, sim["ux"].size - 1.0)
 
 
 # --- item 9: spectra stop at the Nyquist shell ---------------------------------------------------
-@pytest.mark.parametrize("shape, box, last", [((64, 64, 64), (2 * math.pi,) * 3, 32), ((32, 16, 1), (2 * math.pi,) * 3, 8),
+@pytest.mark.parametrize("shape, box, last", [((64, 64, 64), (2 * math.pi,) * 3, 32),
+                                              ((32, 16, 1), (2 * math.pi,) * 3, 8),
                                               ((16, 16, 16), (4 * math.pi,) * 3, 8)])
 def test_spectrum_stops_at_the_nyquist_shell(shape, box, last):
     sim = ac.Simulation(shape=shape, box=box, backend="cpu")
