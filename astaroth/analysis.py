@@ -113,7 +113,8 @@ def kinetic_helicity(sim, u=None, omega=None):
     """Mean kinetic helicity <omega . u>, omega = curl u (the Pencil Code's `oum`).
 
     Helical forcing of relative helicity sigma (astaroth.Forcing relhel)
-    drives it to about sigma kf urms^2 at the forcing scale kf.
+    drives it towards sigma kf urms^2 at the forcing scale kf (less where
+    the energy sits at other scales).
     u, omega: velocity(sim) and vorticity(sim, u), if already at hand."""
     xp = _array_module(sim)
     u = [c.astype(xp.float64) for c in (u or velocity(sim))]

@@ -234,8 +234,13 @@ class Progress(ProgressLine):
         left = (self.until - sim.t) / pace if pace > 0 else math.inf
         steps = (sim.steps - self.steps0) / elapsed
         updates = steps * math.prod(sim.shape) / 1e6
-        return (f"step {sim.steps}  t = {sim.t:.6g} of {self.until:g}  {steps:.3g} steps/s, "
-                f"{updates:.3g} M updates/s  {_duration(left)} left")
+        return (f"step {sim.steps}  t = {sim.t:.6g} of {self.until:g}  {_figures(steps)} steps/s, "
+                f"{_figures(updates)} M updates/s  {_duration(left)} left")
+
+
+def _figures(x):
+    """x to three significant figures, without an exponent: 0.0123, 4.56, 789, 4540."""
+    return f"{x:.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def _duration(seconds):

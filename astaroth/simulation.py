@@ -764,7 +764,9 @@ class Simulation:
         # rows are computed on every rank (the reductions are global), written by one
         series = (TimeSeries(timeseries, write=self.is_root, columns=diagnostic_columns(self))
                   if timeseries is not None else None)
-        bar = (progress if isinstance(progress, Progress) else Progress(self, until)) if progress and self.is_root else None
+        bar = None
+        if progress and self.is_root:
+            bar = progress if isinstance(progress, Progress) else Progress(self, until)
         stop = _StopRequest(handle_signals)
         steps = self._cfl_steps(until, cdt, cdtv, check_every)
         def batch():  # the steps up to the next row of the time series, taken at once where the backend can
