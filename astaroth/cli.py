@@ -128,9 +128,78 @@ def _restart(config, folder, checkpoint, config_name):
     return sim, history
 
 
+PHYSICS = {"hydro": "isothermal hydrodynamics", "mhd": "isothermal MHD (vector potential A)"}
+
+
+def _changed_keys(config):
+    """The keys `config` sets to other than the default (astaroth.config.DEFAULT),
+    as "[section] key = value" grouped by section, in the file's order."""
+    from . import config as configuration
+
+    groups = []
+    for section, defaults in configuration.DEFAULT.items():
+        keys = [f"{key} = {configuration.toml_value(config[section][key])}"
+                for key, default in defaults.items() if config[section][key] != default]
+        if keys:
+            groups.append(f"[{section}] " + ", ".join(keys))
+    return groups
+
+
+def _start_lines(config, sim, config_name, start):
+    """What the run is: its physics, start, grid, where it runs and writes;
+    then every parameter that differs from the default."""
+    from . import analysis
+
+    out = config["output"]
+    f = sim.forcing
+    forcing = "unforced"
+    if f is not None:
+        helical = f"relhel = {f.relhel:g}, " if f.relhel else ""
+        forcing = f"forced at kf = {analysis.forcing_wavenumber(sim):.3g} ({helical}f0 = {f.f0:g})"
+    first = (f"{PHYSICS.get(sim.physics, sim.physics)}, {forcing}, {start}, {'x'.join(map(str, sim.shape))} grid, "
+             f"nu = {sim.nu:g}{f', eta = {sim.eta:g}' if sim.physics == 'mhd' else ''}, {sim.dtype.name}, "
+             f"method {sim.method}, backend {sim.backend}, until t = {out['until']:g}; output in {out['dir']}/")
+    changed = _changed_keys(config)
+    second = (f"{config_name} sets " + "; ".join(changed) if changed else
+              f"{config_name}: every parameter at its default (astaroth run --help lists them)")
+    return [first, second]
+
+
+def _end_lines(sim):
+    """The summary at the end, from the time-series row of the state now
+    (astaroth.diagnostics): urms, Re, ekin and the spectrum peak; with MHD
+    brms, Rm, the magnetic energy and helicity; with forcing its power."""
+    from . import analysis
+    from .diagnostics import row
+
+    now = row(sim, 0.0)
+    kf = analysis.forcing_wavenumber(sim)
+    re = analysis.reynolds_numbers(sim, kf)
+    k_name, k_value = ("kf", kf) if kf else ("k1", 2 * math.pi / max(sim.box))  # forcing, else box, scale
+
+    def peak(field):
+        k, E = analysis.spectrum(sim, field=field)
+        return f", {field} spectrum peak at k = {k[1:][E[1:].argmax()]:g}" if k.size > 1 else ""
+
+    lines = [f"t = {sim.t:g} after {sim.steps} steps: urms = {now['urms']:.4g}, Re = urms / (nu {k_name}) = "
+             f"{re['Re']:.3g} ({k_name} = {k_value:.3g}), ekin = <rho u^2 / 2> = {now['ekin']:.4g}{peak('kinetic')}"]
+    if sim.physics == "mhd":
+        emag = now["b2m"] / (2 * sim.mu0)
+        lines.append(f"magnetic: brms = {now['brms']:.4g}, Rm = urms / (eta {k_name}) = {re['Rm']:.3g}, "
+                     f"<B^2> / (2 mu0) = {emag:.4g} ({emag / now['ekin'] if now['ekin'] else math.inf:.3g} of ekin), "
+                     f"<A . B> = {now['abm']:.4g}{peak('magnetic')}")
+    power = analysis.forcing_power(sim)
+    if power is not None:
+        takers = "viscosity and resistivity take" if sim.physics == "mhd" else "viscosity takes"
+        lines.append(f"the forcing puts in {power:.3g} per unit volume and time on average (f0^2 cs^3 kf <rho> / 4); "
+                     f"in a steady state {takers} out as much")
+    return lines
+
+
 def cmd_run(args):
-    from . import analysis, config as configuration, rundir
+    from . import config as configuration, rundir
     from .io import save
+    from .diagnostics import Progress
     from .simulation import _StopRequest
 
     config = configuration.load(args.config) if args.config else configuration.default()
@@ -159,9 +228,8 @@ def cmd_run(args):
         os.makedirs(folder, exist_ok=True)
         sim, history = build_simulation(config), []
         start = f"{config['initial']['kind']} start"
-    print(f"astaroth: {start}, {'forced' if sim.forcing else 'unforced'}, "
-          f"{'x'.join(map(str, sim.shape))} grid, nu = {sim.nu:g}, {sim.dtype.name}, method {sim.method}, "
-          f"backend {sim.backend}, until t = {out['until']:g}; output in {folder}/")
+    for line in _start_lines(config, sim, config_name, start):
+        print(f"astaroth: {line}")
     record = {"run_config": rundir.encode(config)}
     if history:  # every restart that changed a run-time parameter: step, time, [old, new]
         record[rundir.HISTORY] = rundir.encode(history)
@@ -178,8 +246,8 @@ def cmd_run(args):
             os.unlink(stop_file)  # done what it asked: a restart must not stop again at once
             print(f"astaroth: removed {stop_file}")
 
-    t_start = sim.t
     signals = _StopRequest(True)  # between segments too, while snapshots are written; run() has its own
+    bar = Progress(sim, out["until"]) if out["progress"] and not args.quiet else None  # the whole run's line
     try:
         while sim.t < out["until"] and not stopped:
             if signals.requested:
@@ -190,21 +258,17 @@ def cmd_run(args):
             target = min(out["until"], (math.floor(sim.t / every * (1 + 1e-12)) + 1) * every)
             sim.run(until=target, cdt=config["numerics"]["cdt"], cdtv=config["numerics"]["cdtv"],
                     dt=config["numerics"]["dt"] or None,
-                    timeseries=series, diagnostics_every=out["timeseries_every"],
-                    progress=out["progress"] and not args.quiet, stop_file=stop_file,
-                    handle_signals=True, on_stop=on_stop)
+                    timeseries=series, diagnostics_every=out["timeseries_every"], progress=bar or False,
+                    stop_file=stop_file, handle_signals=True, on_stop=on_stop)
             if can_save and (not stopped or sim.t == target):  # a stop on a segment's last step still ends it
                 save(sim, os.path.join(folder, rundir.snapshot_name(sim.steps)), attributes=record)
-                save(sim, checkpoint, xdmf=False, attributes={**record, "segment_end": True})
+                save(sim, checkpoint, attributes={**record, "segment_end": True})  # .xdmf kept current
     finally:
         signals.restore()
-    k, E = analysis.spectrum(sim)
-    urms = analysis.rms(sim, "u")
-    print(f"t = {sim.t:g} after {sim.steps} steps: urms = {urms:.4g}, spectrum peak at k = {k[1:][E[1:].argmax()]:g}")
-    if sim.forcing is not None and t_start == 0:
-        rate = 0.25 * sim.forcing.f0 ** 2 * sim.cs ** 3 * sim.forcing.mean_k
-        print(f"kinetic energy <u^2>/2 = {0.5 * urms ** 2:.4g}; forcing injects {rate:.3g} per unit time "
-              f"(so at most {rate * sim.t:.4g} by now, less what viscosity took)")
+        if bar is not None:
+            bar.close()
+    for line in _end_lines(sim):
+        print(line)
     if can_save and can_plot:
         from .plot import summary
 
@@ -218,19 +282,16 @@ def cmd_run(args):
 
 
 def cmd_plot(args):
+    from .diagnostics import read_timeseries
     from .plot import summary
 
     if args.timeseries is not None:
-        from .diagnostics import COLUMNS
-
+        if not os.path.isfile(args.timeseries):
+            raise RunError(f"--timeseries {args.timeseries}: no such file")
         try:
-            with open(args.timeseries) as f:
-                header = f.readline().strip().split(",")
-        except (OSError, UnicodeDecodeError) as e:
-            raise RunError(f"--timeseries {args.timeseries}: cannot read it as a time-series CSV: {e}") from None
-        if not {"t", "urms"} <= set(header):
-            raise RunError(f"--timeseries {args.timeseries} is not a time-series CSV of astaroth run (its first "
-                           f"line must be the header {','.join(COLUMNS[:4])},...)")
+            read_timeseries(args.timeseries)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise RunError(f"--timeseries {args.timeseries} is not a time-series CSV of astaroth run: {e}") from None
     path = summary(args.snapshot, args.timeseries, args.output)
     if not path:
         print("astaroth: plotting needs matplotlib (pip install matplotlib, or the package's [plot] extra)",

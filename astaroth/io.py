@@ -269,10 +269,18 @@ def attributes(path):
         return {key: value.decode() if isinstance(value, bytes) else value for key, value in f.attrs.items()}
 
 
+def _xml_number(x):
+    """x as XML text: the shortest decimal that reads back exactly ('0.0',
+    never NumPy 2's 'np.float64(0.0)', which ParaView cannot parse)."""
+    return repr(float(x))
+
+
 def write_xdmf(h5_path, sim):
-    """An XDMF file beside `h5_path` describing its fields on a 3-D CoRectMesh."""
+    """An XDMF file beside `h5_path` describing its fields on a 3-D CoRectMesh
+    (XDMF 3: origin and spacing listed z, y, x, as the datasets are stored)."""
     nx, ny, nz = sim.shape
-    dx, dy, dz = sim.spacing
+    dx, dy, dz = (_xml_number(h) for h in sim.spacing)
+    origin = " ".join(_xml_number(c[0]) for c in (sim.z, sim.y, sim.x))
     name = os.path.basename(h5_path)
     precision = sim.dtype.itemsize
     attributes = "".join(
@@ -284,11 +292,11 @@ def write_xdmf(h5_path, sim):
 <Xdmf Version="3.0">
   <Domain>
     <Grid Name="astaroth" GridType="Uniform">
-      <Time Value="{sim.t!r}"/>
+      <Time Value="{_xml_number(sim.t)}"/>
       <Topology TopologyType="3DCoRectMesh" Dimensions="{nz} {ny} {nx}"/>
       <Geometry GeometryType="ORIGIN_DXDYDZ">
-        <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">{sim.z[0]!r} {sim.y[0]!r} {sim.x[0]!r}</DataItem>
-        <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">{dz!r} {dy!r} {dx!r}</DataItem>
+        <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">{origin}</DataItem>
+        <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">{dz} {dy} {dx}</DataItem>
       </Geometry>{attributes}
     </Grid>
   </Domain>

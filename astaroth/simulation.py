@@ -757,7 +757,9 @@ class Simulation:
             step whose number (sim.steps) is a multiple of diagnostics_every,
             and after the last step (so a run split into several calls, or
             restarted from a snapshot, writes the rows one call would).
-        progress: True for a progress line (step, t, M updates/s, time left).
+        progress: True for a progress line (step, t, steps/s, M updates/s,
+            time left), or a diagnostics.Progress to go on with (one line
+            over several calls, e.g. to the end of the whole run).
         stop_file: a path; the run stops cleanly after the step in which it
             appears.  handle_signals: SIGINT/SIGTERM finish the current step
             and stop cleanly.  (On a GPU, up to DEVICE_BATCH steps, or those
@@ -781,7 +783,9 @@ class Simulation:
         # rows are computed on every rank (the reductions are global), written by one
         series = (TimeSeries(timeseries, write=self.is_root, columns=diagnostic_columns(self))
                   if timeseries is not None else None)
-        bar = Progress(self, until) if progress and self.is_root else None
+        bar = None
+        if progress and self.is_root:
+            bar = progress if isinstance(progress, Progress) else Progress(self, until)
         stop = _StopRequest(handle_signals)
         steps = self._cfl_steps(until, cdt, cdtv, check_every, dt)
 
@@ -808,7 +812,7 @@ class Simulation:
         finally:
             stop.restore()
             if bar is not None:
-                bar.close()
+                bar.close() if bar is not progress else bar.update()  # a caller's line goes on after this run
         if series is not None and steps.taken and self.steps % diagnostics_every != 0:
             series.append(row(self, steps.dt))
         return steps.taken

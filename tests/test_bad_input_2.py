@@ -44,7 +44,7 @@ def test_a_fixed_dt_lands_on_until_without_a_sliver_step(tmp_path):
     assert sim.run(until=1.0, dt=0.1, timeseries=path, diagnostics_every=5) == 10  # 10 x 0.1 drifts below 1.0
     assert sim.t == 1.0
     data = np.genfromtxt(path, delimiter=",", names=True)
-    assert list(data["step"]) == [5, 10] and data["dt"] == pytest.approx(0.1, rel=1e-9)
+    assert list(data["it"]) == [5, 10] and data["dt"] == pytest.approx(0.1, rel=1e-9)
 
 
 def test_a_fixed_dt_run_stops_on_the_stop_file(tmp_path):
@@ -97,7 +97,7 @@ def test_numerics_dt_in_the_toml_file(tmp_path):
                     f'timeseries_every = 1\n')
     assert main(["run", str(toml), "--no-plot"]) == 0
     data = np.genfromtxt(tmp_path / "run" / "timeseries.csv", delimiter=",", names=True)
-    assert data["dt"] == pytest.approx(0.05, rel=1e-9) and data["t"][-1] == 0.3 and data["step"][-1] == 6
+    assert data["dt"] == pytest.approx(0.05, rel=1e-9) and data["t"][-1] == 0.3 and data["it"][-1] == 6
     with pytest.raises(configuration.ConfigError, match=r"\[numerics\] dt"):
         configuration.validate({"numerics": {"dt": -1.0}})
 
