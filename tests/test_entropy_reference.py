@@ -76,3 +76,23 @@ def test_entropy_terms_are_consistent():
     # T = cs2 / (cp (gamma - 1)) and p = rho (cp - cv) T
     T = ref.temperature(np.log(rho), ss, p)
     assert np.allclose(pp, rho * (2.0 - 2.0 / 1.4) * T, rtol=1e-14)
+
+
+def test_riemann_solver_reproduces_toro():
+    """tests/riemann.py against Toro (2009), Table 4.2: tests 1 (Sod), 2 (123) and 3."""
+    import riemann
+    for left, right, p_star, u_star in [(riemann.SOD_LEFT, riemann.SOD_RIGHT, 0.30313, 0.92745),
+                                        ((1.0, -2.0, 0.4), (1.0, 2.0, 0.4), 0.00189, 0.0),
+                                        ((1.0, 0.0, 1000.0), (1.0, 0.0, 0.01), 460.894, 19.5975)]:
+        p, u = riemann.star_state(left, right)
+        assert abs(p - p_star) < 1e-5 * max(1.0, p_star) and abs(u - u_star) < 1e-5 * max(1.0, u_star)
+    rho, u, p = riemann.solution(np.array([-0.5, 0.0, 0.3, 0.5]), 0.25)
+    assert np.allclose(rho, [1.0, 0.42632, 0.26557, 0.125], atol=1e-5)
+    # mass, momentum and energy between two points outside the waves are conserved
+    x = np.linspace(-1, 1, 200001)
+    rho, u, p = riemann.solution(x, 0.25)
+    dx = x[1] - x[0]
+    mass = np.sum(rho) * dx
+    assert abs(mass - (1.0 + 0.125)) < 1e-4
+    energy = np.sum(p / 0.4 + rho * u ** 2 / 2) * dx
+    assert abs(energy - (1.0 / 0.4 + 0.1 / 0.4)) < 1e-4
