@@ -179,3 +179,24 @@ def test_reference_heating_conserves_total_energy():
     32^3, order 5.5); a factor wrong in any heating term would leave O(1)."""
     coarse, fine = _energy_rate(16), _energy_rate(32)
     assert fine < 1e-3 and math.log2(coarse / fine) > 4.5, (coarse, fine)
+
+
+def test_convection_linear_solver_finds_the_boussinesq_onset():
+    """scripts/convection_linear.py in the Boussinesq limit (a thin, nearly
+    adiabatic layer): critical Rayleigh number 27 pi^4 / 4 at k d = pi / sqrt(2)
+    for stress-free walls at fixed temperature (measured: 657.511 at 24 and
+    32 Chebyshev points), and a conductive layer in equilibrium."""
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "scripts"))
+    try:
+        import convection_linear as cl
+    finally:
+        sys.path.pop(0)
+    ra, layer = cl.boussinesq_critical_rayleigh(n=24)
+    assert abs(ra / (27 * math.pi ** 4 / 4) - 1) < 1e-3, ra
+    gas = cl.Gas()
+    layer = cl.Layer(gas, -1.0, 0.005, 0.005, 0.0, 1.0,
+                     lambda z: cl.conductive_layer(z, gas, -1.0, 0.005, 0.0065, 0.0, 4.0, 1.0), n=24)
+    assert layer.thermal_drift_rate() < 1e-9 and layer.hydrostatic_residual < 1e-9
+    assert abs(layer.growth_rate(4.0) - 0.1851527) < 1e-6  # the same at 24 to 64 points
