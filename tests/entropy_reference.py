@@ -36,20 +36,23 @@ src/viscosity.f90, `calc_pencils_viscosity`:
 src/viscosity.f90, `calc_viscous_heat`: df(iss) += TT1 visc_heat.
 src/entropy.f90, `calc_heatcond_constchi_arr` (iheatcond='chi-const'):
     thdiff = chi cp (del2lnTT + (glnrho + glnTT).glnTT)
-    `calc_heatcond_hyper3` (iheatcond='chi-hyper3'): thdiff = chi_hyper3 del6ss
+    `calc_heatcond_hyper3` (iheatcond='hyper3_ss' or 'hyper3'):
+    thdiff = chi_hyper3 del6ss
 src/magnetic.f90, `daa_dt` (lohmic_heat, default true):
     df(iss) += eta mu0 j2 rho1 TT1  (eta_heat = eta_total for eta-const)
     Lorentz: df(iux:iuz) += jxbr = rho1 (J x B);  J = (grad div A - del2 A)/mu0
     Induction (resistive gauge): dA/dt = u x B + eta del2 A
-src/density.f90: dlnrho/dt = -u.glnrho - divu  [+ diff_hyper3 del6 lnrho]
+src/density.f90, `dlnrho_dt`: density_rhs = -divu - u.glnrho (in floating
+    point the same as -u.glnrho - divu)  [+ diff_hyper3 del6 lnrho,
+    idiff='hyper3-lnrho']
 
 Order of accumulation (src/equ.f90, `pde` -> duu_dt, dlnrho_dt, denergy_dt,
 daa_dt; src/hydro.f90 `duu_dt` calls advec_uu then calc_viscous_force;
 src/entropy.f90 `denergy_dt` adds fpres to df(iux:iuz), then -u.gss, then
 calc_viscous_heat, then calc_heatcond_constchi, then calc_heatcond_hyper3;
 src/magnetic.f90 `daa_dt` adds jxbr and the Ohmic heat):
-    u:  -u.grad u, + fvisc, + fpres, + J x B / rho, + g (src/gravity_simple.f90,
-        after the Lorentz force)
+    u:  -u.grad u, + fvisc, + fpres, + J x B / rho, + g (src/gravity_simple.f90
+        `addgravity`, called by `pde` after daa_dt)
     ss: -u.gss, + TT1 visc_heat, + chi term, + chi_hyper3 del6 ss,
         + eta mu0 J^2 / (rho T)
 astaroth's energy="entropy" is to follow this order (u: advection, viscous
