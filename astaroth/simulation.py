@@ -825,3 +825,8 @@ class Simulation:
         name = self._field_names[field] if field >= 0 else "u"
         raise NonFiniteError(f"field {name!r} holds NaN or Inf at step {self.steps}, t = {self.t:.6g}: "
                              f"the run is unstable (try a smaller time step or a larger viscosity)")
+
+    def save_pencil(self, datadir, varfile="var.dat"):
+        """Write a Pencil Code snapshot that its run.x continues from; see astaroth.pencil.write_var."""
+        from .pencil import write_var
+        return write_var(self, datadir, varfile=varfile)
