@@ -507,14 +507,17 @@ def write_var(sim, datadir, varfile="var.dat"):
     """Write a simulation as a Pencil Code snapshot that ``run.x`` continues from.
 
     Writes, under `datadir` (created if missing), ``proc0/<varfile>``,
-    ``proc0/grid.dat``, ``proc0/dim.dat``, ``allprocs/grid.dat``, ``dim.dat``
-    and ``index.pro``, one process, in the simulation's precision, fields
+    ``proc0/grid.dat``, ``proc0/dim.dat``, ``allprocs/grid.dat``, ``dim.dat``,
+    ``index.pro`` and, where none exists, a minimal ``param.nml`` (``xyz0``,
+    ``Lxyz``, ``lperi``, ``cs0``, ``gamma = 1``), one process, in the simulation's precision, fields
     in the Pencil Code's order (``uu``, ``lnrho``, then ``aa``) with periodic
     ghost zones.  The Pencil run that continues must be compiled for the same
     grid (``src/cparam.local``), precision (``REAL_PRECISION``), one
-    process and the same modules, and have its ``data/param.nml`` from its
-    own ``start.x``: copy or run ``start.x`` once, then write over its data
-    directory and start ``run.x``.  Grid points: ``sim.x`` must be where the
+    process and the same modules (``nompicomm``, ``noentropy``, ``magnetic``
+    for MHD); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``, ... as always.
+    Writing over the data directory of a run that ``start.x`` made is the
+    safest way; a ``dim.dat`` or ``param.nml`` there for another grid, box or
+    ``gamma`` is refused with a ``ValueError``.  Grid points: ``sim.x`` must be where the
     Pencil Code puts them (``x0 + (i + 1/2) dx`` on a periodic axis), which
     is what ``read_var`` gives.
 
@@ -531,17 +534,18 @@ def write_var(sim, datadir, varfile="var.dat"):
     if extra:
         raise ValueError(f"the fields {extra} have no Pencil Code counterpart in this version")
     shape, dtype = sim.shape, sim.dtype
-    nghost = tuple(3 if n > 1 else 0 for n in shape)
+    nghost = (3, 3, 3)  # the Pencil Code keeps 3 ghost points on every axis, flat ones too (cparam.f90)
     m = tuple(n + 2 * g for n, g in zip(shape, nghost))
     f = np.empty((len(names),) + m[::-1], dtype=dtype)  # (nvar, mz, my, mx): x fastest on disk
     for k, name in enumerate(names):
         f[k] = np.pad(sim[name], [(g, g) for g in nghost], mode="wrap").transpose(2, 1, 0)
     coords = [sim.x, sim.y, sim.z]
-    ghosted = [np.asarray(c[0] + d * (np.arange(mm) - g), dtype=dtype)
-               for c, d, mm, g in zip(coords, sim.spacing, m, nghost)]
+    ghosted = [np.asarray(c[0] + d * (np.arange(mm) - g) if n > 1 else np.full(mm, c[0]), dtype=dtype)
+               for c, d, mm, g, n in zip(coords, sim.spacing, m, nghost, shape)]
     spacing = np.asarray(sim.spacing, dtype=dtype)
     t = np.asarray([sim.t], dtype=dtype)
 
+    _check_target(sim, datadir, m)
     for sub in ("proc0", "allprocs"):
         os.makedirs(os.path.join(datadir, sub), exist_ok=True)
     path = os.path.join(datadir, "proc0", varfile)
@@ -576,4 +580,50 @@ def write_var(sim, datadir, varfile="var.dat"):
         lines.append(f" {_INDEX_OF[name]}={k}")
     with open(os.path.join(datadir, "index.pro"), "w") as out:
         out.write("\n".join(lines) + "\n")
+    if not os.path.exists(os.path.join(datadir, "param.nml")):
+        _write_start_parameters(sim, os.path.join(datadir, "param.nml"))
     return path
+
+
+def _pencil_xyz0(sim):
+    """The Pencil Code's xyz0: a periodic axis's points sit at x0 + (i + 1/2) dx."""
+    return tuple(o - d / 2 for o, d in zip((sim.x[0], sim.y[0], sim.z[0]), sim.spacing))
+
+
+def _check_target(sim, datadir, m):
+    """Refuse to write over a Pencil data directory made for another grid or box."""
+    dim_path = os.path.join(datadir, "dim.dat")
+    if os.path.exists(dim_path):
+        dim = read_dim(dim_path)
+        if (dim["mx"], dim["my"], dim["mz"]) != m or dim["procs"] != (1, 1, 1):
+            raise ValueError(f"{dim_path} is for {dim['mx']} x {dim['my']} x {dim['mz']} points (ghost zones "
+                             f"included) on {dim['procs']} processes; this simulation needs {m} on one: the Pencil "
+                             "run must be compiled for the same grid (src/cparam.local) and nompicomm")
+    param_path = os.path.join(datadir, "param.nml")
+    if os.path.exists(param_path):
+        init = read_namelist(param_path).get("init_pars", {})
+        for key, ours in (("lxyz", sim.box), ("xyz0", _pencil_xyz0(sim))):
+            if key in init and not np.allclose(_as_list(init[key]), ours, rtol=1e-6, atol=1e-6 * max(sim.box)):
+                raise ValueError(f"{param_path} has {key} = {init[key]}, this simulation {tuple(ours)}: "
+                                 "the Pencil run would put the points elsewhere")
+        gamma = read_namelist(param_path).get("eos_init_pars", {}).get("gamma", 1.0)
+        if gamma != 1:
+            raise ValueError(f"{param_path} has gamma = {gamma}: an isothermal run needs gamma = 1")
+
+
+def _write_start_parameters(sim, path):
+    """A minimal param.nml (what start.x would record) where none exists: grid, box and equation of state.
+
+    run.x reads it before run.in; namelist entries left out keep the Pencil Code's defaults."""
+    def values(v):
+        return ", ".join(repr(float(x)) for x in v)
+    with open(path, "w") as out:
+        out.write(f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
+                  " LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
+                  " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n UNIT_TEMPERATURE= 1.2027220936797545E-008,\n"
+                  " UNIT_MAGNETIC= 3.5449077018110318,\n LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
+                  f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n RHO0= 1.0,\n GAMMA= 1.0,\n/\n"
+                  "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n")
+        if sim.physics == "mhd":
+            out.write("&MAGNETIC_INIT_PARS\n/\n")
+        out.write("&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n")
