@@ -449,7 +449,7 @@ def read_ts(datadir):
     Parameters
     ----------
     datadir : str or path
-        The data directory (or the file itself).
+        The data directory, the run directory above it, or the file itself.
 
     The column names come from the header line (``#--it-----t-----urms--``);
     ``it`` is an integer column, all others float64.  When the header
@@ -460,6 +460,8 @@ def read_ts(datadir):
     path = os.fspath(datadir)
     if os.path.isdir(path):
         path = os.path.join(path, "time_series.dat")
+        if not os.path.exists(path) and os.path.exists(os.path.join(os.path.dirname(path), "data", "time_series.dat")):
+            path = os.path.join(os.path.dirname(path), "data", "time_series.dat")  # the run directory was given
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path} not found")
     number = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[EeDd][-+]?\d+|[-+]\d{3})?|[-+]?(?:nan|inf(?:inity)?)|\*+",
@@ -582,6 +584,8 @@ def write_var(sim, datadir, varfile="var.dat"):
         out.write("\n".join(lines) + "\n")
     if not os.path.exists(os.path.join(datadir, "param.nml")):
         _write_start_parameters(sim, os.path.join(datadir, "param.nml"))
+    if not os.path.exists(os.path.join(datadir, "param2.nml")):
+        _write_run_parameters(sim, os.path.join(datadir, "param2.nml"))
     return path
 
 
@@ -614,16 +618,40 @@ def _check_target(sim, datadir, m):
 def _write_start_parameters(sim, path):
     """A minimal param.nml (what start.x would record) where none exists: grid, box and equation of state.
 
-    run.x reads it before run.in; namelist entries left out keep the Pencil Code's defaults."""
+    run.x reads it before run.in; namelist entries left out keep the Pencil Code's defaults.  In its
+    cgs units mu0 = 4 pi (unit_velocity / unit_magnetic)^2, hence unit_magnetic = sqrt(4 pi / mu0)."""
     def values(v):
         return ", ".join(repr(float(x)) for x in v)
     with open(path, "w") as out:
         out.write(f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
                   " LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
                   " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n UNIT_TEMPERATURE= 1.2027220936797545E-008,\n"
-                  " UNIT_MAGNETIC= 3.5449077018110318,\n LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
+                  f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
+                  " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
                   f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n RHO0= 1.0,\n GAMMA= 1.0,\n/\n"
                   "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n")
         if sim.physics == "mhd":
             out.write("&MAGNETIC_INIT_PARS\n/\n")
         out.write("&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n")
+
+
+def _write_run_parameters(sim, path):
+    """A param2.nml (what run.x records from run.in) with this simulation's run-time parameters.
+
+    run.x writes its own from run.in; this one lets read_var (and pencil.read.param) give the
+    parameters back.  The same values belong in the run.in of a Pencil run that continues."""
+    def values(v):
+        return ", ".join(repr(float(x)) for x in v)
+    ivisc = [mode for mode, on in (("nu-const", sim.nu), ("hyper3-simplified", sim.nu_hyper3),
+                                   ("nu-shock", sim.nu_shock)) if on]
+    with open(path, "w") as out:
+        out.write(f"&RUN_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
+                  " COORD_SYSTEM='cartesian',\n/\n"
+                  f"&EOS_RUN_PARS\n CS0= {float(sim.cs)!r},\n/\n"
+                  f"&VISCOSITY_RUN_PARS\n NU= {float(sim.nu)!r},\n NU_HYPER3= {float(sim.nu_hyper3)!r},\n"
+                  f" NU_SHOCK= {float(sim.nu_shock)!r},\n IVISC= {', '.join(repr(m) for m in ivisc) or repr('')},\n/\n"
+                  f"&DENSITY_RUN_PARS\n DIFF_HYPER3= {float(sim.diff_hyper3)!r},\n"
+                  f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n")
+        if sim.physics == "mhd":
+            out.write(f"&MAGNETIC_RUN_PARS\n ETA= {float(sim.eta)!r},\n B_EXT= {values(sim.b_ext)},\n"
+                      " IRESISTIVITY='eta-const',\n/\n")
