@@ -366,8 +366,9 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     datadir = os.fspath(datadir)
     if not os.path.isdir(datadir):
         raise FileNotFoundError(f"datadir {datadir!r} is not a directory")
-    if not os.path.exists(os.path.join(datadir, "dim.dat")) and os.path.exists(os.path.join(datadir, "data", "dim.dat")):
-        datadir = os.path.join(datadir, "data")
+    if not os.path.exists(os.path.join(datadir, "dim.dat")) and \
+            os.path.exists(os.path.join(datadir, "data", "dim.dat")):
+        datadir = os.path.join(datadir, "data")  # the run directory was given
     for name in ("dim.dat", "index.pro"):
         if not os.path.exists(os.path.join(datadir, name)):
             raise FileNotFoundError(f"{os.path.join(datadir, name)} not found: is {datadir!r} a Pencil Code data "
@@ -403,6 +404,11 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     for folder, (ipx, ipy, ipz) in _proc_dirs(datadir, nprocs):
         path = os.path.join(folder, varfile)
         if not os.path.exists(path):
+            collected = [os.path.join(datadir, "allprocs", name)
+                         for name in (varfile, varfile.replace(".dat", "") + ".h5")]
+            if any(os.path.exists(c) for c in collected):
+                raise ValueError(f"{datadir} holds its snapshot in allprocs/ (the io_mpi2 or HDF5 I/O modules): "
+                                 "this version reads the default io_dist layout (procN/var.dat) only")
             raise FileNotFoundError(f"{path} not found (varfile={varfile!r})")
         pdim = read_dim(os.path.join(folder, "dim.dat")) if os.path.exists(os.path.join(folder, "dim.dat")) else None
         local = tuple(n // p for n, p in zip(shape, nprocs))

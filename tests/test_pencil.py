@@ -157,7 +157,8 @@ def test_multiprocess_snapshot_is_assembled(tmp_path):
     for name in ("param.nml", "param2.nml", "index.pro"):
         os.makedirs(dirs, exist_ok=True)
         shutil.copy(os.path.join(HYDRO, "data", name), dirs / name)
-    (dirs / "dim.dat").write_text("     14     14     14      4      0      0\nD\n    3    3    3\n    2    1    2    1\n")
+    (dirs / "dim.dat").write_text("     14     14     14      4      0      0\nD\n"
+                                  "    3    3    3\n    2    1    2    1\n")
     for ipz in range(2):
         for ipx in range(2):
             folder = dirs / f"proc{ipx + 2 * ipz}"
@@ -258,6 +259,14 @@ def test_missing_files_are_named(tmp_path):
         pencil.read_var(tmp_path)
     with pytest.raises(FileNotFoundError, match="VAR7"):
         pencil.read_var(HYDRO, "VAR7", backend="cpu")
+
+
+def test_collective_snapshot_is_named(tmp_path):
+    data = copy_run(tmp_path)
+    os.makedirs(data / "allprocs", exist_ok=True)
+    (data / "allprocs" / "var.h5").write_bytes(b"")
+    with pytest.raises(ValueError, match="allprocs"):
+        pencil.read_var(data, backend="cpu")
 
 
 def test_truncated_snapshot_is_refused(tmp_path):
