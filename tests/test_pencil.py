@@ -1,7 +1,8 @@
 """Pencil Code files in and out (astaroth.pencil), against data directories the Pencil Code wrote.
 
 The fixtures under tests/data/pencil/ were made with the Pencil Code itself (see the README there):
-8^3 periodic isothermal runs, nu = 0.05, cs0 = 1, dt = 0.02 fixed, VAR0 at t = 0 and VAR1 after 6 steps.
+8^3 (and one 8 x 6 x 1) periodic isothermal runs, nu = 0.05, cs0 = 1, dt = 0.02 fixed, VAR0 at t = 0
+and VAR1 after 6 steps.
 No Pencil Code is needed to run these tests.
 """
 import math
@@ -16,7 +17,7 @@ import astaroth as ac
 from astaroth import pencil
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "pencil")
-HYDRO, MHD, SINGLE = (os.path.join(DATA, name) for name in ("hydro8", "mhd8", "hydro8s"))
+HYDRO, MHD, SINGLE, FLAT = (os.path.join(DATA, name) for name in ("hydro8", "mhd8", "hydro8s", "hydro2d"))
 
 
 def coordinates(sim):
@@ -66,6 +67,19 @@ def test_single_precision_var_dat():
     np.testing.assert_array_equal(as64["ux"], sim["ux"].astype(np.float64))
 
 
+def test_flat_axis():
+    """nzgrid = 1: the Pencil Code keeps 3 ghost points on the flat axis too (mz = 7) and puts z at
+    xyz0 + dz/2 = 0."""
+    sim = pencil.read_var(FLAT, "VAR0", backend="cpu")
+    assert sim.shape == (8, 6, 1) and sim.spacing[1] == pytest.approx(2 * math.pi / 6, rel=1e-15)
+    np.testing.assert_allclose(sim.y, -math.pi + (np.arange(6) + 0.5) * 2 * math.pi / 6, rtol=0, atol=1e-15)
+    assert sim.z[0] == 0.0
+    x, y, z = coordinates(sim)
+    # inituu='sinwave-ux-ky','sinwave-uy-kx','sinwave-uz-kx', ampluu = 0.1, 0.05, 0.02
+    for name, expected in {"ux": 0.1 * np.sin(y), "uy": 0.05 * np.sin(x), "uz": 0.02 * np.sin(x)}.items():
+        np.testing.assert_allclose(sim[name], expected, rtol=0, atol=1e-16, err_msg=name)
+
+
 def test_run_dir_or_data_dir():
     a = pencil.read_var(HYDRO, "VAR1", backend="cpu")
     b = pencil.read_var(os.path.join(HYDRO, "data"), "VAR1", backend="cpu")
@@ -73,7 +87,7 @@ def test_run_dir_or_data_dir():
     np.testing.assert_array_equal(a["uy"], b["uy"])
 
 
-@pytest.mark.parametrize("run", [HYDRO, MHD])
+@pytest.mark.parametrize("run", [HYDRO, MHD, FLAT])
 def test_our_steps_agree_with_the_pencil_code(run):
     """Same numerics: six steps of dt = 0.02 from Pencil's VAR0 land on Pencil's VAR1 to round-off
     (measured 4e-16 of each field's maximum; 1e-13 allowed)."""
@@ -89,7 +103,7 @@ def test_our_steps_agree_with_the_pencil_code(run):
         assert np.abs(ref[name] - start[name]).max() > 1e-6 * scale, name  # the fields did change
 
 
-@pytest.mark.parametrize("run,varfile", [(HYDRO, "VAR1"), (MHD, "VAR1"), (SINGLE, "var.dat")])
+@pytest.mark.parametrize("run,varfile", [(HYDRO, "VAR1"), (MHD, "VAR1"), (SINGLE, "var.dat"), (FLAT, "VAR1")])
 def test_write_read_round_trip_bit_for_bit(tmp_path, run, varfile):
     sim = pencil.read_var(run, varfile, backend="cpu")
     path = sim.save_pencil(tmp_path / "data")
