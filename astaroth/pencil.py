@@ -514,20 +514,22 @@ def _write_record(f, array):
 def write_var(sim, datadir, varfile="var.dat"):
     """Write a simulation as a Pencil Code snapshot that ``run.x`` continues from.
 
-    Writes, under `datadir` (created if missing), ``proc0/<varfile>``,
-    ``proc0/grid.dat``, ``proc0/dim.dat``, ``allprocs/grid.dat``, ``dim.dat``,
-    ``index.pro`` and, where none exists, a minimal ``param.nml`` (``xyz0``,
-    ``Lxyz``, ``lperi``, ``cs0``, ``gamma = 1``), one process, in the simulation's precision, fields
-    in the Pencil Code's order (``uu``, ``lnrho``, then ``aa``) with periodic
-    ghost zones.  The Pencil run that continues must be compiled for the same
-    grid (``src/cparam.local``), precision (``REAL_PRECISION``), one
-    process and the same modules (``nompicomm``, ``noentropy``, ``magnetic``
-    for MHD); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``, ... as always.
-    Writing over the data directory of a run that ``start.x`` made is the
-    safest way; a ``dim.dat`` or ``param.nml`` there for another grid, box or
-    ``gamma`` is refused with a ``ValueError``.  Grid points: ``sim.x`` must be where the
-    Pencil Code puts them (``x0 + (i + 1/2) dx`` on a periodic axis), which
-    is what ``read_var`` gives.
+    Writes, under `datadir` (created if missing): ``proc0/<varfile>``,
+    ``proc0/grid.dat``, ``proc0/dim.dat``, ``allprocs/grid.dat``,
+    ``dim.dat``, ``index.pro``, and where none exists a minimal
+    ``param.nml`` (``xyz0``, ``Lxyz``, ``lperi``, ``cs0``, ``gamma = 1``,
+    units) and ``param2.nml`` (``nu``, ``ivisc``, ``eta``, ``B_ext``, ...).
+    One process, the simulation's precision, the fields in the Pencil
+    Code's order (``uu``, ``lnrho``, then ``aa``) with periodic ghost zones.
+
+    The Pencil run that continues must be compiled for the same grid
+    (``src/cparam.local``), precision (``REAL_PRECISION``), one process
+    (``nompicomm``) and modules (``noentropy``, ``eos_idealgas``, and
+    ``magnetic`` for MHD); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``,
+    ... as always.  A ``dim.dat`` or ``param.nml`` already in `datadir` for
+    another grid, box or ``gamma`` is refused with a ``ValueError``.  The
+    points are written where ``sim.x`` has them; the Pencil Code puts a
+    periodic axis's at ``x0 + (i + 1/2) dx``, as ``read_var`` gives.
 
     Returns the path of the snapshot written.
     """
@@ -544,6 +546,7 @@ def write_var(sim, datadir, varfile="var.dat"):
     shape, dtype = sim.shape, sim.dtype
     nghost = (3, 3, 3)  # the Pencil Code keeps 3 ghost points on every axis, flat ones too (cparam.f90)
     m = tuple(n + 2 * g for n, g in zip(shape, nghost))
+    _check_target(sim, datadir, m)
     f = np.empty((len(names),) + m[::-1], dtype=dtype)  # (nvar, mz, my, mx): x fastest on disk
     for k, name in enumerate(names):
         f[k] = np.pad(sim[name], [(g, g) for g in nghost], mode="wrap").transpose(2, 1, 0)
@@ -553,10 +556,11 @@ def write_var(sim, datadir, varfile="var.dat"):
     spacing = np.asarray(sim.spacing, dtype=dtype)
     t = np.asarray([sim.t], dtype=dtype)
 
-    _check_target(sim, datadir, m)
+    path = os.path.join(datadir, "proc0", varfile)
+    if not sim.is_root:  # a grid split over MPI ranks: every rank gathered the fields above, rank 0 writes
+        return path
     for sub in ("proc0", "allprocs"):
         os.makedirs(os.path.join(datadir, sub), exist_ok=True)
-    path = os.path.join(datadir, "proc0", varfile)
     tmp = path + ".tmp"
     with open(tmp, "wb") as out:
         _write_record(out, f)
