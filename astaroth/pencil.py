@@ -188,12 +188,17 @@ def _records(path, count):
                     f.seek(start + length)
                     if abs(struct.unpack(endian + "i", f.read(4))[0]) != length:
                         raise ValueError
-                    if n < 0:  # a subrecord: this code handles only a whole record in one piece
-                        raise ValueError
+                    if n < 0:  # gfortran splits records over 2 GiB into subrecords
+                        raise ValueError(f"{path}: a record over 2 GiB (gfortran subrecords) is not "
+                                         "supported in this version: split the run over more processes")
                     out.append((start, length))
                     pos = start + length + 4
                 return out, endian
-            except (ValueError, struct.error):
+            except ValueError as e:
+                if e.args:
+                    raise
+                continue
+            except struct.error:
                 continue
     raise ValueError(f"{path} is not a Fortran unformatted file with {count} records "
                      "(a Pencil Code snapshot written by io_dist, the default)")

@@ -297,3 +297,32 @@ def test_forced_run_warns_that_forcing_is_not_carried_over(tmp_path):
         f.write("&FORCING_RUN_PARS\n IFORCE='helical',\n FORCE= 0.07,\n/\n")
     with pytest.warns(UserWarning, match="sim.forcing"):
         pencil.read_var(data, "VAR0", backend="cpu")
+
+
+def rewrite_snapshot(path, endian=">", first_marker=None):
+    """The snapshot at `path` again, in the given byte order, optionally with another first marker."""
+    raw = open(path, "rb").read()
+    n1 = struct.unpack("<i", raw[:4])[0]
+    n2 = struct.unpack("<i", raw[n1 + 8:n1 + 12])[0]
+    fields = np.frombuffer(raw[4:4 + n1], "<f8").astype(endian + "f8").tobytes()
+    coords = np.frombuffer(raw[n1 + 12:n1 + 12 + n2], "<f8").astype(endian + "f8").tobytes()
+    lead = struct.pack(endian + "i", n1 if first_marker is None else first_marker)
+    with open(path, "wb") as out:
+        out.write(lead + fields + struct.pack(endian + "i", n1) + struct.pack(endian + "i", n2) + coords
+                  + struct.pack(endian + "i", n2))
+
+
+def test_big_endian_snapshot(tmp_path):
+    data = copy_run(tmp_path)
+    rewrite_snapshot(data / "proc0" / "VAR0", ">")
+    a, b = pencil.read_var(data, "VAR0", backend="cpu"), pencil.read_var(HYDRO, "VAR0", backend="cpu")
+    for name in a.field_names:
+        np.testing.assert_array_equal(a[name], b[name])
+
+
+def test_subrecords_are_named(tmp_path):
+    data = copy_run(tmp_path)
+    raw_length = struct.unpack("<i", open(data / "proc0" / "VAR0", "rb").read(4))[0]
+    rewrite_snapshot(data / "proc0" / "VAR0", "<", first_marker=-raw_length)
+    with pytest.raises(ValueError, match="2 GiB"):
+        pencil.read_var(data, "VAR0", backend="cpu")
