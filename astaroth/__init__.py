@@ -17,6 +17,7 @@ except ImportError as e:  # pragma: no cover - depends on how Python was started
     ) from e
 
 from . import analysis, init, ops
+from . import pencil  # Pencil Code files in and out
 from .ensemble import Ensemble
 from .forcing import Forcing
 from .io import load

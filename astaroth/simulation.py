@@ -903,6 +903,11 @@ class Simulation:
             why = "the run is unstable (try a smaller time step, cdt or dt, or a larger viscosity)"
         raise NonFiniteError(f"{what}: {why}")
 
+    def save_pencil(self, datadir, varfile="var.dat"):
+        """Write a Pencil Code snapshot that its run.x continues from; see astaroth.pencil.write_var."""
+        from .pencil import write_var
+        return write_var(self, datadir, varfile=varfile)
+
     def _large_values(self):
         """The inputs whose size alone breaks the arithmetic of the step
         (beyond the fourth root of the dtype's largest number, so that their
