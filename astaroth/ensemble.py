@@ -26,7 +26,8 @@ from .simulation import DEVICE_BATCH, NonFiniteError, Simulation, _device_batch_
 MEMBERS_PER_LAUNCH = 128  # members one launch steps (kernels.h's AC_MAX_MEMBERS)
 
 # what members must share: an ensemble is one kind of run swept over parameters
-_SAME = ("shape", "dtype", "method", "physics", "backend")
+# the modules (csrc/parameters.def: physics, and any later switch) fix the field list
+_SAME = ("shape", "dtype", "method", "modules", "backend")
 
 
 class Ensemble:
@@ -69,7 +70,8 @@ class Ensemble:
         for i, sim in enumerate(sims[1:], 1):
             for name in _SAME:
                 if getattr(sim, name) != getattr(first, name):
-                    raise ValueError(f"Ensemble members must share their {name}: member 0 has "
+                    what = "modules (physics and the other switches)" if name == "modules" else name
+                    raise ValueError(f"Ensemble members must share their {what}: member 0 has "
                                      f"{getattr(first, name)}, member {i} has {getattr(sim, name)}")
         self._sims = sims
         if workers is None:
