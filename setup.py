@@ -40,7 +40,14 @@ CUDA_SOURCES = [
 ]
 
 C_SOURCES = [
-    "csrc/module.c",
+    "csrc/binding/module.c",
+    "csrc/binding/grid_object.c",
+    "csrc/binding/parameters.c",
+    "csrc/binding/array_export.c",
+    "csrc/binding/forcing_binding.c",
+    "csrc/binding/ensemble_binding.c",
+    "csrc/binding/ops_binding.c",
+    "csrc/binding/errors.c",
     "csrc/forcing.c",
     "csrc/cpu/cpu_backend.c",
     "csrc/cpu/kernels_f32.c",
@@ -155,8 +162,8 @@ setup(
             "astaroth._core",
             sources=C_SOURCES,
             include_dirs=["csrc", numpy.get_include()],
-            depends=[os.path.join(d, f) for d in ("csrc", "csrc/cpu", "csrc/cuda") for f in os.listdir(d)
-                     if f.endswith((".h", ".cuh", ".cu"))],
+            depends=[os.path.join(d, f) for d in ("csrc", "csrc/binding", "csrc/cpu", "csrc/cuda") for f in os.listdir(d)
+                     if f.endswith((".h", ".cuh", ".cu", ".def"))],
         )
     ],
     cmdclass={"build_ext": BuildExt},

@@ -17,11 +17,13 @@ except ImportError as e:  # pragma: no cover - depends on how Python was started
     ) from e
 
 from . import analysis, init, ops
+from . import pencil  # Pencil Code files in and out
 from .ensemble import Ensemble
 from .forcing import Forcing
 from .io import load
+from . import parameters  # a module that is also callable: ac.parameters() gives the rows
 from .simulation import FIELDS, METHODS, NonFiniteError, Simulation, UnstableStepError, backends
 
 __version__ = "0.1.0"
-__all__ = ["Simulation", "Ensemble", "Forcing", "load", "backends", "analysis", "init", "ops", "FIELDS", "METHODS", "NonFiniteError",
-           "UnstableStepError"]
+__all__ = ["Simulation", "Ensemble", "Forcing", "load", "backends", "parameters", "analysis", "init", "ops", "FIELDS",
+           "METHODS", "NonFiniteError", "UnstableStepError"]

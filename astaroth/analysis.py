@@ -47,8 +47,13 @@ def spectrum(sim, fields=("ux", "uy", "uz"), field="kinetic"):
 
     Returns (k, E): k the shell centres in physical units (multiples of
     dk = 2 pi / max(L)), E[n] = 1/2 sum of |u_hat|^2 over wave vectors with
-    |k| in [k_n - dk/2, k_n + dk/2), u_hat = FFT(u) / N.  Parseval: E.sum()
-    equals half the mean of |u|^2 over the grid.  field="magnetic"
+    |k| in [k_n - dk/2, k_n + dk/2), u_hat = FFT(u) / N.  The shells stop at
+    the Nyquist shell, k = min(pi n_i / L_i) over the axes with n_i > 1: the
+    shells past it lie in the corners of the cube of wave vectors, only
+    partly filled, and would show a spurious drop of many decades.
+    Parseval: E.sum() equals half the mean of |u|^2 over the grid when no
+    energy lies in those corners (a resolved flow keeps almost none there).
+    field="magnetic"
     (physics="mhd"): the same for B = curl A + b_ext, over mu0, so that
     E.sum() is the magnetic energy <|B|^2> / (2 mu0) (b_ext at k = 0).
     `fields` picks velocity components (or any fields) for the kinetic one.
@@ -71,15 +76,84 @@ def _spectrum(sim, arrays, scale, xp):
     kmag = xp.sqrt(kx ** 2 + ky ** 2 + kz ** 2)
     dk = 2 * math.pi / max(box)
     shell = xp.floor(kmag / dk + 0.5).astype(xp.int64).ravel()
-    nshell = int(_host(shell.max())) + 1
-    power = xp.zeros(nshell, dtype=xp.float64)
+    nshell = _nyquist_shell(shape, box, dk) + 1
+    power = xp.zeros(int(_host(shell.max())) + 1, dtype=xp.float64)
     npoints = float(np.prod(shape))
     for f in arrays:
         u_hat = xp.fft.fftn(f.astype(xp.float64)) / npoints
-        power += xp.bincount(shell, weights=(xp.abs(u_hat) ** 2).ravel(), minlength=nshell)
-    E = 0.5 * scale * power
+        power += xp.bincount(shell, weights=(xp.abs(u_hat) ** 2).ravel(), minlength=power.size)
+    E = 0.5 * scale * power[:nshell]
     E = E.get() if hasattr(E, "get") else E
     return np.arange(nshell) * dk, np.asarray(E)
+
+
+def _nyquist_shell(shape, box, dk):
+    """Index of the shell of the grid's Nyquist wave number min(pi n_i / L_i)
+    over the resolved axes (0 on a grid of one point)."""
+    nyquist = [math.pi * n / L for n, L in zip(shape, box) if n > 1]
+    return int(math.floor(min(nyquist) / dk + 0.5)) if nyquist else 0
+
+
+def density(sim):
+    """rho = exp(lnrho), in float64, as an array of the array module the analysis uses."""
+    xp = _array_module(sim)
+    return xp.exp(_field(sim, "lnrho", xp).astype(xp.float64))
+
+
+def kinetic_energy(sim, u=None, rho=None):
+    """Mean kinetic energy per unit volume <rho |u|^2 / 2> (the Pencil Code's `ekin`).
+    u, rho: velocity(sim) and density(sim), if already at hand."""
+    xp = _array_module(sim)
+    u = [c.astype(xp.float64) for c in (u or velocity(sim))]
+    rho = density(sim) if rho is None else rho
+    return _host(xp.mean(0.5 * rho * sum(c ** 2 for c in u)))
+
+
+def kinetic_helicity(sim, u=None, omega=None):
+    """Mean kinetic helicity <omega . u>, omega = curl u (the Pencil Code's `oum`).
+
+    Helical forcing of relative helicity sigma (astaroth.Forcing relhel)
+    drives it towards sigma kf urms^2 at the forcing scale kf (less where
+    the energy sits at other scales).
+    u, omega: velocity(sim) and vorticity(sim, u), if already at hand."""
+    xp = _array_module(sim)
+    u = [c.astype(xp.float64) for c in (u or velocity(sim))]
+    omega = omega if omega is not None else vorticity(sim, u)
+    return _host(xp.mean(sum(o.astype(xp.float64) * c for o, c in zip(omega, u))))
+
+
+def forcing_wavenumber(sim):
+    """kf: the mean |k| of the forcing's wave vectors in physical units (2 pi n / L),
+    or None without forcing."""
+    if sim.forcing is None:
+        return None
+    return float(np.linalg.norm(sim.forcing.wavevectors(sim.box), axis=1).mean())
+
+
+def forcing_power(sim):
+    """The mean power per unit volume the forcing puts in, f0^2 cs^3 <|k|> <rho> / 4
+    (None without forcing).  Each step adds dt N Re{f_k exp(i k.x + i phi)} to u,
+    N = f0 cs sqrt(|k| cs / dt), with a fresh random phase: its mean square,
+    f0^2 cs^3 |k| dt / 2, adds to rho |u|^2 / 2 while the work against the
+    flow averages to zero, so the rate holds on average, not step by step.
+    In a steady state viscosity (and resistivity) take out as much."""
+    kf = forcing_wavenumber(sim)
+    if kf is None:
+        return None
+    return 0.25 * sim.forcing.f0 ** 2 * sim.cs ** 3 * kf * _host(_array_module(sim).mean(density(sim)))
+
+
+def reynolds_numbers(sim, kf=None):
+    """{"Re": urms / (nu kf)} and, with physics="mhd", "Rm": urms / (eta kf)
+    (Brandenburg 2001); kf: the forcing wave number (forcing_wavenumber),
+    else the smallest wave number of the box, 2 pi / max(L).  A diffusivity
+    of 0 gives inf."""
+    kf = kf or forcing_wavenumber(sim) or 2 * math.pi / max(sim.box)
+    urms = rms(sim, "u")
+    out = {"Re": urms / (sim.nu * kf) if sim.nu > 0 else math.inf}
+    if getattr(sim, "physics", "hydro") == "mhd":
+        out["Rm"] = urms / (sim.eta * kf) if sim.eta > 0 else math.inf
+    return out
 
 
 def rms(sim, name):

@@ -16,6 +16,23 @@ import numpy as np
 
 from .simulation import Simulation
 
+def check_bench_options(args):
+    """Refuse `astaroth bench` options that the benchmark asked for would
+    ignore (args: the parsed command line, --methods None when not given)."""
+    given = []
+    if args.methods and "19p" in args.methods and (args.terms or args.physics == "mhd"):
+        raise ValueError("--methods 19p does not apply to --terms or --physics mhd: hyperdiffusion, shock "
+                         "viscosity and MHD run with the 55-point method only (leave out --methods, or give 55p)")
+    if args.sweeps:
+        if args.terms:
+            given.append("--terms")
+        if args.physics != "hydro":
+            given.append(f"--physics {args.physics}")
+        if given:
+            raise ValueError(f"--sweeps times hydrodynamic parameter sweeps; {' and '.join(given)} do not apply "
+                             f"to it (run them as separate benchmarks)")
+
+
 BYTES_PER_POINT = {"float32": 160, "float64": 320}  # minimum traffic per full step (DESIGN 4)
 MHD_BYTES_PER_POINT = {"float32": 280, "float64": 560}  # seven fields
 
@@ -257,10 +274,16 @@ def run_rate(advance, sims, steps, target_seconds):
     """Aggregate M updates/s of advance(until) over sims: grid points times
     steps taken over the seconds, the best of BATCHES batches; each batch
     runs every member about `steps` CFL steps further (sim.run's path: the
-    CFL reduction, NaN checks, the last step shortened to land)."""
+    CFL reduction, NaN checks, the last step shortened to land), fewer where
+    the timed warm-up step says BATCHES batches of `steps` would take longer
+    than target_seconds."""
     points = math.prod(sims[0].shape)
-    span = steps * min(sim.cfl_dt() for sim in sims)
-    advance(max(sim.t for sim in sims) + span / steps)  # warm-up
+    dt = min(sim.cfl_dt() for sim in sims)
+    t0 = time.perf_counter()
+    advance(max(sim.t for sim in sims) + dt)  # warm-up, timed: about one step of every member
+    once = time.perf_counter() - t0
+    steps = max(1, min(steps, int(target_seconds / BATCHES / max(once, 1e-9))))
+    span = steps * dt
     best = 0.0
     for _ in range(BATCHES):
         until = max(sim.t for sim in sims) + span
@@ -275,12 +298,24 @@ def run_rate(advance, sims, steps, target_seconds):
     return best
 
 
-def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SIZES, ensembles=SWEEP_ENSEMBLES,
+def sweep_ensembles(sizes):
+    """The (members, size) of the ensembles timed beside `sizes`: those of
+    SWEEP_ENSEMBLES, each at the largest of `sizes` not above its own size
+    (the smallest of `sizes` if none is), so that small --sizes give small
+    ensembles; the default sizes give SWEEP_ENSEMBLES."""
+    return tuple((members, max((s for s in sizes if s <= n), default=min(sizes))) for members, n in SWEEP_ENSEMBLES)
+
+
+def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SIZES, ensembles=None,
                     steps=20, target_seconds=1.0, out=print):
     """Rows for parameter sweeps: one simulation's sim.run at each size, and
     each ensemble's aggregate rate beside a plain loop over the same
-    members; ratios to the largest single-simulation size.  Returns the rows."""
+    members (default: sweep_ensembles(sizes)); ratios to the largest
+    single-simulation size.  Each row takes about target_seconds.
+    Returns the rows."""
     from .ensemble import Ensemble
+
+    ensembles = sweep_ensembles(sizes) if ensembles is None else ensembles
 
     out(f"# parameter sweeps ({dtype}, {method}, {backend}): M/s = grid points x CFL steps taken / seconds, "
         f"through sim.run / Ensemble.run (CFL reduction and NaN checks included), aggregate over the members")

@@ -27,14 +27,14 @@ EXIT_BLOWUP = 4    # the fields became NaN or Inf (the message names the step an
 def build_simulation(config):
     """A Simulation set up as `config` (astaroth.config) says."""
     from . import init
+    from . import parameters as registry
     from .forcing import Forcing
     from .simulation import Simulation
 
     g, ph, nm, ic, fo = (config[k] for k in ("grid", "physics", "numerics", "initial", "forcing"))
-    sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), nu=ph["nu"],
-                     cs=ph["cs"], dtype=nm["dtype"], backend=nm["backend"], method=nm["method"],
-                     physics=ph["physics"], eta=ph["eta"], b_ext=tuple(ph["b_ext"]), mu0=ph["mu0"],
-                     nu_hyper3=ph["nu_hyper3"], diff_hyper3=ph["diff_hyper3"], nu_shock=ph["nu_shock"])
+    physics = {key: ph[key] for key in registry.SWITCHES + registry.NAMES}  # csrc/parameters.def
+    sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), dtype=nm["dtype"],
+                     backend=nm["backend"], method=nm["method"], **physics)
     if ic["kind"] == "sine_wave":
         init.sine_wave(sim, field=ic["field"], amplitude=ic["amplitude"], k=ic["k"])
     elif ic["kind"] == "radial_explosion":
@@ -49,8 +49,12 @@ def build_simulation(config):
         rng = np.random.default_rng(ic["seed"])
         for name in ("ax", "ay", "az"):
             sim[name] = ic["seed_field"] * rng.standard_normal(sim.shape)
-    if fo["enabled"]:
-        sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], f0=fo["f0"], seed=fo["seed"], relhel=fo["relhel"])
+    if fo["enabled"] and fo["kdat"]:
+        sim.forcing = Forcing.from_kdat(fo["kdat"], f0=fo["f0"], seed=fo["seed"], relhel=fo["relhel"],
+                                        normalize=fo["normalize"])
+    elif fo["enabled"]:
+        sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], f0=fo["f0"], seed=fo["seed"], relhel=fo["relhel"],
+                              normalize=fo["normalize"])
     return sim
 
 
@@ -73,9 +77,11 @@ def _optional_outputs(want_plot):
 
 
 def _restart(config, folder, checkpoint, config_name):
-    """The checkpoint's simulation, after checking the configuration against
-    it and truncating the time series to it; prints what changed."""
-    from . import rundir
+    """The checkpoint's simulation and its restart history, after checking the
+    configuration against it, taking the run-time parameters that changed
+    (config.CHANGED_ON_RESTART) and truncating the time series to it; prints
+    one line per change."""
+    from . import config as configuration, rundir
     from .io import attributes, load
 
     if not os.path.exists(checkpoint):
@@ -88,22 +94,112 @@ def _restart(config, folder, checkpoint, config_name):
     sim = load(checkpoint, backend=config["numerics"]["backend"])
     recorded = attributes(checkpoint)
     refused, changed = rundir.compare(config, sim, rundir.decode(recorded.get("run_config")))
+    taken = rundir.changes(config, sim)
     if refused:
+        allowed = [f"[{section}] {key} = {configuration.toml_value(new)} (checkpoint: {configuration.toml_value(old)})"
+                   for section, keys in taken.items() for key, (old, new) in keys.items()]
         raise RunError(f"{config_name} differs from {checkpoint} in keys that cannot change on a restart: "
-                       f"{'; '.join(refused)}. Restore them, or start afresh with --overwrite")
+                       f"{'; '.join(refused)}. Restore them, or start afresh with --overwrite"
+                       + (f" (these may change on a restart: {'; '.join(allowed)})" if allowed else ""))
+    if taken.get("physics"):  # the run-time parameters of csrc/parameters.def whose restart column is 1
+        sim = load(checkpoint, backend=config["numerics"]["backend"],
+                   parameters={key: new for key, (old, new) in taken["physics"].items()})
+    if taken.get("forcing"):  # a new shell, amplitude or helicity; the generator goes on from its state
+        from .forcing import Forcing
+
+        fo, old, state = config["forcing"], sim.forcing, sim._grid.forcing_state
+        common = dict(f0=fo["f0"], seed=old.seed, relhel=fo["relhel"], normalize=old.normalize)
+        if old.explicit:  # a k.dat file's set, kept
+            sim.forcing = Forcing(wavevectors=old.wavenumbers, kav=old.kav, **common)
+            sim.forcing.kdat = old.kdat
+        else:
+            sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], **common)
+        sim._grid.forcing_state = state
     for line in changed:
         print(f"astaroth: restart takes {line}")
+    history = rundir.decode(recorded.get(rundir.HISTORY)) or []
+    if taken:
+        history.append(rundir.history_entry(sim, taken))
     series = os.path.join(folder, rundir.TIMESERIES)
     keep_last = bool(recorded.get("segment_end", True)) or sim.steps % config["output"]["timeseries_every"] == 0
     dropped = rundir.truncate_timeseries(series, sim.steps, keep_last)
     if dropped:
         print(f"astaroth: dropped {dropped} time-series rows written after the checkpoint's step {sim.steps}")
-    return sim
+    return sim, history
+
+
+PHYSICS = {"hydro": "isothermal hydrodynamics", "mhd": "isothermal MHD (vector potential A)"}
+
+
+def _changed_keys(config):
+    """The keys `config` sets to other than the default (astaroth.config.DEFAULT),
+    as "[section] key = value" grouped by section, in the file's order."""
+    from . import config as configuration
+
+    groups = []
+    for section, defaults in configuration.DEFAULT.items():
+        keys = [f"{key} = {configuration.toml_value(config[section][key])}"
+                for key, default in defaults.items() if config[section][key] != default]
+        if keys:
+            groups.append(f"[{section}] " + ", ".join(keys))
+    return groups
+
+
+def _start_lines(config, sim, config_name, start):
+    """What the run is: its physics, start, grid, where it runs and writes;
+    then every parameter that differs from the default."""
+    from . import analysis
+
+    out = config["output"]
+    f = sim.forcing
+    forcing = "unforced"
+    if f is not None:
+        helical = f"relhel = {f.relhel:g}, " if f.relhel else ""
+        forcing = f"forced at kf = {analysis.forcing_wavenumber(sim):.3g} ({helical}f0 = {f.f0:g})"
+    first = (f"{PHYSICS.get(sim.physics, sim.physics)}, {forcing}, {start}, {'x'.join(map(str, sim.shape))} grid, "
+             f"nu = {sim.nu:g}{f', eta = {sim.eta:g}' if sim.physics == 'mhd' else ''}, {sim.dtype.name}, "
+             f"method {sim.method}, backend {sim.backend}, until t = {out['until']:g}; output in {out['dir']}/")
+    changed = _changed_keys(config)
+    second = (f"{config_name} sets " + "; ".join(changed) if changed else
+              f"{config_name}: every parameter at its default (astaroth run --help lists them)")
+    return [first, second]
+
+
+def _end_lines(sim):
+    """The summary at the end, from the time-series row of the state now
+    (astaroth.diagnostics): urms, Re, ekin and the spectrum peak; with MHD
+    brms, Rm, the magnetic energy and helicity; with forcing its power."""
+    from . import analysis
+    from .diagnostics import row
+
+    now = row(sim, 0.0)
+    kf = analysis.forcing_wavenumber(sim)
+    re = analysis.reynolds_numbers(sim, kf)
+    k_name, k_value = ("kf", kf) if kf else ("k1", 2 * math.pi / max(sim.box))  # forcing, else box, scale
+
+    def peak(field):
+        k, E = analysis.spectrum(sim, field=field)
+        return f", {field} spectrum peak at k = {k[1:][E[1:].argmax()]:g}" if k.size > 1 else ""
+
+    lines = [f"t = {sim.t:g} after {sim.steps} steps: urms = {now['urms']:.4g}, Re = urms / (nu {k_name}) = "
+             f"{re['Re']:.3g} ({k_name} = {k_value:.3g}), ekin = <rho u^2 / 2> = {now['ekin']:.4g}{peak('kinetic')}"]
+    if sim.physics == "mhd":
+        emag = now["b2m"] / (2 * sim.mu0)
+        lines.append(f"magnetic: brms = {now['brms']:.4g}, Rm = urms / (eta {k_name}) = {re['Rm']:.3g}, "
+                     f"<B^2> / (2 mu0) = {emag:.4g} ({emag / now['ekin'] if now['ekin'] else math.inf:.3g} of ekin), "
+                     f"<A . B> = {now['abm']:.4g}{peak('magnetic')}")
+    power = analysis.forcing_power(sim)
+    if power is not None:
+        takers = "viscosity and resistivity take" if sim.physics == "mhd" else "viscosity takes"
+        lines.append(f"the forcing puts in {power:.3g} per unit volume and time on average (f0^2 cs^3 kf <rho> / 4); "
+                     f"in a steady state {takers} out as much")
+    return lines
 
 
 def cmd_run(args):
-    from . import analysis, config as configuration, rundir
+    from . import config as configuration, rundir
     from .io import save
+    from .diagnostics import Progress
     from .simulation import _StopRequest
 
     config = configuration.load(args.config) if args.config else configuration.default()
@@ -126,31 +222,32 @@ def cmd_run(args):
     series = os.path.join(folder, rundir.TIMESERIES)
     stop_file = os.path.join(folder, rundir.STOP)
     if args.restart:
-        sim = _restart(config, folder, checkpoint, config_name)
+        sim, history = _restart(config, folder, checkpoint, config_name)
         start = f"restart from {checkpoint} at step {sim.steps}, t = {sim.t:g}"
     else:
         os.makedirs(folder, exist_ok=True)
-        sim = build_simulation(config)
+        sim, history = build_simulation(config), []
         start = f"{config['initial']['kind']} start"
-    print(f"astaroth: {start}, {'forced' if sim.forcing else 'unforced'}, "
-          f"{'x'.join(map(str, sim.shape))} grid, nu = {sim.nu:g}, {sim.dtype.name}, method {sim.method}, "
-          f"backend {sim.backend}, until t = {out['until']:g}; output in {folder}/")
-    record = rundir.encode(config)
+    for line in _start_lines(config, sim, config_name, start):
+        print(f"astaroth: {line}")
+    record = {"run_config": rundir.encode(config)}
+    if history:  # every restart that changed a run-time parameter: step, time, [old, new]
+        record[rundir.HISTORY] = rundir.encode(history)
     stopped = []
     target = None
 
     def on_stop(s):
         stopped.append(True)
         if can_save:
-            save(s, checkpoint, attributes={"run_config": record, "segment_end": s.t == target})
+            save(s, checkpoint, attributes={**record, "segment_end": s.t == target})
         print(f"\nastaroth: stopped at step {s.steps}, t = {s.t:g}" +
               (f"; checkpoint {checkpoint}: continue with --restart" if can_save else ""))
         if os.path.exists(stop_file):
             os.unlink(stop_file)  # done what it asked: a restart must not stop again at once
             print(f"astaroth: removed {stop_file}")
 
-    t_start = sim.t
     signals = _StopRequest(True)  # between segments too, while snapshots are written; run() has its own
+    bar = Progress(sim, out["until"]) if out["progress"] and not args.quiet else None  # the whole run's line
     try:
         while sim.t < out["until"] and not stopped:
             if signals.requested:
@@ -160,21 +257,18 @@ def cmd_run(args):
             every = out["snapshot_every"]
             target = min(out["until"], (math.floor(sim.t / every * (1 + 1e-12)) + 1) * every)
             sim.run(until=target, cdt=config["numerics"]["cdt"], cdtv=config["numerics"]["cdtv"],
-                    timeseries=series, diagnostics_every=out["timeseries_every"],
-                    progress=out["progress"] and not args.quiet, stop_file=stop_file,
-                    handle_signals=True, on_stop=on_stop)
+                    dt=config["numerics"]["dt"] or None,
+                    timeseries=series, diagnostics_every=out["timeseries_every"], progress=bar or False,
+                    stop_file=stop_file, handle_signals=True, on_stop=on_stop)
             if can_save and (not stopped or sim.t == target):  # a stop on a segment's last step still ends it
-                save(sim, os.path.join(folder, rundir.snapshot_name(sim.steps)), attributes={"run_config": record})
-                save(sim, checkpoint, xdmf=False, attributes={"run_config": record, "segment_end": True})
+                save(sim, os.path.join(folder, rundir.snapshot_name(sim.steps)), attributes=record)
+                save(sim, checkpoint, attributes={**record, "segment_end": True})  # .xdmf kept current
     finally:
         signals.restore()
-    k, E = analysis.spectrum(sim)
-    urms = analysis.rms(sim, "u")
-    print(f"t = {sim.t:g} after {sim.steps} steps: urms = {urms:.4g}, spectrum peak at k = {k[1:][E[1:].argmax()]:g}")
-    if sim.forcing is not None and t_start == 0:
-        rate = 0.25 * sim.forcing.f0 ** 2 * sim.cs ** 3 * sim.forcing.mean_k
-        print(f"kinetic energy <u^2>/2 = {0.5 * urms ** 2:.4g}; forcing injects {rate:.3g} per unit time "
-              f"(so at most {rate * sim.t:.4g} by now, less what viscosity took)")
+        if bar is not None:
+            bar.close()
+    for line in _end_lines(sim):
+        print(line)
     if can_save and can_plot:
         from .plot import summary
 
@@ -188,8 +282,16 @@ def cmd_run(args):
 
 
 def cmd_plot(args):
+    from .diagnostics import read_timeseries
     from .plot import summary
 
+    if args.timeseries is not None:
+        if not os.path.isfile(args.timeseries):
+            raise RunError(f"--timeseries {args.timeseries}: no such file")
+        try:
+            read_timeseries(args.timeseries)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise RunError(f"--timeseries {args.timeseries} is not a time-series CSV of astaroth run: {e}") from None
     path = summary(args.snapshot, args.timeseries, args.output)
     if not path:
         print("astaroth: plotting needs matplotlib (pip install matplotlib, or the package's [plot] extra)",
@@ -211,6 +313,9 @@ def cmd_bench(args):
         raise RunError(f"--backend cuda: no GPU is usable here: {why}; use --backend cpu")
     if args.physics == "all" and not args.terms:
         raise RunError("--physics all goes with --terms (the other benchmarks take hydro or mhd)")
+    from .bench import check_bench_options
+    check_bench_options(args)
+    args.methods = args.methods or ["55p", "19p"]
     if args.terms:
         from .bench import run_terms_bench
 
@@ -279,8 +384,12 @@ def build_parser():
     p.add_argument("config", nargs="?", help="TOML configuration (the keys are listed below)")
     again = p.add_mutually_exclusive_group()
     again.add_argument("--restart", action="store_true",
-                       help="continue from OUTPUT_DIR/checkpoint.h5 (until, cadences, progress, backend, cdt and "
-                            "cdtv may change; grid, physics, dtype, method and forcing may not)")
+                       help="continue from OUTPUT_DIR/checkpoint.h5: run-time parameters may change, as in the "
+                            "Pencil Code's run.in (until, cadences, progress, backend, cdt, cdtv, dt, the forcing's "
+                            "f0, kmin, kmax and relhel, and the physics parameters marked 'may change on "
+                            "--restart' below), each reported and recorded in the checkpoint's restart_history; "
+                            "grid, box, dtype, method, the physics switches, their fixed parameters and the "
+                            "forcing's kind (on or off, normalize, kdat) may not")
     again.add_argument("--overwrite", action="store_true",
                        help="start afresh in an output directory that holds a run, deleting its files")
     p.add_argument("--quiet", action="store_true", help="no progress line")
@@ -296,7 +405,7 @@ def build_parser():
     p.add_argument("--sizes", type=_positive(int), nargs="+",
                    help="grid sizes (default: 64 128 on the CPU, 128 256 512 on the GPU)")
     p.add_argument("--dtype", nargs="+", default=["float32", "float64"], choices=["float32", "float64"])
-    p.add_argument("--methods", nargs="+", default=["55p", "19p"], choices=["55p", "19p"])
+    p.add_argument("--methods", nargs="+", choices=["55p", "19p"], help="55p 19p (default both)")
     p.add_argument("--seconds", type=_positive(float), default=1.0, help="time spent per measurement (default 1)")
     p.add_argument("--physics", default="hydro", choices=["hydro", "mhd", "all"],
                    help="mhd: rows for magnetohydrodynamics (seven fields, the 55-point method; default sizes "
@@ -306,8 +415,9 @@ def build_parser():
                         "default size 32 on the CPU, 256 on the GPU)")
     p.add_argument("--sweeps", action="store_true",
                    help="parameter-sweep rows instead: sim.run of one simulation at --sizes (default 32 64 128 "
-                        "256), an Ensemble of 64 at 32^3 and of 16 at 64^3 beside a loop over the same members "
-                        "(the first --dtype and --methods; e.g. --dtype float32 --methods 55p)")
+                        "256), an Ensemble of 64 at 32^3 and of 16 at 64^3 (or the nearest smaller --sizes) beside "
+                        "a loop over the same members "
+                        "(the first --dtype and --methods; e.g. --dtype float32 --methods 55p); hydro only")
     p.set_defaults(func=cmd_bench)
     q = p.add_subparsers(dest="bench_target", title="other benchmarks", metavar="ops").add_parser(
         "ops", help="GB/s of the astaroth.ops first-derivative kernels on the GPU (x, y, z) against a device copy")

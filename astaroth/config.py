@@ -9,28 +9,57 @@ the default backend) is what `astaroth run` does without a file.
 import copy
 import math
 
+from . import parameters as registry
+
+
+def _physics_schema():
+    """[physics]: the switches (choices or true/false) and every parameter of csrc/parameters.def."""
+    schema = {sw["keyword"]: ("bool" if sw["kind"] == "flag" else sw["values"]) for sw in registry.switches()}
+    schema.update((name, "parameter") for name in registry.NAMES)
+    return schema
+
+
+def _physics_default():
+    values = {sw["keyword"]: sw["off"] for sw in registry.switches()}
+    for name in registry.NAMES:
+        d = registry.default(name)
+        values[name] = list(d) if isinstance(d, tuple) else d
+    return values
+
+
+def _physics_help():
+    text = {sw["keyword"]: sw["description"] for sw in registry.switches()}
+    text.update((name, registry.help_line(name)) for name in registry.NAMES)
+    return text
+
 SCHEMA = {
     "grid": {"shape": "ints3", "box": "reals3", "origin": "reals3"},
-    "physics": {"nu": "nonneg", "cs": "nonneg", "physics": ("hydro", "mhd"), "eta": "nonneg", "b_ext": "reals3",
-                "mu0": "positive", "nu_hyper3": "nonneg", "diff_hyper3": "nonneg", "nu_shock": "nonneg"},
+    "physics": _physics_schema(),
     "numerics": {"backend": ("auto", "cpu", "cuda"), "method": ("55p", "19p"), "dtype": ("float32", "float64"),
-                 "cdt": "positive", "cdtv": "positive"},
+                 "cdt": "positive", "cdtv": "positive",
+                 "dt": "nonneg"},
     "initial": {"kind": ("rest", "sine_wave", "radial_explosion", "random_velocity"), "field": ("ux", "uy", "uz", "lnrho"),
                 "amplitude": "real", "k": "reals3_or_real", "r0": "nonneg", "width": "positive", "urms": "nonneg",
                 "slope": "real", "seed": "seed", "seed_field": "nonneg"},
-    "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed", "relhel": "real"},
+    "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed", "relhel": "real",
+                "normalize": ("per_k", "mean_k"), "kdat": "path"},
     "output": {"dir": "string", "until": "positive", "timeseries_every": "count", "snapshot_every": "positive",
                "progress": "bool"},
 }
 
+# Where the default run departs from the table's defaults: a lower viscosity
+# makes `astaroth run` turbulent (Re = urms / (nu kf) about 40, not 7).
+RUN_PHYSICS = {"nu": 3e-3}
+
 DEFAULT = {
     "grid": {"shape": [64, 64, 64], "box": [2 * math.pi] * 3, "origin": [0.0, 0.0, 0.0]},
-    "physics": {"nu": 5e-3, "cs": 1.0, "physics": "hydro", "eta": 0.0, "b_ext": [0.0, 0.0, 0.0], "mu0": 1.0,
-                "nu_hyper3": 0.0, "diff_hyper3": 0.0, "nu_shock": 0.0},
-    "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3},
+    "physics": {**_physics_default(), **RUN_PHYSICS},
+    "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3,
+                 "dt": 0.0},
     "initial": {"kind": "rest", "field": "uy", "amplitude": 1e-3, "k": 1.0, "r0": 0.8, "width": 0.2, "urms": 0.1,
                 "slope": -2.0, "seed": 1, "seed_field": 0.0},
-    "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.02, "seed": 1, "relhel": 0.0},
+    "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.07, "seed": 1, "relhel": 0.0, "normalize": "per_k",
+                "kdat": ""},
     "output": {"dir": "astaroth-run", "until": 10.0, "timeseries_every": 10, "snapshot_every": 5.0,
                "progress": True},
 }
@@ -39,15 +68,10 @@ DEFAULT = {
 HELP = {
     "grid": {"shape": "points per axis (nx, ny, nz), each >= 1", "box": "box lengths, one number or three",
              "origin": "coordinates of point 0 on each axis"},
-    "physics": {"nu": "kinematic viscosity, >= 0", "cs": "isothermal sound speed, >= 0",
-                "physics": "hydro, or mhd for the vector potential A (fields ax, ay, az)",
-                "eta": "mhd: magnetic diffusivity, >= 0", "b_ext": "mhd: imposed uniform field, one number or three",
-                "mu0": "mhd: vacuum permeability, > 0",
-                "nu_hyper3": "hyperviscosity: du/dt += nu_hyper3 del6 u (55p)",
-                "diff_hyper3": "density hyperdiffusion: dlnrho/dt += diff_hyper3 del6 lnrho (55p)",
-                "nu_shock": "shock viscosity coefficient (55p, one process)"},
+    "physics": _physics_help(),
     "numerics": {"backend": "auto, cpu or cuda", "method": "55p or 19p", "dtype": "float32 or float64",
-                 "cdt": "advective Courant number of the CFL step", "cdtv": "viscous number of the CFL step"},
+                 "cdt": "advective Courant number of the CFL step", "cdtv": "viscous number of the CFL step",
+                 "dt": "a fixed time step (the Pencil Code's dt), 0 (default): the CFL step"},
     "initial": {"kind": "rest, sine_wave, radial_explosion or random_velocity",
                 "field": "sine_wave: the field (ux, uy, uz, lnrho)", "amplitude": "sine_wave, radial_explosion",
                 "k": "sine_wave: wave number along x, or a wave vector", "r0": "radial_explosion: shell radius",
@@ -58,18 +82,30 @@ HELP = {
     "forcing": {"kmin": "smallest |k| of the shell, units of 2 pi / L",
                 "kmax": "largest |k| of the shell, at most n / 2", "f0": "strength, >= 0",
                 "seed": "seed of the forcing's generator",
-                "relhel": "relative helicity: +1 or -1 maximally helical, 0 (default) non-helical"},
+                "relhel": "relative helicity: +1 or -1 maximally helical, 0 (default) non-helical",
+                "normalize": "per_k: N from each drawn |k|; mean_k: from the set's mean |k| (Pencil's kav)",
+                "kdat": "a Pencil Code k.dat file of wave vectors, in place of kmin and kmax"},
     "output": {"dir": "run directory", "until": "end time", "timeseries_every": "steps between time-series rows",
                "snapshot_every": "time between snapshots (and checkpoints)", "progress": "a progress line"},
 }
 
 # On --restart the checkpoint holds the state: these keys describe it and
-# cannot change; the others take effect from the restart on ([initial] is
-# not used at all, and a changed [output] dir is another run).
+# cannot change (the grid, dtype and method, the module switches, the
+# physics parameters whose `restart` column in csrc/parameters.def is 0, and
+# whether the run is forced).
 FIXED_ON_RESTART = {"grid": ("shape", "box", "origin"),
-                    "physics": ("nu", "cs", "physics", "eta", "b_ext", "mu0", "nu_hyper3", "diff_hyper3", "nu_shock"),
+                    "physics": registry.SWITCHES + tuple(n for n in registry.NAMES if not registry.row(n)["restart"]),
                     "numerics": ("dtype", "method"),
-                    "forcing": ("enabled", "kmin", "kmax", "f0", "seed", "relhel")}
+                    "forcing": ("enabled", "normalize", "kdat")}
+# These the checkpoint records too, and a restart may change them, as the
+# Pencil Code's run.in may: they are compared with the checkpoint, and each
+# change is reported and recorded in the checkpoint's restart history (the
+# shell kmin, kmax only for a forcing of a shell, not of a k.dat file's set).
+CHANGED_ON_RESTART = {"physics": tuple(n for n in registry.NAMES if registry.row(n)["restart"]),
+                      "forcing": ("kmin", "kmax", "f0", "relhel")}
+# The other keys take effect from the restart on ([initial] is not used at
+# all, the forcing's seed neither, the checkpoint holding its generator's
+# state, and a changed [output] dir is another run).
 
 
 def toml_value(value):
@@ -123,6 +159,18 @@ def _check(section, key, kind, v):
         if key == "box" and min(v) <= 0:
             raise ConfigError(f"{where} = {v!r}: box lengths must be positive")
         return [float(x) for x in v]
+    if kind == "parameter":  # a row of csrc/parameters.def
+        vector = registry.row(key)["kind"] == "vector"
+        if vector and _is_real(v):
+            v = [v] * 3
+        if vector and not (isinstance(v, list) and len(v) == 3 and all(_is_real(x) for x in v)):
+            raise ConfigError(f"{where} = {v!r}: must be three numbers or one number")
+        if not vector and not _is_real(v):
+            raise ConfigError(f"{where} = {v!r}: must be a number")
+        values = [float(x) for x in (v if vector else [v])]
+        if not all(registry.in_bounds(key, x) for x in values):
+            raise ConfigError(f"{where} = {v!r}: must be {registry.bounds_text(key)}")
+        return values if vector else values[0]
     if kind in ("real", "nonneg", "positive"):
         if not _is_real(v):
             raise ConfigError(f"{where} = {v!r}: must be a number")
@@ -138,6 +186,10 @@ def _check(section, key, kind, v):
     if kind == "bool":
         if not isinstance(v, bool):
             raise ConfigError(f"{where} = {v!r}: must be true or false")
+        return v
+    if kind == "path":  # a file name, or "" for none
+        if not isinstance(v, str):
+            raise ConfigError(f"{where} = {v!r}: must be a file name in quotes (\"\" for none)")
         return v
     if kind == "string":
         if not isinstance(v, str) or not v:
@@ -164,6 +216,8 @@ def validate(user):
             config[section][key] = _check(section, key, SCHEMA[section][key], value)
     if config["forcing"]["kmax"] < config["forcing"]["kmin"]:
         raise ConfigError("[forcing] kmax must be >= kmin")
+    if config["forcing"]["kdat"] and {"kmin", "kmax"} & set(user.get("forcing", {})):
+        raise ConfigError("[forcing] kdat gives the wave vectors: leave out kmin and kmax")
     config["forcing"]["enabled"] = "forcing" in user
     return config
 

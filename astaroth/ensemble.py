@@ -21,12 +21,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import _core
 from .diagnostics import ProgressLine
-from .simulation import DEVICE_BATCH, NonFiniteError, Simulation, _device_batch_size
+from .simulation import DEVICE_BATCH, NonFiniteError, Simulation, _device_batch_size, _positive_dt
 
 MEMBERS_PER_LAUNCH = 128  # members one launch steps (kernels.h's AC_MAX_MEMBERS)
 
 # what members must share: an ensemble is one kind of run swept over parameters
-_SAME = ("shape", "dtype", "method", "physics", "backend")
+# the modules (csrc/parameters.def: physics, and any later switch) fix the field list
+_SAME = ("shape", "dtype", "method", "modules", "backend")
 
 
 class Ensemble:
@@ -48,7 +49,13 @@ class Ensemble:
     """
 
     def __init__(self, sims, workers=None):
-        sims = list(sims)
+        if isinstance(sims, Simulation):
+            raise TypeError("Ensemble takes a sequence of Simulation objects, e.g. Ensemble([sim1, sim2]), "
+                            "not one Simulation (an ensemble of one is Ensemble([sim]))")
+        try:
+            sims = list(sims)
+        except TypeError:
+            raise TypeError(f"Ensemble takes a sequence of Simulation objects, not {type(sims).__name__}") from None
         if not sims:
             raise ValueError("an Ensemble needs at least one Simulation")
         for i, sim in enumerate(sims):
@@ -63,12 +70,13 @@ class Ensemble:
         for i, sim in enumerate(sims[1:], 1):
             for name in _SAME:
                 if getattr(sim, name) != getattr(first, name):
-                    raise ValueError(f"Ensemble members must share their {name}: member 0 has "
+                    what = "modules (physics and the other switches)" if name == "modules" else name
+                    raise ValueError(f"Ensemble members must share their {what}: member 0 has "
                                      f"{getattr(first, name)}, member {i} has {getattr(sim, name)}")
         self._sims = sims
         if workers is None:
             workers = len(sims) if first.backend == "cuda" else min(len(sims), _core.openmp_threads())
-        if not (isinstance(workers, int) and workers >= 1):
+        if isinstance(workers, bool) or not (isinstance(workers, int) and workers >= 1):
             raise ValueError(f"workers must be a positive integer, got {workers!r}")
         self._workers = min(workers, len(sims))
 
@@ -99,18 +107,24 @@ class Ensemble:
         the dt each member took."""
         return self._each(lambda sim: sim.step(dt))
 
-    def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, progress=False):
+    def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, progress=False, dt=None):
         """Advance every member with its own CFL steps to time `until`, each
-        landing exactly on it (as Simulation.run; cdt, cdtv and check_every
-        mean the same).  progress: True for a line every few seconds
-        (members done, slowest member's time, aggregate M updates/s).
-        Returns the list of steps each member took.  A member that blows up
-        raises NonFiniteError naming it, after the others have finished."""
-        plans = [sim._run_arguments(until, cdt, cdtv, check_every) for sim in self._sims]
+        landing exactly on it (as Simulation.run; cdt, cdtv, check_every and
+        dt, a fixed time step for every member, mean the same).  progress:
+        True for a line every few seconds (members done, slowest member's
+        time, aggregate M updates/s).  Returns the list of steps each member
+        took.  A member that blows up raises NonFiniteError naming it, after
+        the others have finished."""
+        plans = [sim._run_arguments(until, cdt, cdtv, check_every, dt) for sim in self._sims]
+        if dt is not None:
+            dt = _positive_dt(dt)
+            for i, sim in enumerate(self._sims):
+                if sim.t < until:
+                    _named(i, sim._check_stability, dt, 3, "")
         bar = _Progress(self, until) if progress else None
 
         def advance(sim, plan):
-            steps = sim._cfl_steps(*plan, check_every)
+            steps = sim._cfl_steps(*plan, check_every, dt)
             steps.batch = DEVICE_BATCH  # where the backend can, a member's steps run without waiting between them
             for _ in steps:
                 pass
@@ -118,7 +132,8 @@ class Ensemble:
             return steps.taken
 
         try:
-            taken, alone = self._run_together(*plans[0], bar)
+            taken, alone = (self._run_together(*plans[0], bar) if dt is None else
+                             ([0] * len(self._sims), list(range(len(self._sims)))))
             for i, steps in zip(alone, self._each(advance, plans, bar, alone)):
                 taken[i] += steps
             self._raise_first_error(taken)
@@ -140,6 +155,8 @@ class Ensemble:
         together = [i for i, lim in enumerate(limits) if lim is not None and sims[i].t < until]
         if len(together) < 2:
             return taken, list(range(len(sims)))
+        for i in together:  # one host reduction each: the device finds the steps' dt itself
+            _named(i, lambda sim: sim._check_step_count(until, sim.cfl_dt(cdt, cdtv), cdt, cdtv), sims[i])
         for first in range(0, len(together), MEMBERS_PER_LAUNCH):
             group = together[first:first + MEMBERS_PER_LAUNCH]
             while True:

@@ -77,13 +77,36 @@ def random_velocity(sim, urms=0.1, spectrum=lambda k: k ** -2.0, seed=0, kmax=No
         sim[name] = f * (urms / norm)
 
 
+def _real_number(value, name):
+    """`value` as a float: a TypeError for what is not a real number, a
+    ValueError for NaN or Inf, each naming the parameter."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number, not {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
 def _periodic_wavenumber(sim, k, axis):
-    """k as a wave number along `axis` (0, 1, 2) that fits the periodic box."""
-    m = k * sim.box[axis] / (2 * math.pi)
-    if not (isinstance(k, numbers.Real) and math.isfinite(k) and k != 0) or abs(m - round(m)) > 1e-9 * max(1.0, abs(m)):
-        raise ValueError(f"k = {k!r} along {'xyz'[axis]} is not a nonzero wave number of the periodic box "
-                         f"(k L / 2 pi must be a nonzero integer; L = {sim.box[axis]})")
-    return float(k)
+    """k as a wave number along `axis` (0, 1, 2) that fits the periodic box
+    and that the grid resolves: the axis has more than one point and
+    |k| L / 2 pi lies below the Nyquist wave number n / 2 (at n / 2 sin(k x)
+    vanishes on every point, beyond it the wave aliases)."""
+    k = _real_number(k, "k")
+    name, n, L = "xyz"[axis], sim.shape[axis], sim.box[axis]
+    m = k * L / (2 * math.pi)
+    if k == 0 or abs(m - round(m)) > 1e-9 * max(1.0, abs(m)):
+        raise ValueError(f"k = {k!r} along {name} is not a nonzero wave number of the periodic box "
+                         f"(k L / 2 pi must be a nonzero integer; L = {L})")
+    if n == 1:
+        raise ValueError(f"the wave runs along {name}, but the grid has one point along {name} (shape {sim.shape}): "
+                         f"a flat axis carries no wave; use more points along {name}")
+    if abs(round(m)) >= n / 2:
+        raise ValueError(f"k = {k:g} along {name} is {abs(round(m))} wave lengths in the box, at or past the Nyquist "
+                         f"wave number n{name} / 2 = {n / 2:g} of {n} points: the grid cannot carry it; use a smaller "
+                         f"k or more points along {name}")
+    return k
 
 
 def _helical_potential(sim, k, amplitude, axis):
@@ -91,6 +114,7 @@ def _helical_potential(sim, k, amplitude, axis):
     (cyclically), zero along a: curl A = k A, a Beltrami field."""
     if getattr(sim, "physics", "hydro") != "mhd":
         raise ValueError("magnetic initial conditions need a simulation with physics='mhd'")
+    amplitude = _real_number(amplitude, "amplitude")
     x = _grid(sim)[axis]
     b, c = (axis + 1) % 3, (axis + 2) % 3
     names = ("ax", "ay", "az")
@@ -103,8 +127,10 @@ def _helical_potential(sim, k, amplitude, axis):
 def beltrami_field(sim, k=1.0, amplitude=0.1, axis="z"):
     """A = amplitude (sin k z, cos k z, 0) for axis "z" (and its cyclic
     permutations for "x", "y"): B = curl A = k A, a force-free (Beltrami)
-    field of positive helicity that with u = 0 decays as exp(-eta k^2 t)
-    (DESIGN 7).  physics="mhd"; k a wave number of the box along the axis."""
+    field of positive helicity that with u = 0 decays as exp(-eta k^2 t).
+    physics="mhd"; k a wave number of the box along the axis, below the
+    grid's Nyquist wave number there (the axis must have more than one
+    point)."""
     if axis not in ("x", "y", "z"):
         raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}")
     a = "xyz".index(axis)
@@ -117,7 +143,8 @@ def alfven_wave(sim, k=1.0, amplitude=0.01):
     u = -sign(b_ext) dB / sqrt(mu0 rho), rho from the (uniform) density.
     With nu = eta it is an exact nonlinear solution (|B| is uniform),
     travelling at vA = |b_ext| / sqrt(mu0 rho) and decaying as
-    exp(-nu k^2 t) (DESIGN 7).  b_ext must lie along x, y or z."""
+    exp(-nu k^2 t).  b_ext must lie along x, y or z; k as for
+    beltrami_field along that axis."""
     if getattr(sim, "physics", "hydro") != "mhd":
         raise ValueError("alfven_wave needs a simulation with physics='mhd'")
     along = [a for a in range(3) if sim.b_ext[a] != 0]

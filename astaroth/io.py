@@ -14,9 +14,14 @@ import tempfile
 
 import numpy as np
 
-from .simulation import FIELDS, MAGNETIC_FIELDS, Simulation
+from . import parameters as registry
+from .simulation import FIELDS, Simulation
 
 FORMAT = "astaroth-snapshot-1"
+# What every snapshot of a module has recorded since the module existed, besides REQUIRED: such a
+# snapshot without them is damaged or forged.  Parameters added to a module later are not listed: a
+# snapshot that lacks one was written before it existed and takes its default (astaroth.parameters()).
+MODULE_ATTRIBUTES = {"magnetic": ("eta", "mu0", "b_ext")}
 
 
 def _h5py():
@@ -41,10 +46,21 @@ def atomic_path(path, what):
     """A temporary path beside `path`: what the block writes there replaces
     `path` at once when the block succeeds (flushed to disk first, with the
     mode a new file would get under the umask), and is removed when it fails.
-    An OSError names `path` and `what` it is, never the temporary file."""
+    An existing `path` that no one may write (e.g. mode 0444) is refused
+    with PermissionError before any work, even as root: replacing it would
+    undo its protection.  An OSError names `path` and `what` it is, never
+    the temporary file."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not mode & 0o222:
+        raise PermissionError(errno.EACCES, f"cannot write the {what} {path}: it exists and is read-only (mode "
+                                            f"{mode & 0o777:04o}); make it writable (chmod u+w) to replace it, "
+                                            f"or write elsewhere")
     try:
         fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=os.path.splitext(path)[1], dir=folder)
         os.close(fd)
@@ -91,6 +107,9 @@ def _write(sim, path, fields, h5py, attributes):
         f.attrs["format"] = FORMAT
         for key, value in sim.parameters().items():
             f.attrs[key] = value
+        for key in registry.SWITCHES + registry.NAMES:  # every switch and parameter of csrc/parameters.def
+            value = getattr(sim, key)
+            f.attrs[key] = np.array(value) if isinstance(value, tuple) else value
         f.attrs["t"] = sim.t
         f.attrs["steps"] = sim.steps
         for key, value in attributes.items():
@@ -102,8 +121,12 @@ def _write(sim, path, fields, h5py, attributes):
             f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(fields[name].T))
         if sim.forcing is not None:
             g = f.create_group("forcing")
-            for key in ("kmin", "kmax", "f0", "seed", "relhel"):
+            for key in ("kmin", "kmax", "f0", "seed", "relhel", "normalize"):
                 g.attrs[key] = getattr(sim.forcing, key)
+            if sim.forcing.explicit:  # an explicit set (a k.dat file's): the vectors themselves, and its kav
+                g.create_dataset("wavevectors", data=sim.forcing.wavenumbers)
+                g.attrs["kav"] = sim.forcing.kav
+                g.attrs["kdat"] = sim.forcing.kdat or ""
             g.attrs["generator_state"] = np.uint64(sim._grid.forcing_state)
         f.flush()
 
@@ -131,8 +154,29 @@ def _missing(f):
     return missing
 
 
-def load(path, backend="auto", comm=None, exchange="auto"):
+def _recorded_parameters(attrs):
+    """The switches and physics parameters a snapshot records, {name: value}; those it lacks (snapshots
+    written before a parameter existed, or of a module that was off) are left out, to take their defaults."""
+    out = {}
+    for key in registry.SWITCHES:
+        if key in attrs:
+            value = attrs[key]
+            value = value.decode() if isinstance(value, bytes) else value
+            out[key] = bool(value) if isinstance(value, np.bool_) else (str(value) if isinstance(value, str) else value)
+    for name in registry.NAMES:
+        if name in attrs:
+            value = np.asarray(attrs[name], dtype=np.float64)
+            out[name] = tuple(float(v) for v in value.ravel()) if registry.row(name)["kind"] == "vector" else float(value)
+    return out
+
+
+def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
     """A Simulation from a snapshot written by `save`, ready to analyse or continue.
+
+    parameters: {name: value} of physics parameters to take in place of those
+    recorded (what `astaroth run --restart` changes); every other parameter
+    is read from the file, and one the file lacks gets its default
+    (astaroth.parameters()).
 
     With `comm` every rank reads the file and keeps its own subdomain, on any
     number of ranks (not necessarily the number that wrote it).  A file that
@@ -140,9 +184,21 @@ def load(path, backend="auto", comm=None, exchange="auto"):
     naming the file and what it lacks.
     """
     h5py = _h5py()
+    path = os.fspath(path)
+    try:
+        return _load(path, h5py, backend, comm, exchange, parameters)
+    except (OSError, KeyError, RuntimeError) as e:  # h5py's errors reading a truncated or damaged file
+        if isinstance(e, OSError) and path in str(e):
+            raise
+        message = f"cannot read the snapshot {path} (truncated or damaged?): {e}"
+        if isinstance(e, OSError):
+            raise (OSError(e.errno, message) if e.errno else OSError(message)) from e
+        raise ValueError(message) from e
+
+
+def _load(path, h5py, backend, comm, exchange, parameters):
     from .forcing import Forcing
 
-    path = os.fspath(path)
     with _open(path, h5py) as f:
         if f.attrs.get("format") != FORMAT:
             raise ValueError(f"{path} is not an astaroth snapshot (format {f.attrs.get('format')!r})")
@@ -150,18 +206,32 @@ def load(path, backend="auto", comm=None, exchange="auto"):
         if missing:
             raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
         a = f.attrs
-        extra = {}  # the physics beyond hydrodynamics
-        if str(a.get("physics", "hydro")) == "mhd":
-            extra = dict(physics="mhd", eta=float(a["eta"]), mu0=float(a["mu0"]),
-                            b_ext=tuple(float(b) for b in a["b_ext"]))
-            missing = [f"dataset 'fields/{name}'" for name in MAGNETIC_FIELDS if f"fields/{name}" not in f]
+        for key in registry.SWITCHES:
+            value = a.get(key, registry.default(key))
+            value = value.decode() if isinstance(value, bytes) else value
+            known = dict((sw["keyword"], sw["values"]) for sw in registry.switches())[key]
+            if value not in known:
+                raise ValueError(f"{path}: attribute {key!r} is {value!r}, which this version does not know "
+                                 f"(one of {', '.join(map(str, known))}); it was written by another program or a "
+                                 f"newer version")
+        try:
+            extra = _recorded_parameters(a)  # absent: the default, as before the parameter existed
+            registry.resolve({k: v for k, v in extra.items() if k in registry.NAMES},
+                             {k: v for k, v in extra.items() if k in registry.SWITCHES}, str(a["method"]))
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{path}: the recorded parameters are not valid: {e}") from None
+        for module in registry.modules_of(extra):
+            switch = registry.module_switch(module)
+            missing = [f"attribute {key!r}" for key in MODULE_ATTRIBUTES.get(module, ()) if key not in a]
+            missing += [f"dataset 'fields/{name}'" for name in registry.field_names((module,))
+                        if f"fields/{name}" not in f]
             if missing:
-                raise ValueError(f"{path} is not a complete astaroth snapshot: it lacks {', '.join(missing)}")
-        for key in ("nu_hyper3", "diff_hyper3", "nu_shock"):  # absent: 0, as before these terms existed
-            if key in a:
-                extra[key] = float(a[key])
+                where = f" ({switch.replace('=', ' ')})" if switch else ""
+                raise ValueError(f"{path} is not a complete astaroth snapshot{where}: it lacks {', '.join(missing)}")
+        if parameters:
+            extra.update(parameters)
         sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
-                         nu=float(a["nu"]), cs=float(a["cs"]), dtype=str(a["dtype"]), backend=backend,
+                         dtype=str(a["dtype"]), backend=backend,
                          method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
                          exchange=exchange, **extra)
         for name in sim.field_names:
@@ -169,13 +239,24 @@ def load(path, backend="auto", comm=None, exchange="auto"):
             if data.shape != sim.shape[::-1]:
                 raise ValueError(f"{path}: dataset 'fields/{name}' has shape {data.shape}, not the grid's "
                                  f"{sim.shape[::-1]} (z, y, x)")
-            sim[name] = data[...].T
+            values = data[...]
+            if not np.all(np.isfinite(values)):
+                raise ValueError(f"{path}: dataset 'fields/{name}' holds NaN or Inf (written after a blow-up, or "
+                                 f"damaged): it cannot be continued; use an earlier snapshot")
+            sim[name] = values.T
         sim.t = float(a["t"])
         sim.steps = int(a["steps"])
         if "forcing" in f:
             g = f["forcing"].attrs
-            sim.forcing = Forcing(kmin=float(g["kmin"]), kmax=float(g["kmax"]), f0=float(g["f0"]), seed=int(g["seed"]),
-                                  relhel=float(g.get("relhel", 0.0)))  # snapshots before helical forcing: 0
+            common = dict(f0=float(g["f0"]), seed=int(g["seed"]),
+                          relhel=float(g.get("relhel", 0.0)),  # snapshots before helical forcing: 0
+                          normalize=str(g.get("normalize", "per_k")))  # ... before normalize: per_k
+            if "wavevectors" in f["forcing"]:
+                forcing = Forcing(wavevectors=f["forcing/wavevectors"][...], kav=float(g["kav"]), **common)
+                forcing.kdat = str(g.get("kdat", "")) or None
+            else:
+                forcing = Forcing(kmin=float(g["kmin"]), kmax=float(g["kmax"]), **common)
+            sim.forcing = forcing
             sim._grid.forcing_state = int(np.uint64(g["generator_state"]))
     return sim
 
@@ -188,10 +269,18 @@ def attributes(path):
         return {key: value.decode() if isinstance(value, bytes) else value for key, value in f.attrs.items()}
 
 
+def _xml_number(x):
+    """x as XML text: the shortest decimal that reads back exactly ('0.0',
+    never NumPy 2's 'np.float64(0.0)', which ParaView cannot parse)."""
+    return repr(float(x))
+
+
 def write_xdmf(h5_path, sim):
-    """An XDMF file beside `h5_path` describing its fields on a 3-D CoRectMesh."""
+    """An XDMF file beside `h5_path` describing its fields on a 3-D CoRectMesh
+    (XDMF 3: origin and spacing listed z, y, x, as the datasets are stored)."""
     nx, ny, nz = sim.shape
-    dx, dy, dz = sim.spacing
+    dx, dy, dz = (_xml_number(h) for h in sim.spacing)
+    origin = " ".join(_xml_number(c[0]) for c in (sim.z, sim.y, sim.x))
     name = os.path.basename(h5_path)
     precision = sim.dtype.itemsize
     attributes = "".join(
@@ -203,11 +292,11 @@ def write_xdmf(h5_path, sim):
 <Xdmf Version="3.0">
   <Domain>
     <Grid Name="astaroth" GridType="Uniform">
-      <Time Value="{sim.t!r}"/>
+      <Time Value="{_xml_number(sim.t)}"/>
       <Topology TopologyType="3DCoRectMesh" Dimensions="{nz} {ny} {nx}"/>
       <Geometry GeometryType="ORIGIN_DXDYDZ">
-        <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">{sim.z[0]!r} {sim.y[0]!r} {sim.x[0]!r}</DataItem>
-        <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">{dz!r} {dy!r} {dx!r}</DataItem>
+        <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">{origin}</DataItem>
+        <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">{dz} {dy} {dx}</DataItem>
       </Geometry>{attributes}
     </Grid>
   </Domain>

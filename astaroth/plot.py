@@ -1,48 +1,100 @@
-"""A picture of a run: mid-plane slices of the fields, the spectrum and the
-time series (matplotlib, an optional dependency)."""
+"""A picture of a run: mid-plane slices of the fields, the spectra and the
+time series (matplotlib, an optional dependency).
+
+Hydrodynamics: lnrho, ux, uy, uz, the kinetic-energy spectrum and urms,
+umax, rms div u.  With physics="mhd" also |B| (b_ext included), the
+magnetic spectrum beside the kinetic one, brms and bmax beside urms and
+umax, and the kinetic and magnetic energies.  A curve that spans more than
+two decades is drawn on a log axis.
+"""
 import os
 
 import numpy as np
+
+DECADES = 2.0  # a panel whose positive values span more than this many decades gets a log y axis
+
+
+def _log_if_wide(ax, *curves):
+    """A log y axis when the positive values of `curves` span more than DECADES."""
+    values = np.concatenate([np.asarray(c, dtype=float).ravel() for c in curves])
+    values = values[np.isfinite(values) & (values > 0)]
+    if values.size and values.max() > 10 ** DECADES * values.min():
+        ax.set_yscale("log")
+
+
+def _slice(fig, ax, sim, data, title, cmap="RdBu_r"):
+    k = sim.shape[2] // 2
+    im = ax.imshow(data[:, :, k].T, origin="lower", cmap=cmap,
+                   extent=(sim.x[0], sim.x[0] + sim.box[0], sim.y[0], sim.y[0] + sim.box[1]))
+    ax.set_title(f"{title}, z = {sim.z[k]:.3g}")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    fig.colorbar(im, ax=ax, shrink=0.8)
 
 
 def figure(sim, timeseries=None):
     """The summary figure of `sim` (and of the time-series CSV `timeseries`):
     the z mid-plane of each field with its axes and colour bar, the
-    spectrum, and the time series with the snapshot's time marked."""
+    spectra, and the time series with the snapshot's time marked."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter
 
     from . import analysis
+    from .diagnostics import read_timeseries
 
+    mhd = getattr(sim, "physics", "hydro") == "mhd"
     # constrained layout gives each colour bar its own room, off the neighbours' labels
-    fig, axes = plt.subplots(2, 3, figsize=(13, 8), layout="constrained")
-    k = sim.shape[2] // 2
-    for ax, name in zip(axes.flat[:4], ("lnrho", "ux", "uy", "uz")):
-        im = ax.imshow(sim[name][:, :, k].T, origin="lower", cmap="RdBu_r",
-                       extent=(sim.x[0], sim.x[0] + sim.box[0], sim.y[0], sim.y[0] + sim.box[1]))
-        ax.set_title(f"{name}, z = {sim.z[k]:.3g}")
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
-        fig.colorbar(im, ax=ax, shrink=0.8)
-    kk, E = analysis.spectrum(sim)
-    ax = axes.flat[4]
-    ax.loglog(kk[1:], np.maximum(E[1:], 1e-300))
+    fig, axes = plt.subplots(2, 4 if mhd else 3, figsize=(17 if mhd else 13, 8), layout="constrained")
+    panels = iter(axes.flat)
+    for name in ("lnrho", "ux", "uy", "uz"):
+        _slice(fig, next(panels), sim, sim[name], name)
+    if mhd:
+        b = analysis.magnetic_field(sim)
+        _slice(fig, next(panels), sim, np.sqrt(sum(c ** 2 for c in b)), "|B|", cmap="viridis")
+    ax = next(panels)
+    spectra = [("kinetic", *analysis.spectrum(sim))]
+    if mhd:
+        spectra.append(("magnetic", *analysis.spectrum(sim, field="magnetic")))
+    for label, kk, E in spectra:
+        ax.loglog(kk[1:], np.maximum(E[1:], 1e-300), label=label)
     ax.xaxis.set_minor_formatter(NullFormatter())  # a short k range labels every minor tick
     ax.set_xlabel("k")
     ax.set_ylabel("E(k)")
-    ax.set_title("kinetic-energy spectrum")
-    ax = axes.flat[5]
-    if timeseries and os.path.exists(timeseries):
-        data = np.atleast_1d(np.genfromtxt(timeseries, delimiter=",", names=True))
-        ax.plot(data["t"], data["urms"], label="urms")
-        ax.plot(data["t"], data["umax"], label="umax")
-        ax.plot(data["t"], data["divu_rms"], label="rms div u")
-        ax.axvline(sim.t, color="0.4", linestyle=":", label=f"this snapshot, t = {sim.t:.4g}")
-        ax.set_xlabel("t")
+    ax.set_title("energy spectra" if mhd else "kinetic-energy spectrum")
+    if mhd:
         ax.legend()
-        ax.set_title("time series")
+    history = next(panels)
+    energies = next(panels) if mhd else None
+    if timeseries and os.path.exists(timeseries):
+        data = np.atleast_1d(read_timeseries(timeseries))
+        names = data.dtype.names
+        t = data["t"]
+        curves = [("urms", data["urms"]), ("umax", data["umax"])]
+        if "divu2m" in names:
+            curves.append(("rms div u", np.sqrt(data["divu2m"])))
+        curves += [(c, data[c]) for c in ("brms", "bmax") if c in names]
+        for label, y in curves:
+            history.plot(t, y, label=label)
+        _log_if_wide(history, *(y for _, y in curves))
+        history.axvline(sim.t, color="0.4", linestyle=":", label=f"this snapshot, t = {sim.t:.4g}")
+        history.set_xlabel("t")
+        history.legend()
+        history.set_title("time series")
+        if energies is not None:
+            pairs = [("ekin", data["ekin"])] if "ekin" in names else []
+            if "b2m" in names:
+                pairs.append(("b2m / (2 mu0)", data["b2m"] / (2 * sim.mu0)))
+            for label, y in pairs:
+                energies.plot(t, y, label=label)
+            _log_if_wide(energies, *(y for _, y in pairs))
+            energies.axvline(sim.t, color="0.4", linestyle=":")
+            energies.set_xlabel("t")
+            energies.legend()
+            energies.set_title("energy per unit volume")
     else:
-        ax.axis("off")
+        history.axis("off")
+        if energies is not None:
+            energies.axis("off")
     return fig
 
 

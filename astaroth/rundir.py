@@ -15,6 +15,7 @@ import json
 import os
 
 from . import config as configuration
+from . import parameters as registry
 from .io import TMP_PREFIX, atomic_path
 
 TIMESERIES, CHECKPOINT, SUMMARY, STOP = "timeseries.csv", "checkpoint.h5", "summary.png", "STOP"
@@ -63,24 +64,54 @@ def newest_snapshot(folder):
     return found[-1] if found else None
 
 
+def _values(config, keys):
+    return {f"[{section}] {key}": config[section][key] for section, keys_ in keys.items() for key in keys_}
+
+
 def fixed_values(config):
     """The keys that cannot change on a restart, as {"[section] key": value}."""
-    return {f"[{section}] {key}": config[section][key]
-            for section, keys in configuration.FIXED_ON_RESTART.items() for key in keys}
+    return _values(config, configuration.FIXED_ON_RESTART)
+
+
+def _state_of(sim):
+    """The configuration keys a checkpoint's simulation records, read from the simulation itself."""
+    f = sim.forcing
+    physics = {}
+    for key in registry.SWITCHES + registry.NAMES:  # every switch and parameter of csrc/parameters.def
+        value = getattr(sim, key)
+        physics[key] = [float(v) for v in value] if isinstance(value, tuple) else value
+    return {"grid": {"shape": list(sim.shape), "box": list(sim.box),
+                     "origin": [float(c[0]) for c in (sim.x, sim.y, sim.z)]},
+            "physics": physics,
+            "numerics": {"dtype": sim.dtype.name, "method": sim.method},
+            "forcing": {"enabled": f is not None, "kmin": f and f.kmin, "kmax": f and f.kmax, "f0": f and f.f0,
+                        "seed": f and f.seed, "relhel": f and f.relhel, "normalize": f and f.normalize,
+                        "kdat": f and (f.kdat or "")}}
 
 
 def values_of(sim):
     """fixed_values() of the run a checkpoint holds, read from the simulation itself."""
-    f = sim.forcing
-    state = {"grid": {"shape": list(sim.shape), "box": list(sim.box),
-                      "origin": [float(c[0]) for c in (sim.x, sim.y, sim.z)]},
-             "physics": {"nu": sim.nu, "cs": sim.cs, "physics": sim.physics, "eta": sim.eta,
-                         "b_ext": [float(b) for b in sim.b_ext], "mu0": sim.mu0, "nu_hyper3": sim.nu_hyper3,
-                         "diff_hyper3": sim.diff_hyper3, "nu_shock": sim.nu_shock},
-             "numerics": {"dtype": sim.dtype.name, "method": sim.method},
-             "forcing": {"enabled": f is not None, "kmin": f and f.kmin, "kmax": f and f.kmax, "f0": f and f.f0,
-                         "seed": f and f.seed, "relhel": f and f.relhel}}
-    return fixed_values(state)
+    return fixed_values(_state_of(sim))
+
+
+def changes(config, sim):
+    """The keys a restart may change (config.CHANGED_ON_RESTART) whose value in
+    `config` differs from the checkpoint's `sim`: {section: {key: (old, new)}}
+    (the forcing's only when both are forced; its kmin and kmax only for a
+    shell, not for the set of a k.dat file)."""
+    state = _state_of(sim)
+    forced = state["forcing"]["enabled"] and config["forcing"]["enabled"]
+    out = {}
+    for section, keys in configuration.CHANGED_ON_RESTART.items():
+        if section == "forcing" and not forced:
+            continue
+        for key in keys:
+            if section == "forcing" and key in ("kmin", "kmax") and (config["forcing"]["kdat"] or sim.forcing.explicit):
+                continue
+            old, new = state[section][key], config[section][key]
+            if old != new:
+                out.setdefault(section, {})[key] = (old, new)
+    return out
 
 
 def compare(config, sim, recorded):
@@ -89,24 +120,41 @@ def compare(config, sim, recorded):
     `sim`: the checkpoint's simulation; `recorded`: the configuration the
     checkpoint was written under (None for a file without one).  Returns
     (refused, changed): the keys that cannot change on a restart and did,
-    and those that may and did, each as lines "[section] key = new (was old)".
+    each as "[section] key = new (checkpoint: old)", and those that may and
+    did, each as "[section] key = new (was old)" (the physics parameters and
+    forcing against the checkpoint itself, the other keys against `recorded`).
     """
     now, then = fixed_values(config), values_of(sim)
     both_forced = now["[forcing] enabled"] and then["[forcing] enabled"]
     refused = [f"{k} = {configuration.toml_value(now[k])} (checkpoint: {configuration.toml_value(then[k])})"
                for k in now if now[k] != then[k] and (both_forced or not k.startswith("[forcing]")
                                                       or k == "[forcing] enabled")]
-    changed = []
+    changed = [f"[{section}] {key} = {configuration.toml_value(new)} (was {configuration.toml_value(old)})"
+               for section, keys in changes(config, sim).items() for key, (old, new) in keys.items()]
     if recorded is not None:
         for section, keys in configuration.SCHEMA.items():
             for key in keys:
-                fixed = key in configuration.FIXED_ON_RESTART.get(section, ())
+                if key in configuration.FIXED_ON_RESTART.get(section, ()) or \
+                        key in configuration.CHANGED_ON_RESTART.get(section, ()):
+                    continue
                 old, new = recorded.get(section, {}).get(key), config[section][key]
-                if not fixed and old != new and key != "dir":
-                    note = " (ignored: the checkpoint holds the state)" if section == "initial" else ""
+                if old != new and key != "dir":
+                    note = (" (ignored: the checkpoint holds the state)" if section == "initial" else
+                            " (ignored: the checkpoint holds the forcing generator's state)"
+                            if (section, key) == ("forcing", "seed") else "")
                     changed.append(f"[{section}] {key} = {configuration.toml_value(new)} "
                                    f"(was {configuration.toml_value(old)}){note}")
     return refused, changed
+
+
+HISTORY = "restart_history"  # the checkpoint attribute: what each restart changed (JSON)
+
+
+def history_entry(sim, taken):
+    """One restart's record: its step and time and the keys it changed, {"[section] key": [old, new]}."""
+    return {"steps": int(sim.steps), "t": float(sim.t),
+            "changes": {f"[{section}] {key}": [old, new] for section, keys in taken.items()
+                        for key, (old, new) in keys.items()}}
 
 
 def encode(config):

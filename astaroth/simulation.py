@@ -14,10 +14,11 @@ import warnings
 import numpy as np
 
 from . import _core
+from . import parameters as _registry
 
-FIELDS = ("lnrho", "ux", "uy", "uz")
-MAGNETIC_FIELDS = ("ax", "ay", "az")  # the vector potential A, physics="mhd" (DESIGN 7)
-PHYSICS = ("hydro", "mhd")
+FIELDS = _registry.field_names(("hydro",))  # lnrho, ux, uy, uz (csrc/fields.h)
+MAGNETIC_FIELDS = _registry.field_names(("magnetic",))  # the vector potential A, physics="mhd"
+PHYSICS = dict((s["keyword"], s["values"]) for s in _registry.switches())["physics"]
 METHODS = ("55p", "19p")
 DTYPES = ("float32", "float64")
 
@@ -103,6 +104,9 @@ STABLE_COURANT, STABLE_DIFFUSION = 1.09, 0.31
 # Beyond RK3's own bounds no mode of any stencil is stable: step() refuses.
 RK3_COURANT, RK3_DIFFUSION = math.sqrt(3.0), 2.51
 RK3_HYPER = RK3_DIFFUSION / 64  # the 7-point sixth derivative's largest eigenvalue is 64 / dx^6
+# A run that would take more steps than this is refused before its first
+# (at a microsecond a step, 1e12 steps are twelve days): its dt is absurdly small.
+MAX_RUN_STEPS = 1e12
 
 
 def _check_grid(shape, box, dtype):
@@ -131,6 +135,20 @@ def _require_55p(what, method):
 def _courant_numbers(cdt, cdtv):
     """cdt and cdtv, checked: positive and finite."""
     return _positive_dt(cdt, "cdt"), _positive_dt(cdtv, "cdtv")
+
+
+def _warn_courant_numbers(cdt, cdtv, stacklevel=4):
+    """A RuntimeWarning for cdt or cdtv beyond the bounds step(dt) checks:
+    a CFL step that either limits has that Courant or diffusion number."""
+    for name, value, rk3, stable, what in (("cdt", cdt, RK3_COURANT, STABLE_COURANT, "Courant number"),
+                                           ("cdtv", cdtv, RK3_DIFFUSION, STABLE_DIFFUSION, "diffusion number")):
+        if value > rk3:
+            warnings.warn(f"{name} = {value:g} is beyond RK3's stability bound {rk3:.3g} for the {what}: every "
+                          f"step that {name} limits will blow up (step(dt) refuses such a step); the default is "
+                          f"{0.4 if name == 'cdt' else 0.3}", RuntimeWarning, stacklevel=stacklevel)
+        elif value > stable:
+            warnings.warn(f"{name} = {value:g} is beyond the stable limit {stable} of this scheme for the {what}: "
+                          f"a step that {name} limits will likely blow up", RuntimeWarning, stacklevel=stacklevel)
 
 
 class NonFiniteError(FloatingPointError):
@@ -183,6 +201,11 @@ class _CflSteps:
     are checked for NaN/Inf every check_every steps (the caller checks at
     the end).  Simulation.run and Ensemble.run both step through this, so an
     ensemble's member takes exactly the steps it would take alone.
+    fixed_dt: steps of that length instead of CFL steps (run(dt=...)), on
+    the host; the last one lands on `until` (t drifts by rounding over many
+    fixed steps, so a step within 1e-9 dt of `until` is taken as the last).
+    Before the first step the count of steps to `until` is checked
+    (Simulation._check_step_count).
 
     batch: how many steps the next iteration may take at once (default 1).
     Above 1, a backend that can (CUDA, 55-point method, no forcing, one
@@ -191,11 +214,13 @@ class _CflSteps:
     yields the last dt.  There every step checks every field for NaN/Inf
     (the reduction for dt does), so check_every does not apply."""
 
-    def __init__(self, sim, until, cdt, cdtv, check_every):
+    def __init__(self, sim, until, cdt, cdtv, check_every, fixed_dt=None):
         self.sim, self.until, self.cdt, self.cdtv, self.check_every = sim, until, cdt, cdtv, check_every
         self.taken, self.dt = 0, 0.0
         self.batch = 1
-        self._limits = sim._device_cfl_limits(cdt, cdtv)
+        self.fixed_dt = fixed_dt  # a fixed step (run(dt=...)) in place of the CFL step
+        self._limits = sim._device_cfl_limits(cdt, cdtv) if fixed_dt is None else None
+        self._counted = False  # the step count checked (sim._check_step_count) before the first step
 
     def __iter__(self):
         return self
@@ -205,15 +230,25 @@ class _CflSteps:
         if not sim.t < self.until:
             raise StopIteration
         if self.batch > 1 and self._limits is not None:
+            if not self._counted:  # one host reduction: the device finds the steps' dt itself
+                sim._check_step_count(self.until, sim.cfl_dt(self.cdt, self.cdtv), self.cdt, self.cdtv)
+                self._counted = True
             dt = self._device_batch()
             if dt is not None:
                 return dt
-        dt = sim.cfl_dt(self.cdt, self.cdtv)
-        last = sim.t + dt >= self.until
+        if self.fixed_dt is None:
+            dt = sim.cfl_dt(self.cdt, self.cdtv)
+            last = sim.t + dt >= self.until
+        else:  # t drifts by rounding over many fixed steps: a last step within 1e-9 dt of until lands on it
+            dt = self.fixed_dt
+            last = sim.t + dt * (1 + 1e-9) >= self.until
+        if not self._counted:
+            sim._check_step_count(self.until, dt, self.cdt, self.cdtv, fixed=self.fixed_dt is not None)
+            self._counted = True
         if last:
             dt = self.until - sim.t
         self.dt = dt
-        sim._advance(dt, profile_current=True)
+        sim._advance(dt, profile_current=self.fixed_dt is None)
         sim.steps += 1
         self.taken += 1
         sim.t = self.until if last else sim.t + dt
@@ -251,10 +286,9 @@ class Simulation:
     box : float or (Lx, Ly, Lz)
         Box lengths; the spacing is ``L / n`` and point ``i`` sits at
         ``origin + i * dx``.
-    nu : float
-        Kinematic viscosity, >= 0.
-    cs : float
-        Isothermal sound speed, >= 0.
+    nu, cs : float
+        Kinematic viscosity and isothermal sound speed (physics parameters,
+        below).
     dtype : "float32" or "float64"
         Precision of the fields and of all arithmetic.
     backend : "auto", "cpu" or "cuda"
@@ -270,45 +304,35 @@ class Simulation:
         the whole field on every rank, diagnostics and snapshots are global,
         ``sim.view(name)`` is the rank's own subdomain.  Every rank must make
         the same calls.  Needs the 55-point method.
-    physics : "hydro" or "mhd"
-        "mhd" adds the magnetic vector potential A as the fields "ax", "ay",
-        "az" (DESIGN 7): B = curl A + b_ext, the Lorentz force J x B / rho in
-        the momentum equation, dA/dt = u x B + eta lap A.  With the
-        55-point method.
-    eta : float
-        Magnetic diffusivity, >= 0 (physics="mhd").
-    b_ext : float or (Bx, By, Bz)
-        A uniform imposed magnetic field (physics="mhd").
-    mu0 : float
-        Vacuum permeability, > 0 (physics="mhd").
-    nu_hyper3, diff_hyper3 : float
-        Hyperdiffusion, >= 0 (DESIGN 9, the Pencil Code's 'hyper3-simplified'
-        and 'hyper3-lnrho'): du/dt += nu_hyper3 del6 u and dlnrho/dt +=
-        diff_hyper3 del6 lnrho, del6 the sum of the sixth derivatives along
-        the axes (a 7-point stencil).  0, the default, leaves them out: the
-        run is then what it was without them, bit for bit.  With the 55-point
-        method, on both backends.
-    nu_shock : float
-        Shock viscosity, >= 0 (DESIGN 9, the Pencil Code's 'nu-shock'): a
-        profile zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]] (the
-        compression's maximum over the 3x3x3 neighbourhood, smoothed by
-        (1, 2, 1) / 4 along each axis), computed at the start of each step
-        and held for its substeps, adds du/dt += zeta (div u grad lnrho +
-        grad div u) + div u grad zeta; the CFL step counts nu + max zeta.
-        0, the default, leaves it out.  With the 55-point method, on both
-        backends, in one process.
     exchange : "auto", "device", "peer" or "host"
         How GPU ghost zones travel between ranks: device buffers through a
         CUDA-aware MPI, peer-to-peer writes between the GPUs of one node
         (CUDA IPC), staged through pinned host memory, or ("auto") peer on
         one node, else device where MPI is CUDA-aware, else host.
+    physics : "hydro" or "mhd" (a switch; keyword)
+        "mhd" adds the module 'magnetic': the vector potential A as the
+        fields "ax", "ay", "az", B = curl A + b_ext, the Lorentz force
+        J x B / rho in the momentum equation, dA/dt = u x B + eta lap A.
+        With the 55-point method.
+    **parameters
+        The physics parameters by name, each a row of csrc/parameters.def
+        (``astaroth.parameters()`` gives its default, bounds, unit, module
+        and meaning; the list below is made from it).  A parameter of a
+        module that is off keeps its default.  A term whose parameters are
+        all 0 (hyperdiffusion, shock viscosity) is left out, and the run is
+        then bit for bit what it was without it.  The shock viscosity's
+        profile (the compression's maximum over the 3x3x3 neighbourhood,
+        smoothed by (1, 2, 1) / 4 along each axis) is computed at the
+        start of each step and held for its substeps; it adds du/dt +=
+        zeta (div u grad lnrho + grad div u) + div u grad zeta, and the
+        CFL step counts nu + max zeta.
 
     The fields start at rest with uniform density (lnrho = 0).
     """
 
-    def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64",
-                 backend="auto", method="55p", origin=0.0, comm=None, exchange="auto", physics="hydro", eta=0.0,
-                 b_ext=0.0, mu0=1.0, nu_hyper3=0.0, diff_hyper3=0.0, nu_shock=0.0):
+    def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=_registry.default("nu"),
+                 cs=_registry.default("cs"), dtype="float64", backend="auto", method="55p", origin=0.0, comm=None,
+                 exchange="auto", physics=_registry.default("physics"), **parameters):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")
@@ -318,45 +342,17 @@ class Simulation:
         origin = _three(origin, "origin", float)
         if not all(math.isfinite(o) for o in origin):
             raise ValueError(f"origin must be finite, got {origin}")
-        nu = _real(nu, "nu")
-        if nu < 0:
-            raise ValueError(f"nu (viscosity) must be >= 0, got {nu}")
-        cs = _real(cs, "cs")
-        if cs < 0:
-            raise ValueError(f"cs (sound speed) must be >= 0, got {cs}")
+        switches = {k: parameters.pop(k) for k in _registry.SWITCHES if k in parameters}
+        switches["physics"] = physics
+        parameters.update(nu=nu, cs=cs)
         dtype = np.dtype(dtype).name if isinstance(dtype, (type, np.dtype)) else dtype
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        if physics not in PHYSICS:
-            raise ValueError(f"physics must be one of {PHYSICS}, got {physics!r}")
-        eta, mu0 = _real(eta, "eta"), _real(mu0, "mu0")
-        if eta < 0:
-            raise ValueError(f"eta (magnetic diffusivity) must be >= 0, got {eta}")
-        if not mu0 > 0:
-            raise ValueError(f"mu0 must be positive, got {mu0}")
-        b_ext = _three(b_ext, "b_ext", float)
-        if not all(math.isfinite(b) for b in b_ext):
-            raise ValueError(f"b_ext must be finite, got {b_ext}")
-        nu_hyper3, diff_hyper3 = _real(nu_hyper3, "nu_hyper3"), _real(diff_hyper3, "diff_hyper3")
-        for name, value in (("nu_hyper3", nu_hyper3), ("diff_hyper3", diff_hyper3)):
-            if value < 0:
-                raise ValueError(f"{name} (hyperdiffusion) must be >= 0, got {value}")
-        if nu_hyper3 or diff_hyper3:
-            _require_55p("hyperdiffusion (nu_hyper3, diff_hyper3)", method)
-        nu_shock = _real(nu_shock, "nu_shock")
-        if nu_shock < 0:
-            raise ValueError(f"nu_shock (shock viscosity) must be >= 0, got {nu_shock}")
-        if nu_shock:
-            _require_55p("shock viscosity (nu_shock)", method)
-            if comm is not None and comm.Get_size() > 1:
-                raise ValueError("shock viscosity (nu_shock) runs in one process in this version: its profile "
-                                 "would need the neighbouring subdomains' velocities")
-        if physics == "hydro" and (eta != 0 or mu0 != 1 or any(b_ext)):
-            raise ValueError("eta, b_ext and mu0 belong to magnetohydrodynamics: pass physics='mhd' as well")
-        if physics == "mhd":
-            _require_55p("physics='mhd'", method)
+        # every parameter and switch of csrc/parameters.def, checked (bounds, modules, 55p, one process)
+        switches, modules, values = _registry.resolve(parameters, switches, method,
+                                                      comm.Get_size() if comm is not None else 1)
         _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":
@@ -370,11 +366,10 @@ class Simulation:
         self._box = box
         self._origin = origin
         self._spacing = tuple(L / n for L, n in zip(box, shape))
-        self._nu, self._cs = nu, cs
-        self._physics, self._eta, self._b_ext, self._mu0 = physics, eta, b_ext, mu0
-        self._nu_hyper3, self._diff_hyper3 = nu_hyper3, diff_hyper3
-        self._nu_shock = nu_shock
-        self._field_names = FIELDS + (MAGNETIC_FIELDS if physics == "mhd" else ())
+        self._switches, self._modules, self._values = switches, modules, values
+        for name, value in {**switches, **values}.items():  # self._nu, self._physics, ...: what the methods read
+            setattr(self, "_" + name, value)
+        self._field_names = _registry.field_names(modules)
         self._dtype = np.dtype(dtype)
         self._method = method
         self._backend = backend
@@ -393,8 +388,8 @@ class Simulation:
             local_shape, offset = self._parallel.local_shape, self._parallel.offset
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
-        self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, nu, cs, origin, offset,
-                                physics, eta, mu0, b_ext, nu_hyper3, diff_hyper3, nu_shock)
+        self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, origin, offset,
+                                _registry.module_mask(modules), values)
         if self._parallel is not None:
             self._stepper = ParallelStepper(self, self._parallel)
         self._forcing = None
@@ -405,22 +400,15 @@ class Simulation:
     shape = property(lambda self: self._shape, doc="Grid points per axis (nx, ny, nz).")
     box = property(lambda self: self._box, doc="Box lengths (Lx, Ly, Lz).")
     spacing = property(lambda self: self._spacing, doc="Grid spacing (dx, dy, dz) = box / shape.")
-    nu = property(lambda self: self._nu, doc="Kinematic viscosity.")
-    cs = property(lambda self: self._cs, doc="Isothermal sound speed.")
     dtype = property(lambda self: self._dtype, doc="NumPy dtype of the fields.")
     method = property(lambda self: self._method, doc="Integration method, '55p' or '19p'.")
     backend = property(lambda self: self._backend, doc="Backend running this simulation.")
     comm = property(lambda self: self._comm, doc="The MPI communicator, or None.")
-    physics = property(lambda self: self._physics, doc="'hydro' or 'mhd'.")
-    eta = property(lambda self: self._eta, doc="Magnetic diffusivity (physics='mhd').")
-    b_ext = property(lambda self: self._b_ext, doc="Imposed uniform magnetic field (physics='mhd').")
-    mu0 = property(lambda self: self._mu0, doc="Vacuum permeability (physics='mhd').")
-    nu_hyper3 = property(lambda self: self._nu_hyper3, doc="Hyperviscosity: du/dt += nu_hyper3 del6 u.")
-    diff_hyper3 = property(lambda self: self._diff_hyper3, doc="Density hyperdiffusion: dlnrho/dt += diff_hyper3 del6 lnrho.")
-    nu_shock = property(lambda self: self._nu_shock, doc="Shock viscosity coefficient (DESIGN 9).")
+    modules = property(lambda self: self._modules,
+                       doc="The modules this simulation runs (astaroth.parameters.modules()), e.g. ('hydro',).")
     field_names = property(lambda self: self._field_names,
-                           doc="The fields: FIELDS, and MAGNETIC_FIELDS with physics='mhd'.")
-
+                           doc="The fields, in memory order: those of csrc/fields.h whose module is on.")
+    # and one property per physics parameter and switch (nu, cs, eta, ..., physics), made below the class
     @property
     def decomposition(self):
         """This rank's part of a grid split over MPI ranks (astaroth.parallel.Decomposition:
@@ -451,15 +439,11 @@ class Simulation:
         return self._axis(2)
 
     def parameters(self):
-        """The construction parameters, as plain values (what a snapshot records)."""
+        """The construction parameters, as plain values (what a snapshot records): the grid, dtype and method,
+        the switches not at their default, and the physics parameters of the modules and terms that are on."""
         parameters = {"shape": np.array(self._shape), "box": np.array(self._box), "origin": np.array(self._origin),
-                      "nu": self._nu, "cs": self._cs, "dtype": self._dtype.name, "method": self._method}
-        if self._physics == "mhd":
-            parameters.update(physics="mhd", eta=self._eta, mu0=self._mu0, b_ext=np.array(self._b_ext))
-        if self._nu_hyper3 or self._diff_hyper3:
-            parameters.update(nu_hyper3=self._nu_hyper3, diff_hyper3=self._diff_hyper3)
-        if self._nu_shock:
-            parameters.update(nu_shock=self._nu_shock)
+                      "dtype": self._dtype.name, "method": self._method}
+        parameters.update(_registry.recorded(self._switches, self._modules, self._values))
         return parameters
 
     def save(self, path, xdmf=True):
@@ -468,9 +452,10 @@ class Simulation:
         return save(self, path, xdmf=xdmf)
 
     def __repr__(self):
-        magnetic = (f"physics='mhd', eta={self._eta}, b_ext={self._b_ext}, mu0={self._mu0}, "
-                    if self._physics == "mhd" else "")
-        return (f"Simulation(shape={self._shape}, box={self._box}, nu={self._nu}, cs={self._cs}, {magnetic}"
+        shown = _registry.recorded(self._switches, self._modules, self._values)
+        values = {**self._switches, **self._values}
+        physics = "".join(f"{k}={values[k]!r}, " for k in shown)
+        return (f"Simulation(shape={self._shape}, box={self._box}, {physics}"
                 f"dtype={self._dtype.name!r}, backend={self._backend!r}, method={self._method!r}, "
                 f"t={self.t}, steps={self.steps})")
 
@@ -491,7 +476,7 @@ class Simulation:
             self._grid.set_forcing(None)
         elif isinstance(value, Forcing):
             value.check_grid(self._shape)
-            self._grid.set_forcing(value.wavevectors(self._box), value.f0, value.seed, value.relhel)
+            self._grid.set_forcing(*value.arguments(self._box))
         else:
             raise TypeError(f"forcing must be an astaroth.Forcing or None, not {type(value).__name__}")
         self._forcing = value
@@ -504,7 +489,9 @@ class Simulation:
         try:
             return names.index(name)
         except ValueError:
-            hint = " (the magnetic fields need physics='mhd')" if name in MAGNETIC_FIELDS else ""
+            module = _registry.field_module(name)
+            switch = _registry.module_switch(module) if module else None
+            hint = f" (the fields of the module {module!r} need {switch})" if switch else ""
             raise KeyError(f"unknown field {name!r}; fields are {names}{hint}") from None
 
     def __getitem__(self, name):
@@ -541,6 +528,7 @@ class Simulation:
             raise ValueError(f"values for {name!r} exceed the range of {self._dtype.name} "
                              f"(largest {np.finfo(self._dtype).max:.3g})")
         self._grid.write(index, array)
+        self._fields_as_given = True  # no step since: a blow-up names these values if they are huge
 
     def view(self, name):
         """Zero-copy view of field `name`'s interior.
@@ -625,8 +613,15 @@ class Simulation:
     def _diffusion_rate(self):
         """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without
         MHD); with shock viscosity nu + max zeta in place of nu (DESIGN 9)."""
-        nu = self._nu + self._max_shock_viscosity() if self._nu_shock else self._nu
-        return max(nu, self._eta) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
+        return max(self._diffusivities()) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
+
+    def _diffusivities(self):
+        """The second-order diffusivities of the modules on (rows of csrc/parameters.def flagged
+        DIFFUSIVITY: nu, eta, ...), nu counting nu + max zeta with shock viscosity."""
+        out = [self._values[name] for name in _registry.diffusivities(self._modules)]
+        if self._nu_shock:
+            out[0] = self._nu + self._max_shock_viscosity()  # nu is the table's first diffusivity
+        return out
 
     def _max_shock_viscosity(self):
         """max zeta, reduced where the fields are (a GPU copies no profile)."""
@@ -634,8 +629,11 @@ class Simulation:
         return float(self.shock_viscosity().max()) if largest is None else largest
 
     def shock_viscosity(self):
-        """The shock viscosity's profile zeta of the fields now (a NumPy array
-        of the grid's shape; DESIGN 9), or None without nu_shock."""
+        """The shock viscosity's profile zeta of the fields now: a NumPy array
+        of the grid's shape (see the class docstring, nu_shock).
+
+        Returns None when nu_shock = 0: no profile is computed or held then
+        (the run has no shock viscosity, so zeta is zero everywhere)."""
         return self._grid.shock_profile()
 
     def _device_cfl_limits(self, cdt, cdtv):
@@ -689,9 +687,10 @@ class Simulation:
     def _hyper_rate(self):
         """max(nu_hyper3, diff_hyper3) sum 1/dx^6 over the resolved axes: a
         step dt has hyperdiffusion number dt times this."""
-        return max(self._nu_hyper3, self._diff_hyper3) * sum(1.0 / dx ** 6 for dx in self._resolved_spacing())
+        largest = max((self._values[n] for n in _registry.diffusivities(self._modules, "sixth")), default=0.0)
+        return largest * sum(1.0 / dx ** 6 for dx in self._resolved_spacing())
 
-    def _check_stability(self, dt):
+    def _check_stability(self, dt, stacklevel=3, hint=" Pass force=True to take it anyway"):
         speed, dxmin, viscous = self._rates()
         if not math.isfinite(speed):
             return  # fields already not finite: the step's own check names them
@@ -701,25 +700,25 @@ class Simulation:
                 f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has hyperdiffusion number {hyper:.3g} "
                 f"(dt max(nu_hyper3, diff_hyper3) sum 1/dx^6): beyond RK3's stability bound {RK3_HYPER:.3g} for "
                 f"the 7-point sixth derivative, so grid-scale noise would blow up; the CFL step here is "
-                f"{self.cfl_dt():.3g} (sim.cfl_dt()). Pass force=True to take it anyway")
+                f"{self.cfl_dt():.3g} (sim.cfl_dt()).{hint}")
         courant, diffusion = dt * speed / dxmin, dt * viscous
         state = (f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has Courant number {courant:.3g} "
                  f"(dt max(|u| + cs) / dxmin) and diffusion number {diffusion:.3g} (dt nu sum 1/dx^2)")
         if courant > RK3_COURANT or diffusion > RK3_DIFFUSION:
             raise UnstableStepError(
                 f"{state}: beyond RK3's stability bounds ({RK3_COURANT:.3g} and {RK3_DIFFUSION:.3g}), so the step "
-                f"would blow up; the CFL step here is {self.cfl_dt():.3g} (sim.cfl_dt()). Pass force=True to take "
-                f"it anyway")
+                f"would blow up; the CFL step here is {self.cfl_dt():.3g} (sim.cfl_dt()).{hint}")
         if courant > STABLE_COURANT or diffusion > STABLE_DIFFUSION:
             warnings.warn(f"{state}: beyond the stable limits of this scheme ({STABLE_COURANT} and "
                           f"{STABLE_DIFFUSION}); the run will likely blow up (sim.cfl_dt() = {self.cfl_dt():.3g})",
-                          RuntimeWarning, stacklevel=3)
+                          RuntimeWarning, stacklevel=stacklevel)
 
     def _advance(self, dt, profile_current=False):
         """One RK3 step (and the forcing) without the bookkeeping.
         profile_current: cfl_dt has just run and nothing has changed the
         fields since, so the step may take the shock profile it computed
         rather than compute it again."""
+        self._fields_as_given = False
         if self._parallel is None:
             self._grid.step(dt, 1, profile_current)
         else:
@@ -732,8 +731,23 @@ class Simulation:
         return bool(self._parallel.allreduce(bool(flag), self._parallel.MPI.LOR))
 
     def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, timeseries=None, diagnostics_every=10,
-            progress=False, stop_file=None, handle_signals=False, on_stop=None):
+            progress=False, stop_file=None, handle_signals=False, on_stop=None, dt=None):
         """Advance with CFL steps to time `until`, the last step shortened to land on it.
+
+        dt: a fixed time step in place of the CFL step (the Pencil Code's
+            `dt` in run.in); the last step is shortened to land on `until`
+            (one within 1e-9 dt of it lands there).  It is checked once, at
+            the start, as step(dt) checks it: beyond RK3's stability bounds
+            the run is refused (UnstableStepError), beyond the scheme's
+            limits a RuntimeWarning says it will likely blow up; cdt and
+            cdtv do not apply.  Everything else (time series, progress, stops,
+            NaN checks) is as for CFL steps.
+        cdt, cdtv: the Courant numbers of the CFL step (see cfl_dt).  Beyond
+            RK3's stability bounds (cdt > sqrt(3), cdtv > 2.51), or the
+            scheme's limits (cdt > 1.09, cdtv > 0.31), a RuntimeWarning says
+            that a step they limit will likely blow up, as step(dt) warns.
+        A run whose first step says it would take more than MAX_RUN_STEPS
+        (1e12) steps is refused before it, naming what makes dt that small.
 
         check_every: the fields are checked for NaN/Inf every this many steps
             and at the end; a blow-up raises NonFiniteError naming the step,
@@ -743,7 +757,9 @@ class Simulation:
             step whose number (sim.steps) is a multiple of diagnostics_every,
             and after the last step (so a run split into several calls, or
             restarted from a snapshot, writes the rows one call would).
-        progress: True for a progress line (step, t, M updates/s, time left).
+        progress: True for a progress line (step, t, steps/s, M updates/s,
+            time left), or a diagnostics.Progress to go on with (one line
+            over several calls, e.g. to the end of the whole run).
         stop_file: a path; the run stops cleanly after the step in which it
             appears.  handle_signals: SIGINT/SIGTERM finish the current step
             and stop cleanly.  (On a GPU, up to DEVICE_BATCH steps, or those
@@ -756,15 +772,23 @@ class Simulation:
         from .diagnostics import Progress, TimeSeries, row
         from .diagnostics import columns as diagnostic_columns
 
-        until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every)
-        if not (isinstance(diagnostics_every, numbers.Integral) and diagnostics_every >= 1):
+        until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every, dt)
+        if dt is not None:
+            dt = _positive_dt(dt)
+        if isinstance(diagnostics_every, bool) or not (isinstance(diagnostics_every, numbers.Integral)
+                                                       and diagnostics_every >= 1):
             raise ValueError(f"diagnostics_every must be a positive integer, got {diagnostics_every!r}")
+        if dt is not None and self.t < until:
+            self._check_stability(dt, hint="")
         # rows are computed on every rank (the reductions are global), written by one
         series = (TimeSeries(timeseries, write=self.is_root, columns=diagnostic_columns(self))
                   if timeseries is not None else None)
-        bar = Progress(self, until) if progress and self.is_root else None
+        bar = None
+        if progress and self.is_root:
+            bar = progress if isinstance(progress, Progress) else Progress(self, until)
         stop = _StopRequest(handle_signals)
-        steps = self._cfl_steps(until, cdt, cdtv, check_every)
+        steps = self._cfl_steps(until, cdt, cdtv, check_every, dt)
+
         def batch():  # the steps up to the next row of the time series, taken at once where the backend can
             return diagnostics_every - self.steps % diagnostics_every if series is not None else DEVICE_BATCH
 
@@ -788,24 +812,66 @@ class Simulation:
         finally:
             stop.restore()
             if bar is not None:
-                bar.close()
+                bar.close() if bar is not progress else bar.update()  # a caller's line goes on after this run
         if series is not None and steps.taken and self.steps % diagnostics_every != 0:
             series.append(row(self, steps.dt))
         return steps.taken
 
-    def _run_arguments(self, until, cdt, cdtv, check_every):
-        """run()'s until, cdt and cdtv, checked (check_every too)."""
+    def _run_arguments(self, until, cdt, cdtv, check_every, dt=None):
+        """run()'s until, cdt and cdtv, checked (check_every too); warns of
+        Courant numbers beyond the stability bounds (not with a fixed dt)."""
         until = _real(until, "until")
         cdt, cdtv = _courant_numbers(cdt, cdtv)
         if until < self.t:
             raise ValueError(f"until={until} lies before the current time t={self.t}")
-        if not (isinstance(check_every, numbers.Integral) and check_every >= 1):
+        if isinstance(check_every, bool) or not (isinstance(check_every, numbers.Integral) and check_every >= 1):
             raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
+        if dt is None:
+            _warn_courant_numbers(cdt, cdtv)
         return until, cdt, cdtv
 
-    def _cfl_steps(self, until, cdt, cdtv, check_every):
-        """CFL steps to `until` (see _CflSteps)."""
-        return _CflSteps(self, until, cdt, cdtv, check_every)
+    def _cfl_steps(self, until, cdt, cdtv, check_every, dt=None):
+        """CFL steps to `until`, or steps of a fixed `dt` (see _CflSteps)."""
+        return _CflSteps(self, until, cdt, cdtv, check_every, dt)
+
+    def _check_step_count(self, until, dt, cdt, cdtv, fixed=False):
+        """Refuse a run to `until` whose (first) step dt would make it take
+        more than MAX_RUN_STEPS steps, naming what limits dt."""
+        count = (until - self.t) / dt if dt > 0 else math.inf
+        if count <= MAX_RUN_STEPS:
+            return
+        why = (f"the fixed dt = {dt:.3g} (run(dt=...))" if fixed else self._limiting(dt, cdt, cdtv))
+        raise ValueError(f"run(until={until:g}) from t = {self.t:.6g} would take about {count:.3g} steps of "
+                         f"dt = {dt:.3g}, more than {MAX_RUN_STEPS:.0e}: the time step is set by {why}. "
+                         f"Check that parameter (units, a typo); a run this long would not finish")
+
+    def _limiting(self, dt, cdt, cdtv):
+        """What sets the CFL step dt (cfl_dt's limits): the parameter or
+        quantity to name when dt is absurdly small."""
+        speed, dxmin, viscous = self._rates()
+        limits = []
+        if speed > 0:
+            if self._physics == "mhd":
+                what = (f"the fast magnetosonic speed max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho))) = {speed:.3g} "
+                        f"(cs = {self._cs:g}, b_ext = {self._b_ext}, mu0 = {self._mu0:g}; |B| includes curl A)")
+            else:
+                umax = speed - self._cs
+                what = (f"the sound speed cs = {self._cs:g}" if self._cs >= umax else
+                        f"the flow speed max |u| = {umax:.3g}")
+            limits.append((cdt * dxmin / speed, f"{what}, through the Courant limit cdt dxmin / speed"))
+        if viscous > 0:
+            zeta = self._max_shock_viscosity() if self._nu_shock else 0.0
+            names = [(self._values[n], f"{n} = {self._values[n]:g}") for n in _registry.diffusivities(self._modules)]
+            names.append((zeta, f"nu_shock = {self._nu_shock:g} (max zeta = {zeta:.3g})"))
+            largest = max(names, key=lambda item: item[0])[1]
+            limits.append((cdtv / viscous, f"{largest}, through the diffusive limit cdtv / (nu sum 1/dx^2)"))
+        hyper = self._hyper_rate()
+        if hyper > 0:
+            name = max(_registry.diffusivities(self._modules, "sixth"), key=lambda n: self._values[n])
+            value = self._values[name]
+            limits.append((CDTV3 / hyper, f"{name} = {value:g}, through the hyperdiffusive limit "
+                                          f"cdtv3 / ({name} sum 1/dx^6)"))
+        return min(limits, key=lambda item: item[0])[1] if limits else f"dt = {dt:.3g}"
 
     def check_finite(self):
         """Raise NonFiniteError if any field holds a NaN or Inf."""
@@ -822,6 +888,76 @@ class Simulation:
 
     def _raise_nonfinite(self):
         field = self._first_nonfinite_field()
-        name = self._field_names[field] if field >= 0 else "u"
-        raise NonFiniteError(f"field {name!r} holds NaN or Inf at step {self.steps}, t = {self.t:.6g}: "
-                             f"the run is unstable (try a smaller time step or a larger viscosity)")
+        where = f"at step {self.steps}, t = {self.t:.6g}"
+        if field >= 0:
+            what = f"field {self._field_names[field]!r} holds NaN or Inf {where}"
+        else:  # the fields are finite, but the CFL reduction's speed is not
+            speed = ("the fast magnetosonic speed sqrt(cs^2 + |B|^2 / (mu0 rho)), |B| = |curl A + b_ext|,"
+                     if self._physics == "mhd" else "the largest speed max |u| + cs")
+            what = f"{speed} overflows {self._dtype.name} {where} (the fields themselves are finite)"
+        large = self._large_values()
+        if large:
+            why = (f"what is large: {'; '.join(large)} (in {self._dtype.name}, squares and products of these "
+                   f"overflow): check those values")
+        else:
+            why = "the run is unstable (try a smaller time step, cdt or dt, or a larger viscosity)"
+        raise NonFiniteError(f"{what}: {why}")
+
+    def save_pencil(self, datadir, varfile="var.dat"):
+        """Write a Pencil Code snapshot that its run.x continues from; see astaroth.pencil.write_var."""
+        from .pencil import write_var
+        return write_var(self, datadir, varfile=varfile)
+
+    def _large_values(self):
+        """The inputs whose size alone breaks the arithmetic of the step
+        (beyond the fourth root of the dtype's largest number, so that their
+        squares times the other factors overflow), as phrases: b_ext, and
+        the fields where no step has run since they were set (after steps,
+        large fields are the blow-up itself, not its cause)."""
+        limit = float(np.finfo(self._dtype).max) ** 0.25
+        large = []
+        if self._physics == "mhd" and max(abs(b) for b in self._b_ext) > limit:
+            large.append(f"b_ext = {self._b_ext}")
+        for name in self._field_names if getattr(self, "_fields_as_given", False) else ():
+            values = np.abs(self[name])
+            finite = values[np.isfinite(values)]
+            if finite.size and float(finite.max()) > limit:
+                large.append(f"max |{name}| = {float(finite.max()):.3g}")
+        return large
+
+
+def _parameter_property(name):
+    r = _registry.row(name)
+    return property(lambda self: self._values[name],
+                    doc=f"{r['description']} ({r['unit']}; module {r['module']}; astaroth.parameters()).")
+
+
+def _switch_property(keyword, description):
+    return property(lambda self: self._switches[keyword], doc=description)
+
+
+for _name in _registry.NAMES:
+    setattr(Simulation, _name, _parameter_property(_name))
+for _switch in _registry.switches():
+    setattr(Simulation, _switch["keyword"], _switch_property(_switch["keyword"], _switch["description"]))
+del _name, _switch
+
+
+def _document_parameters():
+    """Simulation's signature and docstring list every parameter of the table."""
+    import inspect
+
+    init = Simulation.__init__
+    signature = inspect.signature(init)
+    params = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
+    present = {p.name for p in params}
+    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=_registry.default(name))
+               for name in _registry.SWITCHES + _registry.NAMES if name not in present]
+    init.__signature__ = signature.replace(parameters=params)
+    lines = ["", "    Physics parameters (astaroth.parameters()):", ""]
+    for name in _registry.NAMES:
+        lines.append(f"    {name} = {_registry.default(name)!r}: {_registry.help_line(name)}")
+    Simulation.__doc__ = (Simulation.__doc__ or "") + "\n".join(lines) + "\n"
+
+
+_document_parameters()

@@ -41,9 +41,12 @@ void ac_forcing_draw(ac_forcing *forcing, double dt, ac_forcing_term *term)
         cross[2] = k[0] * e[1] - k[1] * e[0];
         norm2 = cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]; /* |k|^2 - (k.e)^2 */
     } while (norm2 < 1e-6 * k2);
-    /* eq. (25): N = f0 cs sqrt(|k| cs / dt), f_k = k x e / |k x e| (unit length);
-     * helical (DESIGN 7): N (f_k + i relhel khat x f_k) / sqrt(1 + relhel^2) */
-    const double n = forcing->f0 * forcing->cs * sqrt(sqrt(k2) * forcing->cs / dt);
+    /* eq. (25): N = f0 cs sqrt(|k| cs / dt), f_k = k x e / |k x e| (unit length), |k| the drawn
+     * vector's, or with kav > 0 that mean |k| of the set for every vector (the Pencil Code's
+     * forcing_hel normalisation);
+     * helical (Brandenburg 2001): N (f_k + i relhel khat x f_k) / sqrt(1 + relhel^2) */
+    const double knorm = forcing->kav > 0.0 ? forcing->kav : sqrt(k2);
+    const double n = forcing->f0 * forcing->cs * sqrt(knorm * forcing->cs / dt);
     const double sigma = forcing->relhel, norm = sqrt(1.0 + sigma * sigma), kk = sqrt(k2);
     double f[3];
     for (int a = 0; a < 3; ++a) {

@@ -33,6 +33,7 @@ typedef struct {
     double *k;       /* count x 3, physical units */
     double f0, cs;   /* eq. (25) */
     double relhel;   /* helicity: curl f = relhel |k| f for relhel = +-1; 0 is eq. (25) as it stands */
+    double kav;      /* > 0: the |k| of every step's N (the Pencil Code's mean |k| of the set); 0: the drawn |k| */
     uint64_t state;  /* splitmix64 state: the whole generator */
 } ac_forcing;
 

@@ -8,14 +8,16 @@
 
 #include <stddef.h>
 
+#include "fields.h"
+
 #if defined(__CUDACC__)
 #define AC_GRID_INLINE static inline __host__ __device__
 #else
 #define AC_GRID_INLINE static inline
 #endif
 
-enum { AC_NUM_FIELDS = 4 }; /* lnrho, ux, uy, uz, in this order: hydrodynamics */
-enum { AC_MAX_FIELDS = 7 };  /* and ax, ay, az with physics = "mhd" (DESIGN 7) */
+enum { AC_NUM_FIELDS = 4 }; /* the fields of AC_MODULE_HYDRO alone (fields.h) */
+enum { AC_MAX_FIELDS = 7 };  /* the fields of every module of fields.h */
 enum { AC_GHOST = 3 };      /* ghost-zone width, the stencil radius */
 
 typedef enum {
@@ -37,6 +39,18 @@ typedef enum { AC_METHOD_55P = 0, AC_METHOD_19P = 1 } ac_method;
  * cache lines.  Allocations are aligned to the widest. */
 enum { AC_ROW_ALIGN_BYTES = 128, AC_CPU_ROW_ALIGN_BYTES = 32 };
 
+/* The flags column of parameters.def.  DIFFUSIVITY: a coefficient of a
+ * second-order diffusion (its maximum sets the diffusive time-step limit
+ * cdtv dxmin^2 / D); HYPER_DIFFUSIVITY: of a del6 term (the limit cdtv3 /
+ * (D sum 1/dx^6)). */
+enum {
+    AC_PARAMETER_TERM_SWITCH = 1,
+    AC_PARAMETER_55P = 2,
+    AC_PARAMETER_ONE_PROCESS = 4,
+    AC_PARAMETER_DIFFUSIVITY = 8,
+    AC_PARAMETER_HYPER_DIFFUSIVITY = 16
+};
+
 /* Interior size n, padded size m, padded index lo of interior point 0
  * (lo >= AC_GHOST; m >= lo + n + AC_GHOST), spacing per axis. */
 typedef struct {
@@ -46,16 +60,25 @@ typedef struct {
     double spacing[3];
     double origin[3]; /* coordinates of global point (0, 0, 0) */
     int offset[3];    /* global index of interior point (0, 0, 0): nonzero in a subdomain of a decomposed grid */
-    double nu, cs;
-    int fields;        /* AC_NUM_FIELDS (hydrodynamics) or AC_MAX_FIELDS (MHD) */
-    double eta, mu0;   /* MHD: magnetic diffusivity, vacuum permeability */
-    double b_ext[3];   /* MHD: imposed uniform field */
-    double nu_hyper3, diff_hyper3; /* hyperdiffusion of u and lnrho (DESIGN 9); 0: off */
-    double nu_shock;               /* shock viscosity (DESIGN 9); 0: off */
+    int fields;        /* ac_field_count(modules): the fields this configuration evolves */
+    unsigned modules;  /* the configuration: a bit mask of AC_MODULE_* (fields.h) */
+    /* the physics parameters, one member per row of parameters.def, named
+     * as there: double nu, cs, eta, mu0, b_ext[3], nu_hyper3, ... */
+#define AC_PARAMETER_MEMBER_REAL(name) double name;
+#define AC_PARAMETER_MEMBER_VECTOR(name) double name[3];
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    AC_PARAMETER_MEMBER_##kind(name)
+#include "parameters.def"
+#undef AC_PARAMETER
+#undef AC_PARAMETER_MEMBER_REAL
+#undef AC_PARAMETER_MEMBER_VECTOR
 } ac_grid;
 
-AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], const double origin[3], double nu,
-                                    double cs, int element_bytes, int row_align_bytes)
+/* The grid of configuration `modules` with every physics parameter at its
+ * default (parameters.def); the caller sets those it is given. */
+AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], const double origin[3], unsigned modules,
+                                    int element_bytes, int row_align_bytes)
 {
     ac_grid g;
     const int align = row_align_bytes > element_bytes ? row_align_bytes / element_bytes : 1; /* elements */
@@ -69,14 +92,17 @@ AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], con
     }
     g.lo[0] = align; /* the ghost zone sits at the end of the alignment gap */
     g.m[0] = (align + n[0] + AC_GHOST + align - 1) / align * align;
-    g.nu = nu;
-    g.cs = cs;
-    g.fields = AC_NUM_FIELDS;
-    g.eta = 0.0;
-    g.mu0 = 1.0;
-    g.b_ext[0] = g.b_ext[1] = g.b_ext[2] = 0.0;
-    g.nu_hyper3 = g.diff_hyper3 = 0.0;
-    g.nu_shock = 0.0;
+    g.modules = modules;
+    g.fields = ac_field_count(modules);
+#define AC_PARAMETER_DEFAULT_REAL(name, dflt) g.name = (dflt);
+#define AC_PARAMETER_DEFAULT_VECTOR(name, dflt) g.name[0] = g.name[1] = g.name[2] = (dflt);
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    AC_PARAMETER_DEFAULT_##kind(name, dflt)
+#include "parameters.def"
+#undef AC_PARAMETER
+#undef AC_PARAMETER_DEFAULT_REAL
+#undef AC_PARAMETER_DEFAULT_VECTOR
     return g;
 }
 
@@ -92,6 +118,18 @@ typedef struct {
 AC_GRID_INLINE int ac_grid_extended(const ac_grid *g)
 {
     return g->fields != AC_NUM_FIELDS || g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 || g->nu_shock != 0.0;
+}
+
+/* Whether the grid runs module `bit` (AC_MODULE_*, fields.h). */
+AC_GRID_INLINE int ac_grid_has_module(const ac_grid *g, unsigned bit)
+{
+    return (g->modules & bit) != 0;
+}
+
+/* Whether the grid has a shock-viscosity profile (physics.h). */
+AC_GRID_INLINE int ac_grid_has_shock(const ac_grid *g)
+{
+    return g->nu_shock != 0.0;
 }
 
 /* The smallest spacing of the axes with more than one point (of all axes

@@ -221,7 +221,7 @@ from astaroth.cli import main
 original, rows = diagnostics.TimeSeries.append, []
 def append(self, values):
     original(self, values)
-    rows.append(values["step"])
+    rows.append(values["it"])
     if len(rows) == {rows}:
         os.kill(os.getpid(), signal.SIGKILL)
 diagnostics.TimeSeries.append = append

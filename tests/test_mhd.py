@@ -172,9 +172,9 @@ def test_initial_conditions_analysis_and_time_series(tmp_path):
     assert helicity == pytest.approx(2 * 0.05 ** 2, rel=5e-3)  # <A . k A> = k a^2, k to the stencil's accuracy
     sim.run(until=0.2, timeseries=tmp_path / "ts.csv", diagnostics_every=1)
     ts = np.genfromtxt(tmp_path / "ts.csv", delimiter=",", names=True)
-    for column in ("brms", "bmax", "jrms", "emag", "helicity_mag"):
+    for column in ("brms", "bmax", "b2m", "jrms", "jmax", "abm"):
         assert column in ts.dtype.names and np.all(np.isfinite(ts[column]))
-    assert ts["emag"][-1] < ts["emag"][0]  # resistive decay
+    assert ts["b2m"][-1] < ts["b2m"][0]  # resistive decay
     ac.init.beltrami_field(sim, k=1, amplitude=0.1, axis="x")
     assert np.allclose(sim["ax"], 0) and np.allclose(sim["ay"], 0.1 * np.sin(sim.x)[:, None, None])
     with pytest.raises(ValueError, match="nonzero wave number"):

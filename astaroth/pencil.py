@@ -1,0 +1,672 @@
+"""Pencil Code files in and out.
+
+The Pencil Code (https://github.com/pencil-code/pencil-code; Pencil Code
+Collaboration, JOSS 6, 2807, 2021) keeps a run in a data directory::
+
+    data/dim.dat              grid size, number of fields, precision, processors
+    data/index.pro            which field sits in which slot (iux=1, ilnrho=4, ...)
+    data/param.nml            start.x's parameters (Fortran namelists)
+    data/param2.nml           run.x's parameters
+    data/procN/var.dat        one process's fields with ghost zones (also VAR0, VAR1, ...)
+    data/procN/grid.dat       that process's coordinates
+    data/time_series.dat      the diagnostics printed while it ran
+
+``read_var`` turns such a directory into a :class:`astaroth.Simulation`,
+``read_ts`` reads the time series, and ``write_var`` (``sim.save_pencil``)
+writes ``var.dat``, ``grid.dat``, ``dim.dat`` and ``index.pro`` that the
+Pencil Code's ``run.x`` continues from.  Only what this package can run is
+read: an isothermal (``noentropy``, ``gamma = 1``) hydro or MHD run on a
+periodic Cartesian equidistant grid; anything else is refused with a
+``ValueError`` naming what is not supported.
+
+Snapshots (``var.dat``, ``VARn``) are Fortran unformatted sequential files:
+the first record holds ``f(mx, my, mz, nvar)`` (x fastest, ghost zones
+included), the second ``t, x(mx), y(my), z(mz), dx, dy, dz``; later records
+(persistent variables) are not read.  Single and double precision are told
+apart by the second record's length.
+"""
+import math
+import os
+import re
+import struct
+import warnings
+
+import numpy as np
+
+__all__ = ["read_var", "read_ts", "write_var", "read_dim", "read_index", "read_namelist", "PENCIL_NAMES"]
+
+#: Pencil Code index name (index.pro) -> this package's field name.
+PENCIL_NAMES = {"iux": "ux", "iuy": "uy", "iuz": "uz", "ilnrho": "lnrho", "iax": "ax", "iay": "ay", "iaz": "az"}
+
+# Fields the Pencil Code has that this package does not evolve (yet), with what to tell the user.
+_UNSUPPORTED_FIELDS = {
+    "iss": "entropy 'ss' (the Pencil Code's entropy module): this version runs isothermal flows only",
+    "ilntt": "temperature 'lnTT' (temperature_idealgas): this version runs isothermal flows only",
+    "itt": "temperature 'TT': this version runs isothermal flows only",
+    "icc": "passive scalar 'cc': not supported in this version",
+    "ilncc": "passive scalar 'lncc': not supported in this version",
+    "irho": "density 'rho' (ldensity_nolog): this package evolves lnrho",
+}
+
+# The order run.x registers our fields in (hydro, density, magnetic): index.pro of its runs.
+_PENCIL_ORDER = ("ux", "uy", "uz", "lnrho", "ax", "ay", "az")
+_INDEX_OF = {v: k for k, v in PENCIL_NAMES.items()}
+
+
+# --- Fortran namelists ----------------------------------------------------------------------------
+_TOKEN = re.compile(r"""
+      (?P<string>'(?:[^']|'')*'|"(?:[^"]|"")*")
+    | (?P<complex>\([^()]*\))
+    | (?P<group>[&$][A-Za-z_]\w*)
+    | (?P<end>/|[&$]end\b)
+    | (?P<key>[A-Za-z_][\w%]*(?:\([\d:, ]*\))?\s*=)
+    | (?P<sep>,)
+    | (?P<value>[^\s,=/'"()!]+)
+    | (?P<comment>![^\n]*)
+    | (?P<space>\s+)
+""", re.VERBOSE | re.IGNORECASE)
+
+
+def _nml_value(text):
+    """One namelist value: a number, a logical, a string or a complex number."""
+    if text[0] in "'\"":
+        return text[1:-1].replace(text[0] * 2, text[0]).rstrip()
+    if text[0] == "(":
+        re_, im = (float(p.replace("d", "e").replace("D", "E")) for p in text[1:-1].split(","))
+        return complex(re_, im)
+    low = text.lower()
+    if low in ("t", ".true.", "true", ".t."):
+        return True
+    if low in ("f", ".false.", "false", ".f."):
+        return False
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(low.replace("d", "e"))
+    except ValueError:
+        return text
+
+
+def read_namelist(path):
+    """Read a file of Fortran namelists (e.g. ``data/param2.nml``).
+
+    Returns ``{group: {key: value}}`` with group and key names in lower case;
+    a value is a Python scalar (int, float, bool, str, complex), or a list for
+    an array (repeat counts such as ``3*T`` are expanded).  Only what the
+    Pencil Code and hand-written ``start.in`` files use is understood.
+    """
+    with open(path, encoding="latin-1") as f:
+        text = f.read()
+    groups, group, key = {}, None, None
+    pending_repeat = None
+    for m in _TOKEN.finditer(text):
+        kind, tok = m.lastgroup, m.group()
+        if kind in ("space", "comment", "sep"):
+            continue
+        if kind == "group":
+            group = groups.setdefault(tok[1:].lower(), {})
+            key = None
+        elif kind == "end":
+            group, key = None, None
+        elif group is None:
+            continue
+        elif kind == "key":
+            key = re.sub(r"\(.*\)", "", tok[:-1]).strip().lower()
+            group[key] = []
+        elif key is not None:
+            if kind == "value" and re.fullmatch(r"\d+\*", tok):
+                pending_repeat = int(tok[:-1])  # "3*" followed by a string or complex token
+                continue
+            repeat = 1
+            if pending_repeat is not None:
+                repeat, pending_repeat = pending_repeat, None
+            elif kind == "value" and re.fullmatch(r"\d+\*.+", tok):
+                count, tok = tok.split("*", 1)
+                repeat = int(count)
+            group[key].extend([_nml_value(tok)] * repeat)
+    for values in groups.values():
+        for k, v in values.items():
+            values[k] = v[0] if len(v) == 1 else v
+    return groups
+
+
+# --- small files ----------------------------------------------------------------------------------
+def read_dim(path):
+    """Read a Pencil Code ``dim.dat``.
+
+    Returns a dict: ``mx, my, mz`` (points with ghost zones), ``mvar, maux``,
+    ``precision`` ('S' or 'D'), ``nghost`` (three numbers) and ``procs``
+    (``nprocx, nprocy, nprocz`` in data/dim.dat; ``ipx, ipy, ipz`` in a
+    procN/dim.dat).
+    """
+    with open(path) as f:
+        lines = [line.split() for line in f if line.strip()]
+    try:
+        mx, my, mz, mvar, maux = (int(v) for v in lines[0][:5])
+        precision = lines[1][0].upper()
+        nghost = tuple(int(v) for v in lines[2][:3])
+        procs = tuple(int(v) for v in lines[3][:3]) if len(lines) > 3 else (1, 1, 1)
+    except (IndexError, ValueError) as e:
+        raise ValueError(f"{path} is not a Pencil Code dim.dat ({e})") from None
+    return dict(mx=mx, my=my, mz=mz, mvar=mvar, maux=maux, precision=precision, nghost=nghost, procs=procs)
+
+
+def read_index(path):
+    """Read a Pencil Code ``index.pro``: ``{name: slot}`` for every ``name=integer`` line."""
+    index = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*(\w+)\s*=\s*(-?\d+)\s*$", line)
+            if m:
+                index[m.group(1).lower()] = int(m.group(2))
+    return index
+
+
+# --- Fortran unformatted records ------------------------------------------------------------------
+def _records(path, count):
+    """The first `count` records of a Fortran sequential unformatted file, as (offset, length) pairs.
+
+    gfortran's 4-byte record markers, little- or big-endian; records split into subrecords
+    (a negative leading marker, records over 2 GiB) are handled when contiguous.
+    """
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        for endian in "<>":
+            out, pos = [], 0
+            try:
+                while len(out) < count:
+                    f.seek(pos)
+                    head = f.read(4)
+                    if len(head) < 4:
+                        raise ValueError
+                    n = struct.unpack(endian + "i", head)[0]
+                    length, start = abs(n), pos + 4
+                    if start + length + 4 > size:
+                        raise ValueError
+                    f.seek(start + length)
+                    if abs(struct.unpack(endian + "i", f.read(4))[0]) != length:
+                        raise ValueError
+                    if n < 0:  # gfortran splits records over 2 GiB into subrecords
+                        raise ValueError(f"{path}: a record over 2 GiB (gfortran subrecords) is not "
+                                         "supported in this version: split the run over more processes")
+                    out.append((start, length))
+                    pos = start + length + 4
+                return out, endian
+            except ValueError as e:
+                if e.args:
+                    raise
+                continue
+            except struct.error:
+                continue
+    raise ValueError(f"{path} is not a Fortran unformatted file with {count} records "
+                     "(a Pencil Code snapshot written by io_dist, the default)")
+
+
+def _read_snapshot(path, dims):
+    """Fields (nvar, mz, my, mx)-ordered array, t, x, y, z of one process's snapshot."""
+    mx, my, mz = dims
+    records, endian = _records(path, 2)
+    (off1, len1), (off2, len2) = records
+    ncoord = 1 + mx + my + mz + 3
+    for nbytes in (8, 4):
+        if len2 in (ncoord * nbytes, (ncoord + 1) * nbytes):  # +1: deltay of a sheared run
+            break
+    else:
+        raise ValueError(f"{path}: its second record has {len2} bytes, which is neither single nor double "
+                         f"precision t, x, y, z, dx, dy, dz for a {mx} x {my} x {mz} grid (see dim.dat)")
+    if len2 == (ncoord + 1) * nbytes:
+        raise ValueError(f"{path} is from a sheared run (lshear, deltay): not supported in this version")
+    dtype = np.dtype(f"{endian}f{nbytes}")
+    npoint = mx * my * mz * nbytes
+    if len1 % npoint:
+        raise ValueError(f"{path}: its first record ({len1} bytes) is not a whole number of "
+                         f"{mx} x {my} x {mz} fields")
+    nvar = len1 // npoint
+    with open(path, "rb") as f:
+        f.seek(off1)
+        fields = np.fromfile(f, dtype=dtype, count=nvar * mx * my * mz).reshape(nvar, mz, my, mx)
+        f.seek(off2)
+        coords = np.fromfile(f, dtype=dtype, count=ncoord)
+    t = float(coords[0])
+    x, y, z = coords[1:1 + mx], coords[1 + mx:1 + mx + my], coords[1 + mx + my:1 + mx + my + mz]
+    return fields, t, x.astype(np.float64), y.astype(np.float64), z.astype(np.float64), dtype
+
+
+# --- parameters -----------------------------------------------------------------------------------
+def _as_list(value, n=3):
+    return list(value) if isinstance(value, list) else [value] * n
+
+
+def _modes(value):
+    """A Pencil 'ivisc'/'iresistivity'/'idiff' entry as a list of non-empty lower-case names."""
+    return [v.strip().lower() for v in _as_list(value, 1) if isinstance(v, str) and v.strip()]
+
+
+def _parameters(datadir, shape):
+    """Our Simulation keywords from param.nml and param2.nml (run parameters take precedence)."""
+    start_path, run_path = os.path.join(datadir, "param.nml"), os.path.join(datadir, "param2.nml")
+    if not os.path.exists(start_path):
+        raise FileNotFoundError(f"{start_path} not found: a Pencil Code data directory has it once start.x has run")
+    start = read_namelist(start_path)
+    run = read_namelist(run_path) if os.path.exists(run_path) else {}
+
+    def get(key, *groups, default=None):
+        for source in (run, start):
+            for g in groups:
+                if key in source.get(g, {}):
+                    return source[g][key]
+        return default
+
+    coords = str(get("coord_system", "run_pars", "init_pars", default="cartesian")).lower()
+    if coords != "cartesian":
+        raise ValueError(f"coord_system={coords!r}: this package runs Cartesian grids only")
+    for axis, periodic, equidistant, n in zip("xyz", _as_list(get("lperi", "run_pars", "init_pars", default=True)),
+                                           _as_list(get("lequidist", "run_pars", "init_pars", default=True)), shape):
+        if n > 1 and periodic is not True:
+            raise ValueError(f"lperi: the {axis} axis is not periodic; this package runs periodic boxes only")
+        if n > 1 and equidistant is not True:
+            raise ValueError(f"lequidist: the {axis} grid is not equidistant; this package needs a uniform grid")
+    if get("lshear", "lphysics", "run_pars", "init_pars", default=False) is True:
+        raise ValueError("lshear: shearing-box runs are not supported in this version")
+    gamma = get("gamma", "eos_run_pars", "eos_init_pars", default=1.0)
+    if gamma != 1:
+        raise ValueError(f"gamma={gamma}: without an entropy field this is a polytropic run; this package runs "
+                         "isothermal flows (gamma = 1) only")
+    omega = get("omega", "hydro_run_pars", "hydro_init_pars", default=0.0)
+    if omega:
+        raise ValueError(f"Omega={omega}: rotation (Coriolis force) is not supported in this version")
+
+    box = tuple(float(v) for v in _as_list(get("lxyz", "run_pars", "init_pars")))
+    params = dict(box=box, cs=float(get("cs0", "eos_run_pars", "eos_init_pars", default=1.0)))
+
+    nu = float(get("nu", "viscosity_run_pars", default=0.0))
+    ivisc = _modes(get("ivisc", "viscosity_run_pars", default=""))
+    if nu and not ivisc:
+        ivisc = ["nu-const"]  # as the Pencil Code's viscosity module does
+    known = {"nu-const": "nu", "hyper3-simplified": "nu_hyper3", "hyper3_simplified": "nu_hyper3",
+             "nu-shock": "nu_shock", "shock": "nu_shock"}
+    for mode in ivisc:
+        if mode not in known:
+            raise ValueError(f"ivisc={mode!r}: this package has the viscosities 'nu-const', 'hyper3-simplified' "
+                             "and 'nu-shock' only")
+    params["nu"] = nu if "nu-const" in ivisc else 0.0
+    params["nu_hyper3"] = (float(get("nu_hyper3", "viscosity_run_pars", default=0.0))
+                           if {"hyper3-simplified", "hyper3_simplified"} & set(ivisc) else 0.0)
+    params["nu_shock"] = (float(get("nu_shock", "viscosity_run_pars", default=0.0))
+                          if {"nu-shock", "shock"} & set(ivisc) else 0.0)
+
+    idiff = _modes(get("idiff", "density_run_pars", default=""))
+    for mode in idiff:
+        if mode not in ("hyper3-lnrho", "hyper3lnrho"):
+            raise ValueError(f"idiff={mode!r}: this package has the density diffusion 'hyper3-lnrho' only")
+    params["diff_hyper3"] = float(get("diff_hyper3", "density_run_pars", default=0.0)) if idiff else 0.0
+
+    for flag in ("lupw_uu", "lupw_lnrho", "lupw_aa"):
+        if get(flag, "hydro_run_pars", "density_run_pars", "magnetic_run_pars", default=False) is True:
+            raise ValueError(f"{flag}=T: upwinding is not supported in this version")
+
+    magnetic = {"eta": float(get("eta", "magnetic_run_pars", default=0.0)),
+                "b_ext": tuple(float(v) for v in _as_list(get("b_ext", "magnetic_run_pars", default=0.0))),
+                "mu0": float(get("mu0", "init_pars", "run_pars", default=1.0))}
+    iresistivity = _modes(get("iresistivity", "magnetic_run_pars", default=""))
+    for mode in iresistivity:
+        if mode != "eta-const":
+            raise ValueError(f"iresistivity={mode!r}: this package has the resistivity 'eta-const' only")
+    force = get("force", "forcing_run_pars", default=0.0)
+    if force:
+        warnings.warn(f"the Pencil run is forced (iforce={get('iforce', 'forcing_run_pars', default='?')!r}, "
+                      f"force={force}); its forcing is not carried over: set sim.forcing = astaroth.Forcing(...)",
+                      stacklevel=3)
+    return params, magnetic
+
+
+# --- reading --------------------------------------------------------------------------------------
+def _proc_dirs(datadir, procs):
+    nprocx, nprocy, nprocz = procs
+    return [(os.path.join(datadir, f"proc{ipx + nprocx * (ipy + nprocy * ipz)}"), (ipx, ipy, ipz))
+            for ipz in range(nprocz) for ipy in range(nprocy) for ipx in range(nprocx)]
+
+
+def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
+    """Read a Pencil Code snapshot into a new :class:`astaroth.Simulation`.
+
+    Parameters
+    ----------
+    datadir : str or path
+        The run's data directory (holding ``dim.dat``, ``index.pro``,
+        ``param.nml``, ``param2.nml`` and ``proc0/``, ``proc1/``, ...); the run
+        directory above it is accepted too.
+    varfile : str
+        The snapshot in each ``procN`` folder: ``"var.dat"`` (the latest) or
+        ``"VAR0"``, ``"VAR1"``, ...
+    backend : "auto", "cpu" or "cuda"
+        As for ``Simulation``.
+    dtype : None, "float32" or "float64"
+        Precision of the new simulation; None takes the file's.
+
+    Returns
+    -------
+    Simulation
+        Shape, box and origin of the Pencil grid (the Pencil Code puts the
+        points of a periodic axis at ``x0 + (i + 1/2) dx``, so ``sim.x`` is
+        exactly its ``x``), the parameters of ``param.nml``/``param2.nml``
+        (``nu``, ``cs0`` as ``cs``, ``eta``, ``b_ext``, ``mu0``, ``nu_hyper3``,
+        ``diff_hyper3``, ``nu_shock``, by the run's ``ivisc``,
+        ``iresistivity`` and ``idiff``), its fields (``uu`` as ``ux uy uz``,
+        ``lnrho``, ``aa`` as ``ax ay az``: an MHD run gives
+        ``physics="mhd"``) and ``sim.t`` the snapshot's time.  Forcing is not
+        carried over (a warning says so when the run was forced).
+
+    Raises
+    ------
+    ValueError
+        For what this package cannot run, named: an entropy or other extra
+        field, non-periodic or non-Cartesian grids, shear, rotation,
+        ``gamma != 1``, other viscosities or resistivities, upwinding.
+    FileNotFoundError
+        When the data directory or a file in it is missing.
+    """
+    datadir = os.fspath(datadir)
+    if not os.path.isdir(datadir):
+        raise FileNotFoundError(f"datadir {datadir!r} is not a directory")
+    if not os.path.exists(os.path.join(datadir, "dim.dat")) and \
+            os.path.exists(os.path.join(datadir, "data", "dim.dat")):
+        datadir = os.path.join(datadir, "data")  # the run directory was given
+    for name in ("dim.dat", "index.pro"):
+        if not os.path.exists(os.path.join(datadir, name)):
+            raise FileNotFoundError(f"{os.path.join(datadir, name)} not found: is {datadir!r} a Pencil Code data "
+                                    "directory (after start.x)?")
+    dim = read_dim(os.path.join(datadir, "dim.dat"))
+    nghost = dim["nghost"]
+    shape = tuple(m - 2 * g for m, g in zip((dim["mx"], dim["my"], dim["mz"]), nghost))
+    index = read_index(os.path.join(datadir, "index.pro"))
+    slots = {ours: index[pencil] for pencil, ours in PENCIL_NAMES.items() if index.get(pencil, 0) > 0}
+    for pencil, why in _UNSUPPORTED_FIELDS.items():
+        if index.get(pencil, 0) > 0 and not (pencil == "irho" and index[pencil] == index.get("ilnrho")):
+            raise ValueError(f"{pencil}={index[pencil]} in index.pro: {why}")
+    missing = [n for n in ("ux", "uy", "uz", "lnrho") if n not in slots]
+    if missing:
+        raise ValueError(f"index.pro has no {', '.join(_INDEX_OF[n] for n in missing)}: this package needs "
+                         "the Pencil Code's hydro and density modules (uu and lnrho)")
+    mhd = all(n in slots for n in ("ax", "ay", "az"))
+    covered = set(slots.values())
+    for slot in range(1, dim["mvar"] + 1):
+        if slot not in covered:
+            names = [k for k, v in index.items() if v == slot and k.startswith("i")]
+            raise ValueError(f"slot {slot} of the snapshot ({'/'.join(names) or 'unnamed'} in index.pro) is a "
+                             "field this package does not evolve")
+    params, magnetic = _parameters(datadir, shape)
+    if mhd:
+        params.update(physics="mhd", **magnetic)
+
+    # Assemble the processes' interiors.
+    nprocs = dim["procs"]
+    interiors = None
+    t = origin = file_dtype = None
+    coords = [np.empty(n) for n in shape]
+    for folder, (ipx, ipy, ipz) in _proc_dirs(datadir, nprocs):
+        path = os.path.join(folder, varfile)
+        if not os.path.exists(path):
+            collected = [os.path.join(datadir, "allprocs", name)
+                         for name in (varfile, varfile.replace(".dat", "") + ".h5")]
+            if any(os.path.exists(c) for c in collected):
+                raise ValueError(f"{datadir} holds its snapshot in allprocs/ (the io_mpi2 or HDF5 I/O modules): "
+                                 "this version reads the default io_dist layout (procN/var.dat) only")
+            raise FileNotFoundError(f"{path} not found (varfile={varfile!r})")
+        pdim = read_dim(os.path.join(folder, "dim.dat")) if os.path.exists(os.path.join(folder, "dim.dat")) else None
+        local = tuple(n // p for n, p in zip(shape, nprocs))
+        mloc = tuple(n + 2 * g for n, g in zip(local, nghost))
+        if pdim is not None and (pdim["mx"], pdim["my"], pdim["mz"]) != mloc:
+            raise ValueError(f"{folder}/dim.dat gives {pdim['mx']} x {pdim['my']} x {pdim['mz']} points, "
+                             f"{mloc} expected from data/dim.dat")
+        fields, tp, x, y, z, fdt = _read_snapshot(path, mloc)
+        if fields.shape[0] < dim["mvar"]:
+            raise ValueError(f"{path} holds {fields.shape[0]} fields, dim.dat says mvar = {dim['mvar']}")
+        if t is None:
+            t, file_dtype = tp, fdt
+            interiors = np.empty((len(slots),) + shape[::-1], dtype=fdt)
+        elif tp != t:
+            raise ValueError(f"{path} is at t = {tp}, proc0's at t = {t}: the snapshot is inconsistent")
+        lo = [ip * n for ip, n in zip((ipx, ipy, ipz), local)]
+        gx, gy, gz = nghost
+        for k, slot in enumerate(slots.values()):
+            interiors[k, lo[2]:lo[2] + local[2], lo[1]:lo[1] + local[1], lo[0]:lo[0] + local[0]] = \
+                fields[slot - 1, gz:gz + local[2], gy:gy + local[1], gx:gx + local[0]]
+        for a, (c, g) in enumerate(zip((x, y, z), nghost)):
+            coords[a][lo[a]:lo[a] + local[a]] = c[g:g + local[a]]
+    origin = tuple(float(c[0]) for c in coords)
+    box = params.pop("box")
+    spacing = [b / n for b, n in zip(box, shape)]
+    for a, (c, d) in enumerate(zip(coords, spacing)):
+        if len(c) > 1 and not np.allclose(np.diff(c), d, rtol=1e-5 if file_dtype.itemsize == 4 else 1e-10):
+            raise ValueError(f"the {'xyz'[a]} coordinates in {varfile} are not spaced Lxyz / n = {d}: "
+                             "a non-uniform or inconsistent grid")
+
+    from .simulation import Simulation
+    sim = Simulation(shape=shape, box=box, origin=origin, backend=backend,
+                     dtype=dtype if dtype is not None else np.dtype(file_dtype.kind + str(file_dtype.itemsize)).name,
+                     **params)
+    for k, name in enumerate(slots):
+        sim[name] = np.ascontiguousarray(interiors[k].transpose(2, 1, 0)).astype(sim.dtype)
+    sim.t = t
+    return sim
+
+
+def read_ts(datadir):
+    """Read a Pencil Code ``time_series.dat`` as a NumPy structured array.
+
+    Parameters
+    ----------
+    datadir : str or path
+        The data directory, the run directory above it, or the file itself.
+
+    The column names come from the header line (``#--it-----t-----urms--``);
+    ``it`` is an integer column, all others float64.  When the header
+    changes part way (a restart with another ``print.in``), the columns are
+    the union of all headers and missing entries are NaN; Fortran overflow
+    fields (``****``) are NaN as well.
+    """
+    path = os.fspath(datadir)
+    if os.path.isdir(path):
+        path = os.path.join(path, "time_series.dat")
+        if not os.path.exists(path) and os.path.exists(os.path.join(os.path.dirname(path), "data", "time_series.dat")):
+            path = os.path.join(os.path.dirname(path), "data", "time_series.dat")  # the run directory was given
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path} not found")
+    number = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[EeDd][-+]?\d+|[-+]\d{3})?|[-+]?(?:nan|inf(?:inity)?)|\*+",
+                        re.IGNORECASE)
+    names, rows, columns = [], [], None
+    with open(path) as f:
+        for line in f:
+            stripped = line.strip()
+            if not stripped:
+                continue
+            if stripped[0] in "#%":
+                columns = [c for c in re.split(r"-+", stripped.lstrip("#%").strip()) if c.strip()]
+                columns = [c.strip() for c in columns]
+                names.extend(c for c in columns if c not in names)
+                continue
+            if columns is None:
+                raise ValueError(f"{path}: a data line comes before the header line (#--it----t--...)")
+            values = []
+            for tok in number.findall(stripped):
+                if tok.startswith("*"):
+                    values.append(math.nan)
+                else:
+                    tok = re.sub(r"(\d)([-+]\d{3})$", r"\1E\2", tok.replace("D", "E").replace("d", "e"))
+                    values.append(float(tok))
+            if len(values) != len(columns):
+                raise ValueError(f"{path}: the line {stripped!r} has {len(values)} numbers for the "
+                                 f"{len(columns)} columns {columns}")
+            rows.append(dict(zip(columns, values)))
+    dtype = np.dtype([(n, np.int64 if n == "it" else np.float64) for n in names])
+    out = np.zeros(len(rows), dtype=dtype)
+    for n in names:
+        col = np.array([r.get(n, math.nan) for r in rows], dtype=np.float64)
+        out[n] = col if n != "it" else np.where(np.isnan(col), -1, col)
+    return out
+
+
+# --- writing --------------------------------------------------------------------------------------
+def _write_record(f, array):
+    data = np.ascontiguousarray(array).tobytes()
+    marker = struct.pack("<i", len(data))
+    f.write(marker + data + marker)
+
+
+def write_var(sim, datadir, varfile="var.dat"):
+    """Write a simulation as a Pencil Code snapshot that ``run.x`` continues from.
+
+    Writes, under `datadir` (created if missing): ``proc0/<varfile>``,
+    ``proc0/grid.dat``, ``proc0/dim.dat``, ``allprocs/grid.dat``,
+    ``dim.dat``, ``index.pro``, and where none exists a minimal
+    ``param.nml`` (``xyz0``, ``Lxyz``, ``lperi``, ``cs0``, ``gamma = 1``,
+    units) and ``param2.nml`` (``nu``, ``ivisc``, ``eta``, ``B_ext``, ...).
+    One process, the simulation's precision, the fields in the Pencil
+    Code's order (``uu``, ``lnrho``, then ``aa``) with periodic ghost zones.
+
+    The Pencil run that continues must be compiled for the same grid
+    (``src/cparam.local``), precision (``REAL_PRECISION``), one process
+    (``nompicomm``) and modules (``noentropy``, ``eos_idealgas``, and
+    ``magnetic`` for MHD); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``,
+    ... as always.  A ``dim.dat`` or ``param.nml`` already in `datadir` for
+    another grid, box or ``gamma`` is refused with a ``ValueError``.  The
+    points are written where ``sim.x`` has them; the Pencil Code puts a
+    periodic axis's at ``x0 + (i + 1/2) dx``, as ``read_var`` gives.
+
+    Returns the path of the snapshot written.
+    """
+    from .simulation import Simulation
+    if not isinstance(sim, Simulation):
+        raise TypeError(f"sim must be an astaroth.Simulation, got {type(sim).__name__}")
+    if not isinstance(varfile, str) or not varfile or os.sep in varfile:
+        raise ValueError(f"varfile must be a file name such as 'var.dat' or 'VAR1', got {varfile!r}")
+    datadir = os.fspath(datadir)
+    names = [n for n in _PENCIL_ORDER if n in sim.field_names]
+    extra = [n for n in sim.field_names if n not in names]
+    if extra:
+        raise ValueError(f"the fields {extra} have no Pencil Code counterpart in this version")
+    shape, dtype = sim.shape, sim.dtype
+    nghost = (3, 3, 3)  # the Pencil Code keeps 3 ghost points on every axis, flat ones too (cparam.f90)
+    m = tuple(n + 2 * g for n, g in zip(shape, nghost))
+    _check_target(sim, datadir, m)
+    f = np.empty((len(names),) + m[::-1], dtype=dtype)  # (nvar, mz, my, mx): x fastest on disk
+    for k, name in enumerate(names):
+        f[k] = np.pad(sim[name], [(g, g) for g in nghost], mode="wrap").transpose(2, 1, 0)
+    coords = [sim.x, sim.y, sim.z]
+    ghosted = [np.asarray(c[0] + d * (np.arange(mm) - g) if n > 1 else np.full(mm, c[0]), dtype=dtype)
+               for c, d, mm, g, n in zip(coords, sim.spacing, m, nghost, shape)]
+    spacing = np.asarray(sim.spacing, dtype=dtype)
+    t = np.asarray([sim.t], dtype=dtype)
+
+    path = os.path.join(datadir, "proc0", varfile)
+    if not sim.is_root:  # a grid split over MPI ranks: every rank gathered the fields above, rank 0 writes
+        return path
+    for sub in ("proc0", "allprocs"):
+        os.makedirs(os.path.join(datadir, sub), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as out:
+        _write_record(out, f)
+        _write_record(out, np.concatenate([t, *ghosted, spacing]))
+    os.replace(tmp, path)
+
+    inverse = [np.full(mm, 1 / d if n > 1 else 0.0, dtype=dtype) for mm, d, n in zip(m, sim.spacing, shape)]
+    for grid in (os.path.join(datadir, "proc0", "grid.dat"), os.path.join(datadir, "allprocs", "grid.dat")):
+        with open(grid, "wb") as out:
+            _write_record(out, np.concatenate([t, *ghosted, spacing]))
+            _write_record(out, spacing)
+            _write_record(out, np.asarray(sim.box, dtype=dtype))
+            _write_record(out, np.concatenate(inverse))
+            _write_record(out, np.zeros(sum(m), dtype=dtype))  # dx_tilde: 0 on an equidistant grid
+
+    precision = "D" if dtype == np.float64 else "S"
+    head = "".join(f"{v:7d}" for v in (*m, len(names), 0, 0)) + f"\n{precision}\n" + \
+        "".join(f"{g:5d}" for g in nghost) + "\n"
+    with open(os.path.join(datadir, "dim.dat"), "w") as out:
+        out.write(head + "".join(f"{v:5d}" for v in (1, 1, 1, 1)) + "\n")
+    with open(os.path.join(datadir, "proc0", "dim.dat"), "w") as out:
+        out.write(head + "".join(f"{v:5d}" for v in (0, 0, 0)) + "\n")
+    lines = []
+    for k, name in enumerate(names, start=1):
+        if name == "ux":
+            lines.append(f" iuu={k}")
+        if name == "ax":
+            lines.append(f" iaa={k}")
+        lines.append(f" {_INDEX_OF[name]}={k}")
+    with open(os.path.join(datadir, "index.pro"), "w") as out:
+        out.write("\n".join(lines) + "\n")
+    if not os.path.exists(os.path.join(datadir, "param.nml")):
+        _write_start_parameters(sim, os.path.join(datadir, "param.nml"))
+    if not os.path.exists(os.path.join(datadir, "param2.nml")):
+        _write_run_parameters(sim, os.path.join(datadir, "param2.nml"))
+    return path
+
+
+def _pencil_xyz0(sim):
+    """The Pencil Code's xyz0: a periodic axis's points sit at x0 + (i + 1/2) dx."""
+    return tuple(o - d / 2 for o, d in zip((sim.x[0], sim.y[0], sim.z[0]), sim.spacing))
+
+
+def _check_target(sim, datadir, m):
+    """Refuse to write over a Pencil data directory made for another grid or box."""
+    dim_path = os.path.join(datadir, "dim.dat")
+    if os.path.exists(dim_path):
+        dim = read_dim(dim_path)
+        if (dim["mx"], dim["my"], dim["mz"]) != m or dim["procs"] != (1, 1, 1):
+            raise ValueError(f"{dim_path} is for {dim['mx']} x {dim['my']} x {dim['mz']} points (ghost zones "
+                             f"included) on {dim['procs']} processes; this simulation needs {m} on one: the Pencil "
+                             "run must be compiled for the same grid (src/cparam.local) and nompicomm")
+    param_path = os.path.join(datadir, "param.nml")
+    if os.path.exists(param_path):
+        init = read_namelist(param_path).get("init_pars", {})
+        for key, ours in (("lxyz", sim.box), ("xyz0", _pencil_xyz0(sim))):
+            if key in init and not np.allclose(_as_list(init[key]), ours, rtol=1e-6, atol=1e-6 * max(sim.box)):
+                raise ValueError(f"{param_path} has {key} = {init[key]}, this simulation {tuple(ours)}: "
+                                 "the Pencil run would put the points elsewhere")
+        gamma = read_namelist(param_path).get("eos_init_pars", {}).get("gamma", 1.0)
+        if gamma != 1:
+            raise ValueError(f"{param_path} has gamma = {gamma}: an isothermal run needs gamma = 1")
+
+
+def _write_start_parameters(sim, path):
+    """A minimal param.nml (what start.x would record) where none exists: grid, box and equation of state.
+
+    run.x reads it before run.in; namelist entries left out keep the Pencil Code's defaults.  In its
+    cgs units mu0 = 4 pi (unit_velocity / unit_magnetic)^2, hence unit_magnetic = sqrt(4 pi / mu0)."""
+    def values(v):
+        return ", ".join(repr(float(x)) for x in v)
+    with open(path, "w") as out:
+        out.write(f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
+                  " LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
+                  " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n UNIT_TEMPERATURE= 1.2027220936797545E-008,\n"
+                  f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
+                  " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
+                  f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n RHO0= 1.0,\n GAMMA= 1.0,\n/\n"
+                  "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n")
+        if sim.physics == "mhd":
+            out.write("&MAGNETIC_INIT_PARS\n/\n")
+        out.write("&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n")
+
+
+def _write_run_parameters(sim, path):
+    """A param2.nml (what run.x records from run.in) with this simulation's run-time parameters.
+
+    run.x writes its own from run.in; this one lets read_var (and pencil.read.param) give the
+    parameters back.  The same values belong in the run.in of a Pencil run that continues."""
+    def values(v):
+        return ", ".join(repr(float(x)) for x in v)
+    ivisc = [mode for mode, on in (("nu-const", sim.nu), ("hyper3-simplified", sim.nu_hyper3),
+                                   ("nu-shock", sim.nu_shock)) if on]
+    with open(path, "w") as out:
+        out.write(f"&RUN_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
+                  " COORD_SYSTEM='cartesian',\n/\n"
+                  f"&EOS_RUN_PARS\n CS0= {float(sim.cs)!r},\n/\n"
+                  f"&VISCOSITY_RUN_PARS\n NU= {float(sim.nu)!r},\n NU_HYPER3= {float(sim.nu_hyper3)!r},\n"
+                  f" NU_SHOCK= {float(sim.nu_shock)!r},\n IVISC= {', '.join(repr(m) for m in ivisc) or repr('')},\n/\n"
+                  f"&DENSITY_RUN_PARS\n DIFF_HYPER3= {float(sim.diff_hyper3)!r},\n"
+                  f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n")
+        if sim.physics == "mhd":
+            out.write(f"&MAGNETIC_RUN_PARS\n ETA= {float(sim.eta)!r},\n B_EXT= {values(sim.b_ext)},\n"
+                      " IRESISTIVITY='eta-const',\n/\n")

@@ -1,0 +1,94 @@
+/*
+ * binding.h -- what the files of the CPython binding (astaroth._core) share;
+ * private to csrc/binding/.
+ *
+ *   module.c            PyInit__core and the module's functions (backends,
+ *                       threads, CUDA devices)
+ *   grid_object.c       the Grid type: creation, stepping, reductions
+ *   parameters.c        parameters by name, and the tables of fields.h and
+ *                       parameters.def as Python rows
+ *   array_export.c      fields to and from NumPy, zero-copy views, DLPack
+ *   forcing_binding.c   the forcing of a Grid
+ *   ensemble_binding.c  run_cfl_members: an ensemble's grids at once
+ *   ops_binding.c       astaroth.ops' derivatives
+ *   errors.c            status codes as Python exceptions
+ *
+ * Argument checking with physicist-facing messages is done in Python
+ * (astaroth/simulation.py, astaroth/parameters.py); this layer still
+ * refuses what would crash, and knows no physics by name: fields, modules
+ * and parameters come from csrc/fields.h and csrc/parameters.def.
+ */
+#ifndef ASTAROTH_BINDING_H
+#define ASTAROTH_BINDING_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL astaroth_core_ARRAY_API /* module.c imports it; the others define NO_IMPORT_ARRAY */
+#include <numpy/arrayobject.h>
+
+#include "backend.h"
+
+typedef struct {
+    PyObject_HEAD
+    const ac_backend_ops *ops;
+    void *self;
+    ac_grid grid;
+    ac_precision precision;
+    ac_forcing forcing; /* count == 0: no forcing */
+} GridObject;
+
+extern PyTypeObject GridType;
+
+/* backends compiled in (module.c) */
+extern const ac_backend_ops *const ac_all_backends[];
+extern const int ac_num_backends;
+const ac_backend_ops *ac_find_backend(const char *name);
+
+/* errors.c: raise the Python exception for a status code (g may be NULL);
+ * returns NULL for chaining */
+PyObject *raise_status(ac_status status, const GridObject *g, const char *what);
+
+/* grid_object.c */
+int check_ready(GridObject *self);
+int check_field(const GridObject *self, int field);
+int numpy_type(const GridObject *self);
+PyObject *cfl_run_result(const ac_cfl_run *run);
+
+/* parameters.c: the modules mask and the parameters dict of Grid(...) into
+ * g (0), or a Python exception naming the parameter (-1) */
+int parameters_check_modules(unsigned long modules);
+int parameters_fill(ac_grid *g, PyObject *params);
+PyObject *core_parameter_table(PyObject *m, PyObject *ignored);
+PyObject *core_field_table(PyObject *m, PyObject *ignored);
+PyObject *core_module_table(PyObject *m, PyObject *ignored);
+PyObject *core_switch_table(PyObject *m, PyObject *ignored);
+
+/* array_export.c */
+PyObject *Grid_read(GridObject *self, PyObject *args);
+PyObject *Grid_write(GridObject *self, PyObject *args);
+PyObject *Grid_host_view(GridObject *self, PyObject *args);
+PyObject *Grid_interior_address(GridObject *self, PyObject *args);
+PyObject *Grid_padded_address(GridObject *self, PyObject *args);
+PyObject *Grid_dlpack(GridObject *self, PyObject *args);
+PyObject *Grid_dlpack_device(GridObject *self, PyObject *ignored);
+
+/* forcing_binding.c */
+PyObject *Grid_set_forcing(GridObject *self, PyObject *args);
+PyObject *Grid_add_forcing(GridObject *self, PyObject *args);
+PyObject *Grid_draw_forcing(GridObject *self, PyObject *args);
+PyObject *Grid_get_forcing_state(GridObject *self, void *closure);
+int Grid_set_forcing_state(GridObject *self, PyObject *value, void *closure);
+/* count steps of length dt with the forcing after each (the GIL released) */
+ac_status forced_steps(GridObject *self, double dt, long count, int profile_current);
+
+/* ensemble_binding.c */
+PyObject *core_run_cfl_members(PyObject *m, PyObject *args);
+
+/* ops_binding.c */
+PyObject *core_derivative(PyObject *m, PyObject *args);
+#ifdef ASTAROTH_WITH_CUDA
+PyObject *core_derivative_device(PyObject *m, PyObject *args);
+#endif
+
+#endif /* ASTAROTH_BINDING_H */

@@ -1,0 +1,123 @@
+/*
+ * forcing_binding.c -- the random forcing of a Grid (csrc/forcing.h): its
+ * wave vectors and generator, drawn on the host each step and added by the
+ * backend after the third substep.
+ */
+#define NO_IMPORT_ARRAY
+#include "binding.h"
+
+#include <string.h>
+
+/* count steps of length dt, the forcing after the third substep of each
+ * (DESIGN 1); called with the GIL released */
+ac_status forced_steps(GridObject *self, double dt, long count, int profile_current)
+{
+    ac_status st = AC_OK;
+    for (long s = 0; s < count && st == AC_OK; ++s) {
+        ac_forcing_term term;
+        st = self->ops->step(self->self, dt, 1, s == 0 && profile_current);
+        ac_forcing_draw(&self->forcing, dt, &term);
+        if (st == AC_OK)
+            st = self->ops->add_forcing(self->self, &term, dt);
+    }
+    return st;
+}
+
+/* add_forcing(dt): draw the forcing term of one step and add it (no-op
+ * without forcing); what step() does after the third substep. */
+PyObject *Grid_add_forcing(GridObject *self, PyObject *args)
+{
+    double dt;
+    if (!PyArg_ParseTuple(args, "d", &dt) || !check_ready(self))
+        return NULL;
+    if (self->forcing.count == 0)
+        Py_RETURN_NONE;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    ac_forcing_term term;
+    ac_forcing_draw(&self->forcing, dt, &term);
+    st = self->ops->add_forcing(self->self, &term, dt);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "add_forcing");
+    Py_RETURN_NONE;
+}
+
+/* set_forcing(k, f0, seed, relhel=0, kav=0): k an (n, 3) float64 array of
+ * physical wave vectors, or None to switch the forcing off; kav > 0 scales
+ * every step by that |k| (the Pencil Code's mean |k| of the set) in place of
+ * the drawn vector's own (forcing.h) */
+PyObject *Grid_set_forcing(GridObject *self, PyObject *args)
+{
+    PyObject *k_obj;
+    double f0 = 0.0, relhel = 0.0, kav = 0.0;
+    unsigned long long seed = 0;
+    if (!PyArg_ParseTuple(args, "O|dKdd", &k_obj, &f0, &seed, &relhel, &kav) || !check_ready(self))
+        return NULL;
+    if (k_obj == Py_None) {
+        PyMem_Free(self->forcing.k);
+        memset(&self->forcing, 0, sizeof self->forcing);
+        Py_RETURN_NONE;
+    }
+    PyArrayObject *k = (PyArrayObject *)PyArray_FROMANY(k_obj, NPY_FLOAT64, 2, 2, NPY_ARRAY_C_CONTIGUOUS);
+    if (!k)
+        return NULL;
+    if (PyArray_DIM(k, 1) != 3 || PyArray_DIM(k, 0) < 1) {
+        Py_DECREF(k);
+        PyErr_SetString(PyExc_ValueError, "forcing wave vectors must be a non-empty (n, 3) array");
+        return NULL;
+    }
+    const npy_intp count = PyArray_DIM(k, 0);
+    double *copy = PyMem_Malloc(sizeof(double) * 3 * (size_t)count);
+    if (!copy) {
+        Py_DECREF(k);
+        return PyErr_NoMemory();
+    }
+    memcpy(copy, PyArray_DATA(k), sizeof(double) * 3 * (size_t)count);
+    Py_DECREF(k);
+    PyMem_Free(self->forcing.k);
+    self->forcing.k = copy;
+    self->forcing.count = (int)count;
+    self->forcing.f0 = f0;
+    self->forcing.cs = self->grid.cs;
+    self->forcing.state = seed;
+    self->forcing.relhel = relhel;
+    self->forcing.kav = kav > 0.0 ? kav : 0.0;
+    Py_RETURN_NONE;
+}
+
+PyObject *Grid_get_forcing_state(GridObject *self, void *Py_UNUSED(closure))
+{
+    return PyLong_FromUnsignedLongLong(self->forcing.state);
+}
+
+int Grid_set_forcing_state(GridObject *self, PyObject *value, void *Py_UNUSED(closure))
+{
+    if (!value) {
+        PyErr_SetString(PyExc_TypeError, "cannot delete forcing_state");
+        return -1;
+    }
+    unsigned long long state = PyLong_AsUnsignedLongLong(value);
+    if (PyErr_Occurred())
+        return -1;
+    self->forcing.state = state;
+    return 0;
+}
+
+/* draw_forcing(dt) -> (k, amplitude, phase) of the next step, advancing
+ * the generator (for tests and diagnostics) */
+PyObject *Grid_draw_forcing(GridObject *self, PyObject *args)
+{
+    double dt;
+    if (!PyArg_ParseTuple(args, "d", &dt))
+        return NULL;
+    if (self->forcing.count == 0 || !(dt > 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "no forcing set, or dt not positive");
+        return NULL;
+    }
+    ac_forcing_term t;
+    ac_forcing_draw(&self->forcing, dt, &t);
+    return Py_BuildValue("((ddd)(ddd)d)", t.k[0], t.k[1], t.k[2], t.amplitude[0], t.amplitude[1], t.amplitude[2],
+                         t.phase);
+}
+

@@ -1,0 +1,405 @@
+/*
+ * grid_object.c -- the Grid type of astaroth._core: a backend object owning
+ * the fields of one simulation, created from a configuration (a bit mask of
+ * modules, csrc/fields.h) and its parameters by name (csrc/parameters.def),
+ * stepped and reduced here; its arrays (array_export.c) and forcing
+ * (forcing_binding.c) have their own files.
+ */
+#define NO_IMPORT_ARRAY
+#include "binding.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "origin", "offset", "modules",
+                             "params", NULL};
+    const char *backend, *precision, *method;
+    int n[3], offset[3] = {0, 0, 0};
+    double spacing[3], origin[3] = {0.0, 0.0, 0.0};
+    unsigned long modules = AC_MODULE_HYDRO;
+    PyObject *params = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)|(ddd)(iii)kO!", kwlist, &backend, &precision, &method,
+                                     &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &origin[0], &origin[1],
+                                     &origin[2], &offset[0], &offset[1], &offset[2], &modules, &PyDict_Type, &params))
+        return -1;
+    if (parameters_check_modules(modules) < 0)
+        return -1;
+    const ac_backend_ops *ops = ac_find_backend(backend);
+    if (!ops) {
+        PyErr_Format(PyExc_ValueError, "backend '%s' is not built in this installation", backend);
+        return -1;
+    }
+    ac_precision prec;
+    if (strcmp(precision, "float32") == 0)
+        prec = AC_FLOAT32;
+    else if (strcmp(precision, "float64") == 0)
+        prec = AC_FLOAT64;
+    else {
+        PyErr_Format(PyExc_ValueError, "precision must be 'float32' or 'float64', not '%s'", precision);
+        return -1;
+    }
+    ac_method meth;
+    if (strcmp(method, "55p") == 0)
+        meth = AC_METHOD_55P;
+    else if (strcmp(method, "19p") == 0)
+        meth = AC_METHOD_19P;
+    else {
+        PyErr_Format(PyExc_ValueError, "method must be '55p' or '19p', not '%s'", method);
+        return -1;
+    }
+    for (int a = 0; a < 3; ++a)
+        if (n[a] < 1 || !(spacing[a] > 0.0)) {
+            PyErr_SetString(PyExc_ValueError, "shape and spacing must be positive");
+            return -1;
+        }
+    if (self->self) {
+        PyErr_SetString(PyExc_RuntimeError, "Grid is already initialised");
+        return -1;
+    }
+    ac_grid grid = ac_grid_make(n, spacing, origin, (unsigned)modules, prec == AC_FLOAT64 ? 8 : 4, ops->row_align_bytes);
+    for (int a = 0; a < 3; ++a)
+        grid.offset[a] = offset[a]; /* a subdomain's place in the global grid */
+    if (params && parameters_fill(&grid, params) < 0)
+        return -1;
+    self->ops = ops;
+    self->grid = grid;
+    self->precision = prec;
+    void *backend_self = NULL;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ops->create(&self->grid, prec, meth, &backend_self);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK) {
+        raise_status(st, self, "creating the simulation");
+        return -1;
+    }
+    self->self = backend_self;
+    return 0;
+}
+
+static void Grid_dealloc(GridObject *self)
+{
+    if (self->self)
+        self->ops->destroy(self->self);
+    PyMem_Free(self->forcing.k);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+int check_ready(GridObject *self)
+{
+    if (!self->self) {
+        PyErr_SetString(PyExc_RuntimeError, "Grid is not initialised");
+        return 0;
+    }
+    return 1;
+}
+
+int check_field(const GridObject *self, int field)
+{
+    if (field < 0 || field >= self->grid.fields) {
+        PyErr_Format(PyExc_IndexError, "field index %d out of range 0..%d", field, self->grid.fields - 1);
+        return 0;
+    }
+    return 1;
+}
+
+int numpy_type(const GridObject *self)
+{
+    return self->precision == AC_FLOAT64 ? NPY_FLOAT64 : NPY_FLOAT32;
+}
+
+static PyObject *Grid_step(GridObject *self, PyObject *args)
+{
+    double dt;
+    long count = 1;
+    int profile_current = 0;
+    if (!PyArg_ParseTuple(args, "d|lp", &dt, &count, &profile_current) || !check_ready(self))
+        return NULL;
+    if (!(dt > 0.0) || count < 0) {
+        PyErr_SetString(PyExc_ValueError, "dt must be positive and count non-negative");
+        return NULL;
+    }
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->forcing.count == 0 ? self->ops->step(self->self, dt, count, profile_current)
+                                  : forced_steps(self, dt, count, profile_current);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "step");
+    Py_RETURN_NONE;
+}
+
+/* substep_region(s, dt, lo, hi): substep s of the 55-point method over the
+ * interior box lo <= index < hi, ghost zones filled by the caller (the
+ * halo exchange of astaroth/parallel.py).  Does not wait for the GPU. */
+static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
+{
+    int s;
+    double dt;
+    ac_region r;
+    if (!PyArg_ParseTuple(args, "id(iii)(iii)", &s, &dt, &r.lo[0], &r.lo[1], &r.lo[2], &r.hi[0], &r.hi[1], &r.hi[2]) ||
+        !check_ready(self))
+        return NULL;
+    for (int a = 0; a < 3; ++a)
+        if (r.lo[a] < 0 || r.hi[a] > self->grid.n[a] || r.lo[a] > r.hi[a]) {
+            PyErr_SetString(PyExc_ValueError, "substep_region: the region must lie inside the grid");
+            return NULL;
+        }
+    if (s < 0 || s > 2 || !(dt > 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "substep_region: substep must be 0, 1 or 2 and dt positive");
+        return NULL;
+    }
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->substep_region(self->self, s, dt, &r);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "substep_region (decomposed grids need the 55-point method)");
+    Py_RETURN_NONE;
+}
+
+/* fill_ghost_axis(s, axis, stream=0): periodic ghost zones of one axis of
+ * set s (an axis a split grid does not split), queued on a CUDA stream. */
+static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
+{
+    int s, axis;
+    unsigned long long stream = 0;
+    if (!PyArg_ParseTuple(args, "ii|K", &s, &axis, &stream) || !check_ready(self))
+        return NULL;
+    if (s < 0 || s > 2 || axis < 0 || axis > 2) {
+        PyErr_SetString(PyExc_ValueError, "fill_ghost_axis: set and axis must be 0, 1 or 2");
+        return NULL;
+    }
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->fill_ghost_axis(self->self, s, axis, (void *)(uintptr_t)stream);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "fill_ghost_axis");
+    Py_RETURN_NONE;
+}
+
+static PyObject *Grid_rhs(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->rhs(self->self);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "rhs");
+    Py_RETURN_NONE;
+}
+
+/* The number a backend operation finds (the GIL released meanwhile), or
+ * the exception of its status, naming `what`. */
+static PyObject *number_of(GridObject *self, ac_status (*op)(void *, double *), const char *what)
+{
+    double v = 0.0;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = op(self->self, &v);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, what);
+    return PyFloat_FromDouble(v);
+}
+
+static PyObject *Grid_max_speed(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    return number_of(self, self->ops->max_speed, "max_speed");
+}
+
+/* A run of CFL steps as Python sees it: (t, steps, dt, nonfinite). */
+PyObject *cfl_run_result(const ac_cfl_run *run)
+{
+    return Py_BuildValue("dLdO", run->t, run->taken, run->dt, run->nonfinite ? Py_True : Py_False);
+}
+
+/* run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt,
+ * nonfinite): up to max_steps CFL steps with dt found on the device (the
+ * backend's run_cfl); None where the backend has none or forcing is on. */
+static PyObject *Grid_run_cfl(GridObject *self, PyObject *args)
+{
+    ac_cfl_run run = {0};
+    long max_steps = 0;
+    if (!PyArg_ParseTuple(args, "dddddl", &run.t, &run.until, &run.cdt_dxmin, &run.viscous_dt, &run.cs, &max_steps) ||
+        !check_ready(self))
+        return NULL;
+    if (self->ops->run_cfl == NULL || self->forcing.count != 0)
+        Py_RETURN_NONE; /* the forcing is drawn on the host from each step's dt */
+    if (max_steps < 1) {
+        PyErr_SetString(PyExc_ValueError, "run_cfl: max_steps must be positive");
+        return NULL;
+    }
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->run_cfl(self->self, &run, max_steps);
+    Py_END_ALLOW_THREADS
+    if (st == AC_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    if (st != AC_OK)
+        return raise_status(st, self, "run");
+    return cfl_run_result(&run);
+}
+
+static PyObject *Grid_max_signal_speed(GridObject *self, PyObject *args)
+{
+    int fill_ghosts = 1;
+    if (!PyArg_ParseTuple(args, "|p", &fill_ghosts) || !check_ready(self))
+        return NULL;
+    if (!self->ops->max_signal_speed || !ac_grid_has_module(&self->grid, AC_MODULE_MAGNETIC))
+        return raise_status(AC_ERR_UNSUPPORTED, self, "max_signal_speed (a magnetic field)");
+    double v = 0.0;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->max_signal_speed(self->self, fill_ghosts, &v);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "max_signal_speed");
+    return PyFloat_FromDouble(v);
+}
+
+static PyObject *Grid_first_nonfinite_field(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    int f = -1;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->first_nonfinite_field(self->self, &f);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "first_nonfinite_field");
+    return PyLong_FromLong(f);
+}
+
+/* shock_profile() -> the shock viscosity zeta of the fields now (DESIGN 9),
+ * dense, x fastest; None where the grid has no shock viscosity. */
+static PyObject *Grid_shock_profile(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    if (self->ops->shock_profile == NULL || !ac_grid_has_shock(&self->grid))
+        Py_RETURN_NONE;
+    npy_intp dims[3] = {self->grid.n[0], self->grid.n[1], self->grid.n[2]};
+    PyObject *out = PyArray_EMPTY(3, dims, numpy_type(self), 1);
+    if (!out)
+        return NULL;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->shock_profile(self->self, PyArray_DATA((PyArrayObject *)out));
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK) {
+        Py_DECREF(out);
+        return raise_status(st, self, "shock profile");
+    }
+    return out;
+}
+
+static PyObject *Grid_shock_max(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    if (self->ops->shock_max == NULL || !ac_grid_has_shock(&self->grid))
+        Py_RETURN_NONE;
+    return number_of(self, self->ops->shock_max, "shock profile maximum");
+}
+
+static PyObject *Grid_poison_scratch(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    ac_status st = self->ops->poison_scratch(self->self);
+    if (st != AC_OK)
+        return raise_status(st, self, "poison_scratch");
+    Py_RETURN_NONE;
+}
+
+static PyObject *Grid_get_backend(GridObject *self, void *Py_UNUSED(closure))
+{
+    return PyUnicode_FromString(self->ops ? self->ops->name : "");
+}
+
+static PyObject *Grid_get_padded_shape(GridObject *self, void *Py_UNUSED(closure))
+{
+    return Py_BuildValue("(iii)", self->grid.m[0], self->grid.m[1], self->grid.m[2]);
+}
+
+static PyObject *Grid_get_interior_start(GridObject *self, void *Py_UNUSED(closure))
+{
+    return Py_BuildValue("(iii)", self->grid.lo[0], self->grid.lo[1], self->grid.lo[2]);
+}
+
+static PyMethodDef Grid_methods[] = {
+    {"step", (PyCFunction)Grid_step, METH_VARARGS,
+     "step(dt, count=1, profile_current=False): count full RK3 steps of length dt; profile_current: no field has "
+     "changed since the last shock_profile or shock_max (views included), whose shock profile the first step may "
+     "then take."},
+    {"rhs", (PyCFunction)Grid_rhs, METH_NOARGS, "rhs(): time derivatives of the current fields into buffer 1."},
+    {"substep_region", (PyCFunction)Grid_substep_region, METH_VARARGS,
+     "substep_region(s, dt, lo, hi): substep s over an interior box; ghost zones filled by the caller."},
+    {"add_forcing", (PyCFunction)Grid_add_forcing, METH_VARARGS, "add_forcing(dt): the forcing of one step."},
+    {"fill_ghost_axis", (PyCFunction)Grid_fill_ghost_axis, METH_VARARGS,
+     "fill_ghost_axis(set, axis, stream=0): periodic ghost zones of one axis, queued on a CUDA stream."},
+    {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
+     "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
+    {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
+    {"shock_profile", (PyCFunction)Grid_shock_profile, METH_NOARGS,
+     "shock_profile() -> the shock viscosity zeta of the fields now (dense), or None without shock viscosity."},
+    {"shock_max", (PyCFunction)Grid_shock_max, METH_NOARGS,
+     "shock_max() -> max of the shock viscosity zeta of the fields now, found where they are; None where the "
+     "backend has no such reduction (then shock_profile().max()) or without shock viscosity."},
+    {"run_cfl", (PyCFunction)Grid_run_cfl, METH_VARARGS,
+     "run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt, nonfinite), or None where the "
+     "backend cannot find dt on the device (the CPU, forcing): CFL steps without waiting between them."},
+    {"max_signal_speed", (PyCFunction)Grid_max_signal_speed, METH_VARARGS,
+     "max_signal_speed(fill_ghosts=True) -> with the magnetic module: max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) (NaN if not finite); "
+     "fill_ghosts=False where the ghost zones of the fields were exchanged (split grids)."},
+    {"first_nonfinite_field", (PyCFunction)Grid_first_nonfinite_field, METH_NOARGS,
+     "first_nonfinite_field() -> index of the first field with NaN/Inf, or -1."},
+    {"read", (PyCFunction)Grid_read, METH_VARARGS, "read(which, field) -> dense copy (which: 0 fields, 1 rhs)."},
+    {"write", (PyCFunction)Grid_write, METH_VARARGS, "write(field, array): set a field's interior."},
+    {"host_view", (PyCFunction)Grid_host_view, METH_VARARGS, "host_view(which, field) -> zero-copy NumPy view."},
+    {"interior_address", (PyCFunction)Grid_interior_address, METH_VARARGS,
+     "interior_address(which, field) -> address of the first interior point."},
+    {"poison_scratch", (PyCFunction)Grid_poison_scratch, METH_NOARGS,
+     "poison_scratch(): fill every scratch array with NaN (for tests)."},
+    {"dlpack", (PyCFunction)Grid_dlpack, METH_VARARGS, "dlpack(which, field) -> DLPack capsule of the interior."},
+    {"dlpack_device", (PyCFunction)Grid_dlpack_device, METH_NOARGS, "dlpack_device() -> (device_type, id)."},
+    {"set_forcing", (PyCFunction)Grid_set_forcing, METH_VARARGS,
+     "set_forcing(k, f0, seed) or set_forcing(None): the forcing applied after every step."},
+    {"draw_forcing", (PyCFunction)Grid_draw_forcing, METH_VARARGS,
+     "draw_forcing(dt) -> (k, amplitude, phase): the next forcing term (advances the generator)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Grid_getset[] = {
+    {"backend", (getter)Grid_get_backend, NULL, "name of the backend", NULL},
+    {"padded_shape", (getter)Grid_get_padded_shape, NULL, "shape including ghost zones", NULL},
+    {"interior_start", (getter)Grid_get_interior_start, NULL, "padded index of interior point 0 per axis", NULL},
+    {"forcing_state", (getter)Grid_get_forcing_state, (setter)Grid_set_forcing_state,
+     "state of the forcing's random generator (64-bit integer)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject GridType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "astaroth._core.Grid",
+    .tp_doc = "Grid(backend, precision, method, shape, spacing, origin=(0, 0, 0), offset=(0, 0, 0), modules, "
+              "params={}): the fields of one simulation on one backend; modules a bit mask of module_table()'s bits, "
+              "params a dict {name: value} of parameter_table()'s parameters (the others keep their defaults). "
+              "Use astaroth.Simulation instead.",
+    .tp_basicsize = sizeof(GridObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Grid_init,
+    .tp_dealloc = (destructor)Grid_dealloc,
+    .tp_methods = Grid_methods,
+    .tp_getset = Grid_getset,
+};
+
