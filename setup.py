@@ -16,6 +16,9 @@ Environment:
   ASTAROTH_NO_CUDA=1     CPU-only build even where nvcc exists
   ASTAROTH_CUDART=shared link the shared CUDA runtime (default: static, so
                          the module imports where libcudart is absent)
+  ASTAROTH_TUNING=1      also build the tile-tuning instances of the 55-point
+                         kernel (csrc/cuda/schedules.cuh), which
+                         ASTAROTH_STREAM_TILE and scripts/tune-tiles.py pick
 """
 import os
 import shlex
@@ -97,6 +100,8 @@ def compile_cuda(nvcc, build_temp):
         obj = os.path.join(build_temp, os.path.basename(src) + ".o")
         cmd = [nvcc, "-O3", "-std=c++14", "-Xcompiler", "-fPIC", "-Xptxas", "-v", "-Icsrc",
                *cuda_arch_flags(), "-c", src, "-o", obj]
+        if os.environ.get("ASTAROTH_TUNING") == "1":
+            cmd.append("-DAC_TUNING=1")
         cmd += shlex.split(os.environ.get("ASTAROTH_NVCC_FLAGS", ""))
         print(" ".join(cmd), file=sys.stderr)
         subprocess.check_call(cmd)
@@ -126,7 +131,7 @@ class BuildExt(build_ext):
         # old build/ would be reused byte for byte after a change of flags or
         # of the CUDA choice, so the build remembers what it was made with.
         made_with = repr((flags, link, nvcc and cuda_arch_flags(), os.environ.get("ASTAROTH_NVCC_FLAGS"),
-                          os.environ.get("ASTAROTH_CUDART")))
+                          os.environ.get("ASTAROTH_CUDART"), os.environ.get("ASTAROTH_TUNING")))
         stamp = os.path.join(self.build_temp, "astaroth-build-flags")
         if not os.path.exists(stamp) or open(stamp).read() != made_with:
             self.force = True

@@ -1,16 +1,36 @@
 /*
- * physics.h -- the per-point physics of astaroth, written once.
+ * physics.h -- the right-hand side of astaroth at one point, summed from its
+ * terms, and the 2N-storage RK3 update; `static inline`, C99 and CUDA device
+ * code.  Equation numbers refer to Pekkila et al. (2017) (the method of
+ * Astaroth); the fields are those of csrc/fields.h.
  *
- * Stencil coefficients, finite-difference derivatives, the right-hand sides
- * of the continuity and momentum equations and the 2N-storage RK3 update,
- * as `static inline` functions that compile as C99 and as CUDA device code.
- * Every backend (csrc/cpu, csrc/cuda) calls these; none re-derives an
- * equation.  Equation numbers refer to seeds/001 (Pekkila et al. 2017).
+ * Layers: stencils.h (the finite differences) -> csrc/terms/<term>.h (one
+ * term each: continuity, advection, pressure, viscosity, magnetic, hyper3,
+ * shock; each declares the derivatives it needs and adds its contribution)
+ * -> this file, which sums the terms of a configuration.  Forcing is applied
+ * between steps (csrc/forcing.h).
  *
- * Precision: the includer defines `real` (float or double) before including
- * this header, once per translation unit.  Fields are addressed by a pointer
- * to the point and the element strides along x, y and z, so the same code
- * reads global memory, a padded host array or a shared-memory tile.
+ * How a kernel calls it (the includer defines `real` first):
+ *
+ *   const unsigned modules = AC_MODULE_HYDRO | AC_MODULE_MAGNETIC; // a constant
+ *   const unsigned terms = ac_terms_of(modules, hyper, shock);      // a constant
+ *   const ac_physics_params p = make_physics_params(grid);          // once, on the host
+ *   ...for each point:
+ *   ac_point_derivatives d;  // fill, for every field row r whose module is
+ *       // on, the kinds physics_needs(modules, terms, r) asks for, at
+ *       // d.value[f], d.grad[f][j], d.lap[f], d.del6[f] with
+ *       // f = ac_field_index(modules, r), and a vector's grad div at
+ *       // d.grad_div[ac_vector_index(modules, r)][i] (r its x component)
+ *   ac_shock_point s;        // with AC_TERM_SHOCK: zeta and grad zeta here
+ *   real rhs[AC_FIELD_ROWS];
+ *   physics_rhs(modules, terms, &d, &p, &s, rhs);
+ *   for f < ac_field_count(modules): out[f] = rk3_substep(in[f], rhs[f], &w[f], substep, dt);
+ *
+ * With modules and terms compile-time constants, the unused entries of d
+ * and the absent terms vanish after inlining.  The terms are summed in a
+ * fixed order (physics_rhs), which fixes the rounding: continuity; then the
+ * momentum equation (advection, pressure, viscosity), the Lorentz force and
+ * the induction equation; then hyperdiffusion; then shock viscosity.
  */
 #ifndef ASTAROTH_PHYSICS_H
 #define ASTAROTH_PHYSICS_H
@@ -22,72 +42,15 @@
 #error "define `real` (float or double) before including physics.h"
 #endif
 
-/* AC_LOAD(p): read a stencil input.  On the GPU through the read-only data
- * path (the inputs of a substep are never written during it), which lets
- * the compiler batch the loads. */
-#if defined(__CUDA_ARCH__)
-#define AC_LOAD(p) __ldg(p)
-#else
-#define AC_LOAD(p) (*(p))
-#endif
-
-#if defined(__CUDACC__)
-#define AC_INLINE static inline __host__ __device__
-#define AC_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__) && !defined(__clang__)
-#define AC_INLINE static inline
-#define AC_UNROLL _Pragma("GCC unroll 32") /* fully unrolled loops let the CPU loops vectorise */
-#elif defined(__clang__)
-#define AC_INLINE static inline
-#define AC_UNROLL _Pragma("unroll")
-#else
-#define AC_INLINE static inline
-#define AC_UNROLL
-#endif
-
-/* The one table of sixth-order coefficients, eqs. (6)-(8): entry r multiplies
- * the pair of points at distance r; the denominators are factored out. */
-#define AC_D1_C1 45.0
-#define AC_D1_C2 (-9.0)
-#define AC_D1_C3 1.0
-#define AC_D1_DENOM 60.0
-
-#define AC_D2_C0 (-490.0)
-#define AC_D2_C1 270.0
-#define AC_D2_C2 (-27.0)
-#define AC_D2_C3 2.0
-#define AC_D2_DENOM 180.0
-
-#define AC_DXY_C1 270.0
-#define AC_DXY_C2 (-27.0)
-#define AC_DXY_C3 2.0
-#define AC_DXY_DENOM 720.0
-
-/* Central differences of accuracy 2, 4, 6 and 8 for the analysis operators
- * (astaroth.ops): the weight of the pair of points at distance r (r = 1 ..
- * accuracy/2) and, for second derivatives, of the centre (r = 0), without
- * the 1/h^n.  The sixth-order row is the solver's own table above. */
-AC_INLINE double central_coefficient(int derivative, int accuracy, int r)
-{
-    if (derivative == 1) {
-        switch (accuracy) {
-        case 2: return r == 1 ? 0.5 : 0.0;
-        case 4: return r == 1 ? 2.0 / 3.0 : r == 2 ? -1.0 / 12.0 : 0.0;
-        case 6: return r == 1 ? AC_D1_C1 / AC_D1_DENOM : r == 2 ? AC_D1_C2 / AC_D1_DENOM : r == 3 ? AC_D1_C3 / AC_D1_DENOM : 0.0;
-        case 8: return r == 1 ? 4.0 / 5.0 : r == 2 ? -1.0 / 5.0 : r == 3 ? 4.0 / 105.0 : r == 4 ? -1.0 / 280.0 : 0.0;
-        }
-    } else if (derivative == 2) {
-        switch (accuracy) {
-        case 2: return r == 0 ? -2.0 : r == 1 ? 1.0 : 0.0;
-        case 4: return r == 0 ? -5.0 / 2.0 : r == 1 ? 4.0 / 3.0 : r == 2 ? -1.0 / 12.0 : 0.0;
-        case 6: return r == 0 ? AC_D2_C0 / AC_D2_DENOM : r == 1 ? AC_D2_C1 / AC_D2_DENOM : r == 2 ? AC_D2_C2 / AC_D2_DENOM
-                                                                             : r == 3 ? AC_D2_C3 / AC_D2_DENOM : 0.0;
-        case 8: return r == 0 ? -205.0 / 72.0 : r == 1 ? 8.0 / 5.0 : r == 2 ? -1.0 / 5.0 : r == 3 ? 8.0 / 315.0
-                                                                                       : r == 4 ? -1.0 / 560.0 : 0.0;
-        }
-    }
-    return 0.0;
-}
+#include "stencils.h"
+#include "terms/term.h"
+#include "terms/continuity.h"
+#include "terms/advection.h"
+#include "terms/pressure.h"
+#include "terms/viscosity.h"
+#include "terms/magnetic.h"
+#include "terms/hyper3.h"
+#include "terms/shock.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)
@@ -118,74 +81,86 @@ AC_INLINE ac_point_params make_point_params(const double spacing[3], double nu, 
     return p;
 }
 
-/* The stencils of eqs. (6)-(8) from the values they combine, so that a
- * kernel holding the values in registers or shared memory uses the same
- * arithmetic as the pointer forms below.  d_r = f(+r) - f(-r) and
- * s_r = f(+r) + f(-r) for the points at distance r along the axis; the
- * scale is first_scale(1/dx) etc., which a kernel may compute once. */
-AC_INLINE real first_scale(real inv_d)
+
+/* The modules a grid runs (csrc/fields.h). */
+AC_INLINE unsigned ac_grid_modules(const ac_grid *g)
 {
-    return inv_d / (real)AC_D1_DENOM;
+    return AC_MODULE_HYDRO | (g->fields == AC_MAX_FIELDS ? (unsigned)AC_MODULE_MAGNETIC : 0u);
 }
 
-AC_INLINE real second_scale(real inv_d)
+/* The terms of a configuration: those of its modules, plus hyperdiffusion
+ * and shock viscosity where asked for. */
+AC_TERM_INLINE unsigned ac_terms_of(unsigned modules, int hyper3, int shock)
 {
-    return inv_d * inv_d / (real)AC_D2_DENOM;
+    return (unsigned)(AC_TERM_CONTINUITY | AC_TERM_ADVECTION | AC_TERM_PRESSURE | AC_TERM_VISCOSITY) |
+           ((modules & AC_MODULE_MAGNETIC) ? (unsigned)AC_TERM_MAGNETIC : 0u) | (hyper3 ? (unsigned)AC_TERM_HYPER3 : 0u) |
+           (shock ? (unsigned)AC_TERM_SHOCK : 0u);
 }
 
-AC_INLINE real mixed_scale(real inv_da, real inv_db)
+/* The terms a grid runs: hyperdiffusion and shock viscosity where their
+ * coefficients are not 0. */
+AC_INLINE unsigned ac_grid_terms(const ac_grid *g)
 {
-    return inv_da * inv_db / (real)AC_DXY_DENOM;
+    return ac_terms_of(ac_grid_modules(g), g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0, g->nu_shock != 0.0);
 }
 
-AC_INLINE real first_from_differences(real d1, real d2, real d3, real scale)
+/* The derivatives (AC_NEEDS_* bits) that the terms of a configuration read
+ * of field row r; 0 when its module is off. */
+AC_TERM_INLINE unsigned physics_needs(unsigned modules, unsigned terms, int r)
 {
-    return ((real)AC_D1_C1 * d1 + (real)AC_D1_C2 * d2 + (real)AC_D1_C3 * d3) * scale;
+    return !(modules & ac_field_module(r)) ? 0u
+                                           : ((terms & AC_TERM_CONTINUITY) ? continuity_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_ADVECTION) ? advection_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_PRESSURE) ? pressure_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_VISCOSITY) ? viscosity_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_MAGNETIC) ? magnetic_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_HYPER3) ? hyper3_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_SHOCK) ? shock_needs(r) : 0u);
 }
 
-AC_INLINE real second_from_sums(real f0, real s1, real s2, real s3, real scale)
+/* The parameters of a grid in the working precision. */
+AC_INLINE ac_physics_params make_physics_params(const ac_grid *g)
 {
-    return ((real)AC_D2_C0 * f0 + (real)AC_D2_C1 * s1 + (real)AC_D2_C2 * s2 + (real)AC_D2_C3 * s3) * scale;
+    ac_physics_params p;
+    for (int a = 0; a < 3; ++a) {
+        p.inv_ds[a] = (real)(1.0 / g->spacing[a]);
+        p.b_ext[a] = (real)g->b_ext[a];
+    }
+    p.nu = (real)g->nu;
+    p.cs2 = (real)(g->cs * g->cs);
+    p.eta = (real)g->eta;
+    p.inv_mu0 = (real)(1.0 / g->mu0);
+    p.nu_hyper3 = (real)g->nu_hyper3;
+    p.diff_hyper3 = (real)g->diff_hyper3;
+    return p;
 }
 
-/* Eq. (8): e_r = f(+r p) - f(-r m) + f(-r p) - f(+r m) along the diagonals
- * p = a + b and m = a - b.  A kernel that streams planes along b may sum the
- * weighted differences plane by plane instead (mixed_plane_weight). */
-AC_INLINE real mixed_from_diagonals(real e1, real e2, real e3, real scale)
+/* The right-hand sides of the fields of configuration `modules` (rhs[f],
+ * f < ac_field_count(modules)) at one point: the sum of `terms`, in this
+ * order.  Each starts at -0, the exact additive identity (-0 + x == x for
+ * every x, and compilers fold it), so that the first term's contribution
+ * is the right-hand side bit for bit.  shock: read only with AC_TERM_SHOCK. */
+AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_derivatives *d,
+                           const ac_physics_params *p, const ac_shock_point *shock, real rhs[])
 {
-    return ((real)AC_DXY_C1 * e1 + (real)AC_DXY_C2 * e2 + (real)AC_DXY_C3 * e3) * scale;
-}
-
-/* Eq. (8) regrouped by planes of b: d_a d_b f at plane q is
- * mixed_scale * sum_r w_r [D_r(q + r) - D_r(q - r)], D_r(plane) = f(a + r) -
- * f(a - r) within that plane, w_r the weight below. */
-AC_INLINE real mixed_plane_weight(int r)
-{
-    return r == 1 ? (real)AC_DXY_C1 : r == 2 ? (real)AC_DXY_C2 : (real)AC_DXY_C3;
-}
-
-/* First derivative along a stride, eq. (6). */
-AC_INLINE real first_derivative(const real *f, ptrdiff_t s, real inv_d)
-{
-    return first_from_differences(AC_LOAD(f + s) - AC_LOAD(f - s), AC_LOAD(f + 2 * s) - AC_LOAD(f - 2 * s),
-                                  AC_LOAD(f + 3 * s) - AC_LOAD(f - 3 * s), first_scale(inv_d));
-}
-
-/* Second derivative along a stride, eq. (7). */
-AC_INLINE real second_derivative(const real *f, ptrdiff_t s, real inv_d)
-{
-    return second_from_sums(AC_LOAD(f), AC_LOAD(f + s) + AC_LOAD(f - s), AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s),
-                            AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s), second_scale(inv_d));
-}
-
-/* Mixed derivative d^2 f / (da db) by the bidiagonal scheme, eq. (8). */
-AC_INLINE real mixed_derivative(const real *f, ptrdiff_t sa, ptrdiff_t sb, real inv_da, real inv_db)
-{
-    const ptrdiff_t p = sa + sb, m = sa - sb; /* the two diagonals */
-    return mixed_from_diagonals(AC_LOAD(f + p) - AC_LOAD(f - m) + AC_LOAD(f - p) - AC_LOAD(f + m),
-                                AC_LOAD(f + 2 * p) - AC_LOAD(f - 2 * m) + AC_LOAD(f - 2 * p) - AC_LOAD(f + 2 * m),
-                                AC_LOAD(f + 3 * p) - AC_LOAD(f - 3 * m) + AC_LOAD(f - 3 * p) - AC_LOAD(f + 3 * m),
-                                mixed_scale(inv_da, inv_db));
+    const int fields = ac_field_count(modules);
+    AC_UNROLL
+    for (int f = 0; f < fields; ++f)
+        rhs[f] = (real)-0.0;
+    if (terms & AC_TERM_CONTINUITY)
+        continuity_add(modules, d, p, rhs);
+    if (terms & AC_TERM_ADVECTION)
+        advection_add(modules, d, p, rhs);
+    if (terms & AC_TERM_PRESSURE)
+        pressure_add(modules, d, p, rhs);
+    if (terms & AC_TERM_VISCOSITY)
+        viscosity_add(modules, d, p, rhs);
+    if ((terms & AC_TERM_MAGNETIC) && (modules & AC_MODULE_MAGNETIC))
+        magnetic_add(modules, d, p, rhs);
+    if (terms & AC_TERM_HYPER3)
+        hyper3_add(modules, d, p, rhs);
+    if (terms & AC_TERM_SHOCK)
+        shock_add(modules, d, shock, rhs);
 }
 
 /* The four fields at one point: pointers to lnrho, ux, uy, uz there. */
@@ -236,62 +211,7 @@ AC_INLINE real grad_div_19p(const real *div_u, const ptrdiff_t stride[3], const 
     return first_derivative(div_u, stride[i], p->inv_ds[i]);
 }
 
-AC_INLINE real divergence(const ac_derivatives *d)
-{
-    return d->grad_u[0][0] + d->grad_u[1][1] + d->grad_u[2][2];
-}
-
-/* 1/3 as a constant factor: a multiplication where x / 3 would be a
- * division (several times slower on both the CPU and the GPU). */
-#define AC_THIRD ((real)(1.0 / 3.0))
-
-/* Right-hand sides of eqs. (1) and (2) (no forcing) from the derivatives:
- * d lnrho/dt to rhs[0], du_i/dt to rhs[1 + i]. */
-AC_INLINE void rhs_from_derivatives(const ac_derivatives *d, const ac_point_params *p, real rhs[4])
-{
-    const real div_u = divergence(d);
-
-    /* eq. (1): d lnrho/dt = -u.grad lnrho - div u */
-    rhs[0] = -(d->u[0] * d->grad_lnrho[0] + d->u[1] * d->grad_lnrho[1] + d->u[2] * d->grad_lnrho[2]) - div_u;
-
-    /* eq. (2) with the traceless rate of strain S of eq. (3), as
-     * 2 S.grad lnrho = sum_j (d_j u_i + d_i u_j) d_j lnrho - (2/3) div u d_i lnrho */
-    AC_UNROLL
-    for (int i = 0; i < 3; ++i) {
-        const real advection = d->u[0] * d->grad_u[i][0] + d->u[1] * d->grad_u[i][1] + d->u[2] * d->grad_u[i][2];
-        real two_strain_dot_grad_lnrho = (real)(-2.0 / 3.0) * div_u * d->grad_lnrho[i];
-        AC_UNROLL
-        for (int j = 0; j < 3; ++j)
-            two_strain_dot_grad_lnrho += (d->grad_u[i][j] + d->grad_u[j][i]) * d->grad_lnrho[j];
-        rhs[1 + i] = -advection - p->cs2 * d->grad_lnrho[i] +
-                     p->nu * (d->lap_u[i] + d->grad_div_u[i] * AC_THIRD + two_strain_dot_grad_lnrho);
-    }
-}
-
-/* 2N-storage RK3 substep, eq. (10), for one value:
- * w <- alpha w + dt rhs (w is not read in the first substep, alpha = 0),
- * returns the new field value u + beta w. */
-AC_INLINE real rk3_substep(real u, real rhs, real *w, int substep, real dt)
-{
-    real w_new = dt * rhs;
-    if (substep > 0)
-        w_new += rk3_alpha(substep) * *w;
-    *w = w_new;
-    return u + rk3_beta(substep) * w_new;
-}
-
-/* The 19-point method's second pass, eqs. (17)-(18): adds dt nu/3 grad div u
- * to w and beta times that to the field already written by the first pass. */
-AC_INLINE void rk3_add_grad_div(real *u_out, real *w, real grad_div, int substep, real dt, real nu)
-{
-    const real increment = dt * nu * AC_THIRD * grad_div;
-    *w += increment;
-    *u_out += rk3_beta(substep) * increment;
-}
-
-/* ---- magnetohydrodynamics (DESIGN 7): the vector potential A -----------
- * Fields lnrho, u, A (seven); B = curl A + b_ext, J = (grad div A - lap A)
- * / mu0; the induction equation in the resistive gauge. */
+/* ---- magnetohydrodynamics: the vector potential A (terms/magnetic.h) ---- */
 enum { AC_MHD_FIELDS = 7 };
 
 typedef struct {
@@ -318,6 +238,95 @@ typedef struct {
     real grad_div_a[3];
 } ac_magnetic_derivatives;
 
+/* ---- hyperdiffusion (terms/hyper3.h) ---- */
+typedef struct {
+    real nu_hyper3, diff_hyper3;
+} ac_hyper_params;
+
+AC_INLINE ac_hyper_params make_hyper_params(double nu_hyper3, double diff_hyper3)
+{
+    ac_hyper_params h;
+    h.nu_hyper3 = (real)nu_hyper3;
+    h.diff_hyper3 = (real)diff_hyper3;
+    return h;
+}
+
+
+/* ---- Transitional: the interface of the kernels before csrc/terms ------
+ * Thin wrappers over the terms, kept until every kernel fills an
+ * ac_point_derivatives and calls physics_rhs; each does exactly what
+ * physics_rhs does for its configuration. */
+
+AC_INLINE real divergence(const ac_derivatives *d)
+{
+    return d->grad_u[0][0] + d->grad_u[1][1] + d->grad_u[2][2];
+}
+
+/* ac_physics_params from the parameter structs below (NULL: absent). */
+AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const ac_mhd_params *q,
+                                                 const ac_hyper_params *h)
+{
+    ac_physics_params r;
+    for (int a = 0; a < 3; ++a) {
+        r.inv_ds[a] = p->inv_ds[a];
+        r.b_ext[a] = q ? q->b_ext[a] : (real)0;
+    }
+    r.nu = p->nu;
+    r.cs2 = p->cs2;
+    r.eta = q ? q->eta : (real)0;
+    r.inv_mu0 = q ? q->inv_mu0 : (real)1;
+    r.nu_hyper3 = h ? h->nu_hyper3 : (real)0;
+    r.diff_hyper3 = h ? h->diff_hyper3 : (real)0;
+    return r;
+}
+
+/* The hydrodynamic entries of ac_point_derivatives from ac_derivatives
+ * (lnrho, u at their indices in any configuration: 0 and 1..3). */
+AC_INLINE void ac_point_derivatives_of_flow(const ac_derivatives *h, ac_point_derivatives *d)
+{
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i) {
+        d->grad[0][i] = h->grad_lnrho[i];
+        d->value[1 + i] = h->u[i];
+        d->lap[1 + i] = h->lap_u[i];
+        d->grad_div[0][i] = h->grad_div_u[i];
+        AC_UNROLL
+        for (int j = 0; j < 3; ++j)
+            d->grad[1 + i][j] = h->grad_u[i][j];
+    }
+}
+
+/* Right-hand sides of eqs. (1) and (2) (no forcing): d lnrho/dt to rhs[0],
+ * du_i/dt to rhs[1 + i].  Transitional: physics_rhs of plain hydro. */
+AC_INLINE void rhs_from_derivatives(const ac_derivatives *d, const ac_point_params *p, real rhs[4])
+{
+    ac_point_derivatives pd;
+    ac_point_derivatives_of_flow(d, &pd);
+    const ac_physics_params q = ac_physics_params_of(p, NULL, NULL);
+    physics_rhs(AC_MODULE_HYDRO, ac_terms_of(AC_MODULE_HYDRO, 0, 0), &pd, &q, NULL, rhs);
+}
+
+/* 2N-storage RK3 substep, eq. (10), for one value:
+ * w <- alpha w + dt rhs (w is not read in the first substep, alpha = 0),
+ * returns the new field value u + beta w. */
+AC_INLINE real rk3_substep(real u, real rhs, real *w, int substep, real dt)
+{
+    real w_new = dt * rhs;
+    if (substep > 0)
+        w_new += rk3_alpha(substep) * *w;
+    *w = w_new;
+    return u + rk3_beta(substep) * w_new;
+}
+
+/* The 19-point method's second pass, eqs. (17)-(18): adds dt nu/3 grad div u
+ * to w and beta times that to the field already written by the first pass. */
+AC_INLINE void rk3_add_grad_div(real *u_out, real *w, real grad_div, int substep, real dt, real nu)
+{
+    const real increment = dt * nu * AC_THIRD * grad_div;
+    *w += increment;
+    *u_out += rk3_beta(substep) * increment;
+}
+
 /* First and second derivatives of a vector field v (u or A) at a point:
  * grad[i][j] = d_j v_i, lap v, and grad div v with eq. (8)'s mixed terms. */
 AC_INLINE void vector_derivatives(const real *const v[3], const ptrdiff_t stride[3], const ac_point_params *p,
@@ -343,21 +352,19 @@ AC_INLINE void vector_derivatives(const real *const v[3], const ptrdiff_t stride
                 grad_div[i] += mixed_derivative(v[j], stride[i], stride[j], p->inv_ds[i], p->inv_ds[j]);
 }
 
-AC_INLINE real ac_exp(real x)
-{
-    return sizeof(real) == sizeof(float) ? (real)expf((float)x) : (real)exp((double)x);
-}
-
-/* B = curl A + b_ext. */
+/* B = curl A + b_ext.  Transitional: terms/magnetic.h's curl_plus. */
 AC_INLINE void magnetic_field(const ac_magnetic_derivatives *m, const ac_mhd_params *q, real b[3])
 {
-    b[0] = m->grad_a[2][1] - m->grad_a[1][2] + q->b_ext[0];
-    b[1] = m->grad_a[0][2] - m->grad_a[2][0] + q->b_ext[1];
-    b[2] = m->grad_a[1][0] - m->grad_a[0][1] + q->b_ext[2];
+    curl_plus(m->grad_a, q->b_ext, b);
 }
 
 /* The seven right-hand sides: the hydrodynamic ones (eqs. 1-2) plus the
- * Lorentz force J x B / rho, and dA/dt = u x B + eta lap A. */
+ * Lorentz force J x B / rho, and dA/dt = u x B + eta lap A.  Transitional:
+ * the arithmetic of terms/magnetic.h, statement for statement, written out
+ * rather than composed because GCC's within-point vectorisation of the CPU
+ * point loop (point_impl.h) rounds the composed form differently, and the
+ * stored runs of tests/data/bitwise_cpu.npz were made with this one.  Goes
+ * with that loop. */
 AC_INLINE void rhs_mhd_from_derivatives(const ac_derivatives *d, const ac_magnetic_derivatives *m,
                                         const ac_point_params *p, const ac_mhd_params *q, real rhs[AC_MHD_FIELDS])
 {
@@ -378,46 +385,15 @@ AC_INLINE void rhs_mhd_from_derivatives(const ac_derivatives *d, const ac_magnet
     }
 }
 
-/* ---- hyperdiffusion (DESIGN 9): nu_hyper3 del6 u, diff_hyper3 del6 lnrho */
-typedef struct {
-    real nu_hyper3, diff_hyper3;
-} ac_hyper_params;
-
-AC_INLINE ac_hyper_params make_hyper_params(double nu_hyper3, double diff_hyper3)
-{
-    ac_hyper_params h;
-    h.nu_hyper3 = (real)nu_hyper3;
-    h.diff_hyper3 = (real)diff_hyper3;
-    return h;
-}
-
-/* d^6 f / dx^6 by the 7-point stencil (f3 - 6 f2 + 15 f1 - 20 f0 + 15 f-1 - 6 f-2 + f-3) / dx^6,
- * from the sums s_k = f_k + f_-k and scale = 1 / dx^6 (sixth_scale). */
-AC_INLINE real sixth_scale(real inv_d)
-{
-    const real inv_d3 = inv_d * inv_d * inv_d;
-    return inv_d3 * inv_d3;
-}
-
-AC_INLINE real sixth_from_sums(real f0, real s1, real s2, real s3, real scale)
-{
-    return (s3 - (real)6 * s2 + (real)15 * s1 - (real)20 * f0) * scale;
-}
-
-AC_INLINE real sixth_derivative(const real *f, ptrdiff_t s, real inv_d)
-{
-    return sixth_from_sums(AC_LOAD(f), AC_LOAD(f + s) + AC_LOAD(f - s), AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s),
-                           AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s), sixth_scale(inv_d));
-}
-
-/* del6 f = d6f/dx6 + d6f/dy6 + d6f/dz6. */
+/* del6 f at a point.  Transitional: stencils.h's del6_at. */
 AC_INLINE real del6(const real *f, const ptrdiff_t stride[3], const ac_point_params *p)
 {
-    return sixth_derivative(f, stride[0], p->inv_ds[0]) + sixth_derivative(f, stride[1], p->inv_ds[1]) +
-           sixth_derivative(f, stride[2], p->inv_ds[2]);
+    return del6_at(f, stride, p->inv_ds);
 }
 
-/* The hyperdiffusive terms added to the right-hand sides of lnrho and u. */
+/* The hyperdiffusive terms added to the right-hand sides of lnrho and u.
+ * Transitional: terms/hyper3.h's arithmetic, written out for the CPU point
+ * loop as rhs_mhd_from_derivatives is. */
 AC_INLINE void add_hyperdiffusion(const real *lnrho, const real *const u[3], const ptrdiff_t stride[3],
                                   const ac_point_params *p, const ac_hyper_params *h, real *rhs)
 {
@@ -428,75 +404,24 @@ AC_INLINE void add_hyperdiffusion(const real *lnrho, const real *const u[3], con
             rhs[1 + i] += h->nu_hyper3 * del6(u[i], stride, p);
 }
 
-/* ---- shock viscosity (DESIGN 9, the Pencil Code's 'nu-shock') ----------
- * zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]]: the compression, its
- * maximum over the 3x3x3 neighbourhood, the (1, 2, 1) / 4 smoothing along
- * each axis; computed at the start of a step, held for its substeps. */
-AC_INLINE real shock_compression(real div_u)
-{
-    return div_u < 0 ? -div_u : (real)0;
-}
-
-AC_INLINE real smooth_121(real below, real here, real above)
-{
-    return (below + (real)2 * here + above) * (real)0.25;
-}
-
-/* The compression from the velocity's differences u_a(+r) - u_a(-r) along
- * each axis a (r = 1..3): eq. (6) for div u. */
-AC_INLINE real shock_compression_from_differences(const real diff[3][3], const real inv_ds[3])
-{
-    real div_u = 0;
-    for (int a = 0; a < 3; ++a)
-        div_u += first_from_differences(diff[a][0], diff[a][1], diff[a][2], first_scale(inv_ds[a]));
-    return shock_compression(div_u);
-}
-
-/* One pass of the profile at padded index idx: the compression (axis -1,
- * from the velocity u[0..2]; `from` unused), the 3x3x3 maximum of `from`
- * (axis 3) or its smoothing along `axis` (0, 1, 2); `from` and u have their
- * ghost zones filled.  The CPU applies it at every interior point; the CUDA
- * profile kernel (cuda/shock.cuh) takes the same steps, in the same order,
- * from shared memory. */
-AC_INLINE real shock_pass_point(const real *const u[3], const real *from, ptrdiff_t idx, const ptrdiff_t stride[3],
-                                const real inv_ds[3], int axis)
-{
-    if (axis < 0) {
-        real diff[3][3];
-        for (int a = 0; a < 3; ++a)
-            for (int r = 1; r <= 3; ++r)
-                diff[a][r - 1] = AC_LOAD(u[a] + idx + r * stride[a]) - AC_LOAD(u[a] + idx - r * stride[a]);
-        return shock_compression_from_differences(diff, inv_ds);
-    }
-    if (axis == 3) {
-        real v = from[idx];
-        for (int dk = -1; dk <= 1; ++dk)
-            for (int dj = -1; dj <= 1; ++dj)
-                for (int di = -1; di <= 1; ++di) {
-                    const real x = from[idx + di * stride[0] + dj * stride[1] + dk * stride[2]];
-                    v = x > v ? x : v;
-                }
-        return v;
-    }
-    return smooth_121(from[idx - stride[axis]], from[idx], from[idx + stride[axis]]);
-}
-
-/* du/dt += zeta (div u grad lnrho + grad div u) + div u grad zeta. */
+/* du/dt += zeta (div u grad lnrho + grad div u) + div u grad zeta.
+ * Transitional: terms/shock.h. */
 AC_INLINE void add_shock_viscosity(const ac_derivatives *d, real zeta, const real grad_zeta[3], real *rhs)
 {
-    const real div_u = d->grad_u[0][0] + d->grad_u[1][1] + d->grad_u[2][2];
-    for (int i = 0; i < 3; ++i)
-        rhs[1 + i] += zeta * (div_u * d->grad_lnrho[i] + d->grad_div_u[i]) + div_u * grad_zeta[i];
+    ac_point_derivatives pd;
+    ac_point_derivatives_of_flow(d, &pd);
+    ac_shock_point s;
+    s.zeta = zeta;
+    for (int a = 0; a < 3; ++a)
+        s.grad_zeta[a] = grad_zeta[a];
+    shock_add(AC_MODULE_HYDRO, &pd, &s, rhs);
 }
 
-/* |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)): the fastest signal at a point (the
- * fast magnetosonic speed carried by the flow), for the CFL step. */
+/* Transitional: terms/magnetic.h's magnetic_signal_speed. */
 AC_INLINE double fast_signal_speed(const real u[3], const real b[3], real lnrho, const ac_point_params *p,
                                    const ac_mhd_params *q)
 {
-    const double u2 = (double)u[0] * u[0] + (double)u[1] * u[1] + (double)u[2] * u[2];
-    const double b2 = (double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2];
-    return sqrt(u2) + sqrt((double)p->cs2 + b2 * (double)q->inv_mu0 * exp(-(double)lnrho));
+    return magnetic_signal_speed(u, b, lnrho, p->cs2, q->inv_mu0);
 }
 
 #endif /* ASTAROTH_PHYSICS_H */

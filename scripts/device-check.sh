@@ -15,6 +15,8 @@ OUT=${OUT:-device-logs}
 mkdir -p "$OUT"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 PY=${PYTHON:-python3}
+# tune and perf sweep the tile shapes: build their instances too (csrc/cuda/schedules.cuh)
+case "${1:-}" in tune | perf) export ASTAROTH_TUNING=1 ;; esac
 
 header() {
     echo "# device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -24,7 +26,7 @@ header() {
 }
 
 {
-    header "python3 setup.py build_ext --inplace"
+    header "${ASTAROTH_TUNING:+ASTAROTH_TUNING=1 }python3 setup.py build_ext --inplace"
     nvcc --version | tail -2
     rm -rf build astaroth/_core*.so
     $PY setup.py build_ext --inplace 2>&1 | grep -E "error|warning|ptxas info|bytes stack|nvcc|gcc" || true

@@ -2,9 +2,11 @@
 shape, since a shape is read once from the environment), each beside its
 agreement with the CPU backend.
 usage: python3 scripts/tune-tiles.py 55p|19p [size] [shape ...]
-  55p: ASTAROTH_STREAM_TILE="tx,ty,runs[,lead[,blocks]]" (among the built
-       shapes, csrc/cuda/kernels.h; runs up each column of tiles, 0 = chosen
-       per grid; lead: planes copied ahead; blocks: register budget)
+  55p: ASTAROTH_STREAM_TILE="tx,ty,runs[,lead[,blocks]]" (among the tuning
+       shapes of csrc/cuda/schedules.cuh, built only with ASTAROTH_TUNING=1
+       at build time: `ASTAROTH_TUNING=1 python setup.py build_ext --inplace`;
+       runs up each column of tiles, 0 = chosen per grid; lead: planes copied
+       ahead; blocks: register budget)
   19p: ASTAROTH_CUDA_TILE="tx,ty,tz" (tx * ty <= 128)"""
 import os
 import subprocess

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "schedules.cuh"
 
 static __thread char last_error[256] = "no error";
 
@@ -60,10 +61,7 @@ extern "C" ac_stream_shape ac_cuda_stream_shape(void)
         int found = 0;
         if (env && sscanf(env, "%d,%d,%d,%d,%d", &want.x, &want.y, &want.runs, &want.lead, &want.blocks) >= 3 &&
             want.runs >= 0) {
-#define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
-    found |= want.x == tx && want.y == ty && want.lead == lead_ && want.blocks == blocks_;
-            AC_STREAM_SHAPES AC_MHD_STREAM_SHAPES
-#undef AC_STREAM_SHAPE
+            found = ac_shape_built(want.x, want.y, want.lead, want.blocks);
         }
         shape = found ? want : fallback;
         if (env && !found)

@@ -27,22 +27,14 @@ ac_tile ac_cuda_tile(void);
 
 /* The 55-point kernel's shape: a tile of x, y threads, `runs` up each
  * column of tiles (0: chosen per grid), `lead` planes copied ahead of use
- * and registers budgeted for `blocks` blocks per SM (0: the precision's
- * default).  All but runs are compile-time (shared-memory offsets become
- * constants); these are built.  ASTAROTH_STREAM_TILE="tx,ty,runs[,lead
- * [,blocks]]" picks one (lead 2 if not given); unset, x and y are 0 and each precision takes its
- * default. */
+ * and registers budgeted for `blocks` blocks per SM (0: the schedule's).
+ * Each configuration has its own (schedules.cuh); ASTAROTH_STREAM_TILE=
+ * "tx,ty,runs[,lead[,blocks]]" (lead 2 if not given) picks another among
+ * the tuning shapes, built with ASTAROTH_TUNING=1, or sets the runs of a
+ * configuration's own; unset, x and y are 0. */
 typedef struct {
     int x, y, runs, lead, blocks;
 } ac_stream_shape;
-#define AC_STREAM_SHAPES                                                                                     \
-    AC_STREAM_SHAPE(32, 8, 1, 0) AC_STREAM_SHAPE(32, 8, 2, 0) AC_STREAM_SHAPE(32, 8, 3, 0)                      \
-    AC_STREAM_SHAPE(32, 4, 1, 0) AC_STREAM_SHAPE(32, 4, 2, 0) AC_STREAM_SHAPE(32, 4, 1, 3)                      \
-    AC_STREAM_SHAPE(32, 8, 1, 3) AC_STREAM_SHAPE(64, 4, 1, 0) AC_STREAM_SHAPE(64, 4, 2, 0)
-/* With MHD (seven fields) these are built; ASTAROTH_STREAM_TILE picks among
- * them, and any other choice falls back to the default, 32 x 8 two planes
- * ahead (mhd-shapes.log of 2026-11-23-h100-722e2b7). */
-#define AC_MHD_STREAM_SHAPES AC_STREAM_SHAPE(32, 8, 2, 0) AC_STREAM_SHAPE(32, 4, 2, 0) AC_STREAM_SHAPE(32, 4, 1, 0)
 ac_stream_shape ac_cuda_stream_shape(void);
 
 /* What the device-side CFL loop (cuda_backend.cu's run_cfl) hands a

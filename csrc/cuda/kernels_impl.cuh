@@ -12,16 +12,16 @@
 #include "../grid.h"
 #include "../physics.h"
 #include "kernels.h"
+#include "schedules.cuh"
 
-/* One set of four field pointers, passed by value. */
-typedef struct {
-    real *f[AC_NUM_FIELDS];
-} AC_FN(field_set);
-
-/* The seven arrays of an MHD field set (lnrho, u, A), passed by value. */
-typedef struct {
-    real *f[AC_MAX_FIELDS];
-} AC_FN(mhd_field_set);
+/* The arrays of NF fields, passed by value: four (hydrodynamics), seven
+ * (MHD), or a configuration's count (fields.h). */
+template <int NF>
+struct AC_FN(fields) {
+    real *f[NF];
+};
+typedef AC_FN(fields)<AC_NUM_FIELDS> AC_FN(field_set);
+typedef AC_FN(fields)<AC_MAX_FIELDS> AC_FN(mhd_field_set);
 
 static AC_FN(mhd_field_set) AC_FN(make_mhd_set)(void *const f[AC_MAX_FIELDS])
 {
@@ -321,16 +321,26 @@ static int AC_FN(stream_runs)(const AC_FN(kernel_fit) & fit, long long columns, 
     return runs < 1 ? 1 : runs > nz ? nz : runs;
 }
 
-/* The 55-point substep with a TX x TY tile and `runs` runs up each column
- * of tiles (0: stream_runs). */
-template <int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, bool HYPER, bool SHOCK, typename Set>
-static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                      ac_mhd_params q, ac_hyper_params hyper, const real *zeta, int substep, real dt,
-                                      ac_device_step step, int runs, bool periodic, bool wrap_x, cudaStream_t stream)
+/* The parameters of the terms as the streaming kernel takes them (see
+ * stream_substep_kernel). */
+typedef struct {
+    ac_point_params p;
+    ac_mhd_params q;
+    ac_hyper_params h;
+} AC_FN(kernel_params);
+
+/* The 55-point substep of configuration CONFIG with a TX x TY tile and
+ * `runs` runs up each column of tiles (0: stream_runs). */
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
+static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
+                                               const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt, ac_device_step step, int runs,
+                                               bool periodic, bool wrap_x, cudaStream_t stream)
 {
-    constexpr size_t smem = AC_FN(stream_smem)<TX, TY, LEAD, sizeof(Set) / sizeof(real *), HYPER>();
+    constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
     static AC_FN(kernel_fit) fit = {0, 0, 0};
-    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER, SHOCK>,
+    if (smem > 232448) /* more than a block may have on sm_90: the schedule table needs a row for it */
+        return AC_ERR_UNSUPPORTED;
+    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>,
                           TX * TY, smem) != AC_OK)
         return AC_ERR_DEVICE;
     const int nz = s.end[2] - s.first[2];
@@ -343,115 +353,158 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
-    AC_FN(stream_substep_kernel)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER, SHOCK>
-        <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p, AC_FN(make_scales)(p),
-                                                                      substep, dt, step, runs, periodic, wrap_x, q, hyper,
-                                                                      zeta);
+    AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
+        <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p.p, AC_FN(make_scales)(p.p),
+                                                                      substep, dt, step, runs, periodic, wrap_x, p.q,
+                                                                      p.h, zeta);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
-/* The kernel instance driven by the device-side CFL loop, or the one that
- * takes dt; HYPER: with hyperdiffusion, SHOCK: with shock viscosity (built
- * for the default shapes only; shock viscosity steps from the host, whose
- * dt counts max zeta). */
-template <int TX, int TY, int LEAD, int BLOCKS, bool HYPER = false, bool SHOCK = false, typename Set>
-static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                      ac_mhd_params q, ac_hyper_params hyper, const real *zeta, int substep, real dt,
+/* The instance driven by the device-side CFL loop, or the one that takes
+ * dt (with shock viscosity only the latter: the host's dt counts max zeta). */
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
+static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
+                                      const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt,
                                       const ac_device_step *device_step, int runs, bool periodic, bool wrap_x,
                                       cudaStream_t stream)
 {
-    if (device_step && SHOCK)
+    constexpr bool shock = (ac_config_terms(CONFIG) & AC_KERNEL_SHOCK) != 0;
+    if (device_step && shock)
         return AC_ERR_UNSUPPORTED;
     if (device_step)
-        return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, !SHOCK, HYPER, SHOCK>(
-            in, out, w_in, w_out, s, p, q, hyper, zeta, substep, dt, *device_step, runs, periodic, wrap_x, stream);
-    return AC_FN(launch_stream_instance)<TX, TY, LEAD, BLOCKS, false, HYPER, SHOCK>(
-        in, out, w_in, w_out, s, p, q, hyper, zeta, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
+        return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, !shock>(
+            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, periodic, wrap_x, stream);
+    return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
+        in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
 }
 
-/* The instances with the extra terms (hyper and/or zeta not NULL) of the
- * default shape TX x TY, two planes ahead. */
-template <int TX, int TY, typename Set>
-static ac_status AC_FN(launch_terms)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s, ac_point_params p,
-                                     ac_mhd_params q, const ac_hyper_params *hyper, const real *zeta, int substep,
-                                     real dt, const ac_device_step *device_step, bool periodic, bool wrap_x,
-                                     cudaStream_t stream)
+/* The raw arrays of a substep: in, out, w_in, w_out (kernels.h's order). */
+typedef void *const *AC_FN(raw_sets)[4];
+
+template <int NF>
+static AC_FN(fields)<NF> AC_FN(make_fields)(void *const *f)
 {
-    const ac_hyper_params h = hyper ? *hyper : ac_hyper_params();
-    if (hyper && zeta)
-        return AC_FN(launch_stream)<TX, TY, 2, 0, true, true>(in, out, w_in, w_out, s, p, q, h, zeta, substep, dt,
-                                                              device_step, 0, periodic, wrap_x, stream);
-    if (zeta)
-        return AC_FN(launch_stream)<TX, TY, 2, 0, false, true>(in, out, w_in, w_out, s, p, q, h, zeta, substep, dt,
-                                                               device_step, 0, periodic, wrap_x, stream);
-    return AC_FN(launch_stream)<TX, TY, 2, 0, true, false>(in, out, w_in, w_out, s, p, q, h, zeta, substep, dt,
-                                                           device_step, 0, periodic, wrap_x, stream);
+    AC_FN(fields)<NF> set;
+    for (int i = 0; i < NF; ++i)
+        set.f[i] = f ? (real *)f[i] : NULL;
+    return set;
 }
 
-static bool ac_shape_is(const ac_stream_shape &t, int tx, int ty, int lead, int blocks)
+/* Everything a substep launch takes besides its instance. */
+typedef struct {
+    const AC_FN(shape) *s;
+    AC_FN(kernel_params) p;
+    const real *zeta;
+    int substep;
+    real dt;
+    const ac_device_step *device_step;
+    bool periodic;
+    cudaStream_t stream;
+} AC_FN(substep_args);
+
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS>
+static ac_status AC_FN(launch_shape)(const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a, int runs)
 {
-    return t.x == tx && t.y == ty && t.lead == lead && t.blocks == blocks;
+    constexpr int NF = ac_field_count(ac_config_modules(CONFIG));
+    const AC_FN(shape) &s = *a.s;
+    return AC_FN(launch_stream)<CONFIG, TX, TY, LEAD, BLOCKS>(
+        AC_FN(make_fields)<NF>(raw[0]), AC_FN(make_fields)<NF>(raw[1]), AC_FN(make_fields)<NF>(raw[2]),
+        AC_FN(make_fields)<NF>(raw[3]), s, a.p, a.zeta, a.substep, a.dt, a.device_step, runs,
+        a.periodic, a.periodic && AC_FN(stream_wraps_x)(s), a.stream);
 }
 
-/* The shape ASTAROTH_STREAM_TILE asks for (ac_cuda_stream_shape) if the field
- * set's list builds it, else the default: 32 x 8 in single precision; in
- * double, whose registers allow one such block per SM, 32 x 4 (two blocks
- * keep more loads in flight); two planes ahead (tune.log of
- * 2026-11-23-h100-a6c44dc). */
-static ac_status AC_FN(stream_substep)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
-                                       AC_FN(field_set) w_out, const AC_FN(shape) & s, ac_point_params p,
-                                       const ac_hyper_params *hyper, const real *zeta, int substep, real dt,
-                                       const ac_device_step *device_step, bool periodic, cudaStream_t stream)
-{
-    const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
-    constexpr int default_y = sizeof(real) == 4 ? 8 : 4;
-    if (hyper || zeta)
-        return AC_FN(launch_terms)<32, default_y>(in, out, w_in, w_out, s, p, ac_mhd_params(), hyper, zeta, substep, dt,
-                                                  device_step, periodic, wrap_x, stream);
-    ac_stream_shape t = ac_cuda_stream_shape();
-    for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, default_y, 0, 2, 0}) {
-#define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
-    if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
-        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, ac_mhd_params(),          \
-                                                            ac_hyper_params(), NULL, substep, dt, device_step,     \
-                                                            t.runs, periodic, wrap_x, stream);
-        AC_STREAM_SHAPES
-#undef AC_STREAM_SHAPE
+/* A tuning shape of AC_TUNING_SHAPES, built for CONFIG when BUILT (no
+ * kernel terms and at most the shape's fields). */
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool BUILT>
+struct AC_FN(tuning_shape) {
+    static bool launch(const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a, const ac_stream_shape &t,
+                       ac_status *st)
+    {
+        if (t.x != TX || t.y != TY || t.lead != LEAD || t.blocks != BLOCKS)
+            return false;
+        *st = AC_FN(launch_shape)<CONFIG, TX, TY, LEAD, BLOCKS>(raw, a, t.runs);
+        return true;
     }
-    return AC_ERR_ARGUMENT;
-}
+};
 
-/* The same with MHD's seven fields and AC_MHD_STREAM_SHAPES; the default is
- * 32 x 8, two planes ahead, in both precisions: in double its ring of six
- * planes fills an SM's shared memory, one block of 255 registers a thread,
- * and still beats 32 x 4 (0.61 against 0.47-0.53 of copy at 256^3). */
-static ac_status AC_FN(stream_substep_mhd)(AC_FN(mhd_field_set) in, AC_FN(mhd_field_set) out,
-                                           AC_FN(mhd_field_set) w_in, AC_FN(mhd_field_set) w_out,
-                                           const AC_FN(shape) & s, ac_point_params p, ac_mhd_params q,
-                                           const ac_hyper_params *hyper, const real *zeta, int substep, real dt,
-                                           const ac_device_step *device_step, bool periodic, cudaStream_t stream)
-{
-    const bool wrap_x = periodic && AC_FN(stream_wraps_x)(s);
-    if (hyper || zeta)
-        return AC_FN(launch_terms)<32, 8>(in, out, w_in, w_out, s, p, q, hyper, zeta, substep, dt, device_step, periodic,
-                                          wrap_x, stream);
-    ac_stream_shape t = ac_cuda_stream_shape();
-    for (int pass = 0; pass < 2; ++pass, t = (ac_stream_shape){32, 8, 0, 2, 0}) {
-#define AC_STREAM_SHAPE(tx, ty, lead_, blocks_)                                                                  \
-    if (ac_shape_is(t, tx, ty, lead_, blocks_))                                                                  \
-        return AC_FN(launch_stream)<tx, ty, lead_, blocks_>(in, out, w_in, w_out, s, p, q, ac_hyper_params(), NULL,    \
-                                                            substep, dt, device_step, t.runs, periodic, wrap_x, stream);
-        AC_MHD_STREAM_SHAPES
-#undef AC_STREAM_SHAPE
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS>
+struct AC_FN(tuning_shape)<CONFIG, TX, TY, LEAD, BLOCKS, false> {
+    static bool launch(const AC_FN(raw_sets) &, const AC_FN(substep_args) &, const ac_stream_shape &, ac_status *)
+    {
+        return false;
     }
-    return AC_ERR_ARGUMENT;
+};
+
+/* The substep of configuration CONFIG in the shape ASTAROTH_STREAM_TILE
+ * asks for (ac_cuda_stream_shape) where this build has it (tuning shapes
+ * only with AC_TUNING), else in its schedule's (schedules.cuh). */
+template <unsigned CONFIG>
+static ac_status AC_FN(stream_config)(const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
+{
+    constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
+    const ac_stream_shape t = ac_cuda_stream_shape();
+#if AC_TUNING
+    ac_status st = AC_OK;
+    constexpr bool plain = ac_config_terms(CONFIG) == 0;
+    constexpr int fields = ac_field_count(ac_config_modules(CONFIG));
+#define AC_TUNING_LAUNCH(tx, ty, lead_, blocks_, most_fields)                                                          \
+    if (AC_FN(tuning_shape)<CONFIG, tx, ty, lead_, blocks_, plain && fields <= (most_fields)>::launch(raw, a, t, &st))   \
+        return st;
+    AC_TUNING_SHAPES(AC_TUNING_LAUNCH)
+#undef AC_TUNING_LAUNCH
+#endif
+    const int runs = t.x == S.tx && t.y == S.ty && t.lead == S.lead && t.blocks == 0 ? t.runs : 0;
+    return AC_FN(launch_shape)<CONFIG, S.tx, S.ty, S.lead, 0>(raw, a, runs);
 }
 
-/* The grid's hyperdiffusion, in h, or NULL without it. */
-static const ac_hyper_params *AC_FN(hyper_of)(const ac_grid *g, ac_hyper_params *h)
+/* Run-time configuration key to instance: the keys from CONFIG down, the
+ * valid ones (schedules.cuh) built. */
+template <unsigned CONFIG, bool VALID = ac_config_valid(CONFIG)>
+struct AC_FN(stream_dispatch) {
+    static ac_status run(unsigned config, const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
+    {
+        if (config == CONFIG)
+            return AC_FN(stream_config)<CONFIG>(raw, a);
+        return AC_FN(stream_dispatch)<CONFIG - 1>::run(config, raw, a);
+    }
+};
+
+template <unsigned CONFIG>
+struct AC_FN(stream_dispatch)<CONFIG, false> {
+    static ac_status run(unsigned config, const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
+    {
+        return AC_FN(stream_dispatch)<CONFIG - 1>::run(config, raw, a);
+    }
+};
+
+template <>
+struct AC_FN(stream_dispatch)<0u, false> {
+    static ac_status run(unsigned, const AC_FN(raw_sets) &, const AC_FN(substep_args) &)
+    {
+        return AC_ERR_UNSUPPORTED;
+    }
+};
+
+/* The 55-point substep of grid g: its configuration's instance. */
+static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void *const out[], void *const w_in[],
+                                       void *const w_out[], const AC_FN(shape) & s, const real *zeta, int substep,
+                                       real dt, const ac_device_step *device_step, bool periodic, cudaStream_t stream)
 {
-    *h = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
-    return g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 ? h : NULL;
+    AC_FN(substep_args) a;
+    a.s = &s;
+    a.p.p = make_point_params(g->spacing, g->nu, g->cs);
+    a.p.q = make_mhd_params(g->eta, g->mu0, g->b_ext);
+    a.p.h = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
+    a.zeta = zeta;
+    a.substep = substep;
+    a.dt = dt;
+    a.device_step = device_step;
+    a.periodic = periodic;
+    a.stream = stream;
+    /* the instance: the grid's modules, hyperdiffusion if on, shock viscosity when given its profile */
+    const unsigned terms = (ac_grid_terms(g) & AC_TERM_HYPER3 ? AC_KERNEL_HYPER3 : 0u) | (zeta ? AC_KERNEL_SHOCK : 0u);
+    const AC_FN(raw_sets) raw = {in, out, w_in, w_out};
+    return AC_FN(stream_dispatch)<AC_CONFIG_END - 1>::run(ac_config(ac_grid_modules(g), terms), raw, a);
 }
 
 /* One substep over region r (NULL: the whole grid, after filling the
@@ -470,7 +523,6 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
-    ac_hyper_params hyper;
     if ((device_step || zeta) && method != AC_METHOD_55P)
         return AC_ERR_UNSUPPORTED; /* the device-side CFL loop and shock viscosity: the 55-point kernel only */
     if (r) {
@@ -489,8 +541,8 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
         return AC_ERR_DEVICE;
     }
     if (method == AC_METHOD_55P)
-        return AC_FN(stream_substep)(in, out, w_in, w_out, s, p, AC_FN(hyper_of)(g, &hyper), (const real *)zeta,
-                                     substep, dt, device_step, r == NULL, stream);
+        return AC_FN(stream_substep)(g, in_, out_, w_in_, w_out_, s, (const real *)zeta, substep, dt, device_step,
+                                     r == NULL, stream);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;

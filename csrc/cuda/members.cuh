@@ -22,8 +22,8 @@ __constant__ AC_FN(stream_member) AC_FN(stream_members)[AC_MAX_MEMBERS];
 /* roles: the sets substep `substep` reads, writes, reads w from and writes w
  * to (-1: none); reduce: the last substep of a step, which leaves max |u|^2
  * and the non-finite flags for the next step's dt. */
-template <int TX, int TY, int LEAD, int BLOCKS>
-__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS>())
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS>
+__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
     AC_FN(stream_members_kernel)(AC_FN(shape) s, int4 roles, int substep, bool reduce, int runs, bool wrap_x)
 {
     const AC_FN(stream_member) &m = AC_FN(stream_members)[blockIdx.y];
@@ -31,10 +31,10 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCK
     ac_device_step step = m.step;
     if (!reduce)
         step.max_u2_bits = NULL;
-    AC_FN(stream_substep_body)<TX, TY, LEAD, BLOCKS, AC_FN(field_set), true, false, false>(
+    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
         m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
-        roles.w >= 0 ? m.sets[roles.w] : none, s, m.p, m.c, substep, (real)0, step, runs, true, wrap_x, ac_mhd_params(),
-        ac_hyper_params(), NULL);
+        roles.w >= 0 ? m.sets[roles.w] : none, s, ac_physics_params_of(&m.p, NULL, NULL), m.c, substep, (real)0, step,
+        runs, true, wrap_x, NULL);
 }
 
 /* Loads the table: the members' sets, parameters and stencil scales, as
@@ -63,29 +63,31 @@ extern "C" ac_status AC_FN(cuda_load_members)(const ac_member *members, int coun
     return st;
 }
 
-/* Substep `substep` of the `count` members in the table, the default shape
- * (stream_substep's); roles: the indices of in, out, w_in and w_out in
+/* Substep `substep` of the `count` members in the table, in the schedule
+ * of hydrodynamics without kernel terms (schedules.cuh); roles: the indices of in, out, w_in and w_out in
  * their sets (-1: none); reduce: the last substep of a step.  The x ghost
  * zones must come from the periodic images (stream_wraps_x). */
 extern "C" ac_status AC_FN(cuda_substep_members)(const ac_grid *g, int count, const int roles[4], int substep,
                                                  int reduce, cudaStream_t stream)
 {
-    constexpr int TX = 32, TY = sizeof(real) == 4 ? 8 : 4, LEAD = 2;
-    constexpr size_t smem = AC_FN(stream_tile)<TX, TY, LEAD>::BYTES;
+    constexpr unsigned CONFIG = ac_config(AC_MODULE_HYDRO, 0);
+    constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
+    constexpr int TX = S.tx, TY = S.ty, LEAD = S.lead;
+    constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
     static AC_FN(kernel_fit) fit = {0, 0, 0};
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     if (count < 1 || count > AC_MAX_MEMBERS)
         return AC_ERR_ARGUMENT;
     if (!AC_FN(stream_wraps_x)(s))
         return AC_ERR_UNSUPPORTED;
-    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_members_kernel)<TX, TY, LEAD, 0>, TX * TY, smem) != AC_OK)
+    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0>, TX * TY, smem) != AC_OK)
         return AC_ERR_DEVICE;
     const long long columns = (long long)((s.n[0] + TX - 1) / TX) * ((s.n[1] + TY - 1) / TY);
     const int runs = AC_FN(stream_runs)(fit, columns * count, s.n[2],
                                         (double)count * AC_NUM_FIELDS * s.m[0] * s.m[1] * s.m[2] * sizeof(real));
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
-    AC_FN(stream_members_kernel)<TX, TY, LEAD, 0><<<dim3((unsigned)(columns * runs), (unsigned)count), dim3(TX, TY, 1),
+    AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0><<<dim3((unsigned)(columns * runs), (unsigned)count), dim3(TX, TY, 1),
                                                     smem, stream>>>(s, make_int4(roles[0], roles[1], roles[2], roles[3]),
                                                                     substep, reduce != 0, runs, AC_FN(stream_wraps_x)(s));
     return ac_cuda_record(cudaGetLastError(), "ensemble substep launch");

@@ -16,12 +16,38 @@
  * weighted in-plane differences to the pending points three above and
  * below it.  A point is
  * finished when the plane three above it has arrived; its in-plane
- * derivatives come from its own slot, three slots back.  The per-point
- * arithmetic is physics.h's: this file only moves values.
+ * derivatives come from its own slot, three slots back.
+ *
+ * One template serves every configuration (schedules.cuh: the modules of
+ * csrc/fields.h and the kernel terms): the fields are those of the
+ * configuration, each takes the derivatives its terms need
+ * (physics_needs) by its role -- a scalar its value, gradient, Laplacian
+ * and del6, a vector's components the same and the vector its grad div --
+ * and physics.h's physics_rhs sums the terms.  What differs between
+ * configurations beyond that is a row of the schedule table.  The
+ * per-point arithmetic is physics.h's and csrc/terms/'s: this file only
+ * moves values.
  */
 #include <cuda_pipeline.h>
 
 enum { AC_SPAN = 2 * AC_GHOST + 1 }; /* points of a stencil along one axis */
+
+/* The terms of a configuration key (physics.h's ac_terms_of: those of its
+ * modules, and the kernel terms of schedules.cuh), and every derivative
+ * kind they need of some field (physics_needs). */
+static constexpr __host__ __device__ unsigned ac_config_physics_terms(unsigned config)
+{
+    return ac_terms_of(ac_config_modules(config), (ac_config_terms(config) & AC_KERNEL_HYPER3) != 0,
+                       (ac_config_terms(config) & AC_KERNEL_SHOCK) != 0);
+}
+
+static constexpr __host__ __device__ unsigned ac_config_needs(unsigned config, unsigned without = 0u)
+{
+#define AC_ROW_NEEDS(name, module, role)                                                                               \
+    physics_needs(ac_config_modules(config), ac_config_physics_terms(config) & ~without, AC_FIELD_##name) |
+    return AC_FIELD_TABLE(AC_ROW_NEEDS) 0u;
+#undef AC_ROW_NEEDS
+}
 
 /* Shared-memory layout of a TX x TY tile: rows of W values starting on a
  * 16-byte boundary of the padded grid, H rows, one plane per field; RING
@@ -42,24 +68,13 @@ struct AC_FN(stream_tile) {
     static constexpr size_t BELOW_BYTES = (size_t)AC_GHOST * NF * THREADS * sizeof(real); /* see below_in_shared */
 };
 
-/* Whether an instance keeps each thread's column below its point (`below`)
- * in shared memory after the ring, not in registers: MHD with
- * hyperdiffusion in double, whose 255 registers a thread spill 192 bytes
- * otherwise (24 so).  Its three planes of the tile's interior, 43 kB, fit
- * beside the ring's 188 kB.  At 256^3 its step takes 0.91 of the plain
- * one's M/s, against 0.73 before (benchmarks/results, 2026-11-24-h100-*). */
-template <int NF, bool HYPER>
-static constexpr __host__ __device__ bool AC_FN(below_in_shared)()
-{
-    return HYPER && NF > AC_NUM_FIELDS && sizeof(real) == 8;
-}
-
-/* The shared memory an instance takes. */
-template <int TX, int TY, int LEAD, int NF, bool HYPER>
+/* The shared memory an instance takes: the ring, and with the schedule's
+ * below_in_shared three planes of the tile's interior after it. */
+template <unsigned CONFIG, int TX, int TY, int LEAD>
 static constexpr size_t AC_FN(stream_smem)()
 {
-    typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
-    return T::BYTES + (AC_FN(below_in_shared)<NF, HYPER>() ? T::BELOW_BYTES : 0);
+    typedef AC_FN(stream_tile)<TX, TY, LEAD, ac_field_count(ac_config_modules(CONFIG))> T;
+    return T::BYTES + (ac_schedule_of(CONFIG, sizeof(real)).below_in_shared ? T::BELOW_BYTES : 0);
 }
 
 /* Eqs. (6) and (7) on values at compile-time offsets S from f: a shared-memory
@@ -135,14 +150,11 @@ static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic
     return r < 0 ? r + n : r;
 }
 
-/* Blocks per SM the registers are budgeted for: BLOCKS, or by default the
- * 256 or 512 threads that keep an SM's loads in flight (half as many for
- * MHD's seven fields, whose queues need twice the registers). */
-template <int TX, int TY, int BLOCKS, int NF = AC_NUM_FIELDS>
+/* Blocks per SM the registers are budgeted for (schedules.cuh). */
+template <unsigned CONFIG, int TX, int TY, int BLOCKS>
 static constexpr int AC_FN(stream_min_blocks)()
 {
-    constexpr int threads_per_sm = (sizeof(real) == 4 ? 512 : 256) / (NF > AC_NUM_FIELDS ? 2 : 1);
-    return BLOCKS > 0 ? BLOCKS : threads_per_sm / (TX * TY) > 1 ? threads_per_sm / (TX * TY) : 1;
+    return ac_min_blocks(ac_schedule_of(CONFIG, sizeof(real)), TX, TY, BLOCKS);
 }
 
 /* Queues this thread's 16-byte pieces of one plane (offset `plane` in the
@@ -197,14 +209,17 @@ static __device__ __forceinline__ void AC_FN(prefetch_l2)(const real *base, ptrd
                  "l"(index), "n"((int)sizeof(real)));
 }
 
-/* del6 of lnrho and u_x, u_y, u_z at a finished point: their planes from
- * at, their columns z. */
-template <typename T>
-static __device__ __forceinline__ void AC_FN(del6_of_flow)(const real *at, const real (*z)[AC_SPAN],
-                                                           const AC_FN(stencil_scales) & c, real del6[4])
+/* del6 of the fields whose terms need it (physics_needs) at a finished
+ * point: their planes from at, their columns z. */
+template <typename T, unsigned CONFIG>
+static __device__ __forceinline__ void AC_FN(del6_of_fields)(const real *at, const real (*z)[AC_SPAN],
+                                                             const AC_FN(stencil_scales) & c, real *del6)
 {
+    constexpr unsigned MODULES = ac_config_modules(CONFIG);
 #pragma unroll
-    for (int f = 0; f < 4; ++f) {
+    for (int f = 0; f < ac_field_count(MODULES); ++f) {
+        if (!(physics_needs(MODULES, ac_config_physics_terms(CONFIG), ac_field_row(MODULES, f)) & AC_NEEDS_SIXTH))
+            continue;
         const real *v = at + f * T::PLANE;
         del6[f] = AC_FN(stencil_sixth)<1>(v, c.sixth[0]) + AC_FN(stencil_sixth)<T::W>(v, c.sixth[1]) +
                   AC_FN(stencil_sixth)<1>(z[f] + AC_GHOST, c.sixth[2]);
@@ -222,30 +237,41 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
 }
 
 /* Substep `substep` of the 55-point method over the region [first, end) of
- * s.  Block b takes column of tiles b % columns (x fastest, so that the
- * blocks running together share their rims in L2) and the b / columns-th
- * of `runs` runs up it.  periodic: y and z ghost values are read from the
- * periodic images, and x ghost values too if wrap_x (stream_wraps_x); the
- * caller fills the others.  w_in is read unless substep == 0 and w_out written
- * unless it is NULL; out may be w_in's arrays (each point reads its w
- * before writing).  DEVICE_DT: driven by the device-side CFL loop (step,
- * kernels.h): the step's length is not dt but the one at step.dt, and with
- * step.max_u2_bits the kernel leaves max |u|^2 and the non-finite flags of
- * what it writes there, as reduce_kernel would find them.  HYPER: with the
- * hyperdiffusive terms of `hyper` (physics.h's add_hyperdiffusion, del6 from
- * the plane and the column); SHOCK: with the shock viscosity of the profile
- * zeta and its gradient (shock.cuh).  Separate instances, so that the kernel the
- * host drives for plain runs keeps its registers. */
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER, bool SHOCK>
+ * s, for configuration CONFIG (schedules.cuh: its fields, kernel terms and
+ * schedule; p: the parameters of its terms, physics.h).  Block b takes column of tiles b % columns (x fastest, so that
+ * the blocks running together share their rims in L2) and the b /
+ * columns-th of `runs` runs up it.  periodic: y and z ghost values are read
+ * from the periodic images, and x ghost values too if wrap_x
+ * (stream_wraps_x); the caller fills the others.  w_in is read unless
+ * substep == 0 and w_out written unless it is NULL; out may be w_in's
+ * arrays (each point reads its w before writing).  DEVICE_DT: driven by
+ * the device-side CFL loop (step, kernels.h): the step's length is not dt
+ * but the one at step.dt, and with step.max_u2_bits the kernel leaves max
+ * |u|^2 and the non-finite flags of what it writes there, as reduce_kernel
+ * would find them.  Two terms have inputs whose arrival the schedule
+ * places, and are added where they arrive, in physics_rhs's order after
+ * the others: hyperdiffusion (AC_KERNEL_HYPER3), del6 from the plane and
+ * the column; shock viscosity (AC_KERNEL_SHOCK), the profile zeta and its
+ * gradient (shock.cuh).  Separate instances, so that the kernel the host drives for
+ * plain runs keeps its registers. */
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
 static __device__ __forceinline__ void AC_FN(stream_substep_body)(
-    Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p, AC_FN(stencil_scales) c, int substep,
-    real dt, ac_device_step step, int runs, bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper,
+    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
+    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
+    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
+    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s, ac_physics_params p,
+    AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs, bool periodic, bool wrap_x,
     const real *zeta)
 {
+    constexpr unsigned MODULES = ac_config_modules(CONFIG), TERMS = ac_config_physics_terms(CONFIG);
+    constexpr bool SIXTH = ac_config_needs(CONFIG) & AC_NEEDS_SIXTH, SHOCK = TERMS & AC_TERM_SHOCK;
+    /* del6 needed by a term summed before hyperdiffusion: computed before the right-hand side */
+    constexpr bool EARLY_SIXTH = ac_config_needs(CONFIG, AC_TERM_HYPER3 | AC_TERM_SHOCK) & AC_NEEDS_SIXTH;
     if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
-    enum { NF = sizeof(Set) / sizeof(real *), VECTORS = (NF - 1) / 3 }; /* u, and A with MHD */
-    const bool reduces = DEVICE_DT && VECTORS == 1 && step.max_u2_bits != NULL; /* MHD's speed needs B */
+    enum { NF = ac_field_count(MODULES), VECTORS = ac_vector_count(MODULES), UX = ac_field_index(MODULES, AC_FIELD_ux) };
+    /* the device-side CFL loop's speed is the flow's alone (max |u|^2) without a magnetic field */
+    const bool reduces = DEVICE_DT && !(MODULES & AC_MODULE_MAGNETIC) && step.max_u2_bits != NULL;
     double max_u2 = 0.0;
     unsigned int nonfinite = 0;
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
@@ -282,11 +308,11 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
 
     /* this column at planes k-3 .. k-1 of the next point k: in registers, or
      * in shared memory, plane k-3 + n at slot (oldest + n) % 3 */
-    constexpr bool shared_below = AC_FN(below_in_shared)<NF, HYPER>();
+    constexpr bool shared_below = ac_schedule_of(CONFIG, sizeof(real)).below_in_shared;
     real below[shared_below ? 1 : NF][AC_GHOST];
     real *const below_column = ring + T::RING * T::SLOT + threadIdx.x + TX * threadIdx.y; /* [slot][f], THREADS apart */
     int oldest = 0;
-    real acc[VECTORS][3][AC_SPAN]; /* d_i d_z terms of grad div u (and A), points newest-3 .. newest+3 */
+    real acc[VECTORS][3][AC_SPAN]; /* d_i d_z terms of each vector's grad div, points newest-3 .. newest+3 */
 #pragma unroll
     for (int n = 0; n < AC_SPAN; ++n) {
 #pragma unroll
@@ -311,16 +337,9 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     }
 
     int newest = 0; /* ring slot of the newest plane */
-    /* hydro in double reads the shock profile and its gradient a point ahead
-     * (their latency passes during the point before: 256^3 step 3 % shorter,
-     * a0673d4); the others read them where they are used.  The two ways of
-     * writing those reads below schedule differently, each kept where it
-     * measured faster at 256^3 (MHD in single precision: 0.70 of the plain
-     * step against 0.61; hydro: 0.66 against 0.64; benchmarks/results,
-     * 2026-11-24-h100-*). */
-    constexpr bool shock_ahead = NF == AC_NUM_FIELDS && sizeof(real) == 8;
+    constexpr int shock_reads = ac_schedule_of(CONFIG, sizeof(real)).shock_reads;
     real shock_next[SHOCK ? 4 : 1];
-    if (SHOCK && shock_ahead && active)
+    if (SHOCK && shock_reads == AC_SHOCK_AHEAD && active)
         AC_FN(load_shock)(zeta, s, column + s.stride[2] * (k_first + s.lo[2]), shock_next);
     for (int it = 0; it < planes; ++it) {
         __pipeline_wait_prior(LEAD - 1);
@@ -334,8 +353,9 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         if (active) {
 #pragma unroll
             for (int v = 0; v < VECTORS; ++v) {
-                /* this plane's share of d_x d_z v_z, d_y d_z v_z and d_z (d_x v_x + d_y v_y), v = u, A */
-                const real *vx = ring + newest * T::SLOT + centre + (1 + 3 * v) * T::PLANE, *vy = vx + T::PLANE,
+                /* this plane's share of d_x d_z v_z, d_y d_z v_z and d_z (d_x v_x + d_y v_y) of vector v */
+                const real *vx = ring + newest * T::SLOT + centre + ac_vector_at(MODULES, v) * T::PLANE,
+                           *vy = vx + T::PLANE,
                            *vz = vy + T::PLANE;
 #pragma unroll
                 for (int a = 0; a < 3; ++a) {
@@ -366,10 +386,10 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         if (active && it >= 2 * AC_GHOST) { /* point k is finished */
             const int k = k_first + it - 2 * AC_GHOST;
             const ptrdiff_t idx = column + s.stride[2] * (k + s.lo[2]);
-            /* w is loaded early, to hide the loads' latency, except where
-             * registers are short (MHD with hyperdiffusion in double: late,
-             * after a prefetch into L2 during the point before) */
-            constexpr bool late_w = HYPER && NF > AC_NUM_FIELDS && sizeof(real) == 8;
+            /* w is loaded early, to hide the loads' latency, or where
+             * registers are short late (late_w), after a prefetch into L2
+             * during the point before */
+            constexpr bool late_w = ac_schedule_of(CONFIG, sizeof(real)).late_w;
             real w[NF];
 #pragma unroll
             for (int f = 0; f < NF; ++f)
@@ -385,60 +405,65 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                                              : below[f][n];
             }
             const real *at = above[0];
-            real del6[HYPER ? 4 : 1]; /* first, so that the register columns of lnrho and u can go */
-            if (HYPER && !shared_below)
-                AC_FN(del6_of_flow)<T>(at, z, c, del6);
-            ac_derivatives d;
-            d.grad_lnrho[0] = AC_FN(stencil_first)<1>(at, c.first[0]);
-            d.grad_lnrho[1] = AC_FN(stencil_first)<T::W>(at, c.first[1]);
-            d.grad_lnrho[2] = AC_FN(stencil_first)<1>(z[0] + AC_GHOST, c.first[2]);
+            ac_point_derivatives d; /* what the terms need of each field (physics.h, physics_needs) */
+            if (SIXTH && (!shared_below || EARLY_SIXTH)) /* first, so that the register columns can go */
+                AC_FN(del6_of_fields)<T, CONFIG>(at, z, c, d.del6);
 #pragma unroll
-            for (int i = 0; i < 3; ++i)
-                d.u[i] = z[1 + i][AC_GHOST];
-            AC_FN(vector_stencils)<T>(at + T::PLANE, z + 1, acc[0], c, d.grad_u, d.lap_u, d.grad_div_u);
-            real rhs[NF];
-            if (VECTORS == 1) {
-                rhs_from_derivatives(&d, &p, rhs);
-            } else {
-                ac_magnetic_derivatives m;
-                m.lnrho = z[0][AC_GHOST];
-                AC_FN(vector_stencils)<T>(at + 4 * T::PLANE, z + 4, acc[VECTORS - 1], c, m.grad_a, m.lap_a,
-                                          m.grad_div_a);
-                rhs_mhd_from_derivatives(&d, &m, &p, &magnetic, rhs);
+            for (int f = 0; f < NF; ++f) {
+                const int row = ac_field_row(MODULES, f), role = ac_field_role_of(row);
+                const unsigned needs = physics_needs(MODULES, TERMS, row);
+                const real *v = at + f * T::PLANE;
+                if (needs & AC_NEEDS_VALUE)
+                    d.value[f] = z[f][AC_GHOST];
+                if (role == AC_SCALAR && (needs & AC_NEEDS_FIRST)) {
+                    d.grad[f][0] = AC_FN(stencil_first)<1>(v, c.first[0]);
+                    d.grad[f][1] = AC_FN(stencil_first)<T::W>(v, c.first[1]);
+                    d.grad[f][2] = AC_FN(stencil_first)<1>(z[f] + AC_GHOST, c.first[2]);
+                }
+                if (role == AC_SCALAR && (needs & AC_NEEDS_SECOND))
+                    d.lap[f] = AC_FN(stencil_second)<1>(v, c.second[0]) + AC_FN(stencil_second)<T::W>(v, c.second[1]) +
+                               AC_FN(stencil_second)<1>(z[f] + AC_GHOST, c.second[2]);
+                if (role == AC_VECTOR_X && (needs & (AC_NEEDS_FIRST | AC_NEEDS_SECOND | AC_NEEDS_GRAD_DIV)))
+                    AC_FN(vector_stencils)<T>(v, z + f, acc[ac_vector_ordinal(MODULES, f)], c, d.grad + f, d.lap + f,
+                                              d.grad_div[ac_vector_index(MODULES, row)]);
             }
+            /* the terms without inputs of their own scheduled here; then hyperdiffusion and
+             * shock viscosity, in physics_rhs's order, each where its inputs arrive */
+            real rhs[NF];
+            physics_rhs(MODULES, TERMS & ~(unsigned)(AC_TERM_HYPER3 | AC_TERM_SHOCK), &d, &p, NULL, rhs);
             if (late_w && reads_w) /* before del6, whose work hides the loads (0.91 of the plain step against 0.90) */
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
                     w[f] = w_in.f[f][idx];
-            if (HYPER) {
-                if (shared_below) /* last, when the columns are in shared memory */
-                    AC_FN(del6_of_flow)<T>(at, z, c, del6);
+            if (SIXTH && shared_below && !EARLY_SIXTH) /* last, when the columns are in shared memory */
+                AC_FN(del6_of_fields)<T, CONFIG>(at, z, c, d.del6);
+            if (TERMS & AC_TERM_HYPER3)
+                hyper3_add(MODULES, &d, &p, rhs);
+            if (SHOCK) { /* the profile of the step's start and its gradient */
+                ac_shock_point shock;
+                if (shock_reads == AC_SHOCK_AT_USE) {
+                    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
 #pragma unroll
-                for (int f = 0; f < 4; ++f) { /* lnrho with diff_hyper3, u with nu_hyper3 */
-                    const real coefficient = f == 0 ? hyper.diff_hyper3 : hyper.nu_hyper3;
-                    if (coefficient != 0)
-                        rhs[f] += coefficient * del6[f];
+                    for (int a = 0; a < 3; ++a)
+                        shock.grad_zeta[a] = zeta[(a + 1) * padded + idx];
+                    shock.zeta = zeta[idx];
+                } else { /* read together or a point ahead */
+                    real profile[4];
+                    if (shock_reads == AC_SHOCK_TOGETHER) {
+                        AC_FN(load_shock)(zeta, s, idx, profile);
+                    } else {
+#pragma unroll
+                        for (int a = 0; a < 4; ++a)
+                            profile[a] = shock_next[a];
+                        if (k + 1 < k_first + planes - 2 * AC_GHOST)
+                            AC_FN(load_shock)(zeta, s, idx + s.stride[2], shock_next);
+                    }
+                    shock.zeta = profile[0];
+#pragma unroll
+                    for (int a = 0; a < 3; ++a)
+                        shock.grad_zeta[a] = profile[1 + a];
                 }
-            }
-            if (SHOCK && NF > AC_NUM_FIELDS) { /* the profile of the step's start and its gradient */
-                const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
-                real grad_zeta[3];
-#pragma unroll
-                for (int a = 0; a < 3; ++a)
-                    grad_zeta[a] = zeta[(a + 1) * padded + idx];
-                add_shock_viscosity(&d, zeta[idx], grad_zeta, rhs);
-            } else if (SHOCK) { /* the same, read together (hydro) or a point ahead (hydro in double) */
-                real shock[4];
-                if (!shock_ahead) {
-                    AC_FN(load_shock)(zeta, s, idx, shock);
-                } else {
-#pragma unroll
-                    for (int a = 0; a < 4; ++a)
-                        shock[a] = shock_next[a];
-                    if (k + 1 < k_first + planes - 2 * AC_GHOST)
-                        AC_FN(load_shock)(zeta, s, idx + s.stride[2], shock_next);
-                }
-                add_shock_viscosity(&d, shock[0], shock + 1, rhs);
+                shock_add(MODULES, &d, &shock, rhs);
             }
             real fresh[NF];
 #pragma unroll
@@ -453,7 +478,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 for (int f = 0; f < NF; ++f) /* the next point's w into L2, so that its late load does not wait on DRAM */
                     AC_FN(prefetch_l2)(w_in.f[f], idx + s.stride[2]);
             if (reduces) {
-                const double u2 = AC_FN(speed_squared)(fresh[1], fresh[2], fresh[3]);
+                const double u2 = AC_FN(speed_squared)(fresh[UX], fresh[UX + 1], fresh[UX + 2]);
                 max_u2 = u2 > max_u2 ? u2 : max_u2;
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
@@ -482,13 +507,20 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         AC_FN(warp_reduce_to)(max_u2, nonfinite, step.max_u2_bits, step.nonfinite);
 }
 
-template <int TX, int TY, int LEAD, int BLOCKS, typename Set, bool DEVICE_DT, bool HYPER, bool SHOCK>
-__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<TX, TY, BLOCKS, sizeof(Set) / sizeof(real *)>())
-    AC_FN(stream_substep_kernel)(Set in, Set out, Set w_in, Set w_out, AC_FN(shape) s, ac_point_params p,
-                                 AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs,
-                                 bool periodic, bool wrap_x, ac_mhd_params magnetic, ac_hyper_params hyper,
-                                 const real *zeta)
+/* The kernel takes the parameters in the structs of physics.h's modules,
+ * not one ac_physics_params: with the latter ptxas schedules MHD in single
+ * precision with 193 registers a thread instead of 151, and its 256^3 step
+ * ran at 0.91 of the speed (ab-bench.log of 2026-11-24-h100-d19b3e1). */
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
+__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
+    AC_FN(stream_substep_kernel)(AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
+                                 AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
+                                 AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
+                                 AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
+                                 ac_point_params p, AC_FN(stencil_scales) c, int substep, real dt,
+                                 ac_device_step step, int runs, bool periodic, bool wrap_x, ac_mhd_params q,
+                                 ac_hyper_params h, const real *zeta)
 {
-    AC_FN(stream_substep_body)<TX, TY, LEAD, BLOCKS, Set, DEVICE_DT, HYPER, SHOCK>(
-        in, out, w_in, w_out, s, p, c, substep, dt, step, runs, periodic, wrap_x, magnetic, hyper, zeta);
+    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(
+        in, out, w_in, w_out, s, ac_physics_params_of(&p, &q, &h), c, substep, dt, step, runs, periodic, wrap_x, zeta);
 }

@@ -1,0 +1,210 @@
+/*
+ * schedules.cuh -- how each configuration is scheduled on the GPU, in one
+ * table keyed by configuration and precision, and which instances of the
+ * streaming kernel (stream_substep.cuh) a build holds.
+ *
+ * A configuration is the set of modules a run has (csrc/fields.h, its
+ * fields) and the terms that take code of their own in the kernel (below);
+ * the streaming kernel is one template over the configuration, and what
+ * differs between configurations beyond the field list -- the tile, the
+ * planes copied ahead, the register budget, where each thread's column
+ * below its point lives, when w is loaded, when the shock profile is read
+ * -- is a row of ac_schedules, not a branch in the kernel.  Each row cites
+ * the measurement that chose it (benchmarks/results/<date>-h100-<commit>/).
+ *
+ * Tile-tuning instances (AC_TUNING_SHAPES, for scripts/tune-tiles.py and
+ * ASTAROTH_STREAM_TILE) are built only with -DAC_TUNING=1, which setup.py
+ * passes when ASTAROTH_TUNING=1 at build time.
+ */
+#ifndef ASTAROTH_CUDA_SCHEDULES_CUH
+#define ASTAROTH_CUDA_SCHEDULES_CUH
+
+#include "../fields.h"
+
+/* Terms with code of their own in the streaming kernel, each a separate
+ * instance so that runs without it keep their registers: hyperdiffusion
+ * (del6 of the flow) and shock viscosity (the profile and its gradient
+ * read per point).  Terms without derivatives or inputs of their own need
+ * no bit here. */
+enum { AC_KERNEL_HYPER3 = 1u << 0, AC_KERNEL_SHOCK = 1u << 1, AC_KERNEL_TERM_BITS = 2 };
+
+/* Every module of the field table (fields.h), and the bits a module mask
+ * takes in a configuration key. */
+static constexpr __host__ __device__ unsigned ac_all_modules()
+{
+#define AC_MODULE_OF(name, module, role) (unsigned)(module) |
+    return AC_FIELD_TABLE(AC_MODULE_OF) 0u;
+#undef AC_MODULE_OF
+}
+
+static constexpr __host__ __device__ int ac_bits_of(unsigned m)
+{
+    return m ? 1 + ac_bits_of(m >> 1) : 0;
+}
+
+enum { AC_MODULE_BITS = ac_bits_of(ac_all_modules()) };
+
+/* A configuration key: modules (fields.h) and kernel terms in one integer,
+ * a template argument of the streaming kernel. */
+static constexpr __host__ __device__ unsigned ac_config(unsigned modules, unsigned terms)
+{
+    return modules | terms << AC_MODULE_BITS;
+}
+
+static constexpr __host__ __device__ unsigned ac_config_modules(unsigned config)
+{
+    return config & ((1u << AC_MODULE_BITS) - 1u);
+}
+
+static constexpr __host__ __device__ unsigned ac_config_terms(unsigned config)
+{
+    return config >> AC_MODULE_BITS;
+}
+
+/* One past the largest key; a key names a configuration when its modules
+ * include hydrodynamics and lie in the table. */
+enum { AC_CONFIG_END = 1u << (AC_MODULE_BITS + AC_KERNEL_TERM_BITS) };
+
+static constexpr __host__ __device__ bool ac_config_valid(unsigned config)
+{
+    return (ac_config_modules(config) & AC_MODULE_HYDRO) && (ac_config_modules(config) & ~ac_all_modules()) == 0;
+}
+
+/* The fields of a configuration by role: the table row of field f (-1
+ * past the last), the number of vectors, the ordinal of the vector whose x
+ * component is field f, and the x component of vector v.  Chains of constants over the
+ * table, so that they fold where f is an unrolled loop's index. */
+static constexpr __host__ __device__ int ac_field_row(unsigned modules, int f)
+{
+#define AC_ROW_OF(name, module, role) ac_field_index(modules, AC_FIELD_##name) == f ? (int)AC_FIELD_##name:
+    return AC_FIELD_TABLE(AC_ROW_OF) - 1;
+#undef AC_ROW_OF
+}
+
+static constexpr __host__ __device__ int ac_vector_count(unsigned modules)
+{
+#define AC_VECTOR_ROW(name, module, role) ((modules & (unsigned)(module)) && (role) == AC_VECTOR_X ? 1 : 0) +
+    return AC_FIELD_TABLE(AC_VECTOR_ROW) 0;
+#undef AC_VECTOR_ROW
+}
+
+static constexpr __host__ __device__ int ac_vector_ordinal(unsigned modules, int f)
+{
+#define AC_VECTOR_BEFORE(name, module, role)                                                                           \
+    ((role) == AC_VECTOR_X && ac_field_index(modules, AC_FIELD_##name) >= 0 &&                                        \
+             ac_field_index(modules, AC_FIELD_##name) < f                                                              \
+         ? 1                                                                                                           \
+         : 0) +
+    return AC_FIELD_TABLE(AC_VECTOR_BEFORE) 0;
+#undef AC_VECTOR_BEFORE
+}
+
+/* The index of the x component of vector v (its ordinal), -1 past the last. */
+static constexpr __host__ __device__ int ac_vector_at(unsigned modules, int v)
+{
+#define AC_VECTOR_AT(name, module, role)                                                                               \
+    (role) == AC_VECTOR_X && (modules & (unsigned)(module)) &&                                                         \
+            ac_vector_ordinal(modules, ac_field_index(modules, AC_FIELD_##name)) == v                                  \
+        ? ac_field_index(modules, AC_FIELD_##name)                                                                     \
+        :
+    return AC_FIELD_TABLE(AC_VECTOR_AT) - 1;
+#undef AC_VECTOR_AT
+}
+
+/* How the streaming kernel runs a configuration in one precision. */
+struct ac_schedule {
+    int tx, ty;          /* the thread block's tile of x-y columns */
+    int lead;            /* planes copied ahead of use */
+    int threads_per_sm;  /* registers budgeted so that this many threads fit an SM (launch bounds) */
+    bool below_in_shared; /* each thread's column below its point in shared memory, not registers */
+    bool late_w;          /* w loaded after the right-hand side (prefetched into L2 a point ahead) */
+    int shock_reads;      /* when the shock profile and its gradient are read: AC_SHOCK_* */
+};
+
+/* The shock profile's reads (the term's per-point inputs): where used, the
+ * gradient first; where used, the four together; or a point ahead.  They
+ * schedule differently, each kept where it measured fastest. */
+enum { AC_SHOCK_AT_USE = 0, AC_SHOCK_TOGETHER = 1, AC_SHOCK_AHEAD = 2 };
+
+/* A row applies to a configuration that has all of its modules and terms,
+ * in its precision (bytes of real); the first that applies is taken. */
+struct ac_schedule_row {
+    unsigned modules, terms;
+    int real_bytes;
+    ac_schedule s;
+};
+
+static constexpr ac_schedule_row ac_schedules[] = {
+    /* MHD in double with hyperdiffusion: its 255 registers a thread spill
+     * 192 bytes with the column below in registers; three planes of the
+     * tile's interior (43 kB) fit beside the ring's 188 kB.  w late, its
+     * loads hidden by del6: 0.91 of the plain step (0.73 before);
+     * 2026-11-24-h100-* (w-earlier, below-in-shared). */
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC, AC_KERNEL_HYPER3, 8, {32, 8, 2, 128, true, true, AC_SHOCK_AT_USE}},
+    /* MHD: 32 x 8 in both precisions; in double the six-plane ring fills an
+     * SM's shared memory, one block of 255 registers, and still beats 32 x 4
+     * (0.61 against 0.47-0.53 of copy at 256^3; mhd-shapes.log of
+     * 2026-11-23-h100-722e2b7).  The seven fields' queues take twice the
+     * registers of hydro's: half the threads per SM.  The shock profile
+     * read where it is used, the gradient first: in single precision 0.70
+     * of the plain step against 0.61 together (2026-11-24-h100-*). */
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC, 0, 8, {32, 8, 2, 128, false, false, AC_SHOCK_AT_USE}},
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC, 0, 4, {32, 8, 2, 256, false, false, AC_SHOCK_AT_USE}},
+    /* hydrodynamics: 32 x 8 in single precision; in double, whose registers
+     * allow one such block per SM, 32 x 4 (two blocks keep more loads in
+     * flight); two planes ahead (tune.log of 2026-11-23-h100-a6c44dc).  The
+     * shock profile a point ahead in double: the step 3 % shorter at 256^3
+     * (a0673d4); in single precision, the four read together where used
+     * (0.66 of the plain step against 0.64; 2026-11-24-h100-*). */
+    {AC_MODULE_HYDRO, 0, 8, {32, 4, 2, 256, false, false, AC_SHOCK_AHEAD}},
+    {AC_MODULE_HYDRO, 0, 4, {32, 8, 2, 512, false, false, AC_SHOCK_TOGETHER}},
+};
+
+static constexpr __host__ __device__ bool ac_row_applies(const ac_schedule_row &row, unsigned config, int real_bytes)
+{
+    return (ac_config_modules(config) & row.modules) == row.modules &&
+           (ac_config_terms(config) & row.terms) == row.terms && row.real_bytes == real_bytes;
+}
+
+static constexpr __host__ __device__ ac_schedule ac_schedule_of(unsigned config, int real_bytes, int row = 0)
+{
+    return row >= (int)(sizeof ac_schedules / sizeof ac_schedules[0])
+               ? ac_schedules[sizeof ac_schedules / sizeof ac_schedules[0] - 1].s
+           : ac_row_applies(ac_schedules[row], config, real_bytes) ? ac_schedules[row].s
+                                                                 : ac_schedule_of(config, real_bytes, row + 1);
+}
+
+/* Blocks per SM the registers are budgeted for: `blocks`, or by default
+ * the schedule's threads per SM in blocks of tx x ty (at least one). */
+static constexpr __host__ __device__ int ac_min_blocks(const ac_schedule &s, int tx, int ty, int blocks)
+{
+    return blocks > 0 ? blocks : s.threads_per_sm / (tx * ty) > 1 ? s.threads_per_sm / (tx * ty) : 1;
+}
+
+/* The shapes built for tile tuning besides each configuration's own (only
+ * for configurations without kernel terms, and with at most `fields`
+ * fields): tx, ty, lead, blocks (0: the schedule's budget).  Chosen from
+ * tune.log of 2026-11-23-h100-a6c44dc and mhd-shapes.log of
+ * 2026-11-23-h100-722e2b7. */
+#define AC_TUNING_SHAPES(X)                                                                                            \
+    X(32, 8, 1, 0, 4) X(32, 8, 2, 0, 7) X(32, 8, 3, 0, 4) X(32, 4, 1, 0, 7) X(32, 4, 2, 0, 7) X(32, 4, 1, 3, 4)       \
+        X(32, 8, 1, 3, 4) X(64, 4, 1, 0, 4) X(64, 4, 2, 0, 4)
+
+/* Whether this build has an instance of shape (tx, ty, lead, blocks) for
+ * some configuration: a configuration's own, or with AC_TUNING a tuning one. */
+static inline bool ac_shape_built(int tx, int ty, int lead, int blocks)
+{
+    for (const ac_schedule_row &row : ac_schedules)
+        if (row.s.tx == tx && row.s.ty == ty && row.s.lead == lead && blocks == 0)
+            return true;
+#if AC_TUNING
+#define AC_TUNING_SHAPE_BUILT(tx_, ty_, lead_, blocks_, fields_)                                                       \
+    if (tx == tx_ && ty == ty_ && lead == lead_ && blocks == blocks_)                                                  \
+        return true;
+    AC_TUNING_SHAPES(AC_TUNING_SHAPE_BUILT)
+#undef AC_TUNING_SHAPE_BUILT
+#endif
+    return false;
+}
+
+#endif /* ASTAROTH_CUDA_SCHEDULES_CUH */

@@ -1,0 +1,26 @@
+/*
+ * terms/advection.h -- the advection of momentum, -(u.grad) u in eq. (2)
+ * of Pekkila et al. (2017) (the Pencil Code's hydro module).
+ */
+#ifndef ASTAROTH_TERMS_ADVECTION_H
+#define ASTAROTH_TERMS_ADVECTION_H
+
+#include "term.h"
+
+AC_TERM_INLINE unsigned advection_needs(int row)
+{
+    return (row == AC_FIELD_ux || row == AC_FIELD_uy || row == AC_FIELD_uz) ? (unsigned)(AC_NEEDS_VALUE | AC_NEEDS_FIRST)
+                                                                            : 0u;
+}
+
+AC_INLINE void advection_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
+{
+    (void)p;
+    const int u = ac_field_index(modules, AC_FIELD_ux);
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i)
+        rhs[u + i] += -(d->value[u] * d->grad[u + i][0] + d->value[u + 1] * d->grad[u + i][1] +
+                        d->value[u + 2] * d->grad[u + i][2]);
+}
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * terms/hyper3.h -- sixth-order hyperdiffusion (the Pencil Code's
+ * ivisc='hyper3-simplified' and idiff='hyper3-lnrho'): du/dt += nu_hyper3
+ * del6 u and d lnrho/dt += diff_hyper3 del6 lnrho, del6 f = d6f/dx6 +
+ * d6f/dy6 + d6f/dz6 by the 7-point stencil (stencils.h).  Each part is off
+ * when its coefficient is 0.
+ */
+#ifndef ASTAROTH_TERMS_HYPER3_H
+#define ASTAROTH_TERMS_HYPER3_H
+
+#include "term.h"
+
+AC_TERM_INLINE unsigned hyper3_needs(int row)
+{
+    return (row == AC_FIELD_lnrho || row == AC_FIELD_ux || row == AC_FIELD_uy || row == AC_FIELD_uz)
+               ? (unsigned)AC_NEEDS_SIXTH
+               : 0u;
+}
+
+AC_INLINE void hyper3_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
+{
+    const int l = ac_field_index(modules, AC_FIELD_lnrho), u = ac_field_index(modules, AC_FIELD_ux);
+    if (p->diff_hyper3 != 0)
+        rhs[l] += p->diff_hyper3 * d->del6[l];
+    if (p->nu_hyper3 != 0)
+        AC_UNROLL
+        for (int i = 0; i < 3; ++i)
+            rhs[u + i] += p->nu_hyper3 * d->del6[u + i];
+}
+
+#endif

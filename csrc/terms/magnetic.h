@@ -1,0 +1,62 @@
+/*
+ * terms/magnetic.h -- magnetohydrodynamics with the vector potential A in
+ * the resistive gauge (the Pencil Code's magnetic module with constant
+ * resistivity): B = curl A + b_ext, J = curl B / mu0 = (grad div A - lap A)
+ * / mu0; the Lorentz force J x B / rho on u and the induction equation
+ * dA/dt = u x B + eta lap A.  A takes the same stencils as u.
+ */
+#ifndef ASTAROTH_TERMS_MAGNETIC_H
+#define ASTAROTH_TERMS_MAGNETIC_H
+
+#include "term.h"
+
+AC_TERM_INLINE unsigned magnetic_needs(int row)
+{
+    return row == AC_FIELD_lnrho ? (unsigned)AC_NEEDS_VALUE
+           : (row == AC_FIELD_ux || row == AC_FIELD_uy || row == AC_FIELD_uz) ? (unsigned)AC_NEEDS_VALUE
+           : (row == AC_FIELD_ax || row == AC_FIELD_ay || row == AC_FIELD_az)
+               ? (unsigned)(AC_NEEDS_FIRST | AC_NEEDS_SECOND | AC_NEEDS_GRAD_DIV)
+               : 0u;
+}
+
+/* B = curl A + b_ext from grad_a[i][j] = d_j A_i. */
+AC_INLINE void curl_plus(const real grad_a[3][3], const real b_ext[3], real b[3])
+{
+    b[0] = grad_a[2][1] - grad_a[1][2] + b_ext[0];
+    b[1] = grad_a[0][2] - grad_a[2][0] + b_ext[1];
+    b[2] = grad_a[1][0] - grad_a[0][1] + b_ext[2];
+}
+
+AC_INLINE void magnetic_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
+{
+    const int l = ac_field_index(modules, AC_FIELD_lnrho), u = ac_field_index(modules, AC_FIELD_ux);
+    const int a = ac_field_index(modules, AC_FIELD_ax), va = ac_vector_index(modules, AC_FIELD_ax);
+    const real grad_a[3][3] = {{d->grad[a][0], d->grad[a][1], d->grad[a][2]},
+                               {d->grad[a + 1][0], d->grad[a + 1][1], d->grad[a + 1][2]},
+                               {d->grad[a + 2][0], d->grad[a + 2][1], d->grad[a + 2][2]}};
+    real b[3], j[3];
+    curl_plus(grad_a, p->b_ext, b);
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i)
+        j[i] = (d->grad_div[va][i] - d->lap[a + i]) * p->inv_mu0;
+    const real inv_rho = ac_exp(-d->value[l]);
+    const real *const uu = d->value + u;
+    const real j_cross_b[3] = {j[1] * b[2] - j[2] * b[1], j[2] * b[0] - j[0] * b[2], j[0] * b[1] - j[1] * b[0]};
+    const real u_cross_b[3] = {uu[1] * b[2] - uu[2] * b[1], uu[2] * b[0] - uu[0] * b[2], uu[0] * b[1] - uu[1] * b[0]};
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i) {
+        rhs[u + i] += j_cross_b[i] * inv_rho;
+        rhs[a + i] += u_cross_b[i] + p->eta * d->lap[a + i];
+    }
+}
+
+/* |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)): the fastest signal at a point (the
+ * fast magnetosonic speed carried by the flow), for the CFL step. */
+AC_INLINE double magnetic_signal_speed(const real u[3], const real b[3], real lnrho, real cs2, real inv_mu0)
+{
+    const double u2 = (double)u[0] * u[0] + (double)u[1] * u[1] + (double)u[2] * u[2];
+    const double b2 = (double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2];
+    return sqrt(u2) + sqrt((double)cs2 + b2 * (double)inv_mu0 * exp(-(double)lnrho));
+}
+
+#endif

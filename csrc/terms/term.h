@@ -1,0 +1,99 @@
+/*
+ * terms/term.h -- what every term of the right-hand side sees: the
+ * derivatives at one point (generic over the field list of csrc/fields.h),
+ * the physical parameters, and the kinds of derivative a term may ask for.
+ *
+ * A term lives in one header of csrc/terms/ and provides
+ *   AC_TERM_INLINE unsigned <term>_needs(int row)
+ *       the derivatives (AC_NEEDS_* bits) it reads of field `row` (a row of
+ *       csrc/fields.h: AC_FIELD_lnrho, ...), 0 for a field it does not read;
+ *       a constant expression, so that kernels can build their schedule
+ *       from it at compile time;
+ *   AC_INLINE void <term>_add(unsigned modules, const ac_point_derivatives *d,
+ *                             const ac_physics_params *p, ..., real rhs[])
+ *       adds its contribution to the right-hand sides rhs[], which are
+ *       indexed like the fields of the configuration `modules`.
+ * A term with a source but no derivatives (a uniform gravity) needs
+ * nothing and reads only its parameters.  csrc/physics.h sums the terms.
+ */
+#ifndef ASTAROTH_TERMS_TERM_H
+#define ASTAROTH_TERMS_TERM_H
+
+#include "../fields.h"
+#include "../grid.h"
+#include "../stencils.h"
+
+/* Constant-foldable functions of rows and modules (constexpr in C++). */
+#define AC_TERM_INLINE AC_FIELDS_INLINE
+
+/* The kinds of derivative a term can ask of a field. */
+enum {
+    AC_NEEDS_VALUE = 1u << 0,    /* the value at the point */
+    AC_NEEDS_FIRST = 1u << 1,    /* the gradient, eq. (6) */
+    AC_NEEDS_SECOND = 1u << 2,   /* the Laplacian, eq. (7) */
+    AC_NEEDS_GRAD_DIV = 1u << 3, /* a vector's grad div: eq. (7) on the diagonal, the mixed eq. (8) off it */
+    AC_NEEDS_SIXTH = 1u << 4     /* del6, the 7-point sixth derivatives summed over the axes */
+};
+
+/* The terms, as bits of a term mask (physics.h sums those that are set). */
+enum {
+    AC_TERM_CONTINUITY = 1u << 0, /* continuity.h: d lnrho/dt = -u.grad lnrho - div u */
+    AC_TERM_ADVECTION = 1u << 1,  /* advection.h: du/dt = -(u.grad) u */
+    AC_TERM_PRESSURE = 1u << 2,   /* pressure.h: -cs^2 grad lnrho (isothermal) */
+    AC_TERM_VISCOSITY = 1u << 3,  /* viscosity.h: nu (lap u + grad div u / 3 + 2 S.grad lnrho) */
+    AC_TERM_MAGNETIC = 1u << 4,   /* magnetic.h: J x B / rho and dA/dt = u x B + eta lap A */
+    AC_TERM_HYPER3 = 1u << 5,     /* hyper3.h: nu_hyper3 del6 u, diff_hyper3 del6 lnrho */
+    AC_TERM_SHOCK = 1u << 6       /* shock.h: the shock viscosity of a profile zeta */
+};
+
+/* The number of vector fields in the table, and a vector's index among the
+ * vectors of a configuration (row: its x component), -1 if its module is off. */
+#define AC_VECTOR_ROW_COUNT(name, module, role) ((role) == AC_VECTOR_X ? 1 : 0) +
+enum { AC_VECTOR_ROWS = AC_FIELD_TABLE(AC_VECTOR_ROW_COUNT) 0 };
+#undef AC_VECTOR_ROW_COUNT
+
+AC_TERM_INLINE int ac_vector_index(unsigned modules, int r)
+{
+#define AC_VECTOR_BEFORE(name, module, role)                                                                           \
+    ((AC_FIELD_##name < r && (role) == AC_VECTOR_X && (modules & (unsigned)(module))) ? 1 : 0) +
+    return (modules & ac_field_module(r)) ? AC_FIELD_TABLE(AC_VECTOR_BEFORE) 0 : -1;
+#undef AC_VECTOR_BEFORE
+}
+
+/* Everything the terms read at one point, each entry indexed like the
+ * fields of the configuration (ac_field_index(modules, AC_FIELD_x)), a
+ * vector's grad div by ac_vector_index(modules, AC_FIELD_<x component>).
+ * A kernel fills the entries the configuration's terms need (physics_needs
+ * in physics.h); the others are never read, and after inlining they
+ * cost nothing. */
+typedef struct {
+    real value[AC_FIELD_ROWS];
+    real grad[AC_FIELD_ROWS][3]; /* grad[f][j] = d_j f */
+    real lap[AC_FIELD_ROWS];
+    real grad_div[AC_VECTOR_ROWS][3]; /* d_i (div v) */
+    real del6[AC_FIELD_ROWS];
+} ac_point_derivatives;
+
+/* The physical parameters and inverse grid spacings, in the working
+ * precision, grouped by the term that reads them. */
+typedef struct {
+    real inv_ds[3];              /* 1 / dx, 1 / dy, 1 / dz */
+    real nu;                     /* viscosity.h */
+    real cs2;                    /* pressure.h: the isothermal sound speed squared */
+    real eta, inv_mu0, b_ext[3]; /* magnetic.h */
+    real nu_hyper3, diff_hyper3; /* hyper3.h */
+} ac_physics_params;
+
+/* The shock viscosity's profile and its gradient at a point (shock.h). */
+typedef struct {
+    real zeta;
+    real grad_zeta[3];
+} ac_shock_point;
+
+/* div v from a vector's gradient (row: its x component). */
+AC_INLINE real ac_divergence_of(const ac_point_derivatives *d, int first)
+{
+    return d->grad[first][0] + d->grad[first + 1][1] + d->grad[first + 2][2];
+}
+
+#endif /* ASTAROTH_TERMS_TERM_H */
