@@ -314,6 +314,16 @@ class Simulation:
         fields "ax", "ay", "az", B = curl A + b_ext, the Lorentz force
         J x B / rho in the momentum equation, dA/dt = u x B + eta lap A.
         With the 55-point method.
+    energy : "isothermal" or "entropy" (a switch; keyword)
+        "entropy" adds the module 'entropy': the specific entropy "ss" of an
+        ideal gas (the Pencil Code's entropy module with eos_idealgas;
+        csrc/terms/entropy.h): cs is then the sound speed at rho = rho0
+        and ss = 0, the pressure force -cs2 (grad lnrho + grad lnTT) / gamma
+        with the local cs2, and dss/dt has advection, viscous (and shock)
+        heating, conduction (chi), chi_hyper3 and, with MHD, Ohmic heating.
+        The CFL step uses the local sound speed, the diffusive limit gamma
+        chi.  astaroth.analysis.temperature and pressure give T and p.
+        With the 55-point method.
     **parameters
         The physics parameters by name, each a row of csrc/parameters.def
         (``astaroth.parameters()`` gives its default, bounds, unit, module
@@ -598,17 +608,22 @@ class Simulation:
         dt speed / dxmin and diffusion number dt nu sum 1/dx^2.  With
         physics="mhd" the speed is max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho)))
         (the fast magnetosonic speed) and the diffusivity max(nu, eta)."""
-        if self._physics == "mhd":
-            if self._parallel is not None:  # B at the subdomain's edges needs the neighbours' A
+        if self._local_signal_speed():
+            if self._parallel is not None and self._physics == "mhd":  # B at the subdomain's edges needs the neighbours' A
                 self._stepper.exchange_fields()
             speed = self._grid.max_signal_speed(self._parallel is None)
         else:
             speed = self._grid.max_speed()
         if self._parallel is not None:
             speed = self._parallel.allreduce(speed if math.isfinite(speed) else math.inf, self._parallel.MPI.MAX)
-        if self._physics != "mhd":
+        if not self._local_signal_speed():
             speed += self._cs
         return speed, min(self._resolved_spacing()), self._diffusion_rate()
+
+    def _local_signal_speed(self):
+        """Whether the CFL speed is found point by point (the backends' max_signal_speed: the fast
+        magnetosonic speed with MHD, the local sound speed with energy="entropy") rather than max |u| + cs."""
+        return self._physics == "mhd" or "entropy" in self._modules
 
     def _diffusion_rate(self):
         """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without
@@ -618,7 +633,9 @@ class Simulation:
     def _diffusivities(self):
         """The second-order diffusivities of the modules on (rows of csrc/parameters.def flagged
         DIFFUSIVITY: nu, eta, ...), nu counting nu + max zeta with shock viscosity."""
-        out = [self._values[name] for name in _registry.diffusivities(self._modules)]
+        # chi diffuses lnTT at gamma chi (cp chi lap lnTT with lnTT = ... + (gamma / cp) ss: terms/entropy.h)
+        out = [self._values[name] * (self._values["gamma"] if name == "chi" else 1.0)
+               for name in _registry.diffusivities(self._modules)]
         if self._nu_shock:
             out[0] = self._nu + self._max_shock_viscosity()  # nu is the table's first diffusivity
         return out
@@ -650,6 +667,8 @@ class Simulation:
             diffusive.append(CDTV3 / hyper)
         if not (self._cs > 0 or diffusive):
             return None
+        if "entropy" in self._modules:
+            return None  # the device's reduction is of max |u| + cs (isothermal)
         cs = 0.0 if self._physics == "mhd" else self._cs  # the MHD signal speed holds cs
         return cdt * min(self._resolved_spacing()), min(diffusive, default=math.inf), cs
 
@@ -854,6 +873,9 @@ class Simulation:
             if self._physics == "mhd":
                 what = (f"the fast magnetosonic speed max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho))) = {speed:.3g} "
                         f"(cs = {self._cs:g}, b_ext = {self._b_ext}, mu0 = {self._mu0:g}; |B| includes curl A)")
+            elif "entropy" in self._modules:
+                what = (f"the largest signal speed max(|u| + sqrt(cs2)) = {speed:.3g} with the local sound speed "
+                        f"cs2 of the ideal gas (cs = {self._cs:g} at rho0, ss = 0)")
             else:
                 umax = speed - self._cs
                 what = (f"the sound speed cs = {self._cs:g}" if self._cs >= umax else

@@ -51,6 +51,7 @@
 #include "terms/magnetic.h"
 #include "terms/hyper3.h"
 #include "terms/shock.h"
+#include "terms/entropy.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)
@@ -85,7 +86,7 @@ AC_INLINE ac_point_params make_point_params(const double spacing[3], double nu, 
 /* The modules a grid runs (csrc/fields.h). */
 AC_INLINE unsigned ac_grid_modules(const ac_grid *g)
 {
-    return AC_MODULE_HYDRO | (g->fields == AC_MAX_FIELDS ? (unsigned)AC_MODULE_MAGNETIC : 0u);
+    return AC_MODULE_HYDRO | (g->modules & (unsigned)(AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY));
 }
 
 /* The terms of a configuration: those of its modules, plus hyperdiffusion
@@ -94,14 +95,17 @@ AC_TERM_INLINE unsigned ac_terms_of(unsigned modules, int hyper3, int shock)
 {
     return (unsigned)(AC_TERM_CONTINUITY | AC_TERM_ADVECTION | AC_TERM_PRESSURE | AC_TERM_VISCOSITY) |
            ((modules & AC_MODULE_MAGNETIC) ? (unsigned)AC_TERM_MAGNETIC : 0u) | (hyper3 ? (unsigned)AC_TERM_HYPER3 : 0u) |
-           (shock ? (unsigned)AC_TERM_SHOCK : 0u);
+           (shock ? (unsigned)AC_TERM_SHOCK : 0u) | ((modules & AC_MODULE_ENTROPY) ? (unsigned)AC_TERM_ENTROPY : 0u);
 }
 
 /* The terms a grid runs: hyperdiffusion and shock viscosity where their
  * coefficients are not 0. */
 AC_INLINE unsigned ac_grid_terms(const ac_grid *g)
 {
-    return ac_terms_of(ac_grid_modules(g), g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0, g->nu_shock != 0.0);
+    return ac_terms_of(ac_grid_modules(g),
+                       g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 ||
+                           (ac_grid_has_module(g, AC_MODULE_ENTROPY) && g->chi_hyper3 != 0.0),
+                       g->nu_shock != 0.0);
 }
 
 /* The derivatives (AC_NEEDS_* bits) that the terms of a configuration read
@@ -115,7 +119,23 @@ AC_TERM_INLINE unsigned physics_needs(unsigned modules, unsigned terms, int r)
                                                  ((terms & AC_TERM_VISCOSITY) ? viscosity_needs(r) : 0u) |
                                                  ((terms & AC_TERM_MAGNETIC) ? magnetic_needs(r) : 0u) |
                                                  ((terms & AC_TERM_HYPER3) ? hyper3_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_SHOCK) ? shock_needs(r) : 0u);
+                                                 ((terms & AC_TERM_SHOCK) ? shock_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_ENTROPY) ? entropy_needs(r) : 0u);
+}
+
+/* The ideal gas's members of ac_physics_params (terms/entropy.h). */
+AC_INLINE void ac_ideal_gas_params(double gamma, double cp, double rho0, double cs, double chi, double chi_hyper3,
+                                   double mu0, ac_physics_params *p)
+{
+    p->gamma_m1 = (real)(gamma - 1.0);
+    p->inv_gamma = (real)(1.0 / gamma);
+    p->cv1 = (real)(gamma / cp);
+    p->ln_rho0 = (real)log(rho0);
+    p->lnTT0 = (real)log(cs * cs / (cp * (gamma - 1.0)));
+    p->cp = (real)cp;
+    p->chi = (real)chi;
+    p->chi_hyper3 = (real)chi_hyper3;
+    p->mu0 = (real)mu0;
 }
 
 /* The parameters of a grid in the working precision. */
@@ -132,6 +152,7 @@ AC_INLINE ac_physics_params make_physics_params(const ac_grid *g)
     p.inv_mu0 = (real)(1.0 / g->mu0);
     p.nu_hyper3 = (real)g->nu_hyper3;
     p.diff_hyper3 = (real)g->diff_hyper3;
+    ac_ideal_gas_params(g->gamma, g->cp, g->rho0, g->cs, g->chi, g->chi_hyper3, g->mu0, &p);
     return p;
 }
 
@@ -147,6 +168,27 @@ AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_deri
     AC_UNROLL
     for (int f = 0; f < fields; ++f)
         rhs[f] = (real)-0.0;
+    if (modules & AC_MODULE_ENTROPY) {
+        /* the Pencil Code's order (terms/entropy.h): u: advection, viscous force (nu, shock,
+         * hyper3), pressure, Lorentz; ss last */
+        if (terms & AC_TERM_CONTINUITY)
+            continuity_add(modules, d, p, rhs);
+        if (terms & AC_TERM_ADVECTION)
+            advection_add(modules, d, p, rhs);
+        if (terms & AC_TERM_VISCOSITY)
+            viscosity_add(modules, d, p, rhs);
+        if (terms & AC_TERM_SHOCK)
+            shock_add(modules, d, shock, rhs);
+        if (terms & AC_TERM_HYPER3)
+            hyper3_add(modules, d, p, rhs);
+        if (terms & AC_TERM_PRESSURE)
+            pressure_add(modules, d, p, rhs);
+        if ((terms & AC_TERM_MAGNETIC) && (modules & AC_MODULE_MAGNETIC))
+            magnetic_add(modules, d, p, rhs);
+        if (terms & AC_TERM_ENTROPY)
+            entropy_add(modules, d, p, shock, (terms & AC_TERM_SHOCK) != 0, (terms & AC_TERM_HYPER3) != 0, rhs);
+        return;
+    }
     if (terms & AC_TERM_CONTINUITY)
         continuity_add(modules, d, p, rhs);
     if (terms & AC_TERM_ADVECTION)
@@ -277,6 +319,8 @@ AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const
     r.inv_mu0 = q ? q->inv_mu0 : (real)1;
     r.nu_hyper3 = h ? h->nu_hyper3 : (real)0;
     r.diff_hyper3 = h ? h->diff_hyper3 : (real)0;
+    r.gamma_m1 = r.inv_gamma = r.cv1 = r.ln_rho0 = r.lnTT0 = r.cp = r.chi = r.chi_hyper3 = (real)0;
+    r.mu0 = (real)1;
     return r;
 }
 

@@ -253,8 +253,9 @@ static PyObject *Grid_max_signal_speed(GridObject *self, PyObject *args)
     int fill_ghosts = 1;
     if (!PyArg_ParseTuple(args, "|p", &fill_ghosts) || !check_ready(self))
         return NULL;
-    if (!self->ops->max_signal_speed || !ac_grid_has_module(&self->grid, AC_MODULE_MAGNETIC))
-        return raise_status(AC_ERR_UNSUPPORTED, self, "max_signal_speed (a magnetic field)");
+    if (!self->ops->max_signal_speed ||
+        !(ac_grid_has_module(&self->grid, AC_MODULE_MAGNETIC) || ac_grid_has_module(&self->grid, AC_MODULE_ENTROPY)))
+        return raise_status(AC_ERR_UNSUPPORTED, self, "max_signal_speed (a magnetic field or an energy equation)");
     double v = 0.0;
     ac_status st;
     Py_BEGIN_ALLOW_THREADS

@@ -39,11 +39,12 @@ enum {
 enum {
     AC_TERM_CONTINUITY = 1u << 0, /* continuity.h: d lnrho/dt = -u.grad lnrho - div u */
     AC_TERM_ADVECTION = 1u << 1,  /* advection.h: du/dt = -(u.grad) u */
-    AC_TERM_PRESSURE = 1u << 2,   /* pressure.h: -cs^2 grad lnrho (isothermal) */
+    AC_TERM_PRESSURE = 1u << 2,   /* pressure.h: -cs^2 grad lnrho (isothermal), or the ideal gas's */
     AC_TERM_VISCOSITY = 1u << 3,  /* viscosity.h: nu (lap u + grad div u / 3 + 2 S.grad lnrho) */
     AC_TERM_MAGNETIC = 1u << 4,   /* magnetic.h: J x B / rho and dA/dt = u x B + eta lap A */
     AC_TERM_HYPER3 = 1u << 5,     /* hyper3.h: nu_hyper3 del6 u, diff_hyper3 del6 lnrho */
-    AC_TERM_SHOCK = 1u << 6       /* shock.h: the shock viscosity of a profile zeta */
+    AC_TERM_SHOCK = 1u << 6,      /* shock.h: the shock viscosity of a profile zeta */
+    AC_TERM_ENTROPY = 1u << 7     /* entropy.h: dss/dt of an ideal gas (advection, heating, conduction) */
 };
 
 /* The number of vector fields in the table, and a vector's index among the
@@ -82,6 +83,8 @@ typedef struct {
     real cs2;                    /* pressure.h: the isothermal sound speed squared */
     real eta, inv_mu0, b_ext[3]; /* magnetic.h */
     real nu_hyper3, diff_hyper3; /* hyper3.h */
+    /* entropy.h and pressure.h's ideal gas (cs2 above is then cs^2 at rho0, ss = 0) */
+    real gamma_m1, inv_gamma, cv1, ln_rho0, lnTT0, cp, chi, chi_hyper3, mu0;
 } ac_physics_params;
 
 /* The shock viscosity's profile and its gradient at a point (shock.h). */
