@@ -156,7 +156,10 @@ def _start_lines(config, sim, config_name, start):
     if f is not None:
         helical = f"relhel = {f.relhel:g}, " if f.relhel else ""
         forcing = f"forced at kf = {analysis.forcing_wavenumber(sim):.3g} ({helical}f0 = {f.f0:g})"
-    first = (f"{PHYSICS.get(sim.physics, sim.physics)}, {forcing}, {start}, {'x'.join(map(str, sim.shape))} grid, "
+    physics = PHYSICS.get(sim.physics, sim.physics)
+    if getattr(sim, "energy", "isothermal") == "entropy":  # an ideal gas with an energy equation, not isothermal
+        physics = physics.replace("isothermal ", "") + f" with entropy (ideal gas, gamma = {sim.gamma:g})"
+    first = (f"{physics}, {forcing}, {start}, {'x'.join(map(str, sim.shape))} grid, "
              f"nu = {sim.nu:g}{f', eta = {sim.eta:g}' if sim.physics == 'mhd' else ''}, {sim.dtype.name}, "
              f"method {sim.method}, backend {sim.backend}, until t = {out['until']:g}; output in {out['dir']}/")
     changed = _changed_keys(config)
