@@ -304,6 +304,29 @@ AC_INLINE real divergence(const ac_derivatives *d)
     return d->grad_u[0][0] + d->grad_u[1][1] + d->grad_u[2][2];
 }
 
+/* ---- the ideal gas (terms/entropy.h), for kernels that take their
+ * parameters by module ---- */
+typedef struct {
+    real gamma_m1, inv_gamma, cv1, ln_rho0, lnTT0, cp, chi, chi_hyper3, mu0;
+} ac_gas_params;
+
+AC_INLINE ac_gas_params make_gas_params(const ac_grid *g)
+{
+    ac_physics_params p;
+    ac_ideal_gas_params(g->gamma, g->cp, g->rho0, g->cs, g->chi, g->chi_hyper3, g->mu0, &p);
+    ac_gas_params e;
+    e.gamma_m1 = p.gamma_m1;
+    e.inv_gamma = p.inv_gamma;
+    e.cv1 = p.cv1;
+    e.ln_rho0 = p.ln_rho0;
+    e.lnTT0 = p.lnTT0;
+    e.cp = p.cp;
+    e.chi = p.chi;
+    e.chi_hyper3 = p.chi_hyper3;
+    e.mu0 = p.mu0;
+    return e;
+}
+
 /* ac_physics_params from the parameter structs below (NULL: absent). */
 AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const ac_mhd_params *q,
                                                  const ac_hyper_params *h)
@@ -321,6 +344,25 @@ AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const
     r.diff_hyper3 = h ? h->diff_hyper3 : (real)0;
     r.gamma_m1 = r.inv_gamma = r.cv1 = r.ln_rho0 = r.lnTT0 = r.cp = r.chi = r.chi_hyper3 = (real)0;
     r.mu0 = (real)1;
+    return r;
+}
+
+/* ... and with the ideal gas's (e: NULL, absent). */
+AC_INLINE ac_physics_params ac_physics_params_with_gas(const ac_point_params *p, const ac_mhd_params *q,
+                                                       const ac_hyper_params *h, const ac_gas_params *e)
+{
+    ac_physics_params r = ac_physics_params_of(p, q, h);
+    if (e) {
+        r.gamma_m1 = e->gamma_m1;
+        r.inv_gamma = e->inv_gamma;
+        r.cv1 = e->cv1;
+        r.ln_rho0 = e->ln_rho0;
+        r.lnTT0 = e->lnTT0;
+        r.cp = e->cp;
+        r.chi = e->chi;
+        r.chi_hyper3 = e->chi_hyper3;
+        r.mu0 = e->mu0;
+    }
     return r;
 }
 
