@@ -198,3 +198,15 @@ def test_split_grid_equals_one_process_bit_for_bit(tmp_path):
     split = np.genfromtxt(tmp_path / "entropy-ts-np2.csv", delimiter=",", names=True)
     for column in series.dtype.names:
         np.testing.assert_allclose(split[column], series[column], rtol=1e-12, atol=1e-15, err_msg=column)
+
+
+def test_bench_entropy_rows(capsys):
+    """`astaroth bench --energy entropy` times hydro+entropy (5 fields) and MHD+entropy (8) beside isothermal."""
+    from astaroth.cli import main
+
+    assert main(["bench", "--backend", "cpu", "--energy", "entropy", "--physics", "all", "--sizes", "8",
+                 "--dtype", "float64", "--seconds", "0.05"]) == 0
+    text = capsys.readouterr().out
+    rows = [line.split() for line in text.splitlines() if line.startswith("astaroth cpu")]
+    assert [(r[2], r[3], r[4]) for r in rows] == [("hydro", "isothermal", "4"), ("hydro", "entropy", "5"),
+                                                  ("mhd", "isothermal", "7"), ("mhd", "entropy", "8")]
