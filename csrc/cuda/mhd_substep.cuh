@@ -42,7 +42,7 @@ __global__ void AC_FN(mhd_reduce_kernel)(AC_FN(mhd_field_set) fields, AC_FN(shap
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x) {
         const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
-        for (int f = 0; f < AC_MAX_FIELDS; ++f)
+        for (int f = 0; f < AC_MHD_FIELDS; ++f) /* the seven of MHD (AC_MAX_FIELDS also counts ss) */
             if (!isfinite(fields.f[f][idx]))
                 flags |= 1u << f;
         ac_magnetic_derivatives m;
