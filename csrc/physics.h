@@ -6,7 +6,8 @@
  *
  * Layers: stencils.h (the finite differences) -> csrc/terms/<term>.h (one
  * term each: continuity, advection, pressure, viscosity, magnetic, hyper3,
- * shock; each declares the derivatives it needs and adds its contribution)
+ * shock, entropy; each declares the derivatives it needs and adds its
+ * contribution)
  * -> this file, which sums the terms of a configuration.  Forcing is applied
  * between steps (csrc/forcing.h).
  *
@@ -30,7 +31,10 @@
  * and the absent terms vanish after inlining.  The terms are summed in a
  * fixed order (physics_rhs), which fixes the rounding: continuity; then the
  * momentum equation (advection, pressure, viscosity), the Lorentz force and
- * the induction equation; then hyperdiffusion; then shock viscosity.
+ * the induction equation; then hyperdiffusion; then shock viscosity.  With
+ * the entropy module the Pencil Code's order instead (u: advection, viscous
+ * force with shock viscosity and hyper3, pressure, Lorentz force; ss last,
+ * terms/entropy.h).
  */
 #ifndef ASTAROTH_PHYSICS_H
 #define ASTAROTH_PHYSICS_H
