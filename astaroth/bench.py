@@ -22,7 +22,7 @@ def check_bench_options(args):
     given = []
     if args.methods and "19p" in args.methods and (args.terms or args.physics == "mhd" or
                                                    getattr(args, "energy", "isothermal") == "entropy"):
-        raise ValueError("--methods 19p does not apply to --terms, --physics mhd or --energy entropy: "
+        raise ValueError("--methods 19p does not apply to --terms or --physics mhd (nor to --energy entropy): "
                          "hyperdiffusion, shock viscosity, MHD and entropy run with the 55-point method only (leave out --methods, or give 55p)")
     if args.sweeps:
         if args.terms:
