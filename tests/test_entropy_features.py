@@ -50,6 +50,12 @@ def test_bad_parameters_are_refused_by_name(name, value, words):
 def test_bad_energy_is_refused():
     with pytest.raises(ValueError, match="energy"):
         ac.Simulation(shape=(8, 8, 8), backend="cpu", energy="adiabatic")
+    with pytest.raises(ValueError, match="energy='entropy' needs method='55p'"):
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", energy="entropy", method="19p")
+    with pytest.raises(ValueError, match="chi belongs to the module 'entropy'"):
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", chi=0.1)
+    with pytest.raises(ValueError, match="temperature needs energy='entropy'"):
+        ac.analysis.temperature(ac.Simulation(shape=(8, 8, 8), backend="cpu"))
 
 
 def test_ss_get_set_and_view():
