@@ -85,7 +85,7 @@ AC_INLINE ac_point_params make_point_params(const double spacing[3], double nu, 
 /* The modules a grid runs (csrc/fields.h). */
 AC_INLINE unsigned ac_grid_modules(const ac_grid *g)
 {
-    return AC_MODULE_HYDRO | (g->fields == AC_MAX_FIELDS ? (unsigned)AC_MODULE_MAGNETIC : 0u);
+    return g->modules;
 }
 
 /* The terms of a configuration: those of its modules, plus hyperdiffusion
