@@ -18,7 +18,7 @@
  *   ...for each point:
  *   ac_point_derivatives d;  // fill, for every field row r whose module is
  *       // on, the kinds physics_needs(modules, terms, r) asks for, at
- *       // d.value[f], d.grad[f][j], d.lap[f], d.del6[f] with
+ *       // d.value[f], d.grad[f][j], d.lap[f], d.del6[f], d.exp_minus[f] with
  *       // f = ac_field_index(modules, r), and a vector's grad div at
  *       // d.grad_div[ac_vector_index(modules, r)][i] (r its x component)
  *   ac_shock_point s;        // with AC_TERM_SHOCK: zeta and grad zeta here
