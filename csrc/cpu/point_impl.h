@@ -7,7 +7,7 @@
  * are filled by the caller.
  */
 
-void AC_FN(substep_generic)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
+void AC_FN(substep_point_any)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
                             void *const out_[AC_MAX_FIELDS], void *const w_[AC_MAX_FIELDS], const void *zeta_,
                             int substep, double dt_);
 double AC_FN(max_signal_speed_generic)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS]);
@@ -39,7 +39,7 @@ void AC_FN(substep_point)(const ac_grid *g, const ac_region *r, void *const in_[
                           int substep, double dt_)
 {
     if (ac_grid_has_module(g, AC_MODULE_ENTROPY)) { /* through physics_rhs */
-        AC_FN(substep_generic)(g, r, in_, out_, w_, zeta_, substep, dt_);
+        AC_FN(substep_point_any)(g, r, in_, out_, w_, zeta_, substep, dt_);
         return;
     }
     const real *zeta = (const real *)zeta_;
@@ -196,7 +196,7 @@ static inline void AC_FN(generic_derivatives)(const ac_grid *g, unsigned modules
 
 /* RK3 substep `substep` over region r for a configuration with the entropy
  * module; zeta: the shock profile (NULL: none). */
-void AC_FN(substep_generic)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
+void AC_FN(substep_point_any)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
                             void *const out_[AC_MAX_FIELDS], void *const w_[AC_MAX_FIELDS], const void *zeta_,
                             int substep, double dt_)
 {
