@@ -143,9 +143,28 @@ AC_INLINE void ac_ideal_gas_params(double gamma, double cp, double rho0, double 
 }
 
 /* The parameters of a grid in the working precision. */
+/* Every parameter of the grid's table (csrc/parameters.def) in the working precision. */
+#define AC_TABLE_COPY_REAL(name) t.name = (real)g->name;
+#define AC_TABLE_COPY_VECTOR(name)                                                                                     \
+    for (int a = 0; a < 3; ++a)                                                                                        \
+        t.name[a] = (real)g->name[a];
+AC_INLINE ac_table_params make_table_params(const ac_grid *g)
+{
+    ac_table_params t;
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    AC_TABLE_COPY_##kind(name)
+#include "parameters.def"
+#undef AC_PARAMETER
+    return t;
+}
+#undef AC_TABLE_COPY_REAL
+#undef AC_TABLE_COPY_VECTOR
+
 AC_INLINE ac_physics_params make_physics_params(const ac_grid *g)
 {
     ac_physics_params p;
+    p.table = make_table_params(g);
     for (int a = 0; a < 3; ++a) {
         p.inv_ds[a] = (real)(1.0 / g->spacing[a]);
         p.b_ext[a] = (real)g->b_ext[a];
@@ -348,6 +367,15 @@ AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const
     r.diff_hyper3 = h ? h->diff_hyper3 : (real)0;
     r.gamma_m1 = r.inv_gamma = r.cv1 = r.ln_rho0 = r.lnTT0 = r.cp = r.chi = r.chi_hyper3 = (real)0;
     r.mu0 = (real)1;
+    const ac_table_params none = {0}; /* a kernel sets the table from its argument (ac_physics_params_with_table) */
+    r.table = none;
+    return r;
+}
+
+/* ... with the table of every parameter (csrc/parameters.def). */
+AC_INLINE ac_physics_params ac_physics_params_with_table(ac_physics_params r, const ac_table_params *t)
+{
+    r.table = *t;
     return r;
 }
 

@@ -38,7 +38,7 @@ void AC_FN(substep_point)(const ac_grid *g, const ac_region *r, void *const in_[
                           void *const out_[AC_MAX_FIELDS], void *const w_[AC_MAX_FIELDS], const void *zeta_,
                           int substep, double dt_)
 {
-    if (ac_grid_has_module(g, AC_MODULE_ENTROPY)) { /* through physics_rhs */
+    if (g->modules & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) { /* any later module: through physics_rhs */
         AC_FN(substep_point_any)(g, r, in_, out_, w_, zeta_, substep, dt_);
         return;
     }

@@ -334,6 +334,7 @@ typedef struct {
     ac_mhd_params q;
     ac_hyper_params h;
     ac_gas_params e; /* the entropy module's ideal gas */
+    ac_table_params t; /* every parameter of csrc/parameters.def */
 } AC_FN(kernel_params);
 
 /* The 55-point substep of configuration CONFIG with a TX x TY tile and
@@ -363,7 +364,7 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
     AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p.p, AC_FN(make_scales)(p.p),
                                                                       substep, dt, step, runs, periodic, wrap_x, p.q,
-                                                                      p.h, p.e, zeta);
+                                                                      p.h, p.e, zeta, p.t);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
@@ -503,6 +504,7 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     a.p.q = make_mhd_params(g->eta, g->mu0, g->b_ext);
     a.p.h = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
     a.p.e = make_gas_params(g);
+    a.p.t = make_table_params(g);
     a.zeta = zeta;
     a.substep = substep;
     a.dt = dt;

@@ -535,10 +535,13 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
                                  ac_point_params p, AC_FN(stencil_scales) c, int substep, real dt,
                                  ac_device_step step, int runs, bool periodic, bool wrap_x, ac_mhd_params q,
-                                 ac_hyper_params h, ac_gas_params e, const real *zeta)
+                                 ac_hyper_params h, ac_gas_params e, const real *zeta, ac_table_params t)
 {
     constexpr bool gas = (ac_config_modules(CONFIG) & AC_MODULE_ENTROPY) != 0;
+    /* t, every parameter of csrc/parameters.def, comes last: the kernel's
+     * other arguments keep their places in the constant bank */
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(
-        in, out, w_in, w_out, s, ac_physics_params_with_gas(&p, &q, &h, gas ? &e : NULL), c, substep, dt, step, runs,
-        periodic, wrap_x, zeta);
+        in, out, w_in, w_out, s,
+        ac_physics_params_with_table(ac_physics_params_with_gas(&p, &q, &h, gas ? &e : NULL), &t), c, substep, dt,
+        step, runs, periodic, wrap_x, zeta);
 }

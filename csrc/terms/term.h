@@ -77,8 +77,23 @@ typedef struct {
     real exp_minus[AC_FIELD_ROWS]; /* exp(-f): ac_exp(-value[f]) */
 } ac_point_derivatives;
 
+/* Every parameter of csrc/parameters.def in the working precision, by its
+ * name there (a VECTOR row as three numbers): a term reads its own
+ * parameters here, so that a new parameter is one row of that table and
+ * reaches both backends with no change to them. */
+#define AC_TABLE_EXTENT_REAL
+#define AC_TABLE_EXTENT_VECTOR [3]
+typedef struct {
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    real name AC_TABLE_EXTENT_##kind;
+#include "../parameters.def"
+#undef AC_PARAMETER
+} ac_table_params;
+
 /* The physical parameters and inverse grid spacings, in the working
- * precision, grouped by the term that reads them. */
+ * precision, grouped by the term that reads them; `table`: every parameter
+ * of csrc/parameters.def (the terms added since read theirs there). */
 typedef struct {
     real inv_ds[3];              /* 1 / dx, 1 / dy, 1 / dz */
     real nu;                     /* viscosity.h */
@@ -87,6 +102,7 @@ typedef struct {
     real nu_hyper3, diff_hyper3; /* hyper3.h */
     /* entropy.h and pressure.h's ideal gas (cs2 above is then cs^2 at rho0, ss = 0) */
     real gamma_m1, inv_gamma, cv1, ln_rho0, lnTT0, cp, chi, chi_hyper3, mu0;
+    ac_table_params table;
 } ac_physics_params;
 
 /* The shock viscosity's profile and its gradient at a point (shock.h). */
