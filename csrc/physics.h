@@ -56,6 +56,7 @@
 #include "terms/hyper3.h"
 #include "terms/shock.h"
 #include "terms/entropy.h"
+#include "terms/passive_scalar.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)
@@ -99,7 +100,8 @@ AC_TERM_INLINE unsigned ac_terms_of(unsigned modules, int hyper3, int shock)
 {
     return (unsigned)(AC_TERM_CONTINUITY | AC_TERM_ADVECTION | AC_TERM_PRESSURE | AC_TERM_VISCOSITY) |
            ((modules & AC_MODULE_MAGNETIC) ? (unsigned)AC_TERM_MAGNETIC : 0u) | (hyper3 ? (unsigned)AC_TERM_HYPER3 : 0u) |
-           (shock ? (unsigned)AC_TERM_SHOCK : 0u) | ((modules & AC_MODULE_ENTROPY) ? (unsigned)AC_TERM_ENTROPY : 0u);
+           (shock ? (unsigned)AC_TERM_SHOCK : 0u) | ((modules & AC_MODULE_ENTROPY) ? (unsigned)AC_TERM_ENTROPY : 0u) |
+           ((modules & AC_MODULE_PSCALAR) ? (unsigned)AC_TERM_PASSIVE_SCALAR : 0u);
 }
 
 /* The terms a grid runs: hyperdiffusion and shock viscosity where their
@@ -124,7 +126,8 @@ AC_TERM_INLINE unsigned physics_needs(unsigned modules, unsigned terms, int r)
                                                  ((terms & AC_TERM_MAGNETIC) ? magnetic_needs(r) : 0u) |
                                                  ((terms & AC_TERM_HYPER3) ? hyper3_needs(r) : 0u) |
                                                  ((terms & AC_TERM_SHOCK) ? shock_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_ENTROPY) ? entropy_needs(r) : 0u);
+                                                 ((terms & AC_TERM_ENTROPY) ? entropy_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_PASSIVE_SCALAR) ? passive_scalar_needs(r) : 0u);
 }
 
 /* The ideal gas's members of ac_physics_params (terms/entropy.h). */
@@ -191,6 +194,8 @@ AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_deri
     AC_UNROLL
     for (int f = 0; f < fields; ++f)
         rhs[f] = (real)-0.0;
+    if (terms & AC_TERM_PASSIVE_SCALAR) /* dcc/dt alone: no other term's sum depends on where it goes */
+        passive_scalar_add(modules, d, p, rhs);
     if (modules & AC_MODULE_ENTROPY) {
         /* the Pencil Code's order (terms/entropy.h): u: advection, viscous force (nu, shock,
          * hyper3), pressure, Lorentz; ss last */
