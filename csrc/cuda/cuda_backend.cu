@@ -632,7 +632,7 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
     const int mhd = gpu->grid.fields != AC_NUM_FIELDS;
     if (gpu->method != AC_METHOD_55P || gpu->zeta) /* shock viscosity: dt counts max zeta, found on the host */
         return AC_ERR_UNSUPPORTED;
-    if (ac_grid_has_module(&gpu->grid, AC_MODULE_ENTROPY)) /* cfl_step adds cs to the reduced speed: found on the host */
+    if (gpu->grid.modules & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) /* later modules' signal speed holds cs: dt on the host */
         return AC_ERR_UNSUPPORTED;
     run->taken = 0;
     run->nonfinite = 0;

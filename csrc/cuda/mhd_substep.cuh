@@ -103,7 +103,8 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
                                             cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    if (ac_grid_has_module(g, AC_MODULE_ENTROPY)) {
+    /* every configuration but plain MHD: the generic signal speed (physics.h's ac_signal_speed) over its fields */
+    if (g->modules != (unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) {
         if (fill_ghosts && ac_grid_has_module(g, AC_MODULE_MAGNETIC) &&
             AC_FN(fill_ghosts)(AC_FN(potential_set)(fields_), 3, s, stream) != AC_OK)
             return AC_ERR_DEVICE;
