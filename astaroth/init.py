@@ -11,6 +11,8 @@ import numbers
 
 import numpy as np
 
+from .parameters import finite_real as _real_number
+
 
 def _grid(sim):
     return np.meshgrid(sim.x, sim.y, sim.z, indexing="ij")
@@ -77,15 +79,6 @@ def random_velocity(sim, urms=0.1, spectrum=lambda k: k ** -2.0, seed=0, kmax=No
         sim[name] = f * (urms / norm)
 
 
-def _real_number(value, name):
-    """`value` as a float: a TypeError for what is not a real number, a
-    ValueError for NaN or Inf, each naming the parameter."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, not {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
 
 
 def _periodic_wavenumber(sim, k, axis):

@@ -72,13 +72,7 @@ def _three(value, name, kind):
     return tuple(out)
 
 
-def _real(value, name):
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, not {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
+_real = _registry.finite_real
 
 
 def _positive_dt(dt, name="dt"):

@@ -15,7 +15,7 @@ rm -f $OUT/build-full-new.log
 tail -1 $OUT/bitwise.log
 { hdr $COMMIT "python -m pytest -q -m gpu tests/"; PYTHONPATH=$ROOT timeout 170 python -m pytest -q -m gpu tests/ 2>&1 | tail -15; } > $OUT/tests-gpu.log 2>&1
 tail -2 $OUT/tests-gpu.log
-{ hdr "A = base-tree 8a8e381, B = this tree $COMMIT" "python ab.py 3 base-tree ."; timeout 150 python benchmarks/results/2026-11-24-h100-final/ab.py 3 $ROOT/.trees/base-tree $ROOT 2>&1; } > $OUT/ab-bench.log
+{ hdr "A = base-tree 8a8e381, B = this tree $COMMIT" "python ab.py 3 base-tree ."; timeout 150 python benchmarks/results/2026-11-24-h100-5a9c7d4/ab.py 3 $ROOT/.trees/base-tree $ROOT 2>&1; } > $OUT/ab-bench.log
 tail -16 $OUT/ab-bench.log
 { hdr $COMMIT "python -m astaroth bench --backend cuda --energy entropy --physics all --sizes 256"; PYTHONPATH=$ROOT timeout 90 python -m astaroth bench --backend cuda --energy entropy --physics all --sizes 256 2>&1 | tail -12; } > $OUT/bench-entropy.log 2>&1
 cat $OUT/bench-entropy.log | tail -10
