@@ -132,15 +132,17 @@ def _courant_numbers(cdt, cdtv):
 
 
 def _warn_courant_numbers(cdt, cdtv, stacklevel=4):
-    """A RuntimeWarning for cdt or cdtv beyond the bounds step(dt) checks:
-    a CFL step that either limits has that Courant or diffusion number."""
+    """cdt or cdtv checked as step(dt) checks an explicit dt: beyond RK3's
+    stability bound refused (UnstableStepError, before any work), beyond the
+    scheme's limit a RuntimeWarning; a CFL step that either limits has that
+    Courant or diffusion number."""
     for name, value, rk3, stable, what in (("cdt", cdt, RK3_COURANT, STABLE_COURANT, "Courant number"),
                                            ("cdtv", cdtv, RK3_DIFFUSION, STABLE_DIFFUSION, "diffusion number")):
         if value > rk3:
-            warnings.warn(f"{name} = {value:g} is beyond RK3's stability bound {rk3:.3g} for the {what}: every "
-                          f"step that {name} limits will blow up (step(dt) refuses such a step); the default is "
-                          f"{0.4 if name == 'cdt' else 0.3}", RuntimeWarning, stacklevel=stacklevel)
-        elif value > stable:
+            raise UnstableStepError(f"{name} = {value:g} is beyond RK3's stability bound {rk3:.3g} for the {what}: "
+                                    f"every step that {name} limits would blow up (step(dt) refuses such a step too); "
+                                    f"the default is {0.4 if name == 'cdt' else 0.3}")
+        if value > stable:
             warnings.warn(f"{name} = {value:g} is beyond the stable limit {stable} of this scheme for the {what}: "
                           f"a step that {name} limits will likely blow up", RuntimeWarning, stacklevel=stacklevel)
 
