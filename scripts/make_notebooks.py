@@ -118,11 +118,10 @@ if FIGURES:
 plt.show()"""),
     ],
     "sod_and_heating": [
-        ("markdown", "# The energy equation: Sod's shock tube and turbulent heating\n\nWith `energy=\"entropy\"` astaroth evolves the specific entropy $s$ of an ideal gas (the Pencil Code's `entropy` module with `eos_idealgas`; `csrc/terms/entropy.h`). Two checks: (1) Sod's shock tube ($\\gamma = 1.4$, shock viscosity `nu_shock = 2` with its heating) at three resolutions against the exact Riemann solution (`tests/riemann.py`, Toro ch. 4): the L1 errors fall at about first order; (2) forced turbulence heats up: in a closed periodic box the total energy $\\langle \\rho u^2/2 + \\rho c_v T\\rangle$ grows at the power the forcing puts in (`ac.analysis.forcing_power`, a mean over the random phases: a short run on a small grid scatters about it), and the thermal energy takes up what viscosity dissipates."),
+        ("markdown", "# The energy equation: Sod's shock tube and turbulent heating\n\nWith `energy=\"entropy\"` astaroth evolves the specific entropy $s$ of an ideal gas (the Pencil Code's `entropy` module with `eos_idealgas`; `csrc/terms/entropy.h`). Two checks: (1) Sod's shock tube ($\\gamma = 1.4$, shock viscosity `nu_shock = 2` with its heating) at three resolutions against the exact Riemann solution (`astaroth/riemann.py`, Toro ch. 4): the L1 errors fall at about first order; (2) forced turbulence heats up: in a closed periodic box the total energy $\\langle \\rho u^2/2 + \\rho c_v T\\rangle$ grows at the power the forcing puts in (`ac.analysis.forcing_power`, a mean over the random phases: a short run on a small grid scatters about it), and the thermal energy takes up what viscosity dissipates."),
         ("code", COMMON + """
 import sys, pathlib
-sys.path.insert(0, str(pathlib.Path(ac.__file__).resolve().parent.parent / "tests"))  # tests/riemann.py (a source checkout)
-import riemann
+from astaroth import riemann  # the exact Riemann solution (astaroth/riemann.py)
 QUICK = os.environ.get("ASTAROTH_NOTEBOOK_QUICK") == "1\""""),
         ("code", """GAMMA, L, T_END = 1.4, 2.0, 0.25
 

@@ -179,8 +179,10 @@ def test_toml_run_with_entropy(tmp_path):
     config = tmp_path / "run.toml"
     config.write_text('[grid]\nshape = [8, 8, 8]\n[physics]\nenergy = "entropy"\nchi = 0.01\ngamma = 1.4\n'
                       f'[output]\nuntil = 0.05\ndir = "{tmp_path / "out"}"\n[numerics]\nbackend = "cpu"\n')
+    # the astaroth that pytest imported (installed, or the source tree with its build), not the folder it runs in
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(ac.__file__)))
     done = subprocess.run([sys.executable, "-m", "astaroth", "run", str(config)], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=os.path.dirname(HERE)), timeout=300)
+                          env=dict(os.environ, PYTHONPATH=package_root), cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "entropy" in done.stdout
 
