@@ -679,6 +679,18 @@ def _eos_values(sim):
     return f" RHO0= {float(sim.rho0)!r},\n GAMMA= {float(sim.gamma)!r},\n CP= {float(sim.cp)!r},\n"
 
 
+# The Pencil Code's temperature unit in cgs with unit_velocity = 1 and mu = 1 for cp = 1, gamma = 1: m_u / k_B
+# (src/eos_idealgas.f90, units_eos), as its start.x writes it.
+_UNIT_TEMPERATURE_CP1 = 1.2027220936797545E-008
+
+
+def _unit_temperature(sim):
+    """unit_temperature that makes the Pencil Code's cp (units_eos: Rgas = mu (1 - 1/gamma) cp) ours."""
+    if sim.energy != "entropy":
+        return _UNIT_TEMPERATURE_CP1
+    return _UNIT_TEMPERATURE_CP1 * float(sim.cp) * (1 - 1 / float(sim.gamma))
+
+
 def _write_start_parameters(sim, path):
     """A minimal param.nml (what start.x would record) where none exists: grid, box and equation of state.
 
@@ -689,7 +701,8 @@ def _write_start_parameters(sim, path):
     with open(path, "w") as out:
         out.write(f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
                   " LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
-                  " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n UNIT_TEMPERATURE= 1.2027220936797545E-008,\n"
+                  " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n"
+                  f" UNIT_TEMPERATURE= {_unit_temperature(sim)!r},\n"
                   f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
                   " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
                   f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim)}/\n"

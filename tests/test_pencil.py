@@ -321,6 +321,17 @@ def test_entropy_written_parameters_read_back(tmp_path):
         ac.Simulation(shape=8, box=2 * math.pi, backend="cpu", energy="entropy").save_pencil(tmp_path)
 
 
+def test_entropy_units_as_start_x_writes_them(tmp_path):
+    """run.x checks cp against its units (units_eos: Rgas = mu (1 - 1/gamma) cp, error_cp = 1e-6): the
+    param.nml we write for entropy8 has start.x's unit_temperature, so run.x continues from it."""
+    pencil.read_var(ENTROPY, "VAR0", backend="cpu").save_pencil(tmp_path)
+    ours, theirs = (pencil.read_namelist(os.path.join(d, "param.nml"))["init_pars"]["unit_temperature"]
+                    for d in (tmp_path, os.path.join(ENTROPY, "data")))
+    assert ours == pytest.approx(theirs, rel=1e-14)
+    eos = pencil.read_namelist(tmp_path / "param.nml")["eos_init_pars"]
+    assert eos["gamma"] == 5 / 3 and eos["cp"] == 1.0 and eos["rho0"] == 1.0
+
+
 def test_missing_files_are_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a directory"):
         pencil.read_var(tmp_path / "nowhere")
