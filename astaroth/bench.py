@@ -5,7 +5,7 @@ fields) for each method, precision and size asked for, and in the same run
 the statement of the same equations that the tests check against
 (astaroth.numpy_reference): NumPy on the CPU, JAX (jit) or CuPy on the GPU.
 On the GPU it also measures a device-to-device copy and reports effective
-bandwidth from the minimum traffic (DESIGN.md section 4) against it.
+bandwidth from the minimum traffic (docs/performance/index.md) against it.
 """
 import math
 import os
@@ -34,7 +34,7 @@ def check_bench_options(args):
                              f"to it (run them as separate benchmarks)")
 
 
-BYTES_PER_POINT = {"float32": 160, "float64": 320}  # minimum traffic per full step (DESIGN 4)
+BYTES_PER_POINT = {"float32": 160, "float64": 320}  # minimum traffic per full step (docs/performance/index.md)
 MHD_BYTES_PER_POINT = {"float32": 280, "float64": 560}  # seven fields
 
 
@@ -380,7 +380,7 @@ def run_mhd_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), tar
 
 # --- the energy equation (issue 26) ------------------------------------------------
 
-BYTES_PER_FIELD = {"float32": 40, "float64": 80}  # minimum traffic per field, point and full step (DESIGN 4)
+BYTES_PER_FIELD = {"float32": 40, "float64": 80}  # minimum traffic per field, point and full step (docs/performance/index.md)
 
 
 def run_entropy_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), physics=("hydro", "mhd"),

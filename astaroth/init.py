@@ -36,7 +36,7 @@ def sine_wave(sim, field="uy", amplitude=1e-3, k=13.0, phase=0.0):
 
 def radial_explosion(sim, amplitude=1.0, r0=0.8, width=0.2, center=None):
     """u = amplitude exp(-(r - r0)^2 / (2 width^2)) e_r about the box centre
-    (seed Sect. 6, eq. 23; DESIGN 5); density uniform (lnrho = 0)."""
+    (seed Sect. 6, eq. 23; docs/numerics.md); density uniform (lnrho = 0)."""
     if width <= 0:
         raise ValueError(f"width must be positive, got {width}")
     center = [o + L / 2 for o, L in zip((sim.x[0], sim.y[0], sim.z[0]), sim.box)] if center is None else center

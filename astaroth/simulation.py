@@ -2,7 +2,7 @@
 
 Python checks the input and drives the run; every time step runs in C or
 CUDA (astaroth._core).  Equations: seed 001, eqs. (1)-(3); time stepping:
-2N-storage RK3, eq. (10); see DESIGN.md section 1.
+2N-storage RK3, eq. (10); see docs/numerics.md.
 """
 import math
 import numbers
@@ -23,7 +23,7 @@ METHODS = ("55p", "19p")
 DTYPES = ("float32", "float64")
 
 _FIELD_BUFFER, _RHS_BUFFER = 0, 1
-# The hyperdiffusive time-step number.  DESIGN 9 says 0.1, but the 7-point
+# The hyperdiffusive time-step number.  Not 0.1: the 7-point
 # stencil's largest eigenvalue is 64 / dx^6 per axis, so RK3 (stable to 2.51
 # on the negative real axis) needs dt nu_hyper3 sum 1/dx^6 <= 2.51 / 64 =
 # 0.039: at 0.1 grid-scale noise grows (tests/test_hyper.py shows it).
@@ -87,7 +87,7 @@ def _positive_dt(dt, name="dt"):
 MAX_AXIS = 2 ** 31 - 128
 MAX_POINTS = 2 ** 50
 
-# Linear stability of sixth-order centred differences with RK3 (DESIGN 1):
+# Linear stability of sixth-order centred differences with RK3 (docs/numerics.md):
 # the first derivative's largest modified wave number is 1.586 / dx and RK3
 # is stable up to sqrt(3) on the imaginary axis, so advection is stable up to
 # a Courant number dt max(|u| + cs) / dxmin of 1.09 (along one axis; less in
@@ -568,11 +568,11 @@ class Simulation:
         """Largest stable time step: min(cdt dxmin / max(|u| + cs), cdtv / (nu sum_a 1/dx_a^2)).
 
         With hyperdiffusion also cdtv3 / (max(nu_hyper3, diff_hyper3)
-        sum_a 1/dx_a^6), cdtv3 = CDTV3 = 0.03 (DESIGN 9 says 0.1, which is
-        unstable for grid-scale modes; see CDTV3).
+        sum_a 1/dx_a^6), cdtv3 = CDTV3 = 0.03 (0.1 would be unstable for
+        grid-scale modes; see CDTV3).
         With physics="mhd": cs becomes the fast magnetosonic speed
         sqrt(cs^2 + |B|^2 / (mu0 rho)) at each point and nu max(nu, eta)
-        (DESIGN 7).
+        (docs/guide/mhd.md).
 
         Sums and minima run over the axes with more than one point (a trivial
         axis carries no gradients).  The viscous limit counts every resolved
@@ -592,7 +592,7 @@ class Simulation:
         if viscous > 0:
             limits.append(cdtv / viscous)
         hyper = self._hyper_rate()
-        if hyper > 0:  # DESIGN 9: cdtv3 / (nu_hyper3 sum 1/dx^6)
+        if hyper > 0:  # cdtv3 / (nu_hyper3 sum 1/dx^6), docs/guide/hyperdiffusion.md
             limits.append(CDTV3 / hyper)
         if not limits:
             raise ValueError("no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly")
@@ -623,7 +623,7 @@ class Simulation:
 
     def _diffusion_rate(self):
         """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without
-        MHD); with shock viscosity nu + max zeta in place of nu (DESIGN 9)."""
+        MHD); with shock viscosity nu + max zeta in place of nu (docs/guide/hyperdiffusion.md)."""
         return max(self._diffusivities()) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
 
     def _diffusivities(self):

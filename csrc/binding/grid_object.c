@@ -280,7 +280,7 @@ static PyObject *Grid_first_nonfinite_field(GridObject *self, PyObject *Py_UNUSE
     return PyLong_FromLong(f);
 }
 
-/* shock_profile() -> the shock viscosity zeta of the fields now (DESIGN 9),
+/* shock_profile() -> the shock viscosity zeta of the fields now (docs/guide/hyperdiffusion.md),
  * dense, x fastest; None where the grid has no shock viscosity. */
 static PyObject *Grid_shock_profile(GridObject *self, PyObject *Py_UNUSED(ignored))
 {

@@ -1,7 +1,7 @@
 /*
  * point_impl.h -- the CPU loops of the extended physics, for one precision;
- * included by kernels_impl.h: magnetohydrodynamics (DESIGN 7),
- * hyperdiffusion and shock viscosity (DESIGN 9).  Point by point, through physics.h's pointer
+ * included by kernels_impl.h: magnetohydrodynamics (docs/guide/mhd.md),
+ * hyperdiffusion and shock viscosity (docs/guide/hyperdiffusion.md).  Point by point, through physics.h's pointer
  * stencils (vector_derivatives gives A the same first, second and mixed
  * stencils as u); plain hydrodynamics keeps its tuned loops.  Ghost zones
  * are filled by the caller.
