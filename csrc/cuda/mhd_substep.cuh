@@ -103,27 +103,19 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
                                             cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    /* every configuration but plain MHD: the generic signal speed (physics.h's ac_signal_speed) over its fields */
-    if (g->modules != (unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) {
-        if (fill_ghosts && ac_grid_has_module(g, AC_MODULE_MAGNETIC) &&
-            AC_FN(fill_ghosts)(AC_FN(potential_set)(fields_), 3, s, stream) != AC_OK)
-            return AC_ERR_DEVICE;
-        const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-        long long blocks = (total + 255) / 256;
-        if (blocks > 4096)
-            blocks = 4096;
-        AC_FN(signal_reduce_kernel)<<<(unsigned)blocks, 256, 0, stream>>>(
-            AC_FN(make_mhd_set)(fields_), g->fields, ac_grid_modules(g), s, make_physics_params(g), max_bits,
-            nonfinite);
-        return ac_cuda_record(cudaGetLastError(), "signal-speed reduction launch");
-    }
-    if (fill_ghosts && AC_FN(fill_ghosts)(AC_FN(potential_set)(fields_), 3, s, stream) != AC_OK)
+    if (fill_ghosts && ac_grid_has_module(g, AC_MODULE_MAGNETIC) && /* B needs A's ghost zones */
+        AC_FN(fill_ghosts)(AC_FN(potential_set)(fields_), 3, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    long long blocks = (total + 255) / 256;
-    if (blocks > 4096)
-        blocks = 4096;
-    AC_FN(mhd_reduce_kernel)<<<(unsigned)blocks, 256, 0, stream>>>(
+    const unsigned blocks = (unsigned)((total + 255) / 256 < 4096 ? (total + 255) / 256 : 4096);
+    /* every configuration but plain MHD: the generic signal speed (physics.h's ac_signal_speed) over its fields */
+    if (g->modules != (unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) {
+        AC_FN(signal_reduce_kernel)<<<blocks, 256, 0, stream>>>(AC_FN(make_mhd_set)(fields_), g->fields,
+                                                                 ac_grid_modules(g), s, make_physics_params(g),
+                                                                 max_bits, nonfinite);
+        return ac_cuda_record(cudaGetLastError(), "signal-speed reduction launch");
+    }
+    AC_FN(mhd_reduce_kernel)<<<blocks, 256, 0, stream>>>(
         AC_FN(make_mhd_set)(fields_), s, make_point_params(g->spacing, g->nu, g->cs),
         make_mhd_params(g->eta, g->mu0, g->b_ext), max_bits, nonfinite);
     return ac_cuda_record(cudaGetLastError(), "MHD reduction launch");
