@@ -171,8 +171,14 @@ class _StopRequest:
         self.requested = True
 
     def restore(self):
+        """Put the earlier handlers back.  A request that came after the
+        last look (a segment's last step) passes to an enclosing
+        _StopRequest, so that the enclosing loop still stops."""
         for sig, handler in self.saved.items():
             signal.signal(sig, handler)
+            outer = getattr(handler, "__self__", None)
+            if self.requested and isinstance(outer, _StopRequest):
+                outer.requested = True
         self.saved = {}
 
 
