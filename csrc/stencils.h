@@ -200,10 +200,15 @@ AC_INLINE real del6_at(const real *f, const ptrdiff_t stride[3], const real inv_
 }
 
 
-/* exp in the working precision. */
+/* exp in the working precision.  AC_EXP_FN: the same exp with vector
+ * variants, for a CPU loop vectorised across points (cpu/kernels_impl.h). */
 AC_INLINE real ac_exp(real x)
 {
+#if defined(AC_EXP_FN)
+    return AC_EXP_FN(x);
+#else
     return sizeof(real) == sizeof(float) ? (real)expf((float)x) : (real)exp((double)x);
+#endif
 }
 
 /* 1/3 as a constant factor: a multiplication where x / 3 would be a
