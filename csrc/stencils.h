@@ -35,7 +35,9 @@
 #define AC_INLINE static inline __host__ __device__
 #define AC_UNROLL _Pragma("unroll")
 #elif defined(__GNUC__) && !defined(__clang__)
+#ifndef AC_INLINE /* cpu/rows_impl.h asks for always_inline */
 #define AC_INLINE static inline
+#endif
 #define AC_UNROLL _Pragma("GCC unroll 32") /* fully unrolled loops let the CPU loops vectorise */
 #elif defined(__clang__)
 #define AC_INLINE static inline

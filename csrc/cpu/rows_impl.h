@@ -33,6 +33,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+/* Every function of the physics inlined into pass 2, whatever its size:
+ * GCC would call the larger terms out of line, which neither vectorises nor
+ * rounds as a point does. */
+#define AC_INLINE static inline __attribute__((always_inline))
+
 #include "../grid.h"
 
 /* exp with vector variants that call libm's exp lane by lane: pass 2 still
@@ -75,34 +80,46 @@ typedef struct {
 
 /* ---- pass 1: derivatives into pencils, one field and axis at a time ---- */
 
-/* The Laplacian along stride s added to lap (started at 0 on the first
- * axis, as a point's Laplacian is). */
-AC_R_NOINLINE void AC_FN(pass_second)(const real *restrict v, ptrdiff_t s, real inv, real *restrict lap, int first_axis,
-                                      int nx)
-{
-    if (first_axis) {
-        AC_VECTOR_LOOP
-        for (int i = 0; i < nx; ++i)
-            lap[i] = (real)0 + second_derivative(v + i, s, inv);
-    } else {
-        AC_VECTOR_LOOP
-        for (int i = 0; i < nx; ++i)
-            lap[i] = lap[i] + second_derivative(v + i, s, inv);
-    }
-}
-
-/* Component c of a vector's grad div, d_c d_c v_c + d_c d_j v_j over the
- * other axes j in order (eq. 8). */
-AC_R_NOINLINE void AC_FN(pass_grad_div)(const real *restrict vc, const real *restrict v1, const real *restrict v2,
-                                        ptrdiff_t sc, ptrdiff_t s1, ptrdiff_t s2, real inv_c, real inv_1, real inv_2,
-                                        real *restrict grad_div, int nx)
+/* The Laplacian, summed over the axes in order from 0 (as a point's is). */
+AC_R_NOINLINE void AC_FN(pass_lap)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y,
+                                   real inv_z, real *restrict lap, int nx)
 {
     AC_VECTOR_LOOP
     for (int i = 0; i < nx; ++i) {
-        real g = second_derivative(vc + i, sc, inv_c);
-        g += mixed_derivative(v1 + i, sc, s1, inv_c, inv_1);
-        g += mixed_derivative(v2 + i, sc, s2, inv_c, inv_2);
-        grad_div[i] = g;
+        real sum = 0;
+        sum += second_derivative(v + i, 1, inv_x);
+        sum += second_derivative(v + i, sy, inv_y);
+        sum += second_derivative(v + i, sz, inv_z);
+        lap[i] = sum;
+    }
+}
+
+/* A vector's grad div, component c = d_c d_c v_c + d_c d_j v_j over the
+ * other axes j in order (eq. 8). */
+AC_R_NOINLINE void AC_FN(pass_grad_div)(const real *restrict vx, const real *restrict vy, const real *restrict vz,
+                                        ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y, real inv_z,
+                                        real *restrict gx, real *restrict gy, real *restrict gz, int nx)
+{
+    AC_VECTOR_LOOP
+    for (int i = 0; i < nx; ++i) {
+        real g = second_derivative(vx + i, 1, inv_x);
+        g += mixed_derivative(vy + i, 1, sy, inv_x, inv_y);
+        g += mixed_derivative(vz + i, 1, sz, inv_x, inv_z);
+        gx[i] = g;
+    }
+    AC_VECTOR_LOOP
+    for (int i = 0; i < nx; ++i) {
+        real g = second_derivative(vy + i, sy, inv_y);
+        g += mixed_derivative(vx + i, sy, 1, inv_y, inv_x);
+        g += mixed_derivative(vz + i, sy, sz, inv_y, inv_z);
+        gy[i] = g;
+    }
+    AC_VECTOR_LOOP
+    for (int i = 0; i < nx; ++i) {
+        real g = second_derivative(vz + i, sz, inv_z);
+        g += mixed_derivative(vx + i, sz, 1, inv_z, inv_x);
+        g += mixed_derivative(vy + i, sz, sy, inv_z, inv_y);
+        gz[i] = g;
     }
 }
 
@@ -139,15 +156,12 @@ static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, i
         const int f = job->index[r];
         const real *v = job->in[f] + row;
         if (need & AC_NEEDS_SECOND)
-            for (int a = 0; a < 3; ++a)
-                AC_FN(pass_second)(v, s[a], inv[a], AC_R_PENCIL(pencil, AC_R_LAP, f), a == 0, nx);
-        if ((need & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X)
-            for (int c = 0; c < 3; ++c) {
-                const int j1 = c == 0 ? 1 : 0, j2 = c == 2 ? 1 : 2; /* the other two axes, in order */
-                AC_FN(pass_grad_div)(job->in[f + c] + row, job->in[f + j1] + row, job->in[f + j2] + row, s[c], s[j1],
-                                     s[j2], inv[c], inv[j1], inv[j2],
-                                     AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[r] + c), nx);
-            }
+            AC_FN(pass_lap)(v, s[1], s[2], inv[0], inv[1], inv[2], AC_R_PENCIL(pencil, AC_R_LAP, f), nx);
+        if ((need & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X) {
+            real *grad_div = AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[r]);
+            AC_FN(pass_grad_div)(v, job->in[f + 1] + row, job->in[f + 2] + row, s[1], s[2], inv[0], inv[1], inv[2],
+                                 grad_div, grad_div + AC_CHUNK, grad_div + 2 * AC_CHUNK, nx);
+        }
         if (need & AC_NEEDS_SIXTH)
             AC_FN(pass_del6)(v, s[1], s[2], inv[0], inv[1], inv[2], AC_R_PENCIL(pencil, AC_R_DEL6, f), nx);
     }
@@ -207,13 +221,12 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
 }
 
 /* The instances: every combination of the modules beside hydro (bits 1-3 of
- * fields.h) with and without hyperdiffusion and shock viscosity; flattened,
- * for GCC would otherwise call the larger physics_rhs out of line. */
+ * fields.h) with and without hyperdiffusion and shock viscosity. */
 #define AC_R_MODULE_BITS(name, module, role) (unsigned)(module) |
 typedef char AC_FN(rows_cover_the_modules)[(AC_FIELD_TABLE(AC_R_MODULE_BITS) 0u) < 16u ? 1 : -1];
 #undef AC_R_MODULE_BITS
 #define AC_R_INSTANCE(m, h, k)                                                                                         \
-    AC_R_NOINLINE __attribute__((flatten)) void AC_FN(rows_rhs_##m##_##h##_##k)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx,             \
+    AC_R_NOINLINE void AC_FN(rows_rhs_##m##_##h##_##k)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx,             \
                                                         real *pencil)                                                 \
     {                                                                                                                  \
         AC_FN(rows_rhs)(job, row, nx, pencil, AC_MODULE_HYDRO | (m##u << 1),                                          \
