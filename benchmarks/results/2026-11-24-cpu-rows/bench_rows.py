@@ -6,7 +6,8 @@ against new build, one thread (OMP_NUM_THREADS=1), interleaved rounds.
 Each tree is a source checkout with its extension built in place.  A round
 runs every tree, every dtype, in a fresh process (the trees' modules cannot
 share one); in a process the configurations are timed interleaved, each the
-fastest of BATCHES batches of whole sim.step calls.  Reported: the median
+fastest of BATCHES batches of whole RK3 steps (sim._grid.step, as `astaroth
+bench` times them: no stability check or NaN scan between steps).  Reported: the median
 over rounds of the seconds per step, per point, and the ratio to plain
 hydro of the same tree and dtype.
 """
@@ -48,9 +49,9 @@ def worker(size, dtype, seconds):
     dt = 0.2 * min(s.cfl_dt() for s in sims.values())
     counts, best = {}, {}
     for name, sim in sims.items():
-        sim.step(dt)  # warm-up
+        sim._grid.step(dt, 1)  # warm-up
         t0 = time.perf_counter()
-        sim.step(dt)
+        sim._grid.step(dt, 1)
         once = time.perf_counter() - t0
         counts[name] = max(1, int(seconds / BATCHES / once))
         best[name] = float("inf")
@@ -58,7 +59,7 @@ def worker(size, dtype, seconds):
         for name, sim in sims.items():
             t0 = time.perf_counter()
             for _ in range(counts[name]):
-                sim.step(dt)
+                sim._grid.step(dt, 1)
             best[name] = min(best[name], (time.perf_counter() - t0) / counts[name])
     print(json.dumps(best))
 
