@@ -80,43 +80,77 @@ typedef struct {
 
 /* ---- pass 1: derivatives into pencils, one field and axis at a time ---- */
 
-/* The Laplacian, summed over the axes in order from 0 (as a point's is). */
-AC_R_NOINLINE void AC_FN(pass_lap)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y,
-                                   real inv_z, real *restrict lap, int nx)
+/* The sum of eq. (7) along stride s without its scale (second_derivative =
+ * second_sum * second_scale). */
+static inline real AC_FN(second_sum)(const real *f, ptrdiff_t s)
 {
+    return second_from_sums(AC_LOAD(f), AC_LOAD(f + s) + AC_LOAD(f - s), AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s),
+                            AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s), (real)1);
+}
+
+/* The Laplacian, summed over the axes in order from 0 (as a point's is);
+ * with del6 del6 too, and with own (a vector component: its axis 0, 1, 2)
+ * the sum along its own axis for grad div, while the rows are in registers. */
+static inline __attribute__((always_inline)) void AC_FN(lap_row)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz,
+                                                                  const real inv[3], real *restrict lap,
+                                                                  real *restrict del6, real *restrict own_sum, int own,
+                                                                  int nx)
+{
+    const ptrdiff_t stride[3] = {1, sy, sz};
     AC_VECTOR_LOOP
     for (int i = 0; i < nx; ++i) {
         real sum = 0;
-        sum += second_derivative(v + i, 1, inv_x);
-        sum += second_derivative(v + i, sy, inv_y);
-        sum += second_derivative(v + i, sz, inv_z);
+        AC_UNROLL
+        for (int a = 0; a < 3; ++a) {
+            const real second = AC_FN(second_sum)(v + i, stride[a]);
+            sum += second * second_scale(inv[a]);
+            if (a == own)
+                own_sum[i] = second;
+        }
         lap[i] = sum;
+        if (del6)
+            del6[i] = del6_at(v + i, stride, inv);
     }
 }
 
+AC_R_NOINLINE void AC_FN(pass_lap)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y,
+                                   real inv_z, real *restrict lap, real *restrict del6, real *restrict own_sum, int own,
+                                   int nx)
+{
+    const real inv[3] = {inv_x, inv_y, inv_z};
+#define AC_R_LAP_ROW(d, o) AC_FN(lap_row)(v, sy, sz, inv, lap, (d), own_sum, (o), nx)
+    if (del6)
+        own == 0 ? AC_R_LAP_ROW(del6, 0) : own == 1 ? AC_R_LAP_ROW(del6, 1) : own == 2 ? AC_R_LAP_ROW(del6, 2) : AC_R_LAP_ROW(del6, -1);
+    else
+        own == 0 ? AC_R_LAP_ROW(NULL, 0) : own == 1 ? AC_R_LAP_ROW(NULL, 1) : own == 2 ? AC_R_LAP_ROW(NULL, 2) : AC_R_LAP_ROW(NULL, -1);
+#undef AC_R_LAP_ROW
+}
+
 /* A vector's grad div, component c = d_c d_c v_c + d_c d_j v_j over the
- * other axes j in order (eq. 8). */
+ * other axes j in order (eq. 8); g[c] holds the sum of d_c d_c v_c
+ * (pass_lap), which is scaled here, where a point's addition absorbs it. */
 AC_R_NOINLINE void AC_FN(pass_grad_div)(const real *restrict vx, const real *restrict vy, const real *restrict vz,
                                         ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y, real inv_z,
                                         real *restrict gx, real *restrict gy, real *restrict gz, int nx)
 {
+    const real sx2 = second_scale(inv_x), sy2 = second_scale(inv_y), sz2 = second_scale(inv_z);
     AC_VECTOR_LOOP
     for (int i = 0; i < nx; ++i) {
-        real g = second_derivative(vx + i, 1, inv_x);
+        real g = gx[i] * sx2;
         g += mixed_derivative(vy + i, 1, sy, inv_x, inv_y);
         g += mixed_derivative(vz + i, 1, sz, inv_x, inv_z);
         gx[i] = g;
     }
     AC_VECTOR_LOOP
     for (int i = 0; i < nx; ++i) {
-        real g = second_derivative(vy + i, sy, inv_y);
+        real g = gy[i] * sy2;
         g += mixed_derivative(vx + i, sy, 1, inv_y, inv_x);
         g += mixed_derivative(vz + i, sy, sz, inv_y, inv_z);
         gy[i] = g;
     }
     AC_VECTOR_LOOP
     for (int i = 0; i < nx; ++i) {
-        real g = second_derivative(vz + i, sz, inv_z);
+        real g = gz[i] * sz2;
         g += mixed_derivative(vx + i, sz, 1, inv_z, inv_x);
         g += mixed_derivative(vy + i, sz, sy, inv_z, inv_y);
         gz[i] = g;
@@ -155,16 +189,23 @@ static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, i
             continue;
         const int f = job->index[r];
         const real *v = job->in[f] + row;
-        if (need & AC_NEEDS_SECOND)
-            AC_FN(pass_lap)(v, s[1], s[2], inv[0], inv[1], inv[2], AC_R_PENCIL(pencil, AC_R_LAP, f), nx);
-        if ((need & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X) {
-            real *grad_div = AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[r]);
-            AC_FN(pass_grad_div)(v, job->in[f + 1] + row, job->in[f + 2] + row, s[1], s[2], inv[0], inv[1], inv[2],
-                                 grad_div, grad_div + AC_CHUNK, grad_div + 2 * AC_CHUNK, nx);
-        }
-        if (need & AC_NEEDS_SIXTH)
-            AC_FN(pass_del6)(v, s[1], s[2], inv[0], inv[1], inv[2], AC_R_PENCIL(pencil, AC_R_DEL6, f), nx);
+        real *del6 = (need & AC_NEEDS_SIXTH) ? AC_R_PENCIL(pencil, AC_R_DEL6, f) : NULL;
+        const int role = ac_field_role_of(r), x_row = r - (role > 0 ? role - 1 : 0); /* a vector's x component */
+        const int own = (role > 0 && (job->needs[x_row] & AC_NEEDS_GRAD_DIV)) ? role - 1 : -1;
+        real *own_sum = own >= 0 ? AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[x_row] + own) : NULL;
+        if ((need & AC_NEEDS_SECOND) || own_sum)
+            AC_FN(pass_lap)(v, s[1], s[2], inv[0], inv[1], inv[2], AC_R_PENCIL(pencil, AC_R_LAP, f), del6, own_sum,
+                            own, nx);
+        else if (del6)
+            AC_FN(pass_del6)(v, s[1], s[2], inv[0], inv[1], inv[2], del6, nx);
     }
+    for (int r = 0; r < AC_FIELD_ROWS; ++r) /* after the Laplacians: they give the sums d_c d_c v_c */
+        if ((job->needs[r] & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X) {
+            const int f = job->index[r];
+            real *grad_div = AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[r]);
+            AC_FN(pass_grad_div)(job->in[f] + row, job->in[f + 1] + row, job->in[f + 2] + row, s[1], s[2], inv[0],
+                                 inv[1], inv[2], grad_div, grad_div + AC_CHUNK, grad_div + 2 * AC_CHUNK, nx);
+        }
     if (job->zeta)
         for (int a = 0; a < 3; ++a)
             AC_FN(pass_first_derivative)(job->zeta + row, s[a], inv[a], AC_R_PENCIL(pencil, AC_R_ZETA, a), nx);
