@@ -113,7 +113,7 @@ typedef struct {
 } ac_region;
 
 /* Whether the grid runs more than plain hydrodynamics (MHD,
- * hyperdiffusion, shock viscosity): the point-by-point loops of the
+ * hyperdiffusion, shock viscosity): the CPU's row loop of the
  * extended physics. */
 AC_GRID_INLINE int ac_grid_extended(const ac_grid *g)
 {

@@ -1,6 +1,7 @@
 /*
  * cpu_backend.c -- owns the host buffers and sequences the RK3 substeps;
- * the per-point loops are in kernels_impl.h, the physics in ../physics.h.
+ * the loops are in kernels_impl.h (plain hydrodynamics) and rows_impl.h
+ * (every other configuration), the physics in ../physics.h.
  */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include "cpu_backend.h"

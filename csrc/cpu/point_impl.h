@@ -1,10 +1,9 @@
 /*
- * point_impl.h -- the CPU loops of the extended physics, for one precision;
- * included by kernels_impl.h: magnetohydrodynamics (docs/guide/mhd.md),
- * hyperdiffusion and shock viscosity (docs/guide/hyperdiffusion.md).  Point by point, through physics.h's pointer
- * stencils (vector_derivatives gives A the same first, second and mixed
- * stencils as u); plain hydrodynamics keeps its tuned loops.  Ghost zones
- * are filled by the caller.
+ * point_impl.h -- the CPU's point-wise helpers of the extended physics, for
+ * one precision; included by kernels_impl.h: the shock viscosity's profile
+ * (docs/guide/hyperdiffusion.md) and the fastest signal speed with MHD or
+ * the entropy module (docs/guide/mhd.md).  The substeps themselves run on
+ * the row loop of rows_impl.h.  Ghost zones are filled by the caller.
  */
 
 double AC_FN(max_signal_speed_generic)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS]);
