@@ -126,35 +126,30 @@ AC_R_NOINLINE void AC_FN(pass_lap)(const real *restrict v, ptrdiff_t sy, ptrdiff
 #undef AC_R_LAP_ROW
 }
 
-/* A vector's grad div, component c = d_c d_c v_c + d_c d_j v_j over the
- * other axes j in order (eq. 8); g[c] holds the sum of d_c d_c v_c
- * (pass_lap), which is scaled here, where a point's addition absorbs it. */
+/* Component c of a vector's grad div, d_c d_c v_c + d_c d_j v_j over the
+ * other axes j in order (eq. 8): g holds the sum of d_c d_c v_c (pass_lap),
+ * scaled here, where a point's addition absorbs the product. */
+static inline __attribute__((always_inline)) void AC_FN(grad_div_component)(
+    const real *restrict v1, const real *restrict v2, ptrdiff_t sc, ptrdiff_t s1, ptrdiff_t s2, real inv_c, real inv_1,
+    real inv_2, real *restrict g, int nx)
+{
+    const real scale = second_scale(inv_c);
+    AC_VECTOR_LOOP
+    for (int i = 0; i < nx; ++i) {
+        real sum = g[i] * scale;
+        sum += mixed_derivative(v1 + i, sc, s1, inv_c, inv_1);
+        sum += mixed_derivative(v2 + i, sc, s2, inv_c, inv_2);
+        g[i] = sum;
+    }
+}
+
 AC_R_NOINLINE void AC_FN(pass_grad_div)(const real *restrict vx, const real *restrict vy, const real *restrict vz,
                                         ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y, real inv_z,
                                         real *restrict gx, real *restrict gy, real *restrict gz, int nx)
 {
-    const real sx2 = second_scale(inv_x), sy2 = second_scale(inv_y), sz2 = second_scale(inv_z);
-    AC_VECTOR_LOOP
-    for (int i = 0; i < nx; ++i) {
-        real g = gx[i] * sx2;
-        g += mixed_derivative(vy + i, 1, sy, inv_x, inv_y);
-        g += mixed_derivative(vz + i, 1, sz, inv_x, inv_z);
-        gx[i] = g;
-    }
-    AC_VECTOR_LOOP
-    for (int i = 0; i < nx; ++i) {
-        real g = gy[i] * sy2;
-        g += mixed_derivative(vx + i, sy, 1, inv_y, inv_x);
-        g += mixed_derivative(vz + i, sy, sz, inv_y, inv_z);
-        gy[i] = g;
-    }
-    AC_VECTOR_LOOP
-    for (int i = 0; i < nx; ++i) {
-        real g = gz[i] * sz2;
-        g += mixed_derivative(vx + i, sz, 1, inv_z, inv_x);
-        g += mixed_derivative(vy + i, sz, sy, inv_z, inv_y);
-        gz[i] = g;
-    }
+    AC_FN(grad_div_component)(vy, vz, 1, sy, sz, inv_x, inv_y, inv_z, gx, nx);
+    AC_FN(grad_div_component)(vx, vz, sy, 1, sz, inv_y, inv_x, inv_z, gy, nx);
+    AC_FN(grad_div_component)(vx, vy, sz, 1, sy, inv_z, inv_x, inv_y, gz, nx);
 }
 
 AC_R_NOINLINE void AC_FN(pass_del6)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y,
