@@ -61,6 +61,17 @@ static constexpr __host__ __device__ unsigned ac_config_terms(unsigned config)
     return config >> AC_MODULE_BITS;
 }
 
+/* Whether the device-side CFL loop (cuda_backend.cu's gpu_run_cfl) has a
+ * step's last substep reduce max |u|^2 itself: plain hydrodynamics only,
+ * whose host-driven and device-driven substeps are then two instances.
+ * Every other configuration is reduced by a launch of its own, and one
+ * instance serves both drivers (it takes dt from the device where given
+ * it), so a build holds one instance per such configuration. */
+static constexpr __host__ __device__ bool ac_fuses_reduction(unsigned config)
+{
+    return ac_config_modules(config) == AC_MODULE_HYDRO && ac_config_terms(config) == 0;
+}
+
 /* One past the largest key; a key names a configuration when its modules
  * include hydrodynamics and lie in the table. */
 enum { AC_CONFIG_END = 1u << (AC_MODULE_BITS + AC_KERNEL_TERM_BITS) };
