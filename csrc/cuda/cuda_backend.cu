@@ -637,25 +637,21 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
     run->taken = 0;
     run->nonfinite = 0;
     CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, gpu->stream), "CFL run state");
-    /* plain hydro: the last substep of a step reduces what it writes for
-     * the next step (every field's flags, checked every step); only the
-     * first step needs a reduction launch.  MHD's signal speed needs B, and
-     * other configurations do not fuse it (ac_fuses_reduction): a launch
+    /* hydro: the last substep of a step reduces what it writes for the next
+     * step (every field's flags, checked every step); only the first step
+     * needs a reduction launch.  MHD's signal speed needs B, so a launch
      * every step. */
-    /* hyperdiffusion is the one kernel term here (hydro and MHD: nu_hyper3, diff_hyper3; no shock) */
-    const unsigned kernel_terms = gpu->grid.nu_hyper3 != 0.0 || gpu->grid.diff_hyper3 != 0.0 ? AC_KERNEL_HYPER3 : 0u;
-    const int fused = ac_fuses_reduction(ac_config(gpu->grid.modules, kernel_terms));
     const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL},
                          reducing = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite};
     for (long n = 0; n < max_steps; ++n) {
         /* the first clears what the host's reductions left; cfl_step_kernel clears the rest */
-        ac_status st = !fused || n == 0 ? queue_reduction(gpu, mhd, mhd ? 1 : 0, n == 0) : AC_OK;
+        ac_status st = mhd || n == 0 ? queue_reduction(gpu, mhd, mhd ? 1 : 0, n == 0) : AC_OK;
         if (st != AC_OK)
             return st;
         cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, mhd);
         CHECK(cudaGetLastError(), "CFL step launch");
         for (int s = 0; s < 3; ++s)
-            if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && fused ? &reducing : &plain, 0)) != AC_OK)
+            if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !mhd ? &reducing : &plain, 0)) != AC_OK)
                 return st;
     }
     CHECK(cudaMemcpyAsync(run, gpu->cfl, sizeof *run, cudaMemcpyDeviceToHost, gpu->stream), "CFL run state");

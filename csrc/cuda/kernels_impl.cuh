@@ -369,25 +369,21 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
 }
 
 /* The instance driven by the device-side CFL loop, or the one that takes
- * dt (with shock viscosity only the latter: the host's dt counts max zeta);
- * one instance for both where the configuration does not fuse the loop's
- * reduction (ac_fuses_reduction): given no device step it takes dt. */
+ * dt (only the latter where the loop does not drive the configuration:
+ * ac_device_driven). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                       const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt,
                                       const ac_device_step *device_step, int runs, bool periodic, bool wrap_x,
                                       cudaStream_t stream)
 {
-    constexpr bool shock = (ac_config_terms(CONFIG) & AC_KERNEL_SHOCK) != 0;
-    if (device_step && shock)
+    constexpr bool driven = ac_device_driven(CONFIG);
+    if (device_step && !driven)
         return AC_ERR_UNSUPPORTED;
-    /* a host-driven instance of its own (both calls below name one instance otherwise: C++14 instantiates both) */
-    constexpr bool host_own = !shock && ac_fuses_reduction(CONFIG);
-    if (device_step || !host_own)
-        return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, !shock>(
-            in, out, w_in, w_out, s, p, zeta, substep, dt, device_step ? *device_step : ac_device_step(), runs,
-            periodic, wrap_x, stream);
-    return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, !host_own && !shock>(
+    if (device_step) /* (C++14 instantiates this call where !driven too: the host-driven instance below) */
+        return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, driven>(
+            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, periodic, wrap_x, stream);
+    return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
         in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
 }
 

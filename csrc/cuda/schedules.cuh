@@ -61,15 +61,15 @@ static constexpr __host__ __device__ unsigned ac_config_terms(unsigned config)
     return config >> AC_MODULE_BITS;
 }
 
-/* Whether the device-side CFL loop (cuda_backend.cu's gpu_run_cfl) has a
- * step's last substep reduce max |u|^2 itself: plain hydrodynamics only,
- * whose host-driven and device-driven substeps are then two instances.
- * Every other configuration is reduced by a launch of its own, and one
- * instance serves both drivers (it takes dt from the device where given
- * it), so a build holds one instance per such configuration. */
-static constexpr __host__ __device__ bool ac_fuses_reduction(unsigned config)
+/* Whether the device-side CFL loop (cuda_backend.cu's gpu_run_cfl) drives
+ * a configuration: hydro and MHD without shock viscosity (other modules'
+ * signal speed holds cs, and shock viscosity's dt counts max zeta: their
+ * dt comes from the host).  Those have a host-driven and a device-driven
+ * instance, every other configuration one. */
+static constexpr __host__ __device__ bool ac_device_driven(unsigned config)
 {
-    return ac_config_modules(config) == AC_MODULE_HYDRO && ac_config_terms(config) == 0;
+    return (ac_config_modules(config) & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) == 0 &&
+           !(ac_config_terms(config) & AC_KERNEL_SHOCK);
 }
 
 /* One past the largest key; a key names a configuration when its modules

@@ -274,8 +274,8 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
     enum { NF = ac_field_count(MODULES), VECTORS = ac_vector_count(MODULES), UX = ac_field_index(MODULES, AC_FIELD_ux) };
-    /* the device-side CFL loop's reduction, where this configuration fuses it (schedules.cuh) */
-    const bool reduces = DEVICE_DT && ac_fuses_reduction(CONFIG) && step.max_u2_bits != NULL;
+    /* the device-side CFL loop's speed is the flow's alone (max |u|^2) without a magnetic field */
+    const bool reduces = DEVICE_DT && !(MODULES & (AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY)) && step.max_u2_bits != NULL;
     double max_u2 = 0.0;
     unsigned int nonfinite = 0;
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
