@@ -30,7 +30,9 @@
  * and the absent terms vanish after inlining.  The terms are summed in a
  * fixed order (physics_rhs), which fixes the rounding: continuity; then the
  * momentum equation (advection, pressure, viscosity), the Lorentz force and
- * the induction equation; then hyperdiffusion; then shock viscosity.
+ * the induction equation; then the sources without derivatives
+ * (physics_sources: gravity), which a kernel adds right after physics_rhs;
+ * then hyperdiffusion; then shock viscosity.
  */
 #ifndef ASTAROTH_PHYSICS_H
 #define ASTAROTH_PHYSICS_H
@@ -51,6 +53,7 @@
 #include "terms/magnetic.h"
 #include "terms/hyper3.h"
 #include "terms/shock.h"
+#include "terms/gravity.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)
@@ -101,7 +104,8 @@ AC_TERM_INLINE unsigned ac_terms_of(unsigned modules, int hyper3, int shock)
  * coefficients are not 0. */
 AC_INLINE unsigned ac_grid_terms(const ac_grid *g)
 {
-    return ac_terms_of(ac_grid_modules(g), g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0, g->nu_shock != 0.0);
+    return ac_terms_of(ac_grid_modules(g), g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0, g->nu_shock != 0.0) |
+           (ac_grid_has_gravity(g) ? (unsigned)AC_TERM_GRAVITY : 0u);
 }
 
 /* The derivatives (AC_NEEDS_* bits) that the terms of a configuration read
@@ -115,7 +119,8 @@ AC_TERM_INLINE unsigned physics_needs(unsigned modules, unsigned terms, int r)
                                                  ((terms & AC_TERM_VISCOSITY) ? viscosity_needs(r) : 0u) |
                                                  ((terms & AC_TERM_MAGNETIC) ? magnetic_needs(r) : 0u) |
                                                  ((terms & AC_TERM_HYPER3) ? hyper3_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_SHOCK) ? shock_needs(r) : 0u);
+                                                 ((terms & AC_TERM_SHOCK) ? shock_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_GRAVITY) ? gravity_needs(r) : 0u);
 }
 
 /* The parameters of a grid in the working precision. */
@@ -132,6 +137,8 @@ AC_INLINE ac_physics_params make_physics_params(const ac_grid *g)
     p.inv_mu0 = (real)(1.0 / g->mu0);
     p.nu_hyper3 = (real)g->nu_hyper3;
     p.diff_hyper3 = (real)g->diff_hyper3;
+    for (int a = 0; a < 3; ++a)
+        p.gravity[a] = (real)g->gravity[a];
     return p;
 }
 
@@ -161,6 +168,17 @@ AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_deri
         hyper3_add(modules, d, p, rhs);
     if (terms & AC_TERM_SHOCK)
         shock_add(modules, d, shock, rhs);
+}
+
+/* The terms without derivatives (gravity.h) of `terms`, added to rhs after
+ * physics_rhs and before hyperdiffusion and shock viscosity: du/dt += g
+ * after the Lorentz force, as the Pencil Code adds it.  Kept out of
+ * physics_rhs so that GCC's code for the configurations without it (and the
+ * stored runs of tests/data/bitwise_cpu.npz) stays as it was. */
+AC_INLINE void physics_sources(unsigned modules, unsigned terms, const ac_physics_params *p, real rhs[])
+{
+    if (terms & AC_TERM_GRAVITY)
+        gravity_add(modules, p->gravity, rhs);
 }
 
 /* The four fields at one point: pointers to lnrho, ux, uy, uz there. */
@@ -277,6 +295,8 @@ AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const
     r.inv_mu0 = q ? q->inv_mu0 : (real)1;
     r.nu_hyper3 = h ? h->nu_hyper3 : (real)0;
     r.diff_hyper3 = h ? h->diff_hyper3 : (real)0;
+    for (int a = 0; a < 3; ++a)
+        r.gravity[a] = (real)0;
     return r;
 }
 

@@ -273,6 +273,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     if (ac_cuda_device_count() < 1 || ((grid->fields == AC_MAX_FIELDS || grid->nu_shock != 0.0) &&
                                        method != AC_METHOD_55P)) /* MHD, shock viscosity: the 55-point kernel */
         return AC_ERR_UNSUPPORTED;
+    if (grid->bc.walls || ac_grid_has_gravity(grid)) /* walls and gravity: the CPU backend only, so far */
+        return AC_ERR_UNSUPPORTED;
     ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
     if (!gpu)
         return AC_ERR_NO_MEMORY;

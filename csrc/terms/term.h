@@ -43,7 +43,8 @@ enum {
     AC_TERM_VISCOSITY = 1u << 3,  /* viscosity.h: nu (lap u + grad div u / 3 + 2 S.grad lnrho) */
     AC_TERM_MAGNETIC = 1u << 4,   /* magnetic.h: J x B / rho and dA/dt = u x B + eta lap A */
     AC_TERM_HYPER3 = 1u << 5,     /* hyper3.h: nu_hyper3 del6 u, diff_hyper3 del6 lnrho */
-    AC_TERM_SHOCK = 1u << 6       /* shock.h: the shock viscosity of a profile zeta */
+    AC_TERM_SHOCK = 1u << 6,      /* shock.h: the shock viscosity of a profile zeta */
+    AC_TERM_GRAVITY = 1u << 7     /* gravity.h: du/dt += g, uniform */
 };
 
 /* The number of vector fields in the table, and a vector's index among the
@@ -82,6 +83,7 @@ typedef struct {
     real cs2;                    /* pressure.h: the isothermal sound speed squared */
     real eta, inv_mu0, b_ext[3]; /* magnetic.h */
     real nu_hyper3, diff_hyper3; /* hyper3.h */
+    real gravity[3];             /* gravity.h */
 } ac_physics_params;
 
 /* The shock viscosity's profile and its gradient at a point (shock.h). */
