@@ -1,0 +1,268 @@
+"""Walls (astaroth.boundaries) and gravity: the ghost fills of every kind
+against NumPy, a hydrostatic atmosphere at rest, a sound pulse reflected by
+a wall as linear theory has it, the mass between walls conserved to
+truncation error, errors that name what is wrong, snapshots."""
+import ctypes
+import math
+
+import numpy as np
+import pytest
+
+import astaroth as ac
+from astaroth.boundaries import KINDS
+
+HYDRO_WALL = {"ux": "s", "uy": "s", "uz": "a", "lnrho": "a2"}
+GHOST = 3
+
+
+def padded(sim, field, s=0):
+    """The padded array of set s of one field, indexed [k, j, i] (CPU)."""
+    m0, m1, m2 = sim._grid.padded_shape
+    address = sim._grid.padded_address(s, sim.field_names.index(field))
+    buffer = (ctypes.c_char * (m0 * m1 * m2 * sim.dtype.itemsize)).from_address(address)
+    return np.frombuffer(buffer, dtype=sim.dtype).reshape(m2, m1, m0)
+
+
+def numpy_fill(a, lo, n, kinds):
+    """The statement of csrc/boundaries.h in NumPy on a padded [k, j, i]
+    array: wall values, then axes x, y, z, each over the whole padded
+    extent of the others.  kinds[axis] = ((kind, value) lower, upper) or None
+    (periodic)."""
+    a = a.copy()
+    dims = {0: 2, 1: 1, 2: 0}  # grid axis -> array dimension
+
+    def take(axis, i):
+        index = [slice(None)] * 3
+        index[dims[axis]] = i
+        return tuple(index)
+
+    for axis in range(3):
+        if kinds[axis] is None:
+            continue
+        for face, (kind, value) in enumerate(kinds[axis]):
+            w = lo[axis] if face == 0 else lo[axis] + n[axis] - 1
+            inner = [slice(lo[b], lo[b] + n[b]) for b in range(3)]
+            index = [None] * 3
+            for b in range(3):
+                index[dims[b]] = w if b == axis else inner[b]
+            if kind == "a":
+                a[tuple(index)] = 0
+            elif kind == "set":
+                a[tuple(index)] = value
+    for axis in range(3):
+        if kinds[axis] is None:
+            for q in range(GHOST):
+                a[take(axis, lo[axis] - GHOST + q)] = a[take(axis, lo[axis] + n[axis] - GHOST + q)]
+                a[take(axis, lo[axis] + n[axis] + q)] = a[take(axis, lo[axis] + q)]
+            continue
+        for face, (kind, value) in enumerate(kinds[axis]):
+            w = lo[axis] if face == 0 else lo[axis] + n[axis] - 1
+            out = -1 if face == 0 else 1
+            for i in range(1, GHOST + 1):
+                mirror = a[take(axis, w - out * i)]
+                wall = a[take(axis, w)]
+                a[take(axis, w + out * i)] = (mirror if kind == "s" else -mirror if kind == "a"
+                                              else 2 * wall - mirror)
+    return a
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("walls", ["x", "y", "z", "xz", "xyz"])
+def test_ghost_fills_against_numpy(dtype, walls):
+    """Every kind at both faces of each wall axis (pairs: a different kind
+    on each face), against the NumPy statement."""
+    faces = {"lnrho": ("a2", "set:0.25"), "ux": ("s", "a"), "uy": ("a", "a2"), "uz": ("set:-1.5", "s")}
+    bc = {axis: faces for axis in walls}
+    sim = ac.Simulation(shape=(7, 6, 8), box=(1.0, 2.0, 3.0), dtype=dtype, backend="cpu", boundaries=bc)
+    rng = np.random.default_rng(3)
+    for name in sim.field_names:
+        sim[name] = rng.standard_normal(sim.shape)
+    before = {name: padded(sim, name).copy() for name in sim.field_names}
+    sim._grid.set_walls(0)
+    for axis in range(3):
+        sim._grid.fill_ghost_axis(0, axis)
+    lo = sim._grid.interior_start
+    n = sim.shape
+    window = tuple(slice(lo[d] - GHOST, lo[d] + n[d] + GHOST) for d in (2, 1, 0))
+    for name in sim.field_names:
+        def parsed(spec):
+            kind, _, value = spec.partition(":")
+            return kind, float(value or 0.0)
+
+        kinds = [tuple(parsed(s) for s in faces[name]) if "xyz"[a] in walls else None for a in range(3)]
+        expected = numpy_fill(before[name], lo, n, kinds)
+        got = padded(sim, name)
+        np.testing.assert_array_equal(got[window], expected[window], err_msg=f"{name}, walls {walls}")
+
+
+def hydrostatic(n, axis=2, g=1.3, cs=0.8):
+    shape = [4, 4, 4]
+    shape[axis] = n
+    bc = {"xyz"[axis]: {**{c: "s" for c in ("ux", "uy", "uz")}, "u" + "xyz"[axis]: "a", "lnrho": "a2"}}
+    gravity = [0.0, 0.0, 0.0]
+    gravity[axis] = -g
+    sim = ac.Simulation(shape=tuple(shape), box=(1.0, 1.0, 2.0), backend="cpu", boundaries=bc, gravity=gravity,
+                        nu=1e-2, cs=cs)
+    coordinate = np.meshgrid(sim.x, sim.y, sim.z, indexing="ij")[axis]
+    sim["lnrho"] = -g * coordinate / cs ** 2
+    return sim
+
+
+@pytest.mark.parametrize("axis", [0, 2])
+def test_hydrostatic_atmosphere_stays_at_rest(axis):
+    """lnrho = -g z / cs^2 between walls: the sixth-order stencils and the
+    'a2' ghosts are exact on it, so the flow it develops is round-off at
+    every resolution (a truncation error, where there is one, would be 0)."""
+    for n in (16, 32):
+        sim = hydrostatic(n, axis)
+        sim.run(until=1.0)
+        umax = max(np.abs(sim[c]).max() for c in ("ux", "uy", "uz"))
+        assert umax < 1e-12, (n, umax)
+        assert np.all(sim["u" + "xyz"[axis]].take([0, -1], axis=axis) == 0)  # 'a': 0 on the walls
+
+
+def test_gravity_accelerates_uniformly():
+    """Without pressure gradients, du/dt = g exactly (a term with no derivatives)."""
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", gravity=(0.5, -0.25, 2.0))
+    sim.step(0.01)
+    for c, g in zip(("ux", "uy", "uz"), (0.5, -0.25, 2.0)):
+        np.testing.assert_allclose(sim[c], g * 0.01, rtol=1e-12)
+    np.testing.assert_allclose(sim.rhs()["uz"], 2.0, rtol=1e-12)
+
+
+def pulse_run(n, until, amplitude=1e-3, width=0.1, L=2.0, dt=None):
+    bc = {"z": {"ux": "s", "uy": "s", "uz": "a", "lnrho": "s"}}
+    sim = ac.Simulation(shape=(1, 1, n), box=(1.0, 1.0, L), backend="cpu", boundaries=bc, nu=1e-4, cs=1.0)
+    z = sim.z
+    sim["lnrho"] = np.broadcast_to(amplitude * np.exp(-((z - 0.5 * L) / width) ** 2), sim.shape).copy()
+    start = sim["lnrho"][0, 0].copy()
+    if dt is None:
+        sim.run(until=until)
+    else:
+        steps = int(round(until / dt))
+        for _ in range(steps):
+            sim.step(until / steps)
+    return sim, start
+
+
+def test_sound_pulse_reflects_and_returns():
+    """A pulse in the middle splits into two, each reflected by an 'a' wall
+    (normal velocity) and back at its start after L / cs, with the amplitude
+    and shape of linear theory: the method of images (the wall adds the
+    mirror image of each half), and the viscous damping of sound, whose
+    amplitude decays as exp(-(2/3) nu k^2 t): a Gaussian of width w spreads
+    as under diffusion with D = 2 nu / 3."""
+    L, amplitude, width, nu = 2.0, 1e-3, 0.1, 1e-4
+
+    def linear(z, t, centres):
+        s2 = width ** 2 + 4 * (2 * nu / 3) * t
+        return amplitude * width / math.sqrt(s2) * sum(np.exp(-(z - c) ** 2 / s2) for c in centres) / 2
+
+    sim, start = pulse_run(257, until=L, amplitude=amplitude, width=width, L=L)
+    back = sim["lnrho"][0, 0]
+    expected = linear(sim.z, L, (L / 2, L / 2))  # both halves back in the middle
+    assert np.argmax(back) == np.argmax(start)
+    assert np.abs(back - expected).max() < 1e-3 * amplitude, np.abs(back - expected).max() / amplitude
+    assert abs(back.max() / expected.max() - 1) < 1e-3
+    # halfway, each half sits on its wall with its image: the amplitude is back to the whole pulse's there
+    half, _ = pulse_run(257, until=L / 2, amplitude=amplitude, width=width, L=L)
+    at = half["lnrho"][0, 0]
+    expected = linear(half.z, L / 2, (0.0, 0.0, L, L))
+    assert np.abs(at - expected).max() < 1e-3 * amplitude, np.abs(at - expected).max() / amplitude
+    assert abs(at[len(at) // 2]) < 1e-3 * amplitude
+
+
+def total_mass(sim):
+    rho = np.exp(sim["lnrho"][0, 0])
+    weights = np.ones_like(rho)
+    weights[[0, -1]] = 0.5  # the walls: half cells (trapezoid rule, exact for the even extension)
+    return float((rho * weights).sum() * sim.spacing[2])
+
+
+def test_mass_between_walls_drifts_at_truncation_level():
+    """The scheme evolves lnrho, so it does not conserve mass by construction;
+    between walls the drift is truncation error, falling at order >= 5 (a
+    small fixed dt keeps the time error below it)."""
+    drifts = []
+    sizes = (33, 49, 65)
+    for n in sizes:
+        bc = {"z": {"ux": "s", "uy": "s", "uz": "a", "lnrho": "s"}}
+        sim = ac.Simulation(shape=(1, 1, n), box=(1.0, 1.0, 2.0), backend="cpu", boundaries=bc, nu=1e-3)
+        sim["lnrho"] = np.broadcast_to(1e-2 * np.exp(-((sim.z - 0.7) / 0.3) ** 2), sim.shape).copy()
+        m0 = total_mass(sim)
+        for _ in range(2000):
+            sim.step(2.5e-4)
+        drifts.append(abs(total_mass(sim) - m0) / m0)
+    orders = [math.log(drifts[i] / drifts[i + 1]) / math.log((sizes[i + 1] - 1) / (sizes[i] - 1))
+              for i in range(len(sizes) - 1)]
+    print("relative mass drift", drifts, "orders", orders)
+    assert drifts[0] < 1e-11
+    assert min(orders) >= 5, (drifts, orders)
+
+
+def test_wall_grid_and_errors():
+    sim = ac.Simulation(shape=(8, 8, 11), box=(1.0, 1.0, 2.0), origin=(0, 0, -1.0), backend="cpu",
+                        boundaries={"z": HYDRO_WALL})
+    assert sim.spacing == (1 / 8, 1 / 8, 0.2)
+    assert sim.z[0] == -1.0 and abs(sim.z[-1] - 1.0) < 1e-15
+    assert sim.boundaries == {"z": {"lnrho": ("a2", "a2"), "ux": ("s", "s"), "uy": ("s", "s"), "uz": ("a", "a")}}
+
+    def make(bc, **kw):
+        return ac.Simulation(shape=(8, 8, 8), backend="cpu", boundaries=bc, **kw)
+
+    with pytest.raises(ValueError, match=r"boundaries\['z'\].*'lnrho'"):
+        make({"z": {"ux": "s", "uy": "s", "uz": "a"}})
+    with pytest.raises(ValueError, match=r"boundaries\['y'\]\['uz'\].*unknown kind 'b'"):
+        make({"y": {**HYDRO_WALL, "uz": "b"}})
+    with pytest.raises(ValueError, match=r"boundaries\['x'\]\['ux'\].*'set' needs a finite value"):
+        make({"x": {**HYDRO_WALL, "ux": "set:"}})
+    with pytest.raises(ValueError, match="unknown axis 'w'"):
+        make({"w": HYDRO_WALL})
+    with pytest.raises(ValueError, match="'cc' is not a field"):
+        make({"z": {**HYDRO_WALL, "cc": "s"}})
+    with pytest.raises(ValueError, match=r"boundaries\['z'\]\['ux'\]: a kind or a pair"):
+        make({"z": {**HYDRO_WALL, "ux": ("s", "a", "s")}})
+    with pytest.raises(ValueError, match="at least 4 points"):
+        ac.Simulation(shape=(8, 8, 3), backend="cpu", boundaries={"z": HYDRO_WALL})
+    with pytest.raises(ValueError, match="55p"):
+        make({"z": HYDRO_WALL}, method="19p")
+    with pytest.raises(ValueError, match="nu_shock"):
+        make({"z": HYDRO_WALL}, nu_shock=1.0)
+    sim = make({"z": HYDRO_WALL})
+    with pytest.raises(ValueError, match="forcing assumes periodic axes and 'z' has walls"):
+        sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1)
+    with pytest.raises(ValueError, match="gravity"):
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", gravity=(0, 0, math.inf))
+
+
+def test_mhd_walls_and_set_values_hold():
+    """MHD with walls on two axes; 'a' walls are 0 and 'set' walls hold their
+    value in every snapshot."""
+    faces = {**HYDRO_WALL, "ax": "a", "ay": "a", "az": ("s", "set:0.01")}
+    sim = ac.Simulation(shape=(8, 8, 12), box=(1.0, 1.0, 1.5), backend="cpu", physics="mhd", eta=1e-2,
+                        boundaries={"x": faces, "z": faces}, gravity=(0, 0, -0.5))
+    ac.init.random_velocity(sim, urms=0.05, seed=2)
+    sim.run(until=0.05)
+    assert sim.steps > 0 and np.all(np.isfinite(sim["ax"]))
+    assert np.all(sim["ax"][[0, -1]] == 0) and np.all(sim["ax"][:, :, [0, -1]] == 0)
+    assert np.all(sim["az"][:, :, -1] == 0.01)
+
+
+def test_snapshot_round_trip_continues_bit_for_bit(tmp_path):
+    bc = {"z": {**HYDRO_WALL, "lnrho": ("a2", "set:-0.5")}}
+
+    def make():
+        sim = ac.Simulation(shape=(8, 6, 10), box=(1.0, 1.0, 1.0), backend="cpu", boundaries=bc,
+                            gravity=(0.0, 0.0, -0.5), nu=2e-2)
+        ac.init.random_velocity(sim, urms=0.05, seed=4)
+        return sim
+
+    a = make()
+    a.run(until=0.1)
+    a.save(tmp_path / "half.h5", xdmf=False)
+    a.run(until=0.2)
+    b = ac.load(tmp_path / "half.h5", backend="cpu")
+    assert b.boundaries == a.boundaries and b.spacing == a.spacing and tuple(b.gravity) == (0.0, 0.0, -0.5)
+    b.run(until=0.2)
+    for name in a.field_names:
+        assert a[name].tobytes() == b[name].tobytes(), name
