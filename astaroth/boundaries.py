@@ -93,6 +93,19 @@ def parse(boundaries, field_names):
     return {a: out[a] for a in AXES if a in out}
 
 
+def canonical_table(axis, table):
+    """One axis's table {field: kind or (lower, upper)} with every face in
+    canonical text, as lists {field: [lower, upper]} (the TOML file's form);
+    the fields themselves are checked by parse()."""
+    out = {}
+    for field, spec in table.items():
+        pair = (spec, spec) if isinstance(spec, str) else tuple(spec) if isinstance(spec, (list, tuple)) else (spec,)
+        if len(pair) != 2:
+            raise ValueError(f"boundaries[{axis!r}][{field!r}]: a kind or a pair (lower, upper), got {spec!r}")
+        out[field] = [_text(*_kind(axis, field, s)) for s in pair]
+    return out
+
+
 def wall_axes(parsed):
     """Indices of the axes with walls."""
     return tuple(AXES.index(a) for a in parsed)

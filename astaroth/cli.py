@@ -34,7 +34,8 @@ def build_simulation(config):
     g, ph, nm, ic, fo = (config[k] for k in ("grid", "physics", "numerics", "initial", "forcing"))
     physics = {key: ph[key] for key in registry.SWITCHES + registry.NAMES}  # csrc/parameters.def
     sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), dtype=nm["dtype"],
-                     backend=nm["backend"], method=nm["method"], **physics)
+                     backend=nm["backend"], method=nm["method"],
+                     boundaries={axis: t for axis, t in config["boundaries"].items() if t} or None, **physics)
     if ic["kind"] == "sine_wave":
         init.sine_wave(sim, field=ic["field"], amplitude=ic["amplitude"], k=ic["k"])
     elif ic["kind"] == "radial_explosion":

@@ -10,7 +10,7 @@ import astaroth as ac
 from astaroth import _core, config as configuration, parameters as registry
 from astaroth.cli import main
 
-ROWS = {"nu", "cs", "eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", "nu_shock"}
+ROWS = {"nu", "cs", "eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", "nu_shock", "gravity"}
 
 
 def test_rows_have_the_documented_keys():

@@ -266,3 +266,47 @@ def test_snapshot_round_trip_continues_bit_for_bit(tmp_path):
     b.run(until=0.2)
     for name in a.field_names:
         assert a[name].tobytes() == b[name].tobytes(), name
+
+
+WALL_TOML = """
+[grid]
+shape = [8, 6, 12]
+box = [1.0, 1.0, 1.5]
+[physics]
+nu = 0.02
+gravity = [0.0, 0.0, -0.4]
+[boundaries]
+z = { ux = "s", uy = "s", uz = "a", lnrho = ["a2", "set:0.0"] }
+[numerics]
+backend = "cpu"
+[initial]
+kind = "random_velocity"
+urms = 0.05
+[output]
+dir = "OUT"
+until = 0.2
+snapshot_every = 0.1
+progress = false
+"""
+
+
+def test_a_wall_run_from_a_file_and_its_restart(tmp_path):
+    pytest.importorskip("h5py")
+    from astaroth.cli import main
+
+    out = tmp_path / "out"
+    path = tmp_path / "walls.toml"
+    path.write_text(WALL_TOML.replace("OUT", str(out)))
+    assert main(["run", str(path), "--quiet", "--no-plot"]) == 0
+    sim = ac.load(out / "checkpoint.h5", backend="cpu")
+    assert sim.boundaries["z"]["lnrho"] == ("a2", "set:0.0") and tuple(sim.gravity) == (0.0, 0.0, -0.4)
+    assert sim.spacing[2] == 1.5 / 11 and np.all(sim["lnrho"][:, :, -1] == 0.0)
+    path.write_text(WALL_TOML.replace("OUT", str(out)).replace("until = 0.2", "until = 0.3"))
+    assert main(["run", str(path), "--restart", "--quiet", "--no-plot"]) == 0
+    assert ac.load(out / "checkpoint.h5", backend="cpu").t == pytest.approx(0.3)
+    # the walls cannot change on a restart
+    path.write_text(WALL_TOML.replace("OUT", str(out)).replace('uz = "a"', 'uz = "s"').replace("0.2", "0.4"))
+    assert main(["run", str(path), "--restart", "--quiet", "--no-plot"]) != 0
+    bad = tmp_path / "bad.toml"
+    bad.write_text(WALL_TOML.replace("OUT", str(out)).replace('uz = "a"', 'uz = "q"'))
+    assert main(["run", str(bad), "--quiet", "--no-plot"]) != 0
