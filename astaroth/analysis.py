@@ -42,6 +42,19 @@ def velocity(sim):
     return [_field(sim, c, xp) for c in ("ux", "uy", "uz")]
 
 
+def walls_of(sim):
+    """The indices of the axes of sim with walls (astaroth.boundaries)."""
+    return tuple("xyz".index(a) for a in getattr(sim, "boundaries", {}) or {})
+
+
+def _refuse_walls(sim, what):
+    axes = walls_of(sim)
+    if axes:
+        names = ", ".join(repr("xyz"[a]) for a in axes)
+        raise ValueError(f"{what} takes Fourier series of periodic axes, and {names} "
+                         f"{'has' if len(axes) == 1 else 'have'} walls")
+
+
 def spectrum(sim, fields=("ux", "uy", "uz"), field="kinetic"):
     """Shell-integrated energy spectrum E(k) of the velocity, or of B.
 
@@ -60,6 +73,7 @@ def spectrum(sim, fields=("ux", "uy", "uz"), field="kinetic"):
     """
     if field not in ("kinetic", "magnetic"):
         raise ValueError(f"field must be 'kinetic' or 'magnetic', got {field!r}")
+    _refuse_walls(sim, "spectrum")
     xp = _array_module(sim)
     if field == "magnetic":
         arrays, scale = magnetic_field(sim), 1.0 / sim.mu0
@@ -179,7 +193,11 @@ def norms(sim):
 
 
 def _first_derivative(sim):
-    """d/dx_a as f(array, axis, h): astaroth.ops in C on the host, np.roll-style on the device."""
+    """d/dx_a as f(array, axis, h): astaroth.ops in C on the host, np.roll-style on the device; on a wall
+    axis (astaroth.boundaries) one-sided stencils next to the walls."""
+    walls = walls_of(sim)
+    if walls:
+        return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
     if _array_module(sim) is np:
         return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h)
     return ddx
@@ -217,6 +235,9 @@ def magnetic_field(sim):
 
 def current_density(sim):
     """J = curl B / mu0 = (grad div A - lap A) / mu0 with the solver's stencils, eqs. (6)-(8) (physics="mhd")."""
+    if walls_of(sim):
+        raise ValueError("current_density: the mixed derivatives of grad div A have no stencils next to walls "
+                         f"yet (walls along {', '.join(repr('xyz'[a]) for a in walls_of(sim))})")
     a, h = vector_potential(sim), sim.spacing
     lap = [sum(d2dx2(a[i], j, h[j]) for j in range(3)) for i in range(3)]
     grad_div = [sum(d2dx2(a[i], i, h[i]) if i == j else d2dxdy(a[j], i, j, h[i], h[j]) for j in range(3))

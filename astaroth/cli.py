@@ -179,6 +179,8 @@ def _end_lines(sim):
     k_name, k_value = ("kf", kf) if kf else ("k1", 2 * math.pi / max(sim.box))  # forcing, else box, scale
 
     def peak(field):
+        if analysis.walls_of(sim):  # spectra are of periodic axes
+            return ""
         k, E = analysis.spectrum(sim, field=field)
         return f", {field} spectrum peak at k = {k[1:][E[1:].argmax()]:g}" if k.size > 1 else ""
 

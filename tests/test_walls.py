@@ -310,3 +310,39 @@ def test_a_wall_run_from_a_file_and_its_restart(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text(WALL_TOML.replace("OUT", str(out)).replace('uz = "a"', 'uz = "q"'))
     assert main(["run", str(bad), "--quiet", "--no-plot"]) != 0
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_ops_derivative_with_walls_is_sixth_order_to_the_ends(n):
+    """ops.derivative(walls=True): biased stencils next to the walls, exact on
+    polynomials of degree 6 and sixth order on a smooth function."""
+    x = np.linspace(0.0, 1.0, 21)
+    h = x[1] - x[0]
+    p = 3 * x ** 6 - x ** 5 + 2 * x ** 2 - x
+    dp = 18 * x ** 5 - 5 * x ** 4 + 4 * x - 1 if n == 1 else 90 * x ** 4 - 20 * x ** 3 + 4
+    np.testing.assert_allclose(ac.ops.derivative(p, 0, n, 6, h, walls=True), dp, atol=1e-8 * abs(dp).max())
+    errors = []
+    for m in (33, 65):
+        y = np.linspace(0.0, 1.0, m)
+        f = np.broadcast_to(np.exp(np.sin(2 * y)), (3, m)).copy()
+        exact = (2 * np.cos(2 * y) * np.exp(np.sin(2 * y)) if n == 1 else
+                 ((2 * np.cos(2 * y)) ** 2 - 4 * np.sin(2 * y)) * np.exp(np.sin(2 * y)))
+        errors.append(abs(ac.ops.derivative(f, 1, n, 6, y[1] - y[0], walls=True)[1] - exact).max())
+    assert math.log2(errors[0] / errors[1]) > (5.5 if n == 1 else 4.5), errors
+
+
+def test_analysis_at_walls():
+    """Divergence and vorticity take one-sided stencils on wall axes; spectra
+    and the current density refuse them, naming the axes."""
+    sim = ac.Simulation(shape=(8, 8, 16), box=(1.0, 1.0, 1.0), backend="cpu", boundaries={"z": HYDRO_WALL})
+    z = sim.z[None, None, :] + 0 * sim.x[:, None, None]
+    sim["uz"] = np.sin(np.pi * z) ** 2 * np.ones(sim.shape)
+    div = ac.analysis.divergence(sim)
+    np.testing.assert_allclose(div, np.pi * np.sin(2 * np.pi * z) * np.ones(sim.shape), atol=5e-3)
+    with pytest.raises(ValueError, match="spectrum takes Fourier series of periodic axes, and 'z' has walls"):
+        ac.analysis.spectrum(sim)
+    mhd = ac.Simulation(shape=(8, 8, 8), backend="cpu", physics="mhd",
+                        boundaries={"x": {**HYDRO_WALL, "ax": "a", "ay": "s", "az": "s"}})
+    assert np.allclose(ac.analysis.magnetic_field(mhd)[0], 0.0)
+    with pytest.raises(ValueError, match="current_density.*'x'"):
+        ac.analysis.current_density(mhd)
