@@ -346,3 +346,27 @@ def test_analysis_at_walls():
     assert np.allclose(ac.analysis.magnetic_field(mhd)[0], 0.0)
     with pytest.raises(ValueError, match="current_density.*'x'"):
         ac.analysis.current_density(mhd)
+
+
+def make_wall_case(comm=None):
+    """Walls in x and z (z split over MPI ranks), gravity, a random flow
+    (tests/test_walls_mpi.py runs it on 1, 2 and 4 ranks)."""
+    faces = {**HYDRO_WALL, "lnrho": ("a2", "set:0.1")}
+    sim = ac.Simulation(shape=(8, 6, 16), box=(1.0, 0.75, 2.0), nu=2e-2, backend="cpu", comm=comm,
+                        boundaries={"x": {**faces, "ux": "a", "uz": "s"}, "z": faces}, gravity=(0.1, 0.0, -0.5))
+    ac.init.random_velocity(sim, urms=0.05, seed=7)
+    sim["lnrho"] = 0.01 * sim["ux"]
+    return sim
+
+
+def test_ensemble_members_with_walls_run_as_alone():
+    alone = make_wall_case()
+    alone.run(until=0.05)
+    members = [make_wall_case()]  # and one with the same walls under another gravity
+    other = ac.Simulation(shape=(8, 6, 16), box=(1.0, 0.75, 2.0), nu=2e-2, backend="cpu",
+                          boundaries=members[0].boundaries, gravity=(0.0, 0.0, -1.0))
+    ens = ac.Ensemble([members[0], other])
+    ens.run(until=0.05)
+    for name in alone.field_names:
+        assert members[0][name].tobytes() == alone[name].tobytes(), name
+    assert other["uz"].min() < -0.04  # it fell under its own gravity
