@@ -314,11 +314,19 @@ def cmd_bench(args):
         why = ("this build has no CUDA backend (nvcc was not found when it was installed)"
                if "cuda" not in _core.compiled_backends() else "the CUDA backend is built, but no GPU is visible")
         raise RunError(f"--backend cuda: no GPU is usable here: {why}; use --backend cpu")
-    if args.physics == "all" and not args.terms:
-        raise RunError("--physics all goes with --terms (the other benchmarks take hydro or mhd)")
+    if args.physics == "all" and not (args.terms or args.walls):
+        raise RunError("--physics all goes with --terms or --walls (the other benchmarks take hydro or mhd)")
     from .bench import check_bench_options
     check_bench_options(args)
     args.methods = args.methods or ["55p", "19p"]
+    if args.walls:
+        from .bench import run_walls_bench
+
+        sizes = tuple(args.sizes) if args.sizes else ((32,) if backend == "cpu" else (256,))
+        physics = ("hydro", "mhd") if args.physics == "all" else (args.physics,)
+        run_walls_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), physics=physics,
+                        target_seconds=args.seconds)
+        return EXIT_DONE
     if args.terms:
         from .bench import run_terms_bench
 
@@ -413,6 +421,9 @@ def build_parser():
     p.add_argument("--physics", default="hydro", choices=["hydro", "mhd", "all"],
                    help="mhd: rows for magnetohydrodynamics (seven fields, the 55-point method; default sizes "
                         "32 64 on the CPU, 128 256 on the GPU); all: both, with --terms")
+    p.add_argument("--walls", action="store_true",
+                   help="rows with walls at both ends of z beside the periodic run (55p; default size 32 on the "
+                        "CPU, 256 on the GPU)")
     p.add_argument("--terms", action="store_true",
                    help="rows for hyperdiffusion and shock viscosity beside the same run without them (55p; "
                         "default size 32 on the CPU, 256 on the GPU)")

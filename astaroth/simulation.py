@@ -304,8 +304,8 @@ class Simulation:
         field, or a pair (lower, upper) of kinds: "s", "a", "a2" or
         "set:VALUE", with the Pencil Code's meaning.  Axes not named stay
         periodic.  A wall axis puts its first and last points on the walls
-        (spacing ``L / (n - 1)``).  The CPU backend, the 55-point method, no
-        shock viscosity and no forcing, for now.
+        (spacing ``L / (n - 1)``).  The 55-point method, no shock viscosity
+        and no forcing, for now.
     comm : mpi4py communicator or None
         With e.g. ``MPI.COMM_WORLD`` (and more than one rank) the grid is
         split over the ranks (astaroth.parallel), one GPU per rank on the
@@ -374,14 +374,10 @@ class Simulation:
         walls = _walls.parse(boundaries, _registry.field_names(modules))
         if walls:
             _walls.check_shape(walls, shape)
-            if backend == "cuda":
-                raise ValueError("boundaries: walls run on the CPU backend only, so far (backend='cpu')")
             if method != "55p":
                 raise ValueError("boundaries: walls need method='55p'")
             if values.get("nu_shock", 0.0) != 0.0:
                 raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
-        if backend == "cuda" and any(float(g) != 0.0 for g in np.ravel(values.get("gravity", 0.0))):
-            raise ValueError("gravity runs on the CPU backend only, so far (backend='cpu')")
 
         self._shape = shape
         self._box = box
