@@ -8,6 +8,13 @@
 See README.md for the API summary.
 """
 try:
+    import os as _os
+
+    # OpenMP threads that wait spin only briefly before sleeping, so that a
+    # loaded machine's other work does not make the default team far slower
+    # than one thread (benchmarks/results/2026-11-24-cpu-loaded); libgomp
+    # reads this once, when the extension loads it.  A user's own setting wins.
+    _os.environ.setdefault("GOMP_SPINCOUNT", "1000")
     from . import _core  # noqa: F401  (the compiled extension)
 except ImportError as e:  # pragma: no cover - depends on how Python was started
     raise ImportError(

@@ -18,7 +18,7 @@
  *   ...for each point:
  *   ac_point_derivatives d;  // fill, for every field row r whose module is
  *       // on, the kinds physics_needs(modules, terms, r) asks for, at
- *       // d.value[f], d.grad[f][j], d.lap[f], d.del6[f] with
+ *       // d.value[f], d.grad[f][j], d.lap[f], d.del6[f], d.exp_minus[f] with
  *       // f = ac_field_index(modules, r), and a vector's grad div at
  *       // d.grad_div[ac_vector_index(modules, r)][i] (r its x component)
  *   ac_shock_point s;        // with AC_TERM_SHOCK: zeta and grad zeta here
@@ -88,7 +88,7 @@ AC_INLINE ac_point_params make_point_params(const double spacing[3], double nu, 
 /* The modules a grid runs (csrc/fields.h). */
 AC_INLINE unsigned ac_grid_modules(const ac_grid *g)
 {
-    return AC_MODULE_HYDRO | (g->fields == AC_MAX_FIELDS ? (unsigned)AC_MODULE_MAGNETIC : 0u);
+    return g->modules;
 }
 
 /* The terms of a configuration: those of its modules, plus hyperdiffusion

@@ -109,9 +109,16 @@ AC_INLINE real mixed_scale(real inv_da, real inv_db)
     return inv_da * inv_db / (real)AC_DXY_DENOM;
 }
 
+/* Eq. (6) without its scale: a kernel may keep this sum and scale it where
+ * the derivative is used (first_from_differences = first_sum * scale). */
+AC_INLINE real first_sum(real d1, real d2, real d3)
+{
+    return (real)AC_D1_C1 * d1 + (real)AC_D1_C2 * d2 + (real)AC_D1_C3 * d3;
+}
+
 AC_INLINE real first_from_differences(real d1, real d2, real d3, real scale)
 {
-    return ((real)AC_D1_C1 * d1 + (real)AC_D1_C2 * d2 + (real)AC_D1_C3 * d3) * scale;
+    return first_sum(d1, d2, d3) * scale;
 }
 
 AC_INLINE real second_from_sums(real f0, real s1, real s2, real s3, real scale)
@@ -140,6 +147,13 @@ AC_INLINE real first_derivative(const real *f, ptrdiff_t s, real inv_d)
 {
     return first_from_differences(AC_LOAD(f + s) - AC_LOAD(f - s), AC_LOAD(f + 2 * s) - AC_LOAD(f - 2 * s),
                                   AC_LOAD(f + 3 * s) - AC_LOAD(f - 3 * s), first_scale(inv_d));
+}
+
+/* first_sum along a stride: first_derivative = first_sum_at * first_scale. */
+AC_INLINE real first_sum_at(const real *f, ptrdiff_t s)
+{
+    return first_sum(AC_LOAD(f + s) - AC_LOAD(f - s), AC_LOAD(f + 2 * s) - AC_LOAD(f - 2 * s),
+                     AC_LOAD(f + 3 * s) - AC_LOAD(f - 3 * s));
 }
 
 /* Second derivative along a stride, eq. (7). */

@@ -7,6 +7,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "kernels.h"
 
@@ -21,6 +25,8 @@ typedef struct {
     double (*max_speed)(const ac_grid *, void *const *);
     void (*substep_point)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, const void *,
                           int, double);
+    int (*substep_generic)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
+                           const void *, int, double, int *);
     void (*shock_profile)(const ac_grid *, void *const *, void *, void *);
     double (*max_signal_speed_mhd)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
@@ -32,12 +38,61 @@ typedef struct {
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
-     substep_point_f32, shock_profile_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32,
+     substep_point_f32, substep_generic_f32, shock_profile_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32,
      set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
-     substep_point_f64, shock_profile_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64,
+     substep_point_f64, substep_generic_f64, shock_profile_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64,
      set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64},
 };
+
+/* Threads by load.  On a machine whose cores are busy with other work,
+ * a team of OpenMP threads waits at every barrier for the thread that is
+ * not running (on two cores with one other busy process, two threads make
+ * a 64^3 step twenty times slower than one).  So the backend times its
+ * steps with the default team and with one thread, now and then tries the
+ * other, and keeps the faster: a step costs the same arithmetic either way
+ * (the results do not depend on the thread count), only its wall time. */
+typedef struct {
+    double seconds[2]; /* smoothed wall time of a step: [0] the default team, [1] one thread; 0: not timed */
+    int current;       /* 0 or 1 */
+    long until_probe;  /* steps before the other choice is timed again */
+} ac_thread_choice;
+
+/* The first probe comes after AC_PROBE_FIRST steps; then the other choice
+ * is timed again after AC_PROBE_SCALE steps times how much slower it was
+ * (so that probing costs a few percent), at most AC_PROBE_MAX, or at once
+ * when the current choice has become twice as slow as the other. */
+enum { AC_PROBE_FIRST = 2, AC_PROBE_SCALE = 32, AC_PROBE_MAX = 4096 };
+
+static double wall_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The choice for the next step (0: the default team, 1: one thread). */
+static int thread_choice_begin(const ac_thread_choice *c, int *probing)
+{
+    *probing = c->until_probe <= 0;
+    return *probing ? 1 - c->current : c->current;
+}
+
+static void thread_choice_end(ac_thread_choice *c, int used, int probing, double seconds)
+{
+    c->seconds[used] = c->seconds[used] > 0 ? 0.5 * (c->seconds[used] + seconds) : seconds;
+    const int other = 1 - c->current;
+    if (probing) {
+        if (c->seconds[used] < c->seconds[c->current])
+            c->current = used;
+        const double ratio = c->seconds[1 - c->current] / c->seconds[c->current];
+        c->until_probe = ratio * AC_PROBE_SCALE < AC_PROBE_MAX ? (long)(ratio * AC_PROBE_SCALE) : AC_PROBE_MAX;
+    } else if (c->seconds[other] > 0 && c->seconds[c->current] > 2 * c->seconds[other]) {
+        c->until_probe = 0; /* the load has changed */
+    } else {
+        --c->until_probe;
+    }
+}
 
 typedef struct {
     ac_grid grid;
@@ -48,6 +103,14 @@ typedef struct {
     int profile_fresh;         /* zeta is the profile of the fields now (shock_profile; step may take it) */
     size_t field_bytes;
     size_t element_bytes;
+    ac_thread_choice threads;
+    /* MHD, hyperdiffusion and shock viscosity on the generic row loop
+     * (generic_impl.h) rather than point by point (point_impl.h); opt-in
+     * with ASTAROTH_CPU_LOOP=rows: it agrees with the point loop to
+     * round-off, not bit for bit (the compiler contracts the two loops'
+     * arithmetic into FMAs differently), and tests/data/bitwise_cpu.npz
+     * holds the point loop's results */
+    int row_loop;
 } ac_cpu;
 
 static void cpu_destroy(void *self)
@@ -98,6 +161,8 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     cpu->k = &kernels[precision];
     cpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
     cpu->field_bytes = ac_grid_padded_count(grid) * cpu->element_bytes;
+    cpu->threads.until_probe = AC_PROBE_FIRST;
+    cpu->row_loop = getenv("ASTAROTH_CPU_LOOP") && strcmp(getenv("ASTAROTH_CPU_LOOP"), "rows") == 0;
     int ok = 1;
     for (int f = 0; f < grid->fields; ++f) {
         /* zeros: lnrho = 0 (rho = 1), u = 0 and A = 0 to start with, ghosts defined */
@@ -132,8 +197,13 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     if (ac_grid_extended(g)) { /* MHD, hyperdiffusion, shock viscosity */
         if (cpu->zeta && s == 0 && !profile_ready) /* the profile of the step's start, held for its three substeps */
             cpu->k->shock_profile(g, in, cpu->zeta, cpu->zeta_scratch);
-        cpu->k->substep_point(g, &whole, in, out, cpu->buf.w, cpu->zeta, s, dt);
-        return AC_OK;
+        if (!cpu->row_loop || ac_grid_has_gravity(g)) { /* gravity: the point loop (generic_impl.h has no sources) */
+            cpu->k->substep_point(g, &whole, in, out, cpu->buf.w, cpu->zeta, s, dt);
+            return AC_OK;
+        }
+        if (cpu->k->substep_generic(g, &whole, in, out, cpu->buf.w, cpu->zeta, s, dt, &failed))
+            return AC_ERR_UNSUPPORTED;
+        return failed ? AC_ERR_NO_MEMORY : AC_OK;
     }
     cpu->k->substep(g, &whole, cpu->method, in, out, cpu->buf.w, cpu->buf.div_u, s, dt, &failed);
     if (failed)
@@ -173,8 +243,29 @@ static ac_status cpu_step(void *self, double dt, long count, int profile_current
                       cpu->k->can_fuse_step(&cpu->grid, cpu->method);
     const int profile_ready = profile_current && cpu->profile_fresh;
     cpu->profile_fresh = 0;
-    for (long n = 0; n < count && st == AC_OK; ++n)
+#if defined(_OPENMP)
+    const int team = omp_get_max_threads();
+#else
+    const int team = 1;
+#endif
+    for (long n = 0; n < count && st == AC_OK; ++n) {
+        int probing = 0, used = 0;
+        double start = 0.0;
+        if (team > 1) {
+            used = thread_choice_begin(&cpu->threads, &probing);
+#if defined(_OPENMP)
+            omp_set_num_threads(used ? 1 : team);
+#endif
+            start = wall_seconds();
+        }
         st = fused ? fused_step(cpu, dt) : three_substeps(cpu, dt, n == 0 && profile_ready);
+        if (team > 1) {
+            thread_choice_end(&cpu->threads, used, probing, wall_seconds() - start);
+#if defined(_OPENMP)
+            omp_set_num_threads(team);
+#endif
+        }
+    }
     for (int f = 0; f < cpu->grid.fields && cpu->grid.bc.walls; ++f) /* 'a' and 'set' hold in every snapshot */
         cpu->k->set_wall_values(&cpu->grid, cpu->buf.home[f], f);
     return st;
@@ -188,9 +279,16 @@ static ac_status cpu_substep_region(void *self, int s, double dt, const ac_regio
     if (cpu->zeta)
         return AC_ERR_UNSUPPORTED; /* the profile of a split grid would need its neighbours' */
     if (ac_grid_extended(&cpu->grid)) { /* MHD, hyperdiffusion */
-        cpu->k->substep_point(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
-                              cpu->buf.w, NULL, s, dt);
-        return AC_OK;
+        if (!cpu->row_loop || ac_grid_has_gravity(&cpu->grid)) { /* gravity: the point loop */
+            cpu->k->substep_point(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
+                                  cpu->buf.w, NULL, s, dt);
+            return AC_OK;
+        }
+        int failed = 0;
+        if (cpu->k->substep_generic(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
+                                    cpu->buf.w, NULL, s, dt, &failed))
+            return AC_ERR_UNSUPPORTED;
+        return failed ? AC_ERR_NO_MEMORY : AC_OK;
     }
     int failed = 0;
     cpu->k->substep(&cpu->grid, r, cpu->method, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),

@@ -757,3 +757,17 @@ void AC_FN(add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], co
 }
 #undef AC_ADD_FORCING_PART
 #include "point_impl.h"
+/* The generic row loop: built on request (ASTAROTH_CFLAGS=-DASTAROTH_CPU_ROWS;
+ * it multiplies the build time by five, see generic_impl.h). */
+#if defined(ASTAROTH_CPU_ROWS)
+#include "generic_impl.h"
+#else
+int AC_FN(substep_generic)(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],
+                           void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta,
+                           int substep, double dt, int *failed)
+{
+    (void)g, (void)r, (void)in, (void)out, (void)w, (void)zeta, (void)substep, (void)dt;
+    *failed = 0;
+    return 1; /* not built */
+}
+#endif

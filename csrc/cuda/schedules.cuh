@@ -71,19 +71,14 @@ static constexpr __host__ __device__ bool ac_config_valid(unsigned config)
 }
 
 /* The fields of a configuration by role: the table row of field f (-1
- * past the last), its role, the number of vectors and the ordinal of the
- * vector whose x component is field f.  Chains of constants over the
+ * past the last), the number of vectors, the ordinal of the vector whose x
+ * component is field f, and the x component of vector v.  Chains of constants over the
  * table, so that they fold where f is an unrolled loop's index. */
 static constexpr __host__ __device__ int ac_field_row(unsigned modules, int f)
 {
 #define AC_ROW_OF(name, module, role) ac_field_index(modules, AC_FIELD_##name) == f ? (int)AC_FIELD_##name:
     return AC_FIELD_TABLE(AC_ROW_OF) - 1;
 #undef AC_ROW_OF
-}
-
-static constexpr __host__ __device__ int ac_role(unsigned modules, int f)
-{
-    return ac_field_role_of(ac_field_row(modules, f));
 }
 
 static constexpr __host__ __device__ int ac_vector_count(unsigned modules)

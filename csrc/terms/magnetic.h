@@ -39,7 +39,7 @@ AC_INLINE void magnetic_add(unsigned modules, const ac_point_derivatives *d, con
     AC_UNROLL
     for (int i = 0; i < 3; ++i)
         j[i] = (d->grad_div[va][i] - d->lap[a + i]) * p->inv_mu0;
-    const real inv_rho = ac_exp(-d->value[l]);
+    const real inv_rho = ac_exp(-d->value[l]); /* 1 / rho */
     const real *const uu = d->value + u;
     const real j_cross_b[3] = {j[1] * b[2] - j[2] * b[1], j[2] * b[0] - j[0] * b[2], j[0] * b[1] - j[1] * b[0]};
     const real u_cross_b[3] = {uu[1] * b[2] - uu[2] * b[1], uu[2] * b[0] - uu[0] * b[2], uu[0] * b[1] - uu[1] * b[0]};

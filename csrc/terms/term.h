@@ -32,7 +32,8 @@ enum {
     AC_NEEDS_FIRST = 1u << 1,    /* the gradient, eq. (6) */
     AC_NEEDS_SECOND = 1u << 2,   /* the Laplacian, eq. (7) */
     AC_NEEDS_GRAD_DIV = 1u << 3, /* a vector's grad div: eq. (7) on the diagonal, the mixed eq. (8) off it */
-    AC_NEEDS_SIXTH = 1u << 4     /* del6, the 7-point sixth derivatives summed over the axes */
+    AC_NEEDS_SIXTH = 1u << 4,    /* del6, the 7-point sixth derivatives summed over the axes */
+    AC_NEEDS_EXP = 1u << 5       /* exp(-f) at the point (1 / rho from lnrho), which a CPU kernel computes apart */
 };
 
 /* The terms, as bits of a term mask (physics.h sums those that are set). */
@@ -73,6 +74,7 @@ typedef struct {
     real lap[AC_FIELD_ROWS];
     real grad_div[AC_VECTOR_ROWS][3]; /* d_i (div v) */
     real del6[AC_FIELD_ROWS];
+    real exp_minus[AC_FIELD_ROWS]; /* exp(-f): ac_exp(-value[f]) */
 } ac_point_derivatives;
 
 /* The physical parameters and inverse grid spacings, in the working
