@@ -123,6 +123,22 @@ def kinetic_energy(sim, u=None, rho=None):
     return _host(xp.mean(0.5 * rho * sum(c ** 2 for c in u)))
 
 
+def potential_energy(sim, rho=None):
+    """<rho Phi>, Phi = -g . x (x the grid's coordinates): the potential energy
+    per unit volume of the uniform gravity (terms/gravity.h), 0 without
+    gravity.  Its change balances gravity's work on the flow, so a total
+    energy with gravity on counts it beside the kinetic (and thermal,
+    magnetic) energy; rho as density(sim), if already at hand."""
+    g = [float(c) for c in np.ravel(getattr(sim, "gravity", (0.0, 0.0, 0.0)))]
+    if not any(g):
+        return 0.0
+    xp = _array_module(sim)
+    rho = density(sim) if rho is None else rho
+    phi = sum(-gi * xp.asarray(c, dtype=xp.float64).reshape([-1 if a == i else 1 for a in range(3)])
+              for i, (gi, c) in enumerate(zip(g, (sim.x, sim.y, sim.z))) if gi)
+    return _host(xp.mean(rho * phi))
+
+
 def kinetic_helicity(sim, u=None, omega=None):
     """Mean kinetic helicity <omega . u>, omega = curl u (the Pencil Code's `oum`).
 

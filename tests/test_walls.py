@@ -407,3 +407,12 @@ def test_gpu_hydrostatic_atmosphere_stays_at_rest():
     sim["lnrho"] = np.broadcast_to(1.3 * -sim.z / 0.8 ** 2, sim.shape).copy()
     sim.run(until=1.0)
     assert max(np.abs(sim[c]).max() for c in ("ux", "uy", "uz")) < 1e-12
+
+
+def test_potential_energy():
+    """<rho Phi> with Phi = -g . x: uniform rho between walls at z = 0 and L
+    under g = (0, 0, -g) gives g L / 2 (the wall points included)."""
+    sim = ac.Simulation(shape=(4, 4, 11), box=(1.0, 1.0, 2.0), backend="cpu", boundaries={"z": HYDRO_WALL},
+                        gravity=(0.0, 0.0, -3.0))
+    assert ac.analysis.potential_energy(sim) == pytest.approx(3.0 * 2.0 / 2, rel=1e-14)
+    assert ac.analysis.potential_energy(ac.Simulation(shape=4, backend="cpu")) == 0.0
