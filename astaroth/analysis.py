@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import ops
+from . import ops, thermo
 from .numpy_reference import d2dx2, d2dxdy, ddx
 
 
@@ -301,3 +301,35 @@ def symmetry_error(sim):
         integrals = np.array(integrals)
         out[name] = float(integrals.std() / integrals.mean())
     return out
+
+
+def temperature(sim):
+    """T of the ideal gas (energy="entropy"): exp(lnTT), lnTT = lnTT0 + (gamma / cp) ss +
+    (gamma - 1)(lnrho - ln rho0) (astaroth.thermo; csrc/terms/entropy.h), a NumPy array in
+    float64.  ValueError with energy="isothermal", which has no temperature."""
+    return thermo.temperature(sim)
+
+
+def pressure(sim):
+    """p = (cp - cv) rho T with energy="entropy", rho cs^2 with energy="isothermal" (astaroth.thermo),
+    a NumPy array in float64."""
+    return thermo.pressure(sim)
+
+
+def thermal_energy(sim, rho=None, T=None):
+    """Mean thermal energy per unit volume <rho cv T>, cv = cp / gamma (energy="entropy").
+    rho, T: density(sim) and temperature(sim) on the host, if already at hand."""
+    rho = np.exp(np.asarray(sim["lnrho"], dtype=np.float64)) if rho is None else np.asarray(rho)
+    T = temperature(sim) if T is None else T
+    return float(np.mean(rho * (float(sim.cp) / float(sim.gamma)) * T))
+
+
+def total_energy(sim):
+    """Mean total energy per unit volume <rho |u|^2 / 2 + rho cv T + |B|^2 / (2 mu0)>
+    (energy="entropy"; B with b_ext, with physics="mhd"): conserved in a closed periodic box."""
+    total = kinetic_energy(sim) + thermal_energy(sim)
+    if getattr(sim, "physics", "hydro") == "mhd":
+        xp = _array_module(sim)
+        b2 = sum(c.astype(xp.float64) ** 2 for c in magnetic_field(sim))
+        total += _host(xp.mean(b2)) / (2 * float(sim.mu0))
+    return total

@@ -5,7 +5,7 @@ fields) for each method, precision and size asked for, and in the same run
 the statement of the same equations that the tests check against
 (astaroth.numpy_reference): NumPy on the CPU, JAX (jit) or CuPy on the GPU.
 On the GPU it also measures a device-to-device copy and reports effective
-bandwidth from the minimum traffic (DESIGN.md section 4) against it.
+bandwidth from the minimum traffic (docs/performance/index.md) against it.
 """
 import math
 import os
@@ -20,9 +20,10 @@ def check_bench_options(args):
     """Refuse `astaroth bench` options that the benchmark asked for would
     ignore (args: the parsed command line, --methods None when not given)."""
     given = []
-    if args.methods and "19p" in args.methods and (args.terms or args.physics == "mhd"):
-        raise ValueError("--methods 19p does not apply to --terms or --physics mhd: hyperdiffusion, shock "
-                         "viscosity and MHD run with the 55-point method only (leave out --methods, or give 55p)")
+    if args.methods and "19p" in args.methods and (args.terms or args.physics == "mhd" or
+                                                   getattr(args, "energy", "isothermal") == "entropy"):
+        raise ValueError("--methods 19p does not apply to --terms or --physics mhd (nor to --energy entropy): "
+                         "hyperdiffusion, shock viscosity, MHD and entropy run with the 55-point method only (leave out --methods, or give 55p)")
     if args.sweeps:
         if args.terms:
             given.append("--terms")
@@ -33,7 +34,7 @@ def check_bench_options(args):
                              f"to it (run them as separate benchmarks)")
 
 
-BYTES_PER_POINT = {"float32": 160, "float64": 320}  # minimum traffic per full step (DESIGN 4)
+BYTES_PER_POINT = {"float32": 160, "float64": 320}  # minimum traffic per full step (docs/performance/index.md)
 MHD_BYTES_PER_POINT = {"float32": 280, "float64": 560}  # seven fields
 
 
@@ -94,16 +95,20 @@ class _Stepper:
         return self.points / seconds / 1e6
 
 
-def backend_stepper(backend, method, dtype, n, physics="hydro", **terms):
+def backend_stepper(backend, method, dtype, n, physics="hydro", energy="isothermal", **terms):
     """astaroth itself: the steps run inside the backend (terms: extra
     Simulation parameters such as nu_hyper3)."""
     magnetic = dict(physics="mhd", eta=5e-3, b_ext=(0.0, 0.0, 0.1)) if physics == "mhd" else {}
+    thermal = dict(energy="entropy", chi=5e-3) if energy == "entropy" else {}
     sim = Simulation(shape=(n, n, n), nu=5e-3, cs=1.0, dtype=dtype, backend=backend, method=method,
-                     **magnetic, **terms)
+                     **magnetic, **thermal, **terms)
     smooth_start(sim)
-    if physics == "mhd":
+    if physics == "mhd" or energy == "entropy":
         x, y, z = np.meshgrid(sim.x, sim.y, sim.z, indexing="ij")
+    if physics == "mhd":
         sim["ax"], sim["ay"] = 0.05 * np.sin(z), 0.05 * np.cos(z + x)
+    if energy == "entropy":
+        sim["ss"] = 0.05 * np.sin(x + y)
     dt = sim.cfl_dt()
     return _Stepper(n, lambda: sim._grid.step(dt, 1), finish=sim.check_finite)  # step() waits for the GPU
 
@@ -370,6 +375,50 @@ def run_mhd_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), tar
                 gbs = mps * 1e6 * MHD_BYTES_PER_POINT[dtype]
                 line += f"{gbs / 1e9:>8.0f}{gbs / copy_bw:>9.2f}"
             out(line)
+    return rows
+
+
+# --- the energy equation (issue 26) ------------------------------------------------
+
+BYTES_PER_FIELD = {"float32": 40, "float64": 80}  # minimum traffic per field, point and full step (docs/performance/index.md)
+
+
+def run_entropy_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), physics=("hydro", "mhd"),
+                      target_seconds=1.0, out=print):
+    """Rows for energy="entropy" (the 55-point method) beside the isothermal
+    run of the same physics, timed interleaved: M/s, and on the GPU the
+    effective bandwidth from the minimum traffic of the configuration's
+    fields (BYTES_PER_FIELD each: 5 fields hydro+entropy, 8 MHD+entropy)
+    against a device copy timed in the same run."""
+    out(f"# astaroth bench --energy entropy: backend={backend}, date={time.strftime('%Y-%m-%d %H:%M:%S %Z')}; "
+        f"M/s = million grid points per full RK3 step, the fastest of {BATCHES} batches; chi = nu = 5e-3")
+    copy_bw = None
+    if backend == "cuda":
+        from .device import copy_bandwidth
+        copy_bw = copy_bandwidth(1 << 30)
+        out(f"# device-to-device copy (1 GiB, bytes read + written): {copy_bw / 1e9:.0f} GB/s; minimum traffic "
+            f"{BYTES_PER_FIELD['float32']} / {BYTES_PER_FIELD['float64']} B per field, point and step")
+    out(f"{'implementation':<18}{'physics':>8}{'energy':>12}{'fields':>7}{'dtype':>9}{'size':>8}{'M/s':>11}"
+        + (f"{'GB/s':>8}{'of copy':>9}" if copy_bw else ""))
+    rows = []
+    for n in sizes:
+        for phys in physics:
+            for dtype in dtypes:
+                energies = ("isothermal", "entropy")
+                steppers = [backend_stepper(backend, "55p", dtype, n, physics=phys, energy=e) for e in energies]
+                rates = time_steppers(steppers, target_seconds)
+                del steppers
+                for energy, mps in zip(energies, rates):
+                    fields = 4 + (3 if phys == "mhd" else 0) + (1 if energy == "entropy" else 0)
+                    rows.append(dict(impl=f"astaroth {backend}", physics=phys, energy=energy, fields=fields,
+                                     dtype=dtype, n=n, mps=mps))
+                    line = (f"{'astaroth ' + backend:<18}{phys:>8}{energy:>12}{fields:>7}{dtype:>9}"
+                            f"{str(n) + '^3':>8}{mps:>11.4g}")
+                    if copy_bw:
+                        gbs = mps * 1e6 * BYTES_PER_FIELD[dtype] * fields
+                        rows[-1].update(gbs=gbs, of_copy=gbs / copy_bw)
+                        line += f"{gbs / 1e9:>8.0f}{gbs / copy_bw:>9.2f}"
+                    out(line)
     return rows
 
 

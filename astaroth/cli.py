@@ -157,7 +157,10 @@ def _start_lines(config, sim, config_name, start):
     if f is not None:
         helical = f"relhel = {f.relhel:g}, " if f.relhel else ""
         forcing = f"forced at kf = {analysis.forcing_wavenumber(sim):.3g} ({helical}f0 = {f.f0:g})"
-    first = (f"{PHYSICS.get(sim.physics, sim.physics)}, {forcing}, {start}, {'x'.join(map(str, sim.shape))} grid, "
+    physics = PHYSICS.get(sim.physics, sim.physics)
+    if getattr(sim, "energy", "isothermal") == "entropy":  # an ideal gas with an energy equation, not isothermal
+        physics = physics.replace("isothermal ", "") + f" with entropy (ideal gas, gamma = {sim.gamma:g})"
+    first = (f"{physics}, {forcing}, {start}, {'x'.join(map(str, sim.shape))} grid, "
              f"nu = {sim.nu:g}{f', eta = {sim.eta:g}' if sim.physics == 'mhd' else ''}, {sim.dtype.name}, "
              f"method {sim.method}, backend {sim.backend}, until t = {out['until']:g}; output in {out['dir']}/")
     changed = _changed_keys(config)
@@ -314,11 +317,14 @@ def cmd_bench(args):
         why = ("this build has no CUDA backend (nvcc was not found when it was installed)"
                if "cuda" not in _core.compiled_backends() else "the CUDA backend is built, but no GPU is visible")
         raise RunError(f"--backend cuda: no GPU is usable here: {why}; use --backend cpu")
-    if args.physics == "all" and not (args.terms or args.walls):
-        raise RunError("--physics all goes with --terms or --walls (the other benchmarks take hydro or mhd)")
+    if args.physics == "all" and not (args.terms or args.walls or args.energy == "entropy"):
+        raise RunError("--physics all goes with --terms, --walls or --energy entropy (the other benchmarks take "
+                       "hydro or mhd)")
     from .bench import check_bench_options
     check_bench_options(args)
     args.methods = args.methods or ["55p", "19p"]
+    if args.walls and args.energy == "entropy":
+        raise RunError("--walls and --energy entropy are two benchmarks; give one of them")
     if args.walls:
         from .bench import run_walls_bench
 
@@ -326,6 +332,17 @@ def cmd_bench(args):
         physics = ("hydro", "mhd") if args.physics == "all" else (args.physics,)
         run_walls_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), physics=physics,
                         target_seconds=args.seconds)
+        return EXIT_DONE
+    if args.energy == "entropy":
+        if args.terms or args.sweeps:
+            raise RunError("--energy entropy times the energy equation beside the isothermal run; "
+                           "--terms and --sweeps do not apply to it")
+        from .bench import run_entropy_bench
+
+        sizes = tuple(args.sizes) if args.sizes else ((32,) if backend == "cpu" else (256,))
+        physics = ("hydro", "mhd") if args.physics == "all" else (args.physics,)
+        run_entropy_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), physics=physics,
+                          target_seconds=args.seconds)
         return EXIT_DONE
     if args.terms:
         from .bench import run_terms_bench
@@ -424,6 +441,10 @@ def build_parser():
     p.add_argument("--walls", action="store_true",
                    help="rows with walls at both ends of z beside the periodic run (55p; default size 32 on the "
                         "CPU, 256 on the GPU)")
+    p.add_argument("--energy", default="isothermal", choices=["isothermal", "entropy"],
+                   help="entropy: rows for the energy equation (hydro+entropy 5 fields, MHD+entropy 8, with "
+                        "--physics hydro, mhd or all) beside the isothermal run, timed interleaved (55p; default "
+                        "size 32 on the CPU, 256 on the GPU)")
     p.add_argument("--terms", action="store_true",
                    help="rows for hyperdiffusion and shock viscosity beside the same run without them (55p; "
                         "default size 32 on the CPU, 256 on the GPU)")

@@ -36,6 +36,16 @@ and with physics="mhd" (MAGNETIC_COLUMNS):
     jmax      max |J|                  largest current density
     abm       <A . curl A>             magnetic helicity, without b_ext (analysis.magnetic_helicity)
 
+and with energy="entropy" (ENTROPY_COLUMNS; T the ideal gas's temperature,
+analysis.temperature, ss the specific entropy, cv = cp / gamma):
+
+    TTm       <T>                      mean temperature
+    TTmax     max T                    largest temperature
+    TTmin     min T                    smallest temperature
+    ssm       <ss>                     mean specific entropy
+    ethm      <rho cv T>               thermal energy per unit volume (analysis.thermal_energy)
+    etotm     <rho |u|^2/2 + rho cv T + |B|^2/(2 mu0)>  total energy per unit volume (analysis.total_energy)
+
 docs/timeseries.md has the same table with the Pencil Code's differences.
 """
 import math
@@ -47,6 +57,7 @@ from . import analysis
 
 COLUMNS = ("it", "t", "dt", "urms", "umax", "ekin", "rhom", "lnrhomin", "lnrhomax", "divu2m", "orms", "omax", "oum")
 MAGNETIC_COLUMNS = ("brms", "bmax", "b2m", "jrms", "jmax", "abm")
+ENTROPY_COLUMNS = ("TTm", "TTmax", "TTmin", "ssm", "ethm", "etotm")
 
 # Time series written before the columns took the Pencil Code's names:
 # old name -> (new name, conversion); read_timeseries and a restart's
@@ -57,8 +68,10 @@ OLD_COLUMNS = {"step": ("it", None), "rho_mean": ("rhom", None), "lnrho_min": ("
 
 
 def columns(sim):
-    """The time-series columns of `sim`: COLUMNS, and MAGNETIC_COLUMNS with physics="mhd"."""
-    return COLUMNS + (MAGNETIC_COLUMNS if getattr(sim, "physics", "hydro") == "mhd" else ())
+    """The time-series columns of `sim`: COLUMNS, MAGNETIC_COLUMNS with physics="mhd", ENTROPY_COLUMNS
+    with energy="entropy"."""
+    return (COLUMNS + (MAGNETIC_COLUMNS if getattr(sim, "physics", "hydro") == "mhd" else ()) +
+            (ENTROPY_COLUMNS if getattr(sim, "energy", "isothermal") == "entropy" else ()))
 
 
 def row(sim, dt):
@@ -87,7 +100,18 @@ def _row(sim, dt):
         magnetic = {"brms": math.sqrt(value(xp.mean(b2))), "bmax": math.sqrt(value(xp.max(b2))),
                     "b2m": value(xp.mean(b2)), "jrms": math.sqrt(value(xp.mean(j2))),
                     "jmax": math.sqrt(value(xp.max(j2))), "abm": analysis.magnetic_helicity(sim)}
-    return magnetic | {
+    thermal = {}
+    if getattr(sim, "energy", "isothermal") == "entropy":
+        import numpy as np
+
+        T = analysis.temperature(sim)
+        rho_host = np.exp(np.asarray(sim["lnrho"], dtype=np.float64))
+        ethm = analysis.thermal_energy(sim, rho_host, T)
+        etotm = analysis.kinetic_energy(sim, u, rho) + ethm + (
+            value(xp.mean(b2)) / (2 * float(sim.mu0)) if magnetic else 0.0)
+        thermal = {"TTm": float(np.mean(T)), "TTmax": float(np.max(T)), "TTmin": float(np.min(T)),
+                   "ssm": float(np.mean(np.asarray(sim["ss"], dtype=np.float64))), "ethm": ethm, "etotm": etotm}
+    return magnetic | thermal | {
         "it": sim.steps, "t": sim.t, "dt": dt,
         "urms": math.sqrt(value(xp.mean(u2))), "umax": math.sqrt(value(xp.max(u2))),
         "ekin": analysis.kinetic_energy(sim, u, rho), "rhom": value(xp.mean(rho)),

@@ -155,8 +155,14 @@ class Ensemble:
         together = [i for i, lim in enumerate(limits) if lim is not None and sims[i].t < until]
         if len(together) < 2:
             return taken, list(range(len(sims)))
-        for i in together:  # one host reduction each: the device finds the steps' dt itself
-            _named(i, lambda sim: sim._check_step_count(until, sim.cfl_dt(cdt, cdtv), cdt, cdtv), sims[i])
+        for i in list(together):  # one host reduction each: the device finds the steps' dt itself
+            # a member whose fields are already not finite keeps its error; the others run on
+            error = _error_of(i, lambda: sims[i]._check_step_count(until, sims[i].cfl_dt(cdt, cdtv), cdt, cdtv))
+            if error is not None:
+                taken[i] = error
+                together.remove(i)
+        if len(together) < 2:
+            return taken, [i for i in range(len(sims)) if isinstance(taken[i], int)]
         for first in range(0, len(together), MEMBERS_PER_LAUNCH):
             group = together[first:first + MEMBERS_PER_LAUNCH]
             while True:
@@ -180,7 +186,7 @@ class Ensemble:
                 if bar is not None:
                     bar.update()
         grouped = set(together)
-        return taken, [i for i in range(len(sims)) if i not in grouped]
+        return taken, [i for i in range(len(sims)) if i not in grouped and isinstance(taken[i], int)]
 
     @staticmethod
     def _raise_first_error(taken):

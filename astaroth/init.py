@@ -11,6 +11,8 @@ import numbers
 
 import numpy as np
 
+from .parameters import finite_real as _real_number
+
 
 def _grid(sim):
     return np.meshgrid(sim.x, sim.y, sim.z, indexing="ij")
@@ -34,7 +36,7 @@ def sine_wave(sim, field="uy", amplitude=1e-3, k=13.0, phase=0.0):
 
 def radial_explosion(sim, amplitude=1.0, r0=0.8, width=0.2, center=None):
     """u = amplitude exp(-(r - r0)^2 / (2 width^2)) e_r about the box centre
-    (seed Sect. 6, eq. 23; DESIGN 5); density uniform (lnrho = 0)."""
+    (seed Sect. 6, eq. 23; docs/numerics.md); density uniform (lnrho = 0)."""
     if width <= 0:
         raise ValueError(f"width must be positive, got {width}")
     center = [o + L / 2 for o, L in zip((sim.x[0], sim.y[0], sim.z[0]), sim.box)] if center is None else center
@@ -77,15 +79,6 @@ def random_velocity(sim, urms=0.1, spectrum=lambda k: k ** -2.0, seed=0, kmax=No
         sim[name] = f * (urms / norm)
 
 
-def _real_number(value, name):
-    """`value` as a float: a TypeError for what is not a real number, a
-    ValueError for NaN or Inf, each naming the parameter."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, not {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
 
 
 def _periodic_wavenumber(sim, k, axis):

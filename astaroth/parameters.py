@@ -130,7 +130,10 @@ def in_bounds(name, value):
     return lower_ok and upper_ok
 
 
-def _number(value, name):
+def finite_real(value, name):
+    """`value` as a float: a TypeError for what is not a real number, a
+    ValueError for NaN or Inf, each naming the parameter (used by every
+    check of a number in astaroth)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, not {value!r}")
     value = float(value)
@@ -155,10 +158,10 @@ def check(name, value):
             raise TypeError(f"{name} must be a number or a sequence of three numbers, not {value!r}") from None
         if len(items) != r["components"]:
             raise ValueError(f"{name} must have three entries (x, y, z), got {len(items)}: {value!r}")
-        out = tuple(_number(v, f"{name} entries") for v in items)
+        out = tuple(finite_real(v, f"{name} entries") for v in items)
         bad = [v for v in out if not in_bounds(name, v)]
     else:
-        out = _number(value, name)
+        out = finite_real(value, name)
         bad = [] if in_bounds(name, out) else [out]
     if bad:
         raise ValueError(f"{name} ({meaning(name)}) must be {bounds_text(name)}, got {bad[0]}")

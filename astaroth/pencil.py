@@ -15,8 +15,9 @@ Collaboration, JOSS 6, 2807, 2021) keeps a run in a data directory::
 ``read_ts`` reads the time series, and ``write_var`` (``sim.save_pencil``)
 writes ``var.dat``, ``grid.dat``, ``dim.dat`` and ``index.pro`` that the
 Pencil Code's ``run.x`` continues from.  Only what this package can run is
-read: an isothermal (``noentropy``, ``gamma = 1``) hydro or MHD run on a
-periodic Cartesian equidistant grid; anything else is refused with a
+read: an isothermal (``noentropy``, ``gamma = 1``) or entropy (``entropy``
+with ``eos_idealgas``, field ``ss``: ``energy="entropy"``) hydro or MHD run
+on a periodic Cartesian equidistant grid; anything else is refused with a
 ``ValueError`` naming what is not supported.
 
 Snapshots (``var.dat``, ``VARn``) are Fortran unformatted sequential files:
@@ -36,20 +37,20 @@ import numpy as np
 __all__ = ["read_var", "read_ts", "write_var", "read_dim", "read_index", "read_namelist", "PENCIL_NAMES"]
 
 #: Pencil Code index name (index.pro) -> this package's field name.
-PENCIL_NAMES = {"iux": "ux", "iuy": "uy", "iuz": "uz", "ilnrho": "lnrho", "iax": "ax", "iay": "ay", "iaz": "az"}
+PENCIL_NAMES = {"iux": "ux", "iuy": "uy", "iuz": "uz", "ilnrho": "lnrho", "iss": "ss",
+                "iax": "ax", "iay": "ay", "iaz": "az"}
 
 # Fields the Pencil Code has that this package does not evolve (yet), with what to tell the user.
 _UNSUPPORTED_FIELDS = {
-    "iss": "entropy 'ss' (the Pencil Code's entropy module): this version runs isothermal flows only",
-    "ilntt": "temperature 'lnTT' (temperature_idealgas): this version runs isothermal flows only",
-    "itt": "temperature 'TT': this version runs isothermal flows only",
+    "ilntt": "temperature 'lnTT' (temperature_idealgas): this package evolves the entropy 'ss' (ENTROPY = entropy)",
+    "itt": "temperature 'TT': this package evolves the entropy 'ss' (ENTROPY = entropy)",
     "icc": "passive scalar 'cc': not supported in this version",
     "ilncc": "passive scalar 'lncc': not supported in this version",
     "irho": "density 'rho' (ldensity_nolog): this package evolves lnrho",
 }
 
-# The order run.x registers our fields in (hydro, density, magnetic): index.pro of its runs.
-_PENCIL_ORDER = ("ux", "uy", "uz", "lnrho", "ax", "ay", "az")
+# The order run.x registers our fields in (hydro, density, entropy, magnetic): index.pro of its runs.
+_PENCIL_ORDER = ("ux", "uy", "uz", "lnrho", "ss", "ax", "ay", "az")
 _INDEX_OF = {v: k for k, v in PENCIL_NAMES.items()}
 
 
@@ -244,8 +245,10 @@ def _modes(value):
     return [v.strip().lower() for v in _as_list(value, 1) if isinstance(v, str) and v.strip()]
 
 
-def _parameters(datadir, shape):
-    """Our Simulation keywords from param.nml and param2.nml (run parameters take precedence)."""
+def _parameters(datadir, shape, entropy=False):
+    """Our Simulation keywords from param.nml and param2.nml (run parameters take precedence).
+
+    `entropy`: the snapshot holds 'ss' (the Pencil Code's entropy module with eos_idealgas)."""
     start_path, run_path = os.path.join(datadir, "param.nml"), os.path.join(datadir, "param2.nml")
     if not os.path.exists(start_path):
         raise FileNotFoundError(f"{start_path} not found: a Pencil Code data directory has it once start.x has run")
@@ -270,10 +273,10 @@ def _parameters(datadir, shape):
             raise ValueError(f"lequidist: the {axis} grid is not equidistant; this package needs a uniform grid")
     if get("lshear", "lphysics", "run_pars", "init_pars", default=False) is True:
         raise ValueError("lshear: shearing-box runs are not supported in this version")
-    gamma = get("gamma", "eos_run_pars", "eos_init_pars", default=1.0)
-    if gamma != 1:
+    gamma = get("gamma", "eos_run_pars", "eos_init_pars", default=5.0 / 3.0 if entropy else 1.0)
+    if gamma != 1 and not entropy:
         raise ValueError(f"gamma={gamma}: without an entropy field this is a polytropic run; this package runs "
-                         "isothermal flows (gamma = 1) only")
+                         "isothermal flows (gamma = 1) or entropy runs (ENTROPY = entropy, field ss) only")
     omega = get("omega", "hydro_run_pars", "hydro_init_pars", default=0.0)
     if omega:
         raise ValueError(f"Omega={omega}: rotation (Coriolis force) is not supported in this version")
@@ -296,6 +299,9 @@ def _parameters(datadir, shape):
                            if {"hyper3-simplified", "hyper3_simplified"} & set(ivisc) else 0.0)
     params["nu_shock"] = (float(get("nu_shock", "viscosity_run_pars", default=0.0))
                           if {"nu-shock", "shock"} & set(ivisc) else 0.0)
+
+    if entropy:
+        params.update(_entropy_parameters(get, gamma))
 
     idiff = _modes(get("idiff", "density_run_pars", default=""))
     for mode in idiff:
@@ -320,6 +326,29 @@ def _parameters(datadir, shape):
                       f"force={force}); its forcing is not carried over: set sim.forcing = astaroth.Forcing(...)",
                       stacklevel=3)
     return params, magnetic
+
+
+def _entropy_parameters(get, gamma):
+    """energy="entropy" and its parameters: the Pencil Code's eos_idealgas (gamma, cp, rho0; its cs0 is
+    our cs) and entropy module (iheatcond 'chi-const' gives chi, 'hyper3_ss' chi_hyper3)."""
+    if gamma == 1:
+        raise ValueError("gamma=1 with an entropy field: this package's energy='entropy' needs gamma > 1")
+    for flag in ("ladvection_entropy", "lviscosity_heat"):
+        if get(flag, "entropy_run_pars", "entropy_init_pars", default=True) is not True:
+            raise ValueError(f"{flag}=F: this package always has the entropy advection and viscous heating")
+    if get("lupw_ss", "entropy_run_pars", default=False) is True:
+        raise ValueError("lupw_ss=T: upwinding is not supported in this version")
+    iheatcond = [m for m in _modes(get("iheatcond", "entropy_run_pars", default="")) if m != "nothing"]
+    for mode in iheatcond:
+        if mode not in ("chi-const", "hyper3_ss", "hyper3"):
+            raise ValueError(f"iheatcond={mode!r}: this package has the heat conductions 'chi-const' and "
+                             "'hyper3_ss' only")
+    return dict(energy="entropy", gamma=float(gamma),
+                cp=float(get("cp", "eos_run_pars", "eos_init_pars", default=1.0)),
+                rho0=float(get("rho0", "eos_run_pars", "eos_init_pars", default=1.0)),
+                chi=float(get("chi", "entropy_run_pars", default=0.0)) if "chi-const" in iheatcond else 0.0,
+                chi_hyper3=(float(get("chi_hyper3", "entropy_run_pars", default=0.0))
+                            if {"hyper3_ss", "hyper3"} & set(iheatcond) else 0.0))
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -356,15 +385,19 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         ``diff_hyper3``, ``nu_shock``, by the run's ``ivisc``,
         ``iresistivity`` and ``idiff``), its fields (``uu`` as ``ux uy uz``,
         ``lnrho``, ``aa`` as ``ax ay az``: an MHD run gives
-        ``physics="mhd"``) and ``sim.t`` the snapshot's time.  Forcing is not
+        ``physics="mhd"``; ``ss`` gives ``energy="entropy"`` with ``gamma``,
+        ``cp``, ``rho0``, and ``chi`` for ``iheatcond='chi-const'``,
+        ``chi_hyper3`` for ``'hyper3_ss'``) and ``sim.t`` the snapshot's
+        time.  Forcing is not
         carried over (a warning says so when the run was forced).
 
     Raises
     ------
     ValueError
-        For what this package cannot run, named: an entropy or other extra
-        field, non-periodic or non-Cartesian grids, shear, rotation,
-        ``gamma != 1``, other viscosities or resistivities, upwinding.
+        For what this package cannot run, named: a field other than
+        ``uu``, ``lnrho``, ``ss``, ``aa``, non-periodic or non-Cartesian
+        grids, shear, rotation, ``gamma != 1`` without ``ss``, other
+        viscosities, resistivities or heat conductions, upwinding.
     FileNotFoundError
         When the data directory or a file in it is missing.
     """
@@ -383,6 +416,10 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     shape = tuple(m - 2 * g for m, g in zip((dim["mx"], dim["my"], dim["mz"]), nghost))
     index = read_index(os.path.join(datadir, "index.pro"))
     slots = {ours: index[pencil] for pencil, ours in PENCIL_NAMES.items() if index.get(pencil, 0) > 0}
+    for ours, slot in slots.items():
+        if slot > dim["mvar"]:
+            raise ValueError(f"{_INDEX_OF[ours]}={slot} in index.pro, but dim.dat has mvar = {dim['mvar']} "
+                             "fields: index.pro and dim.dat are from different runs")
     for pencil, why in _UNSUPPORTED_FIELDS.items():
         if index.get(pencil, 0) > 0 and not (pencil == "irho" and index[pencil] == index.get("ilnrho")):
             raise ValueError(f"{pencil}={index[pencil]} in index.pro: {why}")
@@ -397,7 +434,7 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
             names = [k for k, v in index.items() if v == slot and k.startswith("i")]
             raise ValueError(f"slot {slot} of the snapshot ({'/'.join(names) or 'unnamed'} in index.pro) is a "
                              "field this package does not evolve")
-    params, magnetic = _parameters(datadir, shape)
+    params, magnetic = _parameters(datadir, shape, entropy="ss" in slots)
     if mhd:
         params.update(physics="mhd", **magnetic)
 
@@ -522,15 +559,17 @@ def write_var(sim, datadir, varfile="var.dat"):
     Writes, under `datadir` (created if missing): ``proc0/<varfile>``,
     ``proc0/grid.dat``, ``proc0/dim.dat``, ``allprocs/grid.dat``,
     ``dim.dat``, ``index.pro``, and where none exists a minimal
-    ``param.nml`` (``xyz0``, ``Lxyz``, ``lperi``, ``cs0``, ``gamma = 1``,
-    units) and ``param2.nml`` (``nu``, ``ivisc``, ``eta``, ``B_ext``, ...).
-    One process, the simulation's precision, the fields in the Pencil
-    Code's order (``uu``, ``lnrho``, then ``aa``) with periodic ghost zones.
+    ``param.nml`` (``xyz0``, ``Lxyz``, ``lperi``, ``cs0``, ``gamma = 1``
+    or, with ``energy="entropy"``, ``gamma``, ``cp``, ``rho0``; units) and
+    ``param2.nml`` (``nu``, ``ivisc``, ``eta``, ``B_ext``, ``iheatcond``,
+    ``chi``, ...).  One process, the simulation's precision, the fields in
+    the Pencil Code's order (``uu``, ``lnrho``, ``ss``, then ``aa``) with
+    periodic ghost zones.
 
     The Pencil run that continues must be compiled for the same grid
     (``src/cparam.local``), precision (``REAL_PRECISION``), one process
-    (``nompicomm``) and modules (``noentropy``, ``eos_idealgas``, and
-    ``magnetic`` for MHD); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``,
+    (``nompicomm``) and modules (``noentropy`` or, for ``energy="entropy"``,
+    ``entropy``; ``eos_idealgas``; ``magnetic`` for MHD); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``,
     ... as always.  A ``dim.dat`` or ``param.nml`` already in `datadir` for
     another grid, box or ``gamma`` is refused with a ``ValueError``.  The
     points are written where ``sim.x`` has them; the Pencil Code puts a
@@ -625,9 +664,31 @@ def _check_target(sim, datadir, m):
             if key in init and not np.allclose(_as_list(init[key]), ours, rtol=1e-6, atol=1e-6 * max(sim.box)):
                 raise ValueError(f"{param_path} has {key} = {init[key]}, this simulation {tuple(ours)}: "
                                  "the Pencil run would put the points elsewhere")
-        gamma = read_namelist(param_path).get("eos_init_pars", {}).get("gamma", 1.0)
-        if gamma != 1:
-            raise ValueError(f"{param_path} has gamma = {gamma}: an isothermal run needs gamma = 1")
+        entropy = sim.energy == "entropy"
+        ours = float(sim.gamma) if entropy else 1.0
+        gamma = read_namelist(param_path).get("eos_init_pars", {}).get("gamma", 5.0 / 3.0 if entropy else 1.0)
+        if not math.isclose(gamma, ours, rel_tol=1e-6):
+            raise ValueError(f"{param_path} has gamma = {gamma}, this simulation {ours}"
+                             + ("" if entropy else ": an isothermal run needs gamma = 1"))
+
+
+def _eos_values(sim):
+    """The eos_idealgas namelist lines after CS0: gamma = 1 for an isothermal run; gamma, cp, rho0 with entropy."""
+    if sim.energy != "entropy":
+        return " RHO0= 1.0,\n GAMMA= 1.0,\n"
+    return f" RHO0= {float(sim.rho0)!r},\n GAMMA= {float(sim.gamma)!r},\n CP= {float(sim.cp)!r},\n"
+
+
+# The Pencil Code's temperature unit in cgs with unit_velocity = 1 and mu = 1 for cp = 1, gamma = 1: m_u / k_B
+# (src/eos_idealgas.f90, units_eos), as its start.x writes it.
+_UNIT_TEMPERATURE_CP1 = 1.2027220936797545E-008
+
+
+def _unit_temperature(sim):
+    """unit_temperature that makes the Pencil Code's cp (units_eos: Rgas = mu (1 - 1/gamma) cp) ours."""
+    if sim.energy != "entropy":
+        return _UNIT_TEMPERATURE_CP1
+    return _UNIT_TEMPERATURE_CP1 * float(sim.cp) * (1 - 1 / float(sim.gamma))
 
 
 def _write_start_parameters(sim, path):
@@ -640,11 +701,14 @@ def _write_start_parameters(sim, path):
     with open(path, "w") as out:
         out.write(f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
                   " LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
-                  " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n UNIT_TEMPERATURE= 1.2027220936797545E-008,\n"
+                  " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n"
+                  f" UNIT_TEMPERATURE= {_unit_temperature(sim)!r},\n"
                   f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
                   " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
-                  f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n RHO0= 1.0,\n GAMMA= 1.0,\n/\n"
+                  f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim)}/\n"
                   "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n")
+        if sim.energy == "entropy":
+            out.write("&ENTROPY_INIT_PARS\n/\n")
         if sim.physics == "mhd":
             out.write("&MAGNETIC_INIT_PARS\n/\n")
         out.write("&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n")
@@ -662,11 +726,15 @@ def _write_run_parameters(sim, path):
     with open(path, "w") as out:
         out.write(f"&RUN_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
                   " COORD_SYSTEM='cartesian',\n/\n"
-                  f"&EOS_RUN_PARS\n CS0= {float(sim.cs)!r},\n/\n"
+                  f"&EOS_RUN_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim) if sim.energy == 'entropy' else ''}/\n"
                   f"&VISCOSITY_RUN_PARS\n NU= {float(sim.nu)!r},\n NU_HYPER3= {float(sim.nu_hyper3)!r},\n"
                   f" NU_SHOCK= {float(sim.nu_shock)!r},\n IVISC= {', '.join(repr(m) for m in ivisc) or repr('')},\n/\n"
                   f"&DENSITY_RUN_PARS\n DIFF_HYPER3= {float(sim.diff_hyper3)!r},\n"
                   f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n")
+        if sim.energy == "entropy":
+            iheatcond = [mode for mode, on in (("chi-const", sim.chi), ("hyper3_ss", sim.chi_hyper3)) if on]
+            out.write(f"&ENTROPY_RUN_PARS\n IHEATCOND= {', '.join(repr(m) for m in iheatcond) or repr('nothing')},\n"
+                      f" CHI= {float(sim.chi)!r},\n CHI_HYPER3= {float(sim.chi_hyper3)!r},\n/\n")
         if sim.physics == "mhd":
             out.write(f"&MAGNETIC_RUN_PARS\n ETA= {float(sim.eta)!r},\n B_EXT= {values(sim.b_ext)},\n"
                       " IRESISTIVITY='eta-const',\n/\n")

@@ -4,7 +4,8 @@ time series (matplotlib, an optional dependency).
 Hydrodynamics: lnrho, ux, uy, uz, the kinetic-energy spectrum and urms,
 umax, rms div u.  With physics="mhd" also |B| (b_ext included), the
 magnetic spectrum beside the kinetic one, brms and bmax beside urms and
-umax, and the kinetic and magnetic energies.  A curve that spans more than
+umax, and the kinetic and magnetic energies.  With energy="entropy" also
+the temperature T and the thermal and total energies.  A curve that spans more than
 two decades is drawn on a log axis.
 """
 import os
@@ -43,14 +44,19 @@ def figure(sim, timeseries=None):
     from .diagnostics import read_timeseries
 
     mhd = getattr(sim, "physics", "hydro") == "mhd"
+    entropy = getattr(sim, "energy", "isothermal") == "entropy"
+    # the fields, |B|, T, the spectra, the time series and (MHD or entropy) the energies
+    cols = (4 + mhd + entropy + 2 + (mhd or entropy) + 1) // 2
     # constrained layout gives each colour bar its own room, off the neighbours' labels
-    fig, axes = plt.subplots(2, 4 if mhd else 3, figsize=(17 if mhd else 13, 8), layout="constrained")
+    fig, axes = plt.subplots(2, cols, figsize=(4.3 * cols, 8), layout="constrained")
     panels = iter(axes.flat)
     for name in ("lnrho", "ux", "uy", "uz"):
         _slice(fig, next(panels), sim, sim[name], name)
     if mhd:
         b = analysis.magnetic_field(sim)
         _slice(fig, next(panels), sim, np.sqrt(sum(c ** 2 for c in b)), "|B|", cmap="viridis")
+    if entropy:
+        _slice(fig, next(panels), sim, analysis.temperature(sim), "T", cmap="inferno")
     ax = next(panels)
     walls = analysis.walls_of(sim)
     spectra = [] if walls else [("kinetic", *analysis.spectrum(sim))]  # spectra are of periodic axes
@@ -68,7 +74,7 @@ def figure(sim, timeseries=None):
     if mhd:
         ax.legend()
     history = next(panels)
-    energies = next(panels) if mhd else None
+    energies = next(panels) if (mhd or entropy) else None
     if timeseries and os.path.exists(timeseries):
         data = np.atleast_1d(read_timeseries(timeseries))
         names = data.dtype.names
@@ -88,6 +94,7 @@ def figure(sim, timeseries=None):
             pairs = [("ekin", data["ekin"])] if "ekin" in names else []
             if "b2m" in names:
                 pairs.append(("b2m / (2 mu0)", data["b2m"] / (2 * sim.mu0)))
+            pairs += [(c, data[c]) for c in ("ethm", "etotm") if c in names]
             for label, y in pairs:
                 energies.plot(t, y, label=label)
             _log_if_wide(energies, *(y for _, y in pairs))
@@ -99,6 +106,8 @@ def figure(sim, timeseries=None):
         history.axis("off")
         if energies is not None:
             energies.axis("off")
+    for ax in panels:  # an odd panel count leaves one
+        ax.axis("off")
     return fig
 
 

@@ -2,7 +2,7 @@
 
 Python checks the input and drives the run; every time step runs in C or
 CUDA (astaroth._core).  Equations: seed 001, eqs. (1)-(3); time stepping:
-2N-storage RK3, eq. (10); see DESIGN.md section 1.
+2N-storage RK3, eq. (10); see docs/numerics.md.
 """
 import math
 import numbers
@@ -24,7 +24,7 @@ METHODS = ("55p", "19p")
 DTYPES = ("float32", "float64")
 
 _FIELD_BUFFER, _RHS_BUFFER = 0, 1
-# The hyperdiffusive time-step number.  DESIGN 9 says 0.1, but the 7-point
+# The hyperdiffusive time-step number.  Not 0.1: the 7-point
 # stencil's largest eigenvalue is 64 / dx^6 per axis, so RK3 (stable to 2.51
 # on the negative real axis) needs dt nu_hyper3 sum 1/dx^6 <= 2.51 / 64 =
 # 0.039: at 0.1 grid-scale noise grows (tests/test_hyper.py shows it).
@@ -73,13 +73,7 @@ def _three(value, name, kind):
     return tuple(out)
 
 
-def _real(value, name):
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, not {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
+_real = _registry.finite_real
 
 
 def _positive_dt(dt, name="dt"):
@@ -94,7 +88,7 @@ def _positive_dt(dt, name="dt"):
 MAX_AXIS = 2 ** 31 - 128
 MAX_POINTS = 2 ** 50
 
-# Linear stability of sixth-order centred differences with RK3 (DESIGN 1):
+# Linear stability of sixth-order centred differences with RK3 (docs/numerics.md):
 # the first derivative's largest modified wave number is 1.586 / dx and RK3
 # is stable up to sqrt(3) on the imaginary axis, so advection is stable up to
 # a Courant number dt max(|u| + cs) / dxmin of 1.09 (along one axis; less in
@@ -139,15 +133,17 @@ def _courant_numbers(cdt, cdtv):
 
 
 def _warn_courant_numbers(cdt, cdtv, stacklevel=4):
-    """A RuntimeWarning for cdt or cdtv beyond the bounds step(dt) checks:
-    a CFL step that either limits has that Courant or diffusion number."""
+    """cdt or cdtv checked as step(dt) checks an explicit dt: beyond RK3's
+    stability bound refused (UnstableStepError, before any work), beyond the
+    scheme's limit a RuntimeWarning; a CFL step that either limits has that
+    Courant or diffusion number."""
     for name, value, rk3, stable, what in (("cdt", cdt, RK3_COURANT, STABLE_COURANT, "Courant number"),
                                            ("cdtv", cdtv, RK3_DIFFUSION, STABLE_DIFFUSION, "diffusion number")):
         if value > rk3:
-            warnings.warn(f"{name} = {value:g} is beyond RK3's stability bound {rk3:.3g} for the {what}: every "
-                          f"step that {name} limits will blow up (step(dt) refuses such a step); the default is "
-                          f"{0.4 if name == 'cdt' else 0.3}", RuntimeWarning, stacklevel=stacklevel)
-        elif value > stable:
+            raise UnstableStepError(f"{name} = {value:g} is beyond RK3's stability bound {rk3:.3g} for the {what}: "
+                                    f"every step that {name} limits would blow up (step(dt) refuses such a step too); "
+                                    f"the default is {0.4 if name == 'cdt' else 0.3}")
+        if value > stable:
             warnings.warn(f"{name} = {value:g} is beyond the stable limit {stable} of this scheme for the {what}: "
                           f"a step that {name} limits will likely blow up", RuntimeWarning, stacklevel=stacklevel)
 
@@ -176,8 +172,14 @@ class _StopRequest:
         self.requested = True
 
     def restore(self):
+        """Put the earlier handlers back.  A request that came after the
+        last look (a segment's last step) passes to an enclosing
+        _StopRequest, so that the enclosing loop still stops."""
         for sig, handler in self.saved.items():
             signal.signal(sig, handler)
+            outer = getattr(handler, "__self__", None)
+            if self.requested and isinstance(outer, _StopRequest):
+                outer.requested = True
         self.saved = {}
 
 
@@ -322,6 +324,16 @@ class Simulation:
         "mhd" adds the module 'magnetic': the vector potential A as the
         fields "ax", "ay", "az", B = curl A + b_ext, the Lorentz force
         J x B / rho in the momentum equation, dA/dt = u x B + eta lap A.
+        With the 55-point method.
+    energy : "isothermal" or "entropy" (a switch; keyword)
+        "entropy" adds the module 'entropy': the specific entropy "ss" of an
+        ideal gas (the Pencil Code's entropy module with eos_idealgas;
+        csrc/terms/entropy.h): cs is then the sound speed at rho = rho0
+        and ss = 0, the pressure force -cs2 (grad lnrho + grad lnTT) / gamma
+        with the local cs2, and dss/dt has advection, viscous (and shock)
+        heating, conduction (chi), chi_hyper3 and, with MHD, Ohmic heating.
+        The CFL step uses the local sound speed, the diffusive limit gamma
+        chi.  astaroth.analysis.temperature and pressure give T and p.
         With the 55-point method.
     **parameters
         The physics parameters by name, each a row of csrc/parameters.def
@@ -595,11 +607,11 @@ class Simulation:
         """Largest stable time step: min(cdt dxmin / max(|u| + cs), cdtv / (nu sum_a 1/dx_a^2)).
 
         With hyperdiffusion also cdtv3 / (max(nu_hyper3, diff_hyper3)
-        sum_a 1/dx_a^6), cdtv3 = CDTV3 = 0.03 (DESIGN 9 says 0.1, which is
-        unstable for grid-scale modes; see CDTV3).
+        sum_a 1/dx_a^6), cdtv3 = CDTV3 = 0.03 (0.1 would be unstable for
+        grid-scale modes; see CDTV3).
         With physics="mhd": cs becomes the fast magnetosonic speed
         sqrt(cs^2 + |B|^2 / (mu0 rho)) at each point and nu max(nu, eta)
-        (DESIGN 7).
+        (docs/guide/mhd.md).
 
         Sums and minima run over the axes with more than one point (a trivial
         axis carries no gradients).  The viscous limit counts every resolved
@@ -619,7 +631,7 @@ class Simulation:
         if viscous > 0:
             limits.append(cdtv / viscous)
         hyper = self._hyper_rate()
-        if hyper > 0:  # DESIGN 9: cdtv3 / (nu_hyper3 sum 1/dx^6)
+        if hyper > 0:  # cdtv3 / (nu_hyper3 sum 1/dx^6), docs/guide/hyperdiffusion.md
             limits.append(CDTV3 / hyper)
         if not limits:
             raise ValueError("no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly")
@@ -631,27 +643,34 @@ class Simulation:
         dt speed / dxmin and diffusion number dt nu sum 1/dx^2.  With
         physics="mhd" the speed is max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho)))
         (the fast magnetosonic speed) and the diffusivity max(nu, eta)."""
-        if self._physics == "mhd":
-            if self._parallel is not None:  # B at the subdomain's edges needs the neighbours' A
+        if self._local_signal_speed():
+            if self._parallel is not None and self._physics == "mhd":  # B at the subdomain's edges needs the neighbours' A
                 self._stepper.exchange_fields()
             speed = self._grid.max_signal_speed(self._parallel is None)
         else:
             speed = self._grid.max_speed()
         if self._parallel is not None:
             speed = self._parallel.allreduce(speed if math.isfinite(speed) else math.inf, self._parallel.MPI.MAX)
-        if self._physics != "mhd":
+        if not self._local_signal_speed():
             speed += self._cs
         return speed, min(self._resolved_spacing()), self._diffusion_rate()
 
+    def _local_signal_speed(self):
+        """Whether the CFL speed is found point by point (the backends' max_signal_speed: the fast
+        magnetosonic speed with MHD, the local sound speed with energy="entropy") rather than max |u| + cs."""
+        return self._physics == "mhd" or "entropy" in self._modules
+
     def _diffusion_rate(self):
         """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without
-        MHD); with shock viscosity nu + max zeta in place of nu (DESIGN 9)."""
+        MHD); with shock viscosity nu + max zeta in place of nu (docs/guide/hyperdiffusion.md)."""
         return max(self._diffusivities()) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
 
     def _diffusivities(self):
         """The second-order diffusivities of the modules on (rows of csrc/parameters.def flagged
         DIFFUSIVITY: nu, eta, ...), nu counting nu + max zeta with shock viscosity."""
-        out = [self._values[name] for name in _registry.diffusivities(self._modules)]
+        # chi diffuses lnTT at gamma chi (cp chi lap lnTT with lnTT = ... + (gamma / cp) ss: terms/entropy.h)
+        out = [self._values[name] * (self._values["gamma"] if name == "chi" else 1.0)
+               for name in _registry.diffusivities(self._modules)]
         if self._nu_shock:
             out[0] = self._nu + self._max_shock_viscosity()  # nu is the table's first diffusivity
         return out
@@ -683,6 +702,8 @@ class Simulation:
             diffusive.append(CDTV3 / hyper)
         if not (self._cs > 0 or diffusive):
             return None
+        if "entropy" in self._modules:
+            return None  # the device's reduction is of max |u| + cs (isothermal)
         cs = 0.0 if self._physics == "mhd" else self._cs  # the MHD signal speed holds cs
         return cdt * min(self._resolved_spacing()), min(diffusive, default=math.inf), cs
 
@@ -887,6 +908,9 @@ class Simulation:
             if self._physics == "mhd":
                 what = (f"the fast magnetosonic speed max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho))) = {speed:.3g} "
                         f"(cs = {self._cs:g}, b_ext = {self._b_ext}, mu0 = {self._mu0:g}; |B| includes curl A)")
+            elif "entropy" in self._modules:
+                what = (f"the largest signal speed max(|u| + sqrt(cs2)) = {speed:.3g} with the local sound speed "
+                        f"cs2 of the ideal gas (cs = {self._cs:g} at rho0, ss = 0)")
             else:
                 umax = speed - self._cs
                 what = (f"the sound speed cs = {self._cs:g}" if self._cs >= umax else

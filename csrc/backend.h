@@ -101,7 +101,7 @@ typedef struct ac_backend_ops {
      * device, so that the host does not wait between steps; NULL where the
      * backend steps from the host only */
     ac_status (*run_cfl)(void *self, ac_cfl_run *run, long max_steps);
-    /* the shock viscosity's profile zeta of the fields now (DESIGN 9) into
+    /* the shock viscosity's profile zeta of the fields now (docs/guide/hyperdiffusion.md) into
      * a dense host array; NULL where the backend has no shock viscosity */
     ac_status (*shock_profile)(void *self, void *dense);
     /* run_cfl for `count` grids of one shape, precision and physics at once

@@ -29,6 +29,8 @@
 enum {
     AC_MODULE_HYDRO = 1u << 0,    /* lnrho and u: continuity and momentum */
     AC_MODULE_MAGNETIC = 1u << 1, /* the vector potential A (induction, Lorentz force) */
+    AC_MODULE_ENTROPY = 1u << 2,  /* the specific entropy ss of an ideal gas (terms/entropy.h) */
+    AC_MODULE_PSCALAR = 1u << 3,  /* a passive scalar cc (terms/passive_scalar.h) */
 };
 
 typedef enum { AC_SCALAR = 0, AC_VECTOR_X = 1, AC_VECTOR_Y = 2, AC_VECTOR_Z = 3 } ac_field_role;
@@ -41,7 +43,9 @@ typedef enum { AC_SCALAR = 0, AC_VECTOR_X = 1, AC_VECTOR_Y = 2, AC_VECTOR_Z = 3 
     X(uz, AC_MODULE_HYDRO, AC_VECTOR_Z)                                                                                \
     X(ax, AC_MODULE_MAGNETIC, AC_VECTOR_X)                                                                             \
     X(ay, AC_MODULE_MAGNETIC, AC_VECTOR_Y)                                                                             \
-    X(az, AC_MODULE_MAGNETIC, AC_VECTOR_Z)
+    X(az, AC_MODULE_MAGNETIC, AC_VECTOR_Z)                                                                             \
+    X(ss, AC_MODULE_ENTROPY, AC_SCALAR)                                                                                \
+    X(cc, AC_MODULE_PSCALAR, AC_SCALAR)
 
 /* AC_FIELD_lnrho, AC_FIELD_ux, ...: a field's row in the table (not its
  * index in a configuration: ac_field_index). */

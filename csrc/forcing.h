@@ -1,6 +1,6 @@
 /*
  * forcing.h -- the random forcing of seed Sect. 6, eqs. (24)-(25), made
- * helical by relhel (DESIGN 7, Brandenburg 2001), drawn
+ * helical by relhel (docs/guide/mhd.md, Brandenburg 2001), drawn
  * once per time step on the host from a seeded generator, so that a seed
  * gives the same sequence on every backend and any number of processes.
  * The per-point increment it defines is applied by the backends through

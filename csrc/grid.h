@@ -18,7 +18,7 @@
 #endif
 
 enum { AC_NUM_FIELDS = 4 }; /* the fields of AC_MODULE_HYDRO alone (fields.h) */
-enum { AC_MAX_FIELDS = 7 };  /* the fields of every module of fields.h */
+enum { AC_MAX_FIELDS = AC_FIELD_ROWS }; /* the fields of every module of fields.h */
 enum { AC_GHOST = 3 };      /* ghost-zone width, the stencil radius */
 
 typedef enum {

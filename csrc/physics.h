@@ -6,7 +6,8 @@
  *
  * Layers: stencils.h (the finite differences) -> csrc/terms/<term>.h (one
  * term each: continuity, advection, pressure, viscosity, magnetic, hyper3,
- * shock; each declares the derivatives it needs and adds its contribution)
+ * shock, entropy; each declares the derivatives it needs and adds its
+ * contribution)
  * -> this file, which sums the terms of a configuration.  Forcing is applied
  * between steps (csrc/forcing.h).
  *
@@ -30,9 +31,12 @@
  * and the absent terms vanish after inlining.  The terms are summed in a
  * fixed order (physics_rhs), which fixes the rounding: continuity; then the
  * momentum equation (advection, pressure, viscosity), the Lorentz force and
- * the induction equation; then the sources without derivatives
- * (physics_sources: gravity), which a kernel adds right after physics_rhs;
- * then hyperdiffusion; then shock viscosity.
+ * the induction equation; then hyperdiffusion; then shock viscosity.  With
+ * the entropy module the Pencil Code's order instead (u: advection, viscous
+ * force with shock viscosity and hyper3, pressure, Lorentz force; ss last,
+ * terms/entropy.h).  The sources without derivatives (physics_sources:
+ * gravity) a kernel adds right after physics_rhs: after the Lorentz force
+ * where the loop sums in that order, as the Pencil Code adds gravity.
  */
 #ifndef ASTAROTH_PHYSICS_H
 #define ASTAROTH_PHYSICS_H
@@ -53,6 +57,8 @@
 #include "terms/magnetic.h"
 #include "terms/hyper3.h"
 #include "terms/shock.h"
+#include "terms/entropy.h"
+#include "terms/passive_scalar.h"
 #include "terms/gravity.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
@@ -97,14 +103,18 @@ AC_TERM_INLINE unsigned ac_terms_of(unsigned modules, int hyper3, int shock)
 {
     return (unsigned)(AC_TERM_CONTINUITY | AC_TERM_ADVECTION | AC_TERM_PRESSURE | AC_TERM_VISCOSITY) |
            ((modules & AC_MODULE_MAGNETIC) ? (unsigned)AC_TERM_MAGNETIC : 0u) | (hyper3 ? (unsigned)AC_TERM_HYPER3 : 0u) |
-           (shock ? (unsigned)AC_TERM_SHOCK : 0u);
+           (shock ? (unsigned)AC_TERM_SHOCK : 0u) | ((modules & AC_MODULE_ENTROPY) ? (unsigned)AC_TERM_ENTROPY : 0u) |
+           ((modules & AC_MODULE_PSCALAR) ? (unsigned)AC_TERM_PASSIVE_SCALAR : 0u);
 }
 
 /* The terms a grid runs: hyperdiffusion and shock viscosity where their
  * coefficients are not 0. */
 AC_INLINE unsigned ac_grid_terms(const ac_grid *g)
 {
-    return ac_terms_of(ac_grid_modules(g), g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0, g->nu_shock != 0.0) |
+    return ac_terms_of(ac_grid_modules(g),
+                       g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 ||
+                           (ac_grid_has_module(g, AC_MODULE_ENTROPY) && g->chi_hyper3 != 0.0),
+                       g->nu_shock != 0.0) |
            (ac_grid_has_gravity(g) ? (unsigned)AC_TERM_GRAVITY : 0u);
 }
 
@@ -120,13 +130,49 @@ AC_TERM_INLINE unsigned physics_needs(unsigned modules, unsigned terms, int r)
                                                  ((terms & AC_TERM_MAGNETIC) ? magnetic_needs(r) : 0u) |
                                                  ((terms & AC_TERM_HYPER3) ? hyper3_needs(r) : 0u) |
                                                  ((terms & AC_TERM_SHOCK) ? shock_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_ENTROPY) ? entropy_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_PASSIVE_SCALAR) ? passive_scalar_needs(r) : 0u) |
                                                  ((terms & AC_TERM_GRAVITY) ? gravity_needs(r) : 0u);
 }
 
+/* The ideal gas's members of ac_physics_params (terms/entropy.h). */
+AC_INLINE void ac_ideal_gas_params(double gamma, double cp, double rho0, double cs, double chi, double chi_hyper3,
+                                   double mu0, ac_physics_params *p)
+{
+    p->gamma_m1 = (real)(gamma - 1.0);
+    p->inv_gamma = (real)(1.0 / gamma);
+    p->cv1 = (real)(gamma / cp);
+    p->ln_rho0 = (real)log(rho0);
+    p->lnTT0 = (real)log(cs * cs / (cp * (gamma - 1.0)));
+    p->cp = (real)cp;
+    p->chi = (real)chi;
+    p->chi_hyper3 = (real)chi_hyper3;
+    p->mu0 = (real)mu0;
+}
+
 /* The parameters of a grid in the working precision. */
+/* Every parameter of the grid's table (csrc/parameters.def) in the working precision. */
+#define AC_TABLE_COPY_REAL(name) t.name = (real)g->name;
+#define AC_TABLE_COPY_VECTOR(name)                                                                                     \
+    for (int a = 0; a < 3; ++a)                                                                                        \
+        t.name[a] = (real)g->name[a];
+AC_INLINE ac_table_params make_table_params(const ac_grid *g)
+{
+    ac_table_params t;
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    AC_TABLE_COPY_##kind(name)
+#include "parameters.def"
+#undef AC_PARAMETER
+    return t;
+}
+#undef AC_TABLE_COPY_REAL
+#undef AC_TABLE_COPY_VECTOR
+
 AC_INLINE ac_physics_params make_physics_params(const ac_grid *g)
 {
     ac_physics_params p;
+    p.table = make_table_params(g);
     for (int a = 0; a < 3; ++a) {
         p.inv_ds[a] = (real)(1.0 / g->spacing[a]);
         p.b_ext[a] = (real)g->b_ext[a];
@@ -137,8 +183,7 @@ AC_INLINE ac_physics_params make_physics_params(const ac_grid *g)
     p.inv_mu0 = (real)(1.0 / g->mu0);
     p.nu_hyper3 = (real)g->nu_hyper3;
     p.diff_hyper3 = (real)g->diff_hyper3;
-    for (int a = 0; a < 3; ++a)
-        p.gravity[a] = (real)g->gravity[a];
+    ac_ideal_gas_params(g->gamma, g->cp, g->rho0, g->cs, g->chi, g->chi_hyper3, g->mu0, &p);
     return p;
 }
 
@@ -154,6 +199,29 @@ AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_deri
     AC_UNROLL
     for (int f = 0; f < fields; ++f)
         rhs[f] = (real)-0.0;
+    if (terms & AC_TERM_PASSIVE_SCALAR) /* dcc/dt alone: no other term's sum depends on where it goes */
+        passive_scalar_add(modules, d, p, rhs);
+    if (modules & AC_MODULE_ENTROPY) {
+        /* the Pencil Code's order (terms/entropy.h): u: advection, viscous force (nu, shock,
+         * hyper3), pressure, Lorentz; ss last */
+        if (terms & AC_TERM_CONTINUITY)
+            continuity_add(modules, d, p, rhs);
+        if (terms & AC_TERM_ADVECTION)
+            advection_add(modules, d, p, rhs);
+        if (terms & AC_TERM_VISCOSITY)
+            viscosity_add(modules, d, p, rhs);
+        if (terms & AC_TERM_SHOCK)
+            shock_add(modules, d, shock, rhs);
+        if (terms & AC_TERM_HYPER3)
+            hyper3_add(modules, d, p, rhs);
+        if (terms & AC_TERM_PRESSURE)
+            pressure_add(modules, d, p, rhs);
+        if ((terms & AC_TERM_MAGNETIC) && (modules & AC_MODULE_MAGNETIC))
+            magnetic_add(modules, d, p, rhs);
+        if (terms & AC_TERM_ENTROPY)
+            entropy_add(modules, d, p, shock, (terms & AC_TERM_SHOCK) != 0, (terms & AC_TERM_HYPER3) != 0, rhs);
+        return;
+    }
     if (terms & AC_TERM_CONTINUITY)
         continuity_add(modules, d, p, rhs);
     if (terms & AC_TERM_ADVECTION)
@@ -170,15 +238,16 @@ AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_deri
         shock_add(modules, d, shock, rhs);
 }
 
-/* The terms without derivatives (gravity.h) of `terms`, added to rhs after
- * physics_rhs and before hyperdiffusion and shock viscosity: du/dt += g
- * after the Lorentz force, as the Pencil Code adds it.  Kept out of
- * physics_rhs so that GCC's code for the configurations without it (and the
- * stored runs of tests/data/bitwise_cpu.npz) stays as it was. */
+/* The terms without derivatives (gravity.h) of `terms`, added to rhs right
+ * after physics_rhs (the hydro and MHD point loop adds hyperdiffusion and
+ * shock viscosity after them): du/dt += g after the Lorentz force, as the
+ * Pencil Code adds it.  Kept out of physics_rhs so that GCC's code for the
+ * configurations without it (and the stored runs of
+ * tests/data/bitwise_cpu.npz) stays as it was. */
 AC_INLINE void physics_sources(unsigned modules, unsigned terms, const ac_physics_params *p, real rhs[])
 {
     if (terms & AC_TERM_GRAVITY)
-        gravity_add(modules, p->gravity, rhs);
+        gravity_add(modules, p->table.gravity, rhs);
 }
 
 /* The four fields at one point: pointers to lnrho, ux, uy, uz there. */
@@ -280,6 +349,29 @@ AC_INLINE real divergence(const ac_derivatives *d)
     return d->grad_u[0][0] + d->grad_u[1][1] + d->grad_u[2][2];
 }
 
+/* ---- the ideal gas (terms/entropy.h), for kernels that take their
+ * parameters by module ---- */
+typedef struct {
+    real gamma_m1, inv_gamma, cv1, ln_rho0, lnTT0, cp, chi, chi_hyper3, mu0;
+} ac_gas_params;
+
+AC_INLINE ac_gas_params make_gas_params(const ac_grid *g)
+{
+    ac_physics_params p;
+    ac_ideal_gas_params(g->gamma, g->cp, g->rho0, g->cs, g->chi, g->chi_hyper3, g->mu0, &p);
+    ac_gas_params e;
+    e.gamma_m1 = p.gamma_m1;
+    e.inv_gamma = p.inv_gamma;
+    e.cv1 = p.cv1;
+    e.ln_rho0 = p.ln_rho0;
+    e.lnTT0 = p.lnTT0;
+    e.cp = p.cp;
+    e.chi = p.chi;
+    e.chi_hyper3 = p.chi_hyper3;
+    e.mu0 = p.mu0;
+    return e;
+}
+
 /* ac_physics_params from the parameter structs below (NULL: absent). */
 AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const ac_mhd_params *q,
                                                  const ac_hyper_params *h)
@@ -295,8 +387,36 @@ AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const
     r.inv_mu0 = q ? q->inv_mu0 : (real)1;
     r.nu_hyper3 = h ? h->nu_hyper3 : (real)0;
     r.diff_hyper3 = h ? h->diff_hyper3 : (real)0;
-    for (int a = 0; a < 3; ++a)
-        r.gravity[a] = (real)0;
+    r.gamma_m1 = r.inv_gamma = r.cv1 = r.ln_rho0 = r.lnTT0 = r.cp = r.chi = r.chi_hyper3 = (real)0;
+    r.mu0 = (real)1;
+    const ac_table_params none = {0}; /* a kernel sets the table from its argument (ac_physics_params_with_table) */
+    r.table = none;
+    return r;
+}
+
+/* ... with the table of every parameter (csrc/parameters.def). */
+AC_INLINE ac_physics_params ac_physics_params_with_table(ac_physics_params r, const ac_table_params *t)
+{
+    r.table = *t;
+    return r;
+}
+
+/* ... and with the ideal gas's (e: NULL, absent). */
+AC_INLINE ac_physics_params ac_physics_params_with_gas(const ac_point_params *p, const ac_mhd_params *q,
+                                                       const ac_hyper_params *h, const ac_gas_params *e)
+{
+    ac_physics_params r = ac_physics_params_of(p, q, h);
+    if (e) {
+        r.gamma_m1 = e->gamma_m1;
+        r.inv_gamma = e->inv_gamma;
+        r.cv1 = e->cv1;
+        r.ln_rho0 = e->ln_rho0;
+        r.lnTT0 = e->lnTT0;
+        r.cp = e->cp;
+        r.chi = e->chi;
+        r.chi_hyper3 = e->chi_hyper3;
+        r.mu0 = e->mu0;
+    }
     return r;
 }
 

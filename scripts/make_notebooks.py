@@ -1,7 +1,8 @@
 """Writes the validation notebooks (sources only; run them to fill outputs).
-usage: python3 scripts/make_notebooks.py"""
+usage: python3 scripts/make_notebooks.py [name ...]   (default: every notebook)"""
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "notebooks")
@@ -116,9 +117,82 @@ if FIGURES:
     fig.savefig(os.path.join(FIGURES, "forced_turbulence.png"), dpi=110, bbox_inches="tight")
 plt.show()"""),
     ],
+    "sod_and_heating": [
+        ("markdown", "# The energy equation: Sod's shock tube and turbulent heating\n\nWith `energy=\"entropy\"` astaroth evolves the specific entropy $s$ of an ideal gas (the Pencil Code's `entropy` module with `eos_idealgas`; `csrc/terms/entropy.h`). Two checks: (1) Sod's shock tube ($\\gamma = 1.4$, shock viscosity `nu_shock = 2` with its heating) at three resolutions against the exact Riemann solution (`astaroth/riemann.py`, Toro ch. 4): the L1 errors fall at about first order; (2) forced turbulence heats up: in a closed periodic box the total energy $\\langle \\rho u^2/2 + \\rho c_v T\\rangle$ grows at the power the forcing puts in (`ac.analysis.forcing_power`, a mean over the random phases: a short run on a small grid scatters about it), and the thermal energy takes up what viscosity dissipates."),
+        ("code", COMMON + """
+import sys, pathlib
+from astaroth import riemann  # the exact Riemann solution (astaroth/riemann.py)
+QUICK = os.environ.get("ASTAROTH_NOTEBOOK_QUICK") == "1\""""),
+        ("code", """GAMMA, L, T_END = 1.4, 2.0, 0.25
+
+def sod(n, nu_shock=2.0):
+    # the tube twice on a periodic line: left state inside |x - 1| < 1/2, right state outside, jumps 2 dx wide
+    sim = ac.Simulation(shape=(n, 1, 1), box=(L, 1.0, 1.0), dtype="float64", backend="cpu", energy="entropy",
+                        gamma=GAMMA, cp=1.0, rho0=1.0, cs=math.sqrt(GAMMA), nu=0.0, nu_shock=nu_shock)
+    x, dx = sim.x, L / n
+    inside = 0.5 * (np.tanh((x - L / 4) / (2 * dx)) - np.tanh((x - 3 * L / 4) / (2 * dx)))
+    rho = riemann.SOD_RIGHT[0] + (riemann.SOD_LEFT[0] - riemann.SOD_RIGHT[0]) * inside
+    p = riemann.SOD_RIGHT[2] + (riemann.SOD_LEFT[2] - riemann.SOD_RIGHT[2]) * inside
+    sim["lnrho"] = np.log(rho)[:, None, None]
+    # ss of (rho, p): the ideal gas's cs2 = gamma p / rho = cs^2 exp(gamma ss / cp + (gamma - 1) ln(rho / rho0))
+    sim["ss"] = ((np.log(GAMMA * p / rho / sim.cs ** 2) - (GAMMA - 1) * np.log(rho / sim.rho0)) / GAMMA)[:, None, None]
+    sim.run(until=T_END, dt=T_END / math.ceil(T_END / (0.2 * dx / 2.2)))
+    right, left = riemann.solution(x - 3 * L / 4, T_END), riemann.solution(L / 4 - x, T_END)
+    upper = x >= L / 2
+    exact = [np.where(upper, right[0], left[0]), np.where(upper, right[1], -left[1]), np.where(upper, right[2], left[2])]
+    got = [np.exp(sim["lnrho"][:, 0, 0]), sim["ux"][:, 0, 0], ac.analysis.pressure(sim)[:, 0, 0]]
+    return x, got, exact, [np.sum(np.abs(g - e)) * dx for g, e in zip(got, exact)]
+
+sizes = [100, 200, 400]
+runs = {n: sod(n) for n in sizes}
+for n in sizes:
+    print(f"N = {n}: L1 errors of rho, u, p = {np.round(runs[n][3], 4)}")
+for q, name in enumerate(("rho", "u", "p")):
+    e = [runs[n][3][q] for n in sizes]
+    print(f"{name}: orders {np.round([math.log2(a / b) for a, b in zip(e, e[1:])], 2)}")"""),
+        ("code", """fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+for q, (ax, name) in enumerate(zip(axes, ("density", "velocity", "pressure"))):
+    x, got, exact, _ = runs[sizes[-1]]
+    ax.plot(x, exact[q], "k-", lw=1, label="exact")
+    for n in sizes:
+        ax.plot(runs[n][0], runs[n][1][q], ".", ms=3, label=f"N = {n}")
+    ax.set_xlim(1.0, 2.0); ax.set_xlabel("x"); ax.set_title(f"{name}, t = {T_END:g}")
+axes[0].legend()
+if FIGURES:
+    fig.savefig(os.path.join(FIGURES, "sod.png"), dpi=110, bbox_inches="tight")
+plt.show()"""),
+        ("code", """N = 256 if GPU and not QUICK else 24
+T_RUN = 20.0 if GPU and not QUICK else 2.0
+sim = ac.Simulation(shape=(N, N, N), dtype="float64", backend=BACKEND, energy="entropy", nu=5e-3 if N > 64 else 2e-2,
+                    chi=5e-3 if N > 64 else 2e-2)
+sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.05, seed=1)
+power = ac.analysis.forcing_power(sim)
+rows = []
+t0 = time.time()
+for i in range(21):
+    if i:
+        sim.run(until=T_RUN * i / 20)
+    rows.append((sim.t, ac.analysis.kinetic_energy(sim), ac.analysis.thermal_energy(sim), ac.analysis.total_energy(sim)))
+t, ekin, eth, etot = np.array(rows).T
+rate = np.polyfit(t, etot - etot[0], 1)[0]
+print(f"{N}^3, {sim.steps} steps in {time.time() - t0:.0f} s: d<E_total>/dt = {rate:.3g}, forcing power {power:.3g} "
+      f"(ratio {rate / power:.2f}); thermal energy up by {eth[-1] - eth[0]:.3g}, kinetic energy {ekin[-1]:.3g}")"""),
+        ("code", """fig, ax = plt.subplots(figsize=(6.5, 4.5))
+ax.plot(t, etot - etot[0], "k-", label=r"$\\langle E_{total} \\rangle - E_0$")
+ax.plot(t, eth - eth[0], "r-", label=r"$\\langle \\rho c_v T \\rangle$ - its start")
+ax.plot(t, ekin, "b-", label=r"$\\langle \\rho u^2 / 2 \\rangle$")
+ax.plot(t, power * t, "k:", label="forcing power x t")
+ax.set_xlabel("t"); ax.set_ylabel("energy per unit volume"); ax.legend()
+ax.set_title(f"Forced turbulence with entropy, {N}$^3$ ({BACKEND})")
+if FIGURES:
+    fig.savefig(os.path.join(FIGURES, "turbulent_heating.png"), dpi=110, bbox_inches="tight")
+plt.show()"""),
+    ],
 }
 
 for name, cells in NOTEBOOKS.items():
+    if sys.argv[1:] and name not in sys.argv[1:]:
+        continue
     nb = {"cells": [], "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                                     "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
     for i, (kind, src) in enumerate(cells):

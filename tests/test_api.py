@@ -1,4 +1,4 @@
-"""The Python API of DESIGN section 3 and the refusals of section 6."""
+"""The Python API (docs/reference/api.md) and its refusals of bad input (docs/guide/simulations.md)."""
 import math
 
 import numpy as np

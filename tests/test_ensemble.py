@@ -1,4 +1,4 @@
-"""Ensembles (DESIGN section 8): members differ in everything but shape,
+"""Ensembles (docs/guide/ensembles.md): members differ in everything but shape,
 dtype, method and backend, advance with their own CFL steps, and end
 bit-identical to running alone.  CPU in CI; the same tests on the GPU carry
 the `gpu` marker."""

@@ -12,7 +12,7 @@ item 3:
   * total energy <rho u^2/2 + rho cv T + B^2/(2 mu0)> is conserved in a
     closed periodic box with nu, eta and chi, error falling at order >= 4;
   * the Sod shock tube with shock viscosity converges to the exact solution
-    (tests/riemann.py) at order >= 0.8 in L1; without it the run blows up.
+    (astaroth/riemann.py) at order >= 0.8 in L1; without it the run blows up.
 
 The module is skipped until astaroth has the `energy` switch.  With
 ASTAROTH_ENTROPY_ON_REFERENCE=1 the same tests (but the agreement ones, which
@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 import entropy_reference as ref
-import riemann
+from astaroth import riemann
 
 ON_REFERENCE = os.environ.get("ASTAROTH_ENTROPY_ON_REFERENCE") == "1"
 
@@ -352,7 +352,7 @@ def sod_run(n, nu_shock, t_end=0.25, length=2.0, steps=None):
 
 
 def sod_errors(n, nu_shock):
-    """L1 errors (over the box) of rho, u, p against tests/riemann.py."""
+    """L1 errors (over the box) of rho, u, p against astaroth/riemann.py."""
     got, exact, dx = sod_run(n, nu_shock)
     return [np.sum(np.abs(g - e)) * dx for g, e in zip(got, exact)]
 

@@ -79,8 +79,8 @@ def test_entropy_terms_are_consistent():
 
 
 def test_riemann_solver_reproduces_toro():
-    """tests/riemann.py against Toro (2009), Table 4.2: tests 1 (Sod), 2 (123) and 3."""
-    import riemann
+    """astaroth/riemann.py against Toro (2009), Table 4.2: tests 1 (Sod), 2 (123) and 3."""
+    from astaroth import riemann
     for left, right, p_star, u_star in [(riemann.SOD_LEFT, riemann.SOD_RIGHT, 0.30313, 0.92745),
                                         ((1.0, -2.0, 0.4), (1.0, 2.0, 0.4), 0.00189, 0.0),
                                         ((1.0, 0.0, 1000.0), (1.0, 0.0, 0.01), 460.894, 19.5975)]:

@@ -1,5 +1,5 @@
 """Forcing: an independent NumPy statement of the draw (splitmix64, seed
-eqs. 24-25, the helical factor of DESIGN 7) against a step from rest, the
+eqs. 24-25, the helical factor of docs/guide/mhd.md) against a step from rest, the
 helicity of the forcing function itself, and the sign of the kinetic
 helicity a helically forced run builds up."""
 import math
@@ -30,7 +30,7 @@ class SplitMix64:
 
 
 def forcing_increment(sim, forcing, dt, gen):
-    """du of one step (seed eqs. 24-25; DESIGN 7 for relhel), drawn from `gen`."""
+    """du of one step (seed eqs. 24-25; docs/guide/mhd.md for relhel), drawn from `gen`."""
     ks = forcing.wavevectors(sim.box)
     which = min(int(gen.uniform() * len(ks)), len(ks) - 1)
     k = ks[which]

@@ -1,4 +1,4 @@
-"""Hyperdiffusion (DESIGN 9): an independent NumPy statement of the terms
+"""Hyperdiffusion (docs/guide/hyperdiffusion.md): an independent NumPy statement of the terms
 (both backends), the decay rate of a sine wave against the discrete and the
 continuous operator, nothing changed when the coefficients are 0, and the
 CUDA backend against the CPU (tests marked gpu)."""
@@ -90,7 +90,7 @@ def test_cfl_step_has_the_hyperdiffusive_limit_and_parameters_are_checked(tmp_pa
     sim = ac.Simulation(shape=(n, n, n), nu=0.0, cs=1e-6, dtype="float64", backend="cpu", nu_hyper3=1e-3)
     dx = 2 * math.pi / n
     assert sim.cfl_dt() == pytest.approx(0.03 / (1e-3 * 3 / dx ** 6), rel=1e-12)
-    # the CFL step keeps grid-scale noise stable (at cdtv3 = 0.1, DESIGN 9's value, it grows like 1e30 in 200 steps)
+    # the CFL step keeps grid-scale noise stable (at cdtv3 = 0.1, docs/guide/hyperdiffusion.md's value, it grows like 1e30 in 200 steps)
     sim["ux"] = 1e-3 * np.random.default_rng(1).standard_normal(sim.shape)
     for _ in range(200):
         sim.step()

@@ -1,4 +1,4 @@
-"""Magnetohydrodynamics (DESIGN 7), on the CPU backend: an independent NumPy
+"""Magnetohydrodynamics (docs/guide/mhd.md), on the CPU backend: an independent NumPy
 statement of the right-hand side, and two exact solutions (a decaying
 Beltrami field, a circularly polarised Alfven wave) whose errors converge at
 sixth order."""
@@ -13,7 +13,7 @@ from helpers import assert_rhs_agree, smooth_random_fields
 
 
 def mhd_time_derivatives(lnrho, u, a, h, nu, cs, eta, mu0, b_ext):
-    """The seven time derivatives, written from DESIGN 7 with the seed's stencils."""
+    """The seven time derivatives, written from docs/guide/mhd.md with the seed's stencils."""
     dlnrho, du = time_derivatives(lnrho, u, h, nu, cs)
     grad = [[ddx(a[i], j, h[j]) for j in range(3)] for i in range(3)]  # grad[i][j] = d_j A_i
     b = [grad[2][1] - grad[1][2] + b_ext[0], grad[0][2] - grad[2][0] + b_ext[1], grad[1][0] - grad[0][1] + b_ext[2]]

@@ -1,8 +1,8 @@
 """Pencil Code files in and out (astaroth.pencil), against data directories the Pencil Code wrote.
 
 The fixtures under tests/data/pencil/ were made with the Pencil Code itself (see the README there):
-8^3 (and one 8 x 6 x 1) periodic isothermal runs, nu = 0.05, cs0 = 1, dt = 0.02 fixed, VAR0 at t = 0
-and VAR1 after 6 steps.
+8^3 (and one 8 x 6 x 1) periodic isothermal runs and one entropy run (gamma = 5/3, chi = 0.02),
+nu = 0.05, cs0 = 1, dt = 0.02 fixed, VAR0 at t = 0 and VAR1 after 6 steps.
 No Pencil Code is needed to run these tests.
 """
 import math
@@ -17,7 +17,8 @@ import astaroth as ac
 from astaroth import pencil
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "pencil")
-HYDRO, MHD, SINGLE, FLAT = (os.path.join(DATA, name) for name in ("hydro8", "mhd8", "hydro8s", "hydro2d"))
+HYDRO, MHD, SINGLE, FLAT, ENTROPY = (os.path.join(DATA, name)
+                                     for name in ("hydro8", "mhd8", "hydro8s", "hydro2d", "entropy8"))
 
 
 def coordinates(sim):
@@ -57,6 +58,43 @@ def test_mhd_parameters_and_vector_potential():
         np.testing.assert_allclose(sim[name], expected, rtol=0, atol=1e-16, err_msg=name)
 
 
+def test_entropy_run_parameters_and_fields():
+    """ENTROPY = entropy with eos_idealgas: ss gives energy='entropy'; cs0, gamma, cp, rho0 of
+    eos_init_pars and chi of iheatcond='chi-const' are ours."""
+    sim = pencil.read_var(ENTROPY, "VAR0", backend="cpu")
+    assert sim.energy == "entropy" and sim.physics == "hydro"
+    assert sim.field_names == ("lnrho", "ux", "uy", "uz", "ss")
+    assert sim.gamma == 5 / 3 and sim.cp == 1.0 and sim.rho0 == 1.0 and sim.cs == 1.0
+    assert sim.chi == 0.02 and sim.chi_hyper3 == 0.0 and sim.nu == 0.05
+    x, y, z = coordinates(sim)
+    # initss='cosx_cosy_cosz', ampl_ss = 0.01, kx_ss = ky_ss = kz_ss = 1
+    for name, expected in {"ss": 0.01 * np.cos(x) * np.cos(y) * np.cos(z),
+                           **initial_velocity_and_density(sim)}.items():
+        np.testing.assert_allclose(sim[name], expected, rtol=0, atol=1e-16, err_msg=name)
+
+
+def test_entropy_heat_conductions(tmp_path):
+    data = copy_run(tmp_path, ENTROPY)
+    edit(data / "param2.nml", "IHEATCOND='chi-const ", "IHEATCOND='chi-const', 'hyper3_ss ")
+    edit(data / "param2.nml", "CHI_HYPER3=  0.0000000000000000", "CHI_HYPER3=  1.0000000000000000E-003")
+    sim = pencil.read_var(data, "VAR0", backend="cpu")
+    assert sim.chi == 0.02 and sim.chi_hyper3 == 1e-3
+    edit(data / "param2.nml", "IHEATCOND='chi-const'", "IHEATCOND='K-const'")
+    with pytest.raises(ValueError, match="iheatcond='k-const'"):
+        pencil.read_var(data, "VAR0", backend="cpu")
+
+
+@pytest.mark.parametrize("file,old,new,match", [
+    ("param2.nml", "GAMMA=  1.6666666666666667", "GAMMA=  1.0000000000000000", "gamma=1 with an entropy field"),
+    ("param2.nml", "LVISCOSITY_HEAT=T", "LVISCOSITY_HEAT=F", "lviscosity_heat=F"),
+])
+def test_entropy_refusals(tmp_path, file, old, new, match):
+    data = copy_run(tmp_path, ENTROPY)
+    edit(data / file, old, new)
+    with pytest.raises(ValueError, match=match):
+        pencil.read_var(data, "VAR0", backend="cpu")
+
+
 def test_single_precision_var_dat():
     sim = pencil.read_var(SINGLE, backend="cpu")  # varfile="var.dat": the run's last state
     assert sim.dtype == np.float32 and sim.shape == (8, 8, 8)
@@ -87,10 +125,10 @@ def test_run_dir_or_data_dir():
     np.testing.assert_array_equal(a["uy"], b["uy"])
 
 
-@pytest.mark.parametrize("run", [HYDRO, MHD, FLAT])
+@pytest.mark.parametrize("run", [HYDRO, MHD, FLAT, ENTROPY])
 def test_our_steps_agree_with_the_pencil_code(run):
     """Same numerics: six steps of dt = 0.02 from Pencil's VAR0 land on Pencil's VAR1 to round-off
-    (measured 4e-16 of each field's maximum; 1e-13 allowed)."""
+    (measured 4e-16 of each field's maximum, entropy run included; 1e-13 allowed)."""
     sim = pencil.read_var(run, "VAR0", backend="cpu")
     ref = pencil.read_var(run, "VAR1", backend="cpu")
     start = {name: sim[name] for name in sim.field_names}
@@ -103,7 +141,8 @@ def test_our_steps_agree_with_the_pencil_code(run):
         assert np.abs(ref[name] - start[name]).max() > 1e-6 * scale, name  # the fields did change
 
 
-@pytest.mark.parametrize("run,varfile", [(HYDRO, "VAR1"), (MHD, "VAR1"), (SINGLE, "var.dat"), (FLAT, "VAR1")])
+@pytest.mark.parametrize("run,varfile", [(HYDRO, "VAR1"), (MHD, "VAR1"), (SINGLE, "var.dat"), (FLAT, "VAR1"),
+                                         (ENTROPY, "VAR1")])
 def test_write_read_round_trip_bit_for_bit(tmp_path, run, varfile):
     sim = pencil.read_var(run, varfile, backend="cpu")
     path = sim.save_pencil(tmp_path / "data")
@@ -120,7 +159,7 @@ def test_write_read_round_trip_bit_for_bit(tmp_path, run, varfile):
         np.testing.assert_array_equal(back[name], sim[name])
 
 
-@pytest.mark.parametrize("run", [HYDRO, MHD])
+@pytest.mark.parametrize("run", [HYDRO, MHD, ENTROPY])
 def test_written_fields_are_the_pencil_codes_bytes(tmp_path, run):
     """The first record (fields with periodic ghost zones, in the Pencil Code's field order) is byte for
     byte what start.x wrote; dim.dat is character for character."""
@@ -131,7 +170,7 @@ def test_written_fields_are_the_pencil_codes_bytes(tmp_path, run):
     for name in ("dim.dat", os.path.join("proc0", "dim.dat")):
         assert open(tmp_path / name).read() == open(os.path.join(run, "data", name)).read()
     assert pencil.read_index(tmp_path / "index.pro") == {k: v for k, v in pencil.read_index(
-        os.path.join(run, "data", "index.pro")).items() if k[:2] in ("iu", "il", "ia") and v > 0}
+        os.path.join(run, "data", "index.pro")).items() if k[:2] in ("iu", "il", "ia") + ("is",) * (k == "iss") and v > 0}
 
 
 def test_written_into_an_existing_pencil_data_dir(tmp_path):
@@ -256,7 +295,8 @@ def edit(path, old, new):
     ("param2.nml", "IVISC='nu-const", "IVISC='smagorinsky", "ivisc='smagorinsky'"),
     ("param2.nml", "COORD_SYSTEM='cartesian'", "COORD_SYSTEM='spherical'", "coord_system='spherical'"),
     ("param2.nml", "LUPW_UU=F", "LUPW_UU=T", "lupw_uu"),
-    ("index.pro", " ilnrho=4", " ilnrho=4\n iss=5", "iss=5 in index.pro: entropy 'ss'"),
+    ("index.pro", " ilnrho=4", " ilnrho=4\n iss=5", "iss=5 in index.pro, but dim.dat has mvar = 4"),
+    ("index.pro", " ilnrho=4", " ilnrho=4\n ilnTT=5", "ilntt=5 in index.pro: temperature"),
     ("index.pro", " iuz=3\n", "", "iuz"),
 ])
 def test_refuses_what_it_cannot_run(tmp_path, file, old, new, match):
@@ -264,6 +304,32 @@ def test_refuses_what_it_cannot_run(tmp_path, file, old, new, match):
     edit(data / file, old, new)
     with pytest.raises(ValueError, match=match):
         pencil.read_var(data, "VAR0", backend="cpu")
+
+
+def test_entropy_written_parameters_read_back(tmp_path):
+    """A new entropy simulation written where no param.nml is: gamma, cp, rho0 and chi come back."""
+    sim = ac.Simulation(shape=8, box=2 * math.pi, backend="cpu", energy="entropy", gamma=1.4, cp=2.5,
+                        rho0=0.7, chi=3e-3, chi_hyper3=1e-5, nu=0.01)
+    sim.save_pencil(tmp_path)
+    nml = pencil.read_namelist(tmp_path / "param2.nml")["entropy_run_pars"]
+    assert nml["iheatcond"] == ["chi-const", "hyper3_ss"]
+    back = pencil.read_var(tmp_path, backend="cpu")
+    assert back.energy == "entropy"
+    for key in ("gamma", "cp", "rho0", "chi", "chi_hyper3", "nu", "cs"):
+        assert getattr(back, key) == getattr(sim, key), key
+    with pytest.raises(ValueError, match="gamma = 1.4"):
+        ac.Simulation(shape=8, box=2 * math.pi, backend="cpu", energy="entropy").save_pencil(tmp_path)
+
+
+def test_entropy_units_as_start_x_writes_them(tmp_path):
+    """run.x checks cp against its units (units_eos: Rgas = mu (1 - 1/gamma) cp, error_cp = 1e-6): the
+    param.nml we write for entropy8 has start.x's unit_temperature, so run.x continues from it."""
+    pencil.read_var(ENTROPY, "VAR0", backend="cpu").save_pencil(tmp_path)
+    ours, theirs = (pencil.read_namelist(os.path.join(d, "param.nml"))["init_pars"]["unit_temperature"]
+                    for d in (tmp_path, os.path.join(ENTROPY, "data")))
+    assert ours == pytest.approx(theirs, rel=1e-14)
+    eos = pencil.read_namelist(tmp_path / "param.nml")["eos_init_pars"]
+    assert eos["gamma"] == 5 / 3 and eos["cp"] == 1.0 and eos["rho0"] == 1.0
 
 
 def test_missing_files_are_named(tmp_path):

@@ -1,4 +1,4 @@
-"""Shock viscosity (DESIGN 9, the Pencil Code's 'nu-shock'): the profile and
+"""Shock viscosity (docs/guide/hyperdiffusion.md, the Pencil Code's 'nu-shock'): the profile and
 the momentum term against a NumPy statement on both backends, an isothermal
 Riemann problem whose error against the exact solution falls with
 resolution, where the same run without shock viscosity blows up, and the
@@ -14,7 +14,7 @@ from helpers import assert_rhs_agree, assert_runs_agree, smooth_random_fields
 
 
 def numpy_profile(u, h, shape, nu_shock):
-    """zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]], written from DESIGN 9."""
+    """zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]], written from docs/guide/hyperdiffusion.md."""
     div = sum(ddx(u[j], j, h[j]) for j in range(3))
     z = np.maximum(-div, 0.0)
     for axis in range(3):  # the 3x3x3 maximum, one axis at a time

@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* count steps of length dt, the forcing after the third substep of each
- * (DESIGN 1); called with the GIL released */
+ * (docs/numerics.md); called with the GIL released */
 ac_status forced_steps(GridObject *self, double dt, long count, int profile_current)
 {
     ac_status st = AC_OK;

@@ -317,8 +317,9 @@ static PyObject *Grid_max_signal_speed(GridObject *self, PyObject *args)
     int fill_ghosts = 1;
     if (!PyArg_ParseTuple(args, "|p", &fill_ghosts) || !check_ready(self))
         return NULL;
-    if (!self->ops->max_signal_speed || !ac_grid_has_module(&self->grid, AC_MODULE_MAGNETIC))
-        return raise_status(AC_ERR_UNSUPPORTED, self, "max_signal_speed (a magnetic field)");
+    if (!self->ops->max_signal_speed ||
+        !(ac_grid_has_module(&self->grid, AC_MODULE_MAGNETIC) || ac_grid_has_module(&self->grid, AC_MODULE_ENTROPY)))
+        return raise_status(AC_ERR_UNSUPPORTED, self, "max_signal_speed (a magnetic field or an energy equation)");
     double v = 0.0;
     ac_status st;
     Py_BEGIN_ALLOW_THREADS
@@ -343,7 +344,7 @@ static PyObject *Grid_first_nonfinite_field(GridObject *self, PyObject *Py_UNUSE
     return PyLong_FromLong(f);
 }
 
-/* shock_profile() -> the shock viscosity zeta of the fields now (DESIGN 9),
+/* shock_profile() -> the shock viscosity zeta of the fields now (docs/guide/hyperdiffusion.md),
  * dense, x fastest; None where the grid has no shock viscosity. */
 static PyObject *Grid_shock_profile(GridObject *self, PyObject *Py_UNUSED(ignored))
 {

@@ -144,7 +144,7 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
 {
     *out = NULL;
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P) ||
-        (grid->fields != AC_NUM_FIELDS && grid->fields != AC_MAX_FIELDS))
+        grid->fields != ac_field_count(grid->modules) || !(grid->modules & AC_MODULE_HYDRO))
         return AC_ERR_ARGUMENT;
     if (ac_grid_extended(grid) && method != AC_METHOD_55P)
         return AC_ERR_UNSUPPORTED; /* MHD, hyperdiffusion: the 55-point method */
@@ -336,9 +336,9 @@ static ac_status cpu_max_speed(void *self, double *out)
 static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 {
     ac_cpu *cpu = self;
-    if (cpu->grid.fields != AC_MAX_FIELDS)
-        return AC_ERR_UNSUPPORTED;
-    for (int f = AC_NUM_FIELDS; f < AC_MAX_FIELDS && fill_ghosts; ++f) /* B needs A's ghost zones */
+    if (!ac_grid_has_module(&cpu->grid, AC_MODULE_MAGNETIC) && !ac_grid_has_module(&cpu->grid, AC_MODULE_ENTROPY))
+        return AC_ERR_UNSUPPORTED; /* plain hydro: max_speed, plus cs */
+    for (int f = AC_NUM_FIELDS; f < cpu->grid.fields && fill_ghosts; ++f) /* B needs A's ghost zones */
         cpu->k->fill_ghosts_bc(&cpu->grid, cpu->buf.home[f], f);
     *out = cpu->k->max_signal_speed_mhd(&cpu->grid, cpu->buf.home);
     return AC_OK;

@@ -271,7 +271,7 @@ int AC_FN(substep_generic)(const ac_grid *g, const ac_region *r, void *const in[
     job.dt = (real)dt;
     job.streaming = (size_t)3 * nf * ac_grid_padded_count(g) * sizeof(real) > AC_STREAMING_BYTES;
     job.streaming_w = job.streaming;
-    const int hyper3 = g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0, shock = zeta != NULL;
+    const int hyper3 = (ac_grid_terms(g) & AC_TERM_HYPER3) != 0, shock = zeta != NULL; /* chi_hyper3 too */
     int missing = 0, done = 0;
 #pragma omp parallel reduction(| : done)
     {

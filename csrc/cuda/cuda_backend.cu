@@ -235,7 +235,7 @@ static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double
         region = &whole;
     }
     const ac_status st =
-        gpu->grid.fields == AC_MAX_FIELDS
+        gpu->grid.fields != AC_NUM_FIELDS /* MHD, entropy: the streaming kernel of the configuration */
             ? gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, gpu->zeta, s, dt, device_step,
                                   gpu->stream)
             : gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u,
@@ -286,8 +286,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     *out = NULL;
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
         return AC_ERR_ARGUMENT;
-    if (ac_cuda_device_count() < 1 || ((grid->fields == AC_MAX_FIELDS || grid->nu_shock != 0.0) &&
-                                       method != AC_METHOD_55P)) /* MHD, shock viscosity: the 55-point kernel */
+    if (ac_cuda_device_count() < 1 || ((grid->fields != AC_NUM_FIELDS || grid->nu_shock != 0.0) &&
+                                       method != AC_METHOD_55P)) /* MHD, entropy, shock viscosity: the 55-point kernel */
         return AC_ERR_UNSUPPORTED;
     if (grid->bc.walls && (method != AC_METHOD_55P || grid->nu_shock != 0.0))
         return AC_ERR_UNSUPPORTED; /* walls: the 55-point kernel, no shock profile yet */
@@ -454,7 +454,7 @@ static ac_status gpu_max_speed(void *self, double *out)
 static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    if (gpu->grid.fields != AC_MAX_FIELDS)
+    if (gpu->grid.fields == AC_NUM_FIELDS) /* plain hydro: max_speed, plus cs */
         return AC_ERR_UNSUPPORTED;
     double fastest = 0.0;
     unsigned int flags = 0;
@@ -474,7 +474,7 @@ static ac_status gpu_first_nonfinite_field(void *self, int *out)
     ac_gpu *gpu = (ac_gpu *)self;
     double max_u2 = 0.0;
     unsigned int flags = 0;
-    const int mhd = gpu->grid.fields == AC_MAX_FIELDS;
+    const int mhd = gpu->grid.fields != AC_NUM_FIELDS; /* MHD, entropy: the signal-speed reduction */
     ac_status st = reduce(gpu, mhd, mhd ? 1 : 0, &max_u2, &flags);
     if (st != AC_OK)
         return st;
@@ -666,10 +666,11 @@ __global__ void cfl_members_kernel(member_states m, int count, int check_only)
 static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    const int mhd = gpu->grid.fields == AC_MAX_FIELDS;
+    const int mhd = gpu->grid.fields != AC_NUM_FIELDS;
     if (gpu->method != AC_METHOD_55P || gpu->zeta) /* shock viscosity: dt counts max zeta, found on the host */
         return AC_ERR_UNSUPPORTED;
-    if (gpu->grid.bc.walls || ac_grid_has_gravity(&gpu->grid)) /* walls, gravity: stepped from the host */
+    if (gpu->grid.bc.walls || ac_grid_has_gravity(&gpu->grid) || /* walls, gravity: stepped from the host */
+        (gpu->grid.modules & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC))) /* later modules' signal speed holds cs: dt on the host */
         return AC_ERR_UNSUPPORTED;
     run->taken = 0;
     run->nonfinite = 0;

@@ -145,16 +145,22 @@ static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC
     return AC_OK;
 }
 
-/* The periodic ghost zones along one axis of the grid's fields (four, or
- * seven with MHD). */
+/* The periodic ghost zones along one axis of the grid's fields (four, and
+ * those of the other modules: A, ss). */
 extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int axis,
                                                  cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     if (AC_FN(fill_ghost_axis)(AC_FN(make_set)(fields_), AC_NUM_FIELDS, s, axis, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    if (g->fields == AC_MAX_FIELDS)
-        return AC_FN(fill_ghost_axis)(AC_FN(potential_set)(fields_), 3, s, axis, stream);
+    for (int first = AC_NUM_FIELDS; first < g->fields; first += AC_NUM_FIELDS) { /* A, ss: four at a time */
+        AC_FN(field_set) rest = {{NULL, NULL, NULL, NULL}};
+        const int count = g->fields - first < AC_NUM_FIELDS ? g->fields - first : AC_NUM_FIELDS;
+        for (int q = 0; q < count; ++q)
+            rest.f[q] = (real *)fields_[first + q];
+        if (AC_FN(fill_ghost_axis)(rest, count, s, axis, stream) != AC_OK)
+            return AC_ERR_DEVICE;
+    }
     return AC_OK;
 }
 
@@ -327,6 +333,8 @@ typedef struct {
     ac_point_params p;
     ac_mhd_params q;
     ac_hyper_params h;
+    ac_gas_params e; /* the entropy module's ideal gas */
+    ac_table_params t; /* every parameter of csrc/parameters.def */
 } AC_FN(kernel_params);
 
 /* The 55-point substep of configuration CONFIG with a TX x TY tile and
@@ -356,7 +364,7 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
     AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p.p, AC_FN(make_scales)(p.p),
                                                                       substep, dt, step, runs, periodic, wrap_x, p.q,
-                                                                      p.h, zeta);
+                                                                      p.h, p.e, zeta, p.t);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
@@ -495,6 +503,8 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     a.p.p = make_point_params(g->spacing, g->nu, g->cs);
     a.p.q = make_mhd_params(g->eta, g->mu0, g->b_ext);
     a.p.h = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
+    a.p.e = make_gas_params(g);
+    a.p.t = make_table_params(g);
     a.zeta = zeta;
     a.substep = substep;
     a.dt = dt;

@@ -135,6 +135,20 @@ struct ac_schedule_row {
 };
 
 static constexpr ac_schedule_row ac_schedules[] = {
+    /* MHD with entropy (eight fields; issue 26).  In double the column
+     * below in registers spills 268 bytes a thread (ptxas, 255 registers;
+     * 340 with shock viscosity), so it goes to shared memory with w loaded
+     * late, as MHD with hyperdiffusion does: no spill (28 bytes with
+     * hyperdiffusion and shock viscosity together).  The ring of two planes
+     * ahead and the column take 264 kB, more than an SM has: one plane
+     * ahead (228 kB).  The shock profile read where it is used (the energy
+     * equation reads it inside physics_rhs).  Not tuned on the device yet. */
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 8, {32, 8, 1, 128, true, true, AC_SHOCK_AT_USE}},
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 4, {32, 8, 2, 256, false, false, AC_SHOCK_AT_USE}},
+    /* hydro with entropy (five fields): hydro's shapes, the shock profile
+     * where it is used; not tuned yet. */
+    {AC_MODULE_HYDRO | AC_MODULE_ENTROPY, 0, 8, {32, 4, 2, 256, false, false, AC_SHOCK_AT_USE}},
+    {AC_MODULE_HYDRO | AC_MODULE_ENTROPY, 0, 4, {32, 8, 2, 512, false, false, AC_SHOCK_AT_USE}},
     /* MHD in double with hyperdiffusion: its 255 registers a thread spill
      * 192 bytes with the column below in registers; three planes of the
      * tile's interior (43 kB) fit beside the ring's 188 kB.  w late, its

@@ -1,5 +1,5 @@
 /*
- * shock.cuh -- the shock viscosity's profile on the GPU (DESIGN 9).
+ * shock.cuh -- the shock viscosity's profile on the GPU (docs/guide/hyperdiffusion.md).
  *
  * Included by kernels_impl.cuh (once per precision).  One kernel makes the
  * whole profile zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]] from the

@@ -266,12 +266,16 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     constexpr unsigned MODULES = ac_config_modules(CONFIG), TERMS = ac_config_physics_terms(CONFIG);
     constexpr bool SIXTH = ac_config_needs(CONFIG) & AC_NEEDS_SIXTH, SHOCK = TERMS & AC_TERM_SHOCK;
     /* del6 needed by a term summed before hyperdiffusion: computed before the right-hand side */
-    constexpr bool EARLY_SIXTH = ac_config_needs(CONFIG, AC_TERM_HYPER3 | AC_TERM_SHOCK) & AC_NEEDS_SIXTH;
+    /* with the entropy module physics_rhs sums every term itself (terms/entropy.h reads zeta and
+     * del6 ss within the energy equation, in the Pencil Code's order): del6 and zeta first */
+    constexpr bool ENTROPY = (MODULES & AC_MODULE_ENTROPY) != 0;
+    constexpr bool EARLY_SIXTH = (ac_config_needs(CONFIG, AC_TERM_HYPER3 | AC_TERM_SHOCK) & AC_NEEDS_SIXTH) ||
+                                 (ENTROPY && SIXTH);
     if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
     enum { NF = ac_field_count(MODULES), VECTORS = ac_vector_count(MODULES), UX = ac_field_index(MODULES, AC_FIELD_ux) };
     /* the device-side CFL loop's speed is the flow's alone (max |u|^2) without a magnetic field */
-    const bool reduces = DEVICE_DT && !(MODULES & AC_MODULE_MAGNETIC) && step.max_u2_bits != NULL;
+    const bool reduces = DEVICE_DT && !(MODULES & (AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY)) && step.max_u2_bits != NULL;
     double max_u2 = 0.0;
     unsigned int nonfinite = 0;
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
@@ -337,7 +341,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     }
 
     int newest = 0; /* ring slot of the newest plane */
-    constexpr int shock_reads = ac_schedule_of(CONFIG, sizeof(real)).shock_reads;
+    constexpr int shock_reads = (MODULES & AC_MODULE_ENTROPY) ? AC_SHOCK_AT_USE : ac_schedule_of(CONFIG, sizeof(real)).shock_reads;
     real shock_next[SHOCK ? 4 : 1];
     if (SHOCK && shock_reads == AC_SHOCK_AHEAD && active)
         AC_FN(load_shock)(zeta, s, column + s.stride[2] * (k_first + s.lo[2]), shock_next);
@@ -430,16 +434,28 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             /* the terms without inputs of their own scheduled here; then hyperdiffusion and
              * shock viscosity, in physics_rhs's order, each where its inputs arrive */
             real rhs[NF];
-            physics_rhs(MODULES, TERMS & ~(unsigned)(AC_TERM_HYPER3 | AC_TERM_SHOCK), &d, &p, NULL, rhs);
+            if (ENTROPY) {
+                ac_shock_point shock_here;
+                if (SHOCK) {
+                    const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
+#pragma unroll
+                    for (int a = 0; a < 3; ++a)
+                        shock_here.grad_zeta[a] = zeta[(a + 1) * padded + idx];
+                    shock_here.zeta = zeta[idx];
+                }
+                physics_rhs(MODULES, TERMS, &d, &p, &shock_here, rhs);
+            } else {
+                physics_rhs(MODULES, TERMS & ~(unsigned)(AC_TERM_HYPER3 | AC_TERM_SHOCK), &d, &p, NULL, rhs);
+            }
             if (late_w && reads_w) /* before del6, whose work hides the loads (0.91 of the plain step against 0.90) */
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
                     w[f] = w_in.f[f][idx];
             if (SIXTH && shared_below && !EARLY_SIXTH) /* last, when the columns are in shared memory */
                 AC_FN(del6_of_fields)<T, CONFIG>(at, z, c, d.del6);
-            if (TERMS & AC_TERM_HYPER3)
+            if (!ENTROPY && (TERMS & AC_TERM_HYPER3))
                 hyper3_add(MODULES, &d, &p, rhs);
-            if (SHOCK) { /* the profile of the step's start and its gradient */
+            if (!ENTROPY && SHOCK) { /* the profile of the step's start and its gradient */
                 ac_shock_point shock;
                 if (shock_reads == AC_SHOCK_AT_USE) {
                     const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
@@ -519,8 +535,13 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
                                  ac_point_params p, AC_FN(stencil_scales) c, int substep, real dt,
                                  ac_device_step step, int runs, bool periodic, bool wrap_x, ac_mhd_params q,
-                                 ac_hyper_params h, const real *zeta)
+                                 ac_hyper_params h, ac_gas_params e, const real *zeta, ac_table_params t)
 {
+    constexpr bool gas = (ac_config_modules(CONFIG) & AC_MODULE_ENTROPY) != 0;
+    /* t, every parameter of csrc/parameters.def, comes last: the kernel's
+     * other arguments keep their places in the constant bank */
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(
-        in, out, w_in, w_out, s, ac_physics_params_of(&p, &q, &h), c, substep, dt, step, runs, periodic, wrap_x, zeta);
+        in, out, w_in, w_out, s,
+        ac_physics_params_with_table(ac_physics_params_with_gas(&p, &q, &h, gas ? &e : NULL), &t), c, substep, dt,
+        step, runs, periodic, wrap_x, zeta);
 }

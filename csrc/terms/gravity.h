@@ -10,6 +10,10 @@
 
 #include "term.h"
 
+/* Bits 7 and 8 are the entropy and passive scalar terms (term.h,
+ * passive_scalar.h). */
+enum { AC_TERM_GRAVITY = 1u << 9 };
+
 AC_TERM_INLINE unsigned gravity_needs(int row)
 {
     (void)row;

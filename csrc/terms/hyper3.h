@@ -12,7 +12,8 @@
 
 AC_TERM_INLINE unsigned hyper3_needs(int row)
 {
-    return (row == AC_FIELD_lnrho || row == AC_FIELD_ux || row == AC_FIELD_uy || row == AC_FIELD_uz)
+    return (row == AC_FIELD_lnrho || row == AC_FIELD_ux || row == AC_FIELD_uy || row == AC_FIELD_uz ||
+            row == AC_FIELD_ss) /* ss: chi_hyper3, added by entropy.h */
                ? (unsigned)AC_NEEDS_SIXTH
                : 0u;
 }

@@ -40,12 +40,12 @@ enum {
 enum {
     AC_TERM_CONTINUITY = 1u << 0, /* continuity.h: d lnrho/dt = -u.grad lnrho - div u */
     AC_TERM_ADVECTION = 1u << 1,  /* advection.h: du/dt = -(u.grad) u */
-    AC_TERM_PRESSURE = 1u << 2,   /* pressure.h: -cs^2 grad lnrho (isothermal) */
+    AC_TERM_PRESSURE = 1u << 2,   /* pressure.h: -cs^2 grad lnrho (isothermal), or the ideal gas's */
     AC_TERM_VISCOSITY = 1u << 3,  /* viscosity.h: nu (lap u + grad div u / 3 + 2 S.grad lnrho) */
     AC_TERM_MAGNETIC = 1u << 4,   /* magnetic.h: J x B / rho and dA/dt = u x B + eta lap A */
     AC_TERM_HYPER3 = 1u << 5,     /* hyper3.h: nu_hyper3 del6 u, diff_hyper3 del6 lnrho */
     AC_TERM_SHOCK = 1u << 6,      /* shock.h: the shock viscosity of a profile zeta */
-    AC_TERM_GRAVITY = 1u << 7     /* gravity.h: du/dt += g, uniform */
+    AC_TERM_ENTROPY = 1u << 7     /* entropy.h: dss/dt of an ideal gas (advection, heating, conduction) */
 };
 
 /* The number of vector fields in the table, and a vector's index among the
@@ -77,15 +77,32 @@ typedef struct {
     real exp_minus[AC_FIELD_ROWS]; /* exp(-f): ac_exp(-value[f]) */
 } ac_point_derivatives;
 
+/* Every parameter of csrc/parameters.def in the working precision, by its
+ * name there (a VECTOR row as three numbers): a term reads its own
+ * parameters here, so that a new parameter is one row of that table and
+ * reaches both backends with no change to them. */
+#define AC_TABLE_EXTENT_REAL
+#define AC_TABLE_EXTENT_VECTOR [3]
+typedef struct {
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    real name AC_TABLE_EXTENT_##kind;
+#include "../parameters.def"
+#undef AC_PARAMETER
+} ac_table_params;
+
 /* The physical parameters and inverse grid spacings, in the working
- * precision, grouped by the term that reads them. */
+ * precision, grouped by the term that reads them; `table`: every parameter
+ * of csrc/parameters.def (the terms added since read theirs there). */
 typedef struct {
     real inv_ds[3];              /* 1 / dx, 1 / dy, 1 / dz */
     real nu;                     /* viscosity.h */
     real cs2;                    /* pressure.h: the isothermal sound speed squared */
     real eta, inv_mu0, b_ext[3]; /* magnetic.h */
     real nu_hyper3, diff_hyper3; /* hyper3.h */
-    real gravity[3];             /* gravity.h */
+    /* entropy.h and pressure.h's ideal gas (cs2 above is then cs^2 at rho0, ss = 0) */
+    real gamma_m1, inv_gamma, cv1, ln_rho0, lnTT0, cp, chi, chi_hyper3, mu0;
+    ac_table_params table;
 } ac_physics_params;
 
 /* The shock viscosity's profile and its gradient at a point (shock.h). */
