@@ -643,6 +643,8 @@ class Simulation:
         dt speed / dxmin and diffusion number dt nu sum 1/dx^2.  With
         physics="mhd" the speed is max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho)))
         (the fast magnetosonic speed) and the diffusivity max(nu, eta)."""
+        if self._walls:  # the speed of the state the step evolves: 'a' and 'set' wall values as every substep has them
+            self._grid.set_walls(0)
         if self._local_signal_speed():
             if self._parallel is not None and self._physics == "mhd":  # B at the subdomain's edges needs the neighbours' A
                 self._stepper.exchange_fields()
