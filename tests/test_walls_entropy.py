@@ -243,3 +243,21 @@ def test_analysis_and_ops_with_entropy_walls():
     np.testing.assert_allclose(dT, beta, rtol=1e-10)
     div = ac.analysis.divergence(sim)
     assert np.all(div == 0)
+
+
+def test_linear_stability_reproduces_rayleigh_and_the_run_grows_at_its_rate():
+    """astaroth.stability: the critical Rayleigh number of stress-free walls in
+    the Boussinesq limit, 27 pi^4 / 4 (Chandrasekhar 1961, sec. 15); and the
+    notebook's layer (conv_slab) grows at the most unstable mode's rate."""
+    from astaroth import stability
+
+    ra, layer = stability.boussinesq_critical_rayleigh(n=24)
+    assert ra == pytest.approx(27 * math.pi ** 4 / 4, rel=1e-5) and layer.hydrostatic_residual < 1e-8
+    sim, layer, k, rate = stability.conv_slab(shape=(32, 1, 32))
+    assert sim.boundaries["z"]["uz"] == ("a", "a") and sim.box[0] == pytest.approx(2 * math.pi / k)
+    t, ekin = [sim.t], [ac.analysis.energy_budget(sim)["kinetic"]]
+    while sim.t < 20:
+        sim.run(until=sim.t + 2.0)
+        t.append(sim.t)
+        ekin.append(ac.analysis.energy_budget(sim)["kinetic"])
+    assert stability.growth_rate(t[1:], ekin[1:]) == pytest.approx(rate, rel=5e-3)
