@@ -261,3 +261,27 @@ def test_linear_stability_reproduces_rayleigh_and_the_run_grows_at_its_rate():
         t.append(sim.t)
         ekin.append(ac.analysis.energy_budget(sim)["kinetic"])
     assert stability.growth_rate(t[1:], ekin[1:]) == pytest.approx(rate, rel=5e-3)
+
+
+# --- CUDA: the same runs on the GPU (marker gpu; skipped without one) ------------------------------
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype, tolerance", [("float64", 1e-11), ("float32", 2e-4)])
+def test_gpu_entropy_walls_and_gravity_agree_with_the_cpu(dtype, tolerance):
+    """make_entropy_wall_case (MHD, entropy, passive scalar, walls in x and z,
+    gravity) stepped on the GPU against the CPU."""
+    runs = []
+    for backend in ("cpu", "cuda"):
+        cpu = make_entropy_wall_case()
+        sim = ac.Simulation(shape=cpu.shape, box=cpu.box, nu=cpu.nu, backend=backend, dtype=dtype, energy="entropy",
+                            chi=cpu.chi, passive_scalar=True, pscalar_diff=cpu.pscalar_diff, physics="mhd",
+                            eta=cpu.eta, boundaries=cpu.boundaries, gravity=cpu.gravity)
+        for name in sim.field_names:
+            sim[name] = cpu[name]
+        for _ in range(10):
+            sim.step(2e-3)
+        runs.append(sim)
+    cpu, gpu = runs
+    for name in cpu.field_names:
+        scale = max(np.abs(cpu[name]).max(), 1e-3)
+        assert np.abs(gpu[name] - cpu[name]).max() < tolerance * scale, name
+    assert np.all(gpu["ss"][:, :, 0] == gpu.dtype.type(0.05)) and np.all(gpu["uz"][:, :, [0, -1]] == 0)
