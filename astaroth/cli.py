@@ -325,24 +325,16 @@ def cmd_bench(args):
     args.methods = args.methods or ["55p", "19p"]
     if args.walls and args.energy == "entropy":
         raise RunError("--walls and --energy entropy are two benchmarks; give one of them")
-    if args.walls:
-        from .bench import run_walls_bench
+    if args.energy == "entropy" and (args.terms or args.sweeps):
+        raise RunError("--energy entropy times the energy equation beside the isothermal run; "
+                       "--terms and --sweeps do not apply to it")
+    if args.walls or args.energy == "entropy":  # beside the periodic or isothermal run, 55p
+        from .bench import run_entropy_bench, run_walls_bench
 
         sizes = tuple(args.sizes) if args.sizes else ((32,) if backend == "cpu" else (256,))
         physics = ("hydro", "mhd") if args.physics == "all" else (args.physics,)
-        run_walls_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), physics=physics,
-                        target_seconds=args.seconds)
-        return EXIT_DONE
-    if args.energy == "entropy":
-        if args.terms or args.sweeps:
-            raise RunError("--energy entropy times the energy equation beside the isothermal run; "
-                           "--terms and --sweeps do not apply to it")
-        from .bench import run_entropy_bench
-
-        sizes = tuple(args.sizes) if args.sizes else ((32,) if backend == "cpu" else (256,))
-        physics = ("hydro", "mhd") if args.physics == "all" else (args.physics,)
-        run_entropy_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), physics=physics,
-                          target_seconds=args.seconds)
+        (run_walls_bench if args.walls else run_entropy_bench)(backend=backend, sizes=sizes, dtypes=tuple(args.dtype),
+                                                              physics=physics, target_seconds=args.seconds)
         return EXIT_DONE
     if args.terms:
         from .bench import run_terms_bench

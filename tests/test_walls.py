@@ -74,25 +74,31 @@ def test_ghost_fills_against_numpy(dtype, walls):
     faces = {"lnrho": ("a2", "set:0.25"), "ux": ("s", "a"), "uy": ("a", "a2"), "uz": ("set:-1.5", "s")}
     bc = {axis: faces for axis in walls}
     sim = ac.Simulation(shape=(7, 6, 8), box=(1.0, 2.0, 3.0), dtype=dtype, backend="cpu", boundaries=bc)
-    rng = np.random.default_rng(3)
+    assert_fills_as_numpy(sim, faces, walls, seed=3)
+
+
+def assert_fills_as_numpy(sim, faces, walls, seed):
+    """Random fields, then the backend's wall values and ghost fills (axes x,
+    y, z) against numpy_fill; faces[field]: a kind or (lower, upper)."""
+    rng = np.random.default_rng(seed)
     for name in sim.field_names:
         sim[name] = rng.standard_normal(sim.shape)
     before = {name: padded(sim, name).copy() for name in sim.field_names}
     sim._grid.set_walls(0)
     for axis in range(3):
         sim._grid.fill_ghost_axis(0, axis)
-    lo = sim._grid.interior_start
-    n = sim.shape
+    lo, n = sim._grid.interior_start, sim.shape
     window = tuple(slice(lo[d] - GHOST, lo[d] + n[d] + GHOST) for d in (2, 1, 0))
-    for name in sim.field_names:
-        def parsed(spec):
-            kind, _, value = spec.partition(":")
-            return kind, float(value or 0.0)
 
-        kinds = [tuple(parsed(s) for s in faces[name]) if "xyz"[a] in walls else None for a in range(3)]
-        expected = numpy_fill(before[name], lo, n, kinds)
-        got = padded(sim, name)
-        np.testing.assert_array_equal(got[window], expected[window], err_msg=f"{name}, walls {walls}")
+    def parsed(spec):
+        kind, _, value = spec.partition(":")
+        return kind, float(value or 0.0)
+
+    for name in sim.field_names:
+        pair = faces[name] if isinstance(faces[name], tuple) else (faces[name],) * 2
+        kinds = [tuple(parsed(s) for s in pair) if "xyz"[a] in walls else None for a in range(3)]
+        np.testing.assert_array_equal(padded(sim, name)[window], numpy_fill(before[name], lo, n, kinds)[window],
+                                      err_msg=f"{name}, walls {walls}")
 
 
 def hydrostatic(n, axis=2, g=1.3, cs=0.8):
@@ -248,6 +254,22 @@ def test_mhd_walls_and_set_values_hold():
     assert np.all(sim["az"][:, :, -1] == 0.01)
 
 
+def continues_bit_for_bit(make, tmp_path, half, end):
+    """A run of make() saved at t = half and loaded goes on to t = end as the
+    run that was not stopped (the walls, spacing and gravity restored);
+    returns the run."""
+    a = make()
+    a.run(until=half)
+    a.save(tmp_path / "half.h5", xdmf=False)
+    a.run(until=end)
+    b = ac.load(tmp_path / "half.h5", backend="cpu")
+    assert b.boundaries == a.boundaries and b.spacing == a.spacing and tuple(b.gravity) == tuple(a.gravity)
+    b.run(until=end)
+    for name in a.field_names:
+        assert a[name].tobytes() == b[name].tobytes(), name
+    return a
+
+
 def test_snapshot_round_trip_continues_bit_for_bit(tmp_path):
     bc = {"z": {**HYDRO_WALL, "lnrho": ("a2", "set:-0.5")}}
 
@@ -257,15 +279,7 @@ def test_snapshot_round_trip_continues_bit_for_bit(tmp_path):
         ac.init.random_velocity(sim, urms=0.05, seed=4)
         return sim
 
-    a = make()
-    a.run(until=0.1)
-    a.save(tmp_path / "half.h5", xdmf=False)
-    a.run(until=0.2)
-    b = ac.load(tmp_path / "half.h5", backend="cpu")
-    assert b.boundaries == a.boundaries and b.spacing == a.spacing and tuple(b.gravity) == (0.0, 0.0, -0.5)
-    b.run(until=0.2)
-    for name in a.field_names:
-        assert a[name].tobytes() == b[name].tobytes(), name
+    assert tuple(continues_bit_for_bit(make, tmp_path, 0.1, 0.2).gravity) == (0.0, 0.0, -0.5)
 
 
 WALL_TOML = """
@@ -290,26 +304,30 @@ progress = false
 """
 
 
-def test_a_wall_run_from_a_file_and_its_restart(tmp_path):
-    pytest.importorskip("h5py")
+def run_from_file(tmp_path, text, *args):
+    """`astaroth run` of TOML `text` (OUT: its output folder) with extra
+    arguments; returns the exit status and the output folder."""
     from astaroth.cli import main
 
     out = tmp_path / "out"
     path = tmp_path / "walls.toml"
-    path.write_text(WALL_TOML.replace("OUT", str(out)))
-    assert main(["run", str(path), "--quiet", "--no-plot"]) == 0
+    path.write_text(text.replace("OUT", str(out)))
+    return main(["run", str(path), *args, "--quiet", "--no-plot"]), out
+
+
+def test_a_wall_run_from_a_file_and_its_restart(tmp_path):
+    pytest.importorskip("h5py")
+    status, out = run_from_file(tmp_path, WALL_TOML)
+    assert status == 0
     sim = ac.load(out / "checkpoint.h5", backend="cpu")
     assert sim.boundaries["z"]["lnrho"] == ("a2", "set:0.0") and tuple(sim.gravity) == (0.0, 0.0, -0.4)
     assert sim.spacing[2] == 1.5 / 11 and np.all(sim["lnrho"][:, :, -1] == 0.0)
-    path.write_text(WALL_TOML.replace("OUT", str(out)).replace("until = 0.2", "until = 0.3"))
-    assert main(["run", str(path), "--restart", "--quiet", "--no-plot"]) == 0
+    assert run_from_file(tmp_path, WALL_TOML.replace("until = 0.2", "until = 0.3"), "--restart")[0] == 0
     assert ac.load(out / "checkpoint.h5", backend="cpu").t == pytest.approx(0.3)
     # the walls cannot change on a restart
-    path.write_text(WALL_TOML.replace("OUT", str(out)).replace('uz = "a"', 'uz = "s"').replace("0.2", "0.4"))
-    assert main(["run", str(path), "--restart", "--quiet", "--no-plot"]) != 0
-    bad = tmp_path / "bad.toml"
-    bad.write_text(WALL_TOML.replace("OUT", str(out)).replace('uz = "a"', 'uz = "q"'))
-    assert main(["run", str(bad), "--quiet", "--no-plot"]) != 0
+    assert run_from_file(tmp_path, WALL_TOML.replace('uz = "a"', 'uz = "s"').replace("0.2", "0.4"), "--restart")[0] != 0
+    (tmp_path / "bad").mkdir()
+    assert run_from_file(tmp_path / "bad", WALL_TOML.replace('uz = "a"', 'uz = "q"'))[0] != 0
 
 
 @pytest.mark.parametrize("n", [1, 2])
@@ -373,6 +391,13 @@ def test_ensemble_members_with_walls_run_as_alone():
 
 
 # --- CUDA: the same runs on the GPU (marker gpu; skipped without one) ------------------------------
+def assert_close_to_cpu(cpu, gpu, tolerance):
+    """Every field of the GPU's run within tolerance of the CPU's, relative to its largest value (at least 1e-3)."""
+    for name in cpu.field_names:
+        scale = max(np.abs(cpu[name]).max(), 1e-3)
+        assert np.abs(gpu[name] - cpu[name]).max() < tolerance * scale, (cpu.physics, name)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype, tolerance", [("float64", 1e-11), ("float32", 2e-4)])
 def test_gpu_walls_and_gravity_agree_with_the_cpu(dtype, tolerance):
@@ -393,9 +418,7 @@ def test_gpu_walls_and_gravity_agree_with_the_cpu(dtype, tolerance):
                 sim.step(2e-3)
             runs.append(sim)
         cpu, gpu = runs
-        for name in cpu.field_names:
-            scale = max(np.abs(cpu[name]).max(), 1e-3)
-            assert np.abs(gpu[name] - cpu[name]).max() < tolerance * scale, (physics, name)
+        assert_close_to_cpu(cpu, gpu, tolerance)
         assert np.all(gpu["uz"][:, :, [0, -1]] == 0)
         assert np.all(gpu["lnrho"][:, :, -1] == gpu.dtype.type(0.1))
 

@@ -10,15 +10,10 @@ import numpy as np
 import pytest
 
 import astaroth as ac
-from test_walls import GHOST, HYDRO_WALL, numpy_fill, padded
+from test_walls import HYDRO_WALL, WALL_TOML, assert_close_to_cpu, assert_fills_as_numpy, continues_bit_for_bit, run_from_file
 
 GAMMA, CP = 5.0 / 3.0, 1.0
 LAYER_WALL = {**HYDRO_WALL, "ss": "a2"}
-
-
-def _parsed(spec):
-    kind, _, value = spec.partition(":")
-    return kind, float(value or 0.0)
 
 
 @pytest.mark.parametrize("walls", ["z", "xz"])
@@ -29,20 +24,7 @@ def test_ghost_fills_of_ss_and_cc_against_numpy(walls):
     sim = ac.Simulation(shape=(7, 6, 8), box=(1.0, 2.0, 3.0), backend="cpu", physics="mhd", energy="entropy",
                         passive_scalar=True, boundaries={axis: faces for axis in walls})
     assert sim.field_names[-2:] == ("ss", "cc")
-    rng = np.random.default_rng(5)
-    for name in sim.field_names:
-        sim[name] = rng.standard_normal(sim.shape)
-    before = {name: padded(sim, name).copy() for name in sim.field_names}
-    sim._grid.set_walls(0)
-    for axis in range(3):
-        sim._grid.fill_ghost_axis(0, axis)
-    lo, n = sim._grid.interior_start, sim.shape
-    window = tuple(slice(lo[d] - GHOST, lo[d] + n[d] + GHOST) for d in (2, 1, 0))
-    for name in sim.field_names:
-        pair = faces[name] if isinstance(faces[name], tuple) else (faces[name],) * 2
-        kinds = [tuple(_parsed(s) for s in pair) if "xyz"[a] in walls else None for a in range(3)]
-        np.testing.assert_array_equal(padded(sim, name)[window], numpy_fill(before[name], lo, n, kinds)[window],
-                                      err_msg=f"{name}, walls {walls}")
+    assert_fills_as_numpy(sim, faces, walls, seed=5)
 
 
 def isothermal_layer(n, g=1.0, cs=1.0, chi=1e-2):
@@ -159,17 +141,9 @@ def make_entropy_wall_case(comm=None, gravity=(0.1, 0.0, -0.5)):
 
 
 def test_entropy_walls_hold_their_values_and_snapshots_continue_bit_for_bit(tmp_path):
-    a = make_entropy_wall_case()
-    a.run(until=0.05)
+    a = continues_bit_for_bit(make_entropy_wall_case, tmp_path, 0.05, 0.1)
     assert np.all(a["ss"][:, :, 0] == 0.05) and np.all(a["ss"][:, :, -1] == -0.05)
-    assert np.all(a["ax"][[0, -1]] == 0) and np.all(a["uz"][:, :, [0, -1]] == 0)
-    a.save(tmp_path / "half.h5", xdmf=False)
-    a.run(until=0.1)
-    b = ac.load(tmp_path / "half.h5", backend="cpu")
-    assert b.boundaries == a.boundaries and b.energy == "entropy" and tuple(b.gravity) == (0.1, 0.0, -0.5)
-    b.run(until=0.1)
-    for name in a.field_names:
-        assert a[name].tobytes() == b[name].tobytes(), name
+    assert np.all(a["ax"][[0, -1]] == 0) and np.all(a["uz"][:, :, [0, -1]] == 0) and a.energy == "entropy"
 
 
 def test_ensemble_members_with_entropy_walls_run_as_alone():
@@ -191,46 +165,21 @@ def test_errors_name_axis_and_field():
         ac.Simulation(shape=8, backend="cpu", energy="entropy", boundaries={"y": {**HYDRO_WALL, "ss": "set:nan"}})
 
 
-ENTROPY_WALL_TOML = """
-[grid]
-shape = [6, 4, 12]
-box = [1.0, 1.0, 1.5]
-[physics]
-nu = 0.02
-energy = "entropy"
-chi = 0.02
-passive_scalar = true
-gravity = [0.0, 0.0, -0.4]
-[boundaries]
-z = { ux = "s", uy = "s", uz = "a", lnrho = "a2", ss = ["set:0.1", "set:-0.1"], cc = "s" }
-[numerics]
-backend = "cpu"
-[initial]
-kind = "random_velocity"
-urms = 0.05
-[output]
-dir = "OUT"
-until = 0.1
-snapshot_every = 0.05
-progress = false
-"""
+# test_walls.WALL_TOML with entropy, conduction, a passive scalar and their walls
+ENTROPY_WALL_TOML = WALL_TOML.replace("nu = 0.02\n", 'nu = 0.02\nenergy = "entropy"\nchi = 0.02\npassive_scalar = true\n').replace(
+    'lnrho = ["a2", "set:0.0"] }', 'lnrho = "a2", ss = ["set:0.1", "set:-0.1"], cc = "s" }')
 
 
 def test_an_entropy_wall_run_from_a_file_and_its_restart(tmp_path):
     pytest.importorskip("h5py")
-    from astaroth.cli import main
-
-    out = tmp_path / "out"
-    path = tmp_path / "walls.toml"
-    path.write_text(ENTROPY_WALL_TOML.replace("OUT", str(out)))
-    assert main(["run", str(path), "--quiet", "--no-plot"]) == 0
+    status, out = run_from_file(tmp_path, ENTROPY_WALL_TOML)
+    assert status == 0
     sim = ac.load(out / "checkpoint.h5", backend="cpu")
     assert sim.boundaries["z"]["ss"] == ("set:0.1", "set:-0.1") and np.all(sim["ss"][:, :, -1] == -0.1)
     ts = np.genfromtxt(out / "timeseries.csv", delimiter=",", names=True)
     assert "epot" in ts.dtype.names and np.all(np.isfinite(ts["etotm"]))
-    path.write_text(ENTROPY_WALL_TOML.replace("OUT", str(out)).replace("until = 0.1", "until = 0.15"))
-    assert main(["run", str(path), "--restart", "--quiet", "--no-plot"]) == 0
-    assert ac.load(out / "checkpoint.h5", backend="cpu").t == pytest.approx(0.15)
+    assert run_from_file(tmp_path, ENTROPY_WALL_TOML.replace("until = 0.2", "until = 0.3"), "--restart")[0] == 0
+    assert ac.load(out / "checkpoint.h5", backend="cpu").t == pytest.approx(0.3)
 
 
 def test_analysis_and_ops_with_entropy_walls():
@@ -281,7 +230,5 @@ def test_gpu_entropy_walls_and_gravity_agree_with_the_cpu(dtype, tolerance):
             sim.step(2e-3)
         runs.append(sim)
     cpu, gpu = runs
-    for name in cpu.field_names:
-        scale = max(np.abs(cpu[name]).max(), 1e-3)
-        assert np.abs(gpu[name] - cpu[name]).max() < tolerance * scale, name
+    assert_close_to_cpu(cpu, gpu, tolerance)
     assert np.all(gpu["ss"][:, :, 0] == gpu.dtype.type(0.05)) and np.all(gpu["uz"][:, :, [0, -1]] == 0)
