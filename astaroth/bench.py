@@ -432,6 +432,38 @@ TERM_ROWS = (("none", {}),
              ("shock", dict(nu_shock=1.0)))
 
 
+def _z_walls(physics):
+    """Walls at both ends of z for every field (astaroth.boundaries), the kinds of a stratified layer."""
+    faces = {"lnrho": "a2", "ux": "s", "uy": "s", "uz": "a"}
+    if physics == "mhd":
+        faces.update(ax="a", ay="a", az="s")
+    return {"z": faces}
+
+
+def run_walls_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), physics=("hydro", "mhd"),
+                    target_seconds=1.0, out=print):
+    """M/s of the 55-point step with walls at both ends of z beside the
+    periodic run, timed interleaved; 'of periodic' is their ratio."""
+    out(f"# astaroth bench --walls: backend={backend}, date={time.strftime('%Y-%m-%d %H:%M:%S %Z')}; "
+        f"M/s = million grid points per full RK3 step, the fastest of {BATCHES} batches; walls: z, "
+        f"lnrho a2, ux uy s, uz a (mhd: ax ay a, az s)")
+    out(f"{'implementation':<18}{'physics':>8}{'dtype':>9}{'size':>8}{'walls':>10}{'M/s':>11}{'of periodic':>13}")
+    rows = []
+    for n in sizes:
+        for phys in physics:
+            for dtype in dtypes:
+                steppers = [backend_stepper(backend, "55p", dtype, n, physics=phys),
+                            backend_stepper(backend, "55p", dtype, n, physics=phys, boundaries=_z_walls(phys))]
+                rates = time_steppers(steppers, target_seconds)
+                for name, mps in zip(("periodic", "z"), rates):
+                    rows.append(dict(impl=f"astaroth {backend}", physics=phys, dtype=dtype, n=n, walls=name,
+                                     mps=mps, of_periodic=mps / rates[0]))
+                    out(f"{'astaroth ' + backend:<18}{phys:>8}{dtype:>9}{str(n) + '^3':>8}{name:>10}{mps:>11.4g}"
+                        f"{mps / rates[0]:>13.2f}")
+                del steppers
+    return rows
+
+
 def run_terms_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), physics=("hydro", "mhd"),
                     target_seconds=1.0, out=print):
     """M/s of the 55-point step with each term of issue 17 beside the same

@@ -568,6 +568,148 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
     return ac_cuda_record(cudaGetLastError(), "19-point second pass launch");
 }
 
+/* ---- walls (../boundaries.h) ------------------------------------------------
+ * Grids with walls take the streaming kernel's ghost-reading path (as a
+ * decomposed grid does); these kernels fill the ghosts before every substep:
+ * the wall values of 'a' and 'set', then axis by axis (periodic, or each wall
+ * face by its kind), each pass over the whole padded extent of the others. */
+__global__ void AC_FN(set_wall_kernel)(real *f, int nb, int nc, ptrdiff_t sb, ptrdiff_t sc, real value)
+{
+    const long long total = (long long)nb * nc;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x)
+        f[(t % nb) * sb + (t / nb) * sc] = value;
+}
+
+__global__ void AC_FN(wall_ghost_kernel)(real *f, AC_FN(ghost_pass) g, int wall, int out, int kind)
+{
+    const long long total = (long long)g.mb * g.mc;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        real *w = f + (t % g.mb) * g.sb + (t / g.mb) * g.sc + wall * g.sa;
+        const real at = w[0];
+#pragma unroll
+        for (int i = 1; i <= AC_GHOST; ++i)
+            w[out * i * g.sa] = AC_BC_GHOST(kind, at, w[-out * i * g.sa]);
+    }
+}
+
+static unsigned AC_FN(blocks_for)(long long total)
+{
+    long long blocks = (total + 255) / 256;
+    return (unsigned)(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks);
+}
+
+/* The wall values of every field of `fields_` on the grid's wall faces. */
+extern "C" ac_status AC_FN(cuda_set_walls)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    for (int axis = 0; axis < 3; ++axis)
+        for (int face = 0; face < 2; ++face) {
+            if (!ac_boundaries_wall(&g->bc, axis, face))
+                continue;
+            const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+            const int wall = face == 0 ? s.lo[axis] : s.lo[axis] + s.n[axis] - 1;
+            for (int f = 0; f < g->fields; ++f) {
+                const int k = g->bc.kind[axis][face][f];
+                if (k != AC_BC_A && k != AC_BC_SET)
+                    continue;
+                real *start = (real *)fields_[f] + wall * s.stride[axis] + s.lo[b] * s.stride[b] + s.lo[c] * s.stride[c];
+                AC_FN(set_wall_kernel)<<<AC_FN(blocks_for)((long long)s.n[b] * s.n[c]), 256, 0, stream>>>(
+                    start, s.n[b], s.n[c], s.stride[b], s.stride[c],
+                    k == AC_BC_A ? (real)0 : (real)g->bc.value[axis][face][f]);
+                if (ac_cuda_record(cudaGetLastError(), "set_wall_kernel launch") != AC_OK)
+                    return AC_ERR_DEVICE;
+            }
+        }
+    return AC_OK;
+}
+
+/* The ghosts of one axis under the grid's boundaries: periodic on an axis
+ * without walls, else those of its wall faces (a face that is not a wall on
+ * a wall axis is the exchange's). */
+extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int axis,
+                                                    cudaStream_t stream)
+{
+    if (!ac_boundaries_wall_axis(&g->bc, axis))
+        return AC_FN(cuda_fill_ghost_axis)(g, fields_, axis, stream);
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+    AC_FN(ghost_pass) p;
+    p.n = s.n[axis];
+    p.lo = s.lo[axis];
+    p.mb = s.m[b];
+    p.mc = s.m[c];
+    p.sa = s.stride[axis];
+    p.sb = s.stride[b];
+    p.sc = s.stride[c];
+    for (int face = 0; face < 2; ++face) {
+        if (!ac_boundaries_wall(&g->bc, axis, face))
+            continue;
+        const int wall = face == 0 ? s.lo[axis] : s.lo[axis] + s.n[axis] - 1;
+        for (int f = 0; f < g->fields; ++f) {
+            AC_FN(wall_ghost_kernel)<<<AC_FN(blocks_for)((long long)p.mb * p.mc), 256, 0, stream>>>(
+                (real *)fields_[f], p, wall, face == 0 ? -1 : 1, g->bc.kind[axis][face][f]);
+            if (ac_cuda_record(cudaGetLastError(), "wall_ghost_kernel launch") != AC_OK)
+                return AC_ERR_DEVICE;
+        }
+    }
+    return AC_OK;
+}
+
+/* Every ghost zone of the fields under the grid's walls. */
+extern "C" ac_status AC_FN(cuda_fill_walls)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], cudaStream_t stream)
+{
+    if (AC_FN(cuda_set_walls)(g, fields_, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    for (int axis = 0; axis < 3; ++axis)
+        if (AC_FN(cuda_fill_ghost_axis_bc)(g, fields_, axis, stream) != AC_OK)
+            return AC_ERR_DEVICE;
+    return AC_OK;
+}
+
+/* Gravity (terms/gravity.h) after a substep's kernel over region r: du/dt
+ * += g is linear, so it adds dt g to w and beta dt g to u (w_out NULL: the
+ * last substep keeps no w). */
+__global__ void AC_FN(gravity_kernel)(AC_FN(field_set) out, AC_FN(field_set) w_out, AC_FN(shape) s, real g0, real g1,
+                                      real g2, real dt, real beta)
+{
+    const int ni = s.end[0] - s.first[0], nj = s.end[1] - s.first[1], nk = s.end[2] - s.first[2];
+    const long long total = (long long)ni * nj * nk;
+    const real g[3] = {g0, g1, g2};
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const long long r = t / ni;
+        const ptrdiff_t at = AC_FN(padded)(s, s.first[0] + (int)(t % ni), s.first[1] + (int)(r % nj),
+                                           s.first[2] + (int)(r / nj));
+#pragma unroll
+        for (int i = 0; i < 3; ++i) {
+            const real increment = dt * g[i];
+            if (w_out.f[1 + i])
+                w_out.f[1 + i][at] += increment;
+            out.f[1 + i][at] += beta * increment;
+        }
+    }
+}
+
+extern "C" ac_status AC_FN(cuda_add_gravity)(const ac_grid *g, const ac_region *r, void *const out_[AC_MAX_FIELDS],
+                                             void *const w_out_[AC_MAX_FIELDS], int substep, double dt,
+                                             cudaStream_t stream)
+{
+    AC_FN(shape) s = AC_FN(make_shape)(g);
+    for (int a = 0; r && a < 3; ++a) {
+        s.first[a] = r->lo[a];
+        s.end[a] = r->hi[a];
+        if (r->hi[a] <= r->lo[a])
+            return AC_OK;
+    }
+    const long long total = (long long)(s.end[0] - s.first[0]) * (s.end[1] - s.first[1]) * (s.end[2] - s.first[2]);
+    AC_FN(gravity_kernel)<<<AC_FN(blocks_for)(total), 256, 0, stream>>>(
+        AC_FN(make_set)(out_), AC_FN(make_set)(w_out_), s, (real)g->gravity[0], (real)g->gravity[1],
+        (real)g->gravity[2], (real)dt, rk3_beta(substep));
+    return ac_cuda_record(cudaGetLastError(), "gravity_kernel launch");
+}
+
 /* ---- reductions ------------------------------------------------------------
  * max |u|^2 as the bits of a non-negative double (they order like the
  * values), and one flag bit per field holding a NaN or Inf. */
