@@ -17,8 +17,10 @@ writes ``var.dat``, ``grid.dat``, ``dim.dat`` and ``index.pro`` that the
 Pencil Code's ``run.x`` continues from.  Only what this package can run is
 read: an isothermal (``noentropy``, ``gamma = 1``) or entropy (``entropy``
 with ``eos_idealgas``, field ``ss``: ``energy="entropy"``) hydro or MHD run
-on a periodic Cartesian equidistant grid; anything else is refused with a
-``ValueError`` naming what is not supported.
+on a Cartesian equidistant grid, periodic or with walls (``lperi = F``
+with the boundary kinds ``s``, ``a``, ``a2``, ``set``: astaroth.boundaries)
+and uniform gravity (``gravity_simple`` with constant profiles); anything
+else is refused with a ``ValueError`` naming what is not supported.
 
 Snapshots (``var.dat``, ``VARn``) are Fortran unformatted sequential files:
 the first record holds ``f(mx, my, mz, nvar)`` (x fastest, ghost zones
@@ -448,15 +450,23 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         ``physics="mhd"``; ``ss`` gives ``energy="entropy"`` with ``gamma``,
         ``cp``, ``rho0``, and ``chi`` for ``iheatcond='chi-const'``,
         ``chi_hyper3`` for ``'hyper3_ss'``) and ``sim.t`` the snapshot's
-        time.  Forcing is not
+        time.  A non-periodic axis (``lperi = F``) has walls: its first and
+        last points on the walls (``dz = Lz / (nz - 1)``), and
+        ``boundaries`` from the run's ``bcx``/``bcy``/``bcz`` (``'s'``,
+        ``'a'``, ``'a2'``; ``'set'`` and ``'a2v'`` as ``'set:VALUE'`` with
+        ``fbcz1``/``fbcz2``; ``'bot:top'`` pairs as ``(lower, upper)``).
+        ``gravity_simple``'s ``grav?_profile = 'const'`` gives
+        ``gravity=(gravx, gravy, gravz)``.  Forcing is not
         carried over (a warning says so when the run was forced).
 
     Raises
     ------
     ValueError
         For what this package cannot run, named: a field other than
-        ``uu``, ``lnrho``, ``ss``, ``aa``, non-periodic or non-Cartesian
-        grids, shear, rotation, ``gamma != 1`` without ``ss``, other
+        ``uu``, ``lnrho``, ``ss``, ``aa``, non-Cartesian grids, a wall's
+        boundary kind other than ``s``, ``a``, ``a2``, ``set`` (named with its
+        field and face), gravity profiles other than ``'zero'`` and
+        ``'const'``, shear, rotation, ``gamma != 1`` without ``ss``, other
         viscosities, resistivities or heat conductions, upwinding.
     FileNotFoundError
         When the data directory or a file in it is missing.
@@ -623,18 +633,24 @@ def write_var(sim, datadir, varfile="var.dat"):
     ``param.nml`` (``xyz0``, ``Lxyz``, ``lperi``, ``cs0``, ``gamma = 1``
     or, with ``energy="entropy"``, ``gamma``, ``cp``, ``rho0``; units) and
     ``param2.nml`` (``nu``, ``ivisc``, ``eta``, ``B_ext``, ``iheatcond``,
-    ``chi``, ...).  One process, the simulation's precision, the fields in
-    the Pencil Code's order (``uu``, ``lnrho``, ``ss``, then ``aa``) with
-    periodic ghost zones.
+    ``chi``, ...; with walls ``lperi``, ``bcx``/``bcy``/``bcz`` and
+    ``fbc?1``/``fbc?2``, with gravity ``grav_init_pars`` and
+    ``grav_run_pars``).  One process, the simulation's precision, the fields
+    in the Pencil Code's order (``uu``, ``lnrho``, ``ss``, then ``aa``) with
+    ghost zones as the Pencil Code fills them: periodic images, and at walls
+    those of its ``src/boundcond.f90``.
 
     The Pencil run that continues must be compiled for the same grid
     (``src/cparam.local``), precision (``REAL_PRECISION``), one process
     (``nompicomm``) and modules (``noentropy`` or, for ``energy="entropy"``,
-    ``entropy``; ``eos_idealgas``; ``magnetic`` for MHD); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``,
-    ... as always.  A ``dim.dat`` or ``param.nml`` already in `datadir` for
-    another grid, box or ``gamma`` is refused with a ``ValueError``.  The
-    points are written where ``sim.x`` has them; the Pencil Code puts a
-    periodic axis's at ``x0 + (i + 1/2) dx``, as ``read_var`` gives.
+    ``entropy``; ``eos_idealgas``; ``magnetic`` for MHD; ``gravity_simple``
+    with gravity); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``, the
+    walls, ... as always.  A ``dim.dat`` or ``param.nml`` already in
+    `datadir` for another grid, box, walls (``lperi``) or ``gamma`` is
+    refused with a ``ValueError``.  The points are written where ``sim.x``
+    has them; the Pencil Code puts a periodic axis's at
+    ``x0 + (i + 1/2) dx`` and a wall axis's at ``x0 + i dx``, as
+    ``read_var`` gives.
 
     Returns the path of the snapshot written.
     """
