@@ -14,6 +14,8 @@ Environment:
   ASTAROTH_CUDA_ARCH     CUDA architectures, e.g. "80;90" (default "90"):
                          machine code for each, PTX for the last
   ASTAROTH_NO_CUDA=1     CPU-only build even where nvcc exists
+  ASTAROTH_BUILD_JOBS    how many CUDA files nvcc compiles at once (default:
+                         the number of cores)
   ASTAROTH_CUDART=shared link the shared CUDA runtime (default: static, so
                          the module imports where libcudart is absent)
   ASTAROTH_TUNING=1      also build the tile-tuning instances of the 55-point
@@ -31,12 +33,12 @@ import numpy
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-CUDA_SOURCES = [
-    "csrc/cuda/cuda_backend.cu",
-    "csrc/cuda/kernels_f32.cu",
+CUDA_SOURCES = [  # the longest to compile first: they are compiled side by side
     "csrc/cuda/kernels_f64.cu",
+    "csrc/cuda/kernels_f32.cu",
     "csrc/cuda/ops_f32.cu",
     "csrc/cuda/ops_f64.cu",
+    "csrc/cuda/cuda_backend.cu",
 ]
 
 C_SOURCES = [
@@ -95,9 +97,12 @@ def cuda_arch_flags():
 
 
 def compile_cuda(nvcc, build_temp):
-    """nvcc-compile the CUDA sources; returns (objects, library_dirs)."""
+    """nvcc-compile the CUDA sources, as many at once as there are cores
+    (ASTAROTH_BUILD_JOBS: how many); returns (objects, library_dirs)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     os.makedirs(build_temp, exist_ok=True)
-    objects = []
+    commands = []
     for src in CUDA_SOURCES:
         obj = os.path.join(build_temp, os.path.basename(src) + ".o")
         cmd = [nvcc, "-O3", "-std=c++14", "-Xcompiler", "-fPIC", "-Xptxas", "-v", "-Icsrc",
@@ -105,9 +110,19 @@ def compile_cuda(nvcc, build_temp):
         if os.environ.get("ASTAROTH_TUNING") == "1":
             cmd.append("-DAC_TUNING=1")
         cmd += shlex.split(os.environ.get("ASTAROTH_NVCC_FLAGS", ""))
-        print(" ".join(cmd), file=sys.stderr)
-        subprocess.check_call(cmd)
-        objects.append(obj)
+        commands.append((cmd, obj))
+
+    def compile_one(cmd):
+        # each compiler's report (ptxas -v) in one piece, not interleaved with the others'
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(" ".join(cmd) + "\n" + done.stdout, file=sys.stderr, end="", flush=True)
+        if done.returncode:
+            raise subprocess.CalledProcessError(done.returncode, cmd)
+
+    jobs = int(os.environ.get("ASTAROTH_BUILD_JOBS", "0")) or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=min(jobs, len(commands))) as pool:
+        list(pool.map(compile_one, [cmd for cmd, _ in commands]))  # the kernel files, the longest, come first
+    objects = [obj for _, obj in commands]
     root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
     lib_dirs = [d for d in (os.path.join(root, "lib64"), os.path.join(root, "lib"),
                             os.path.join(root, "targets", "x86_64-linux", "lib")) if os.path.isdir(d)]

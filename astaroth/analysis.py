@@ -42,6 +42,19 @@ def velocity(sim):
     return [_field(sim, c, xp) for c in ("ux", "uy", "uz")]
 
 
+def walls_of(sim):
+    """The indices of the axes of sim with walls (astaroth.boundaries)."""
+    return tuple("xyz".index(a) for a in getattr(sim, "boundaries", {}) or {})
+
+
+def _refuse_walls(sim, what):
+    axes = walls_of(sim)
+    if axes:
+        names = ", ".join(repr("xyz"[a]) for a in axes)
+        raise ValueError(f"{what} takes Fourier series of periodic axes, and {names} "
+                         f"{'has' if len(axes) == 1 else 'have'} walls")
+
+
 def spectrum(sim, fields=("ux", "uy", "uz"), field="kinetic"):
     """Shell-integrated energy spectrum E(k) of the velocity, or of B.
 
@@ -60,6 +73,7 @@ def spectrum(sim, fields=("ux", "uy", "uz"), field="kinetic"):
     """
     if field not in ("kinetic", "magnetic"):
         raise ValueError(f"field must be 'kinetic' or 'magnetic', got {field!r}")
+    _refuse_walls(sim, "spectrum")
     xp = _array_module(sim)
     if field == "magnetic":
         arrays, scale = magnetic_field(sim), 1.0 / sim.mu0
@@ -107,6 +121,40 @@ def kinetic_energy(sim, u=None, rho=None):
     u = [c.astype(xp.float64) for c in (u or velocity(sim))]
     rho = density(sim) if rho is None else rho
     return _host(xp.mean(0.5 * rho * sum(c ** 2 for c in u)))
+
+
+def volume_mean(sim, f):
+    """The volume average of array f over the grid (a float): the plain mean
+    on periodic axes; on a wall axis the trapezoid rule, the wall points at
+    half weight (the Pencil Code's dVol in src/grid.f90), the average over
+    the layer that a flux-conserving budget conserves (a plain mean would
+    drift as the wall values change)."""
+    xp = _array_module(sim)
+    axes = walls_of(sim)
+    if not axes:
+        return _host(xp.mean(f))
+    weight = 1.0
+    for a in axes:
+        w = xp.ones(f.shape[a], dtype=xp.float64)
+        w[0] = w[-1] = 0.5
+        weight = weight * w.reshape([-1 if b == a else 1 for b in range(3)])
+    return _host(xp.sum(f * weight) / xp.sum(xp.broadcast_to(weight, f.shape)))
+
+
+def potential_energy(sim, rho=None):
+    """<rho Phi>, Phi = -g . x (x the grid's coordinates): the potential energy
+    per unit volume of the uniform gravity (terms/gravity.h), 0 without
+    gravity, a volume_mean (the walls at half weight).  Its change balances
+    gravity's work on the flow, so total_energy counts it beside the kinetic,
+    thermal and magnetic energy; rho as density(sim), if already at hand."""
+    g = [float(c) for c in np.ravel(getattr(sim, "gravity", (0.0, 0.0, 0.0)))]
+    if not any(g):
+        return 0.0
+    xp = _array_module(sim)
+    rho = density(sim) if rho is None else rho
+    phi = sum(-gi * xp.asarray(c, dtype=xp.float64).reshape([-1 if a == i else 1 for a in range(3)])
+              for i, (gi, c) in enumerate(zip(g, (sim.x, sim.y, sim.z))) if gi)
+    return volume_mean(sim, rho * phi)
 
 
 def kinetic_helicity(sim, u=None, omega=None):
@@ -179,7 +227,11 @@ def norms(sim):
 
 
 def _first_derivative(sim):
-    """d/dx_a as f(array, axis, h): astaroth.ops in C on the host, np.roll-style on the device."""
+    """d/dx_a as f(array, axis, h): astaroth.ops in C on the host, np.roll-style on the device; on a wall
+    axis (astaroth.boundaries) one-sided stencils next to the walls."""
+    walls = walls_of(sim)
+    if walls:
+        return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
     if _array_module(sim) is np:
         return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h)
     return ddx
@@ -217,6 +269,9 @@ def magnetic_field(sim):
 
 def current_density(sim):
     """J = curl B / mu0 = (grad div A - lap A) / mu0 with the solver's stencils, eqs. (6)-(8) (physics="mhd")."""
+    if walls_of(sim):
+        raise ValueError("current_density: the mixed derivatives of grad div A have no stencils next to walls "
+                         f"yet (walls along {', '.join(repr('xyz'[a]) for a in walls_of(sim))})")
     a, h = vector_potential(sim), sim.spacing
     lap = [sum(d2dx2(a[i], j, h[j]) for j in range(3)) for i in range(3)]
     grad_div = [sum(d2dx2(a[i], i, h[i]) if i == j else d2dxdy(a[j], i, j, h[i], h[j]) for j in range(3))
@@ -287,12 +342,34 @@ def thermal_energy(sim, rho=None, T=None):
     return float(np.mean(rho * (float(sim.cp) / float(sim.gamma)) * T))
 
 
-def total_energy(sim):
-    """Mean total energy per unit volume <rho |u|^2 / 2 + rho cv T + |B|^2 / (2 mu0)>
-    (energy="entropy"; B with b_ext, with physics="mhd"): conserved in a closed periodic box."""
-    total = kinetic_energy(sim) + thermal_energy(sim)
+def energy_budget(sim, u=None, rho=None, T=None, b2=None):
+    """The energy per unit volume by kind, each a volume_mean (the plain
+    mean in a periodic box; on wall axes the walls at half weight):
+    {"kinetic": <rho |u|^2 / 2>, "thermal": <rho cv T> (energy="entropy",
+    else 0), "magnetic": <|B|^2> / (2 mu0) (physics="mhd", else 0),
+    "potential": <rho Phi> (potential_energy), "total": their sum}.  With
+    entropy the total is conserved in a closed box: periodic, or between
+    walls that do no work and pass no heat (stress-free 's'/'a' velocity,
+    chi = 0).  u, rho: velocity(sim) and density(sim); T: temperature(sim);
+    b2: |B|^2, if already at hand."""
+    xp = _array_module(sim)
+    u = [c.astype(xp.float64) for c in (u or velocity(sim))]
+    rho = density(sim) if rho is None else rho
+    out = {"kinetic": volume_mean(sim, 0.5 * rho * sum(c ** 2 for c in u)), "thermal": 0.0, "magnetic": 0.0}
+    if getattr(sim, "energy", "isothermal") == "entropy":
+        T = temperature(sim) if T is None else T
+        rho_host = np.exp(np.asarray(sim["lnrho"], dtype=np.float64))
+        out["thermal"] = volume_mean(sim, rho_host * (float(sim.cp) / float(sim.gamma)) * np.asarray(T))
     if getattr(sim, "physics", "hydro") == "mhd":
-        xp = _array_module(sim)
-        b2 = sum(c.astype(xp.float64) ** 2 for c in magnetic_field(sim))
-        total += _host(xp.mean(b2)) / (2 * float(sim.mu0))
-    return total
+        b2 = sum(c.astype(xp.float64) ** 2 for c in magnetic_field(sim)) if b2 is None else b2
+        out["magnetic"] = volume_mean(sim, b2) / (2 * float(sim.mu0))
+    out["potential"] = potential_energy(sim, rho)
+    out["total"] = out["kinetic"] + out["thermal"] + out["magnetic"] + out["potential"]
+    return out
+
+
+def total_energy(sim):
+    """Mean total energy per unit volume <rho |u|^2 / 2 + rho cv T + |B|^2 / (2 mu0) + rho Phi>
+    (energy="entropy"; B with b_ext, with physics="mhd"; Phi = -g . x with gravity): conserved in a
+    closed box, periodic or between walls that do no work and pass no heat (energy_budget)."""
+    return energy_budget(sim)["total"]

@@ -34,7 +34,8 @@ def build_simulation(config):
     g, ph, nm, ic, fo = (config[k] for k in ("grid", "physics", "numerics", "initial", "forcing"))
     physics = {key: ph[key] for key in registry.SWITCHES + registry.NAMES}  # csrc/parameters.def
     sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), dtype=nm["dtype"],
-                     backend=nm["backend"], method=nm["method"], **physics)
+                     backend=nm["backend"], method=nm["method"],
+                     boundaries={axis: t for axis, t in config["boundaries"].items() if t} or None, **physics)
     if ic["kind"] == "sine_wave":
         init.sine_wave(sim, field=ic["field"], amplitude=ic["amplitude"], k=ic["k"])
     elif ic["kind"] == "radial_explosion":
@@ -181,6 +182,8 @@ def _end_lines(sim):
     k_name, k_value = ("kf", kf) if kf else ("k1", 2 * math.pi / max(sim.box))  # forcing, else box, scale
 
     def peak(field):
+        if analysis.walls_of(sim):  # spectra are of periodic axes
+            return ""
         k, E = analysis.spectrum(sim, field=field)
         return f", {field} spectrum peak at k = {k[1:][E[1:].argmax()]:g}" if k.size > 1 else ""
 
@@ -314,22 +317,24 @@ def cmd_bench(args):
         why = ("this build has no CUDA backend (nvcc was not found when it was installed)"
                if "cuda" not in _core.compiled_backends() else "the CUDA backend is built, but no GPU is visible")
         raise RunError(f"--backend cuda: no GPU is usable here: {why}; use --backend cpu")
-    if args.physics == "all" and not (args.terms or args.energy == "entropy"):
-        raise RunError("--physics all goes with --terms or --energy entropy (the other benchmarks take hydro or "
-                       "mhd)")
+    if args.physics == "all" and not (args.terms or args.walls or args.energy == "entropy"):
+        raise RunError("--physics all goes with --terms, --walls or --energy entropy (the other benchmarks take "
+                       "hydro or mhd)")
     from .bench import check_bench_options
     check_bench_options(args)
     args.methods = args.methods or ["55p", "19p"]
-    if args.energy == "entropy":
-        if args.terms or args.sweeps:
-            raise RunError("--energy entropy times the energy equation beside the isothermal run; "
-                           "--terms and --sweeps do not apply to it")
-        from .bench import run_entropy_bench
+    if args.walls and args.energy == "entropy":
+        raise RunError("--walls and --energy entropy are two benchmarks; give one of them")
+    if args.energy == "entropy" and (args.terms or args.sweeps):
+        raise RunError("--energy entropy times the energy equation beside the isothermal run; "
+                       "--terms and --sweeps do not apply to it")
+    if args.walls or args.energy == "entropy":  # beside the periodic or isothermal run, 55p
+        from .bench import run_entropy_bench, run_walls_bench
 
         sizes = tuple(args.sizes) if args.sizes else ((32,) if backend == "cpu" else (256,))
         physics = ("hydro", "mhd") if args.physics == "all" else (args.physics,)
-        run_entropy_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), physics=physics,
-                          target_seconds=args.seconds)
+        (run_walls_bench if args.walls else run_entropy_bench)(backend=backend, sizes=sizes, dtypes=tuple(args.dtype),
+                                                              physics=physics, target_seconds=args.seconds)
         return EXIT_DONE
     if args.terms:
         from .bench import run_terms_bench
@@ -425,6 +430,9 @@ def build_parser():
     p.add_argument("--physics", default="hydro", choices=["hydro", "mhd", "all"],
                    help="mhd: rows for magnetohydrodynamics (seven fields, the 55-point method; default sizes "
                         "32 64 on the CPU, 128 256 on the GPU); all: both, with --terms")
+    p.add_argument("--walls", action="store_true",
+                   help="rows with walls at both ends of z beside the periodic run (55p; default size 32 on the "
+                        "CPU, 256 on the GPU)")
     p.add_argument("--energy", default="isothermal", choices=["isothermal", "entropy"],
                    help="entropy: rows for the energy equation (hydro+entropy 5 fields, MHD+entropy 8, with "
                         "--physics hydro, mhd or all) beside the isothermal run, timed interleaved (55p; default "

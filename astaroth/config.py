@@ -9,6 +9,7 @@ the default backend) is what `astaroth run` does without a file.
 import copy
 import math
 
+from . import boundaries as walls
 from . import parameters as registry
 
 
@@ -35,6 +36,7 @@ def _physics_help():
 SCHEMA = {
     "grid": {"shape": "ints3", "box": "reals3", "origin": "reals3"},
     "physics": _physics_schema(),
+    "boundaries": {"x": "walls", "y": "walls", "z": "walls"},
     "numerics": {"backend": ("auto", "cpu", "cuda"), "method": ("55p", "19p"), "dtype": ("float32", "float64"),
                  "cdt": "positive", "cdtv": "positive",
                  "dt": "nonneg"},
@@ -54,6 +56,7 @@ RUN_PHYSICS = {"nu": 3e-3}
 DEFAULT = {
     "grid": {"shape": [64, 64, 64], "box": [2 * math.pi] * 3, "origin": [0.0, 0.0, 0.0]},
     "physics": {**_physics_default(), **RUN_PHYSICS},
+    "boundaries": {"x": {}, "y": {}, "z": {}},
     "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3,
                  "dt": 0.0},
     "initial": {"kind": "rest", "field": "uy", "amplitude": 1e-3, "k": 1.0, "r0": 0.8, "width": 0.2, "urms": 0.1,
@@ -69,6 +72,8 @@ HELP = {
     "grid": {"shape": "points per axis (nx, ny, nz), each >= 1", "box": "box lengths, one number or three",
              "origin": "coordinates of point 0 on each axis"},
     "physics": _physics_help(),
+    "boundaries": {axis: f"walls at both ends of {axis}: {{field = kind or [lower, upper]}}, kinds s, a, a2, "
+                         f"set:VALUE (astaroth.boundaries); {{}} (default): periodic" for axis in "xyz"},
     "numerics": {"backend": "auto, cpu or cuda", "method": "55p or 19p", "dtype": "float32 or float64",
                  "cdt": "advective Courant number of the CFL step", "cdtv": "viscous number of the CFL step",
                  "dt": "a fixed time step (the Pencil Code's dt), 0 (default): the CFL step"},
@@ -95,6 +100,7 @@ HELP = {
 # whether the run is forced).
 FIXED_ON_RESTART = {"grid": ("shape", "box", "origin"),
                     "physics": registry.SWITCHES + tuple(n for n in registry.NAMES if not registry.row(n)["restart"]),
+                    "boundaries": ("x", "y", "z"),
                     "numerics": ("dtype", "method"),
                     "forcing": ("enabled", "normalize", "kdat")}
 # These the checkpoint records too, and a restart may change them, as the
@@ -191,6 +197,14 @@ def _check(section, key, kind, v):
         if not isinstance(v, str):
             raise ConfigError(f"{where} = {v!r}: must be a file name in quotes (\"\" for none)")
         return v
+    if kind == "walls":  # {field: kind or [lower, upper]}; the fields are checked by Simulation
+        if not isinstance(v, dict):
+            raise ConfigError(f"{where} = {v!r}: must be a table {{field = kind or [lower, upper]}}, e.g. "
+                              f'{{ ux = "s", uy = "s", uz = "a", lnrho = "a2" }}')
+        try:
+            return walls.canonical_table(key, v)
+        except ValueError as e:
+            raise ConfigError(f"[{section}] {e}") from None
     if kind == "string":
         if not isinstance(v, str) or not v:
             raise ConfigError(f"{where} = {v!r}: must be a non-empty string")

@@ -44,7 +44,12 @@ analysis.temperature, ss the specific entropy, cv = cp / gamma):
     TTmin     min T                    smallest temperature
     ssm       <ss>                     mean specific entropy
     ethm      <rho cv T>               thermal energy per unit volume (analysis.thermal_energy)
-    etotm     <rho |u|^2/2 + rho cv T + |B|^2/(2 mu0)>  total energy per unit volume (analysis.total_energy)
+    etotm     <rho |u|^2/2 + rho cv T + |B|^2/(2 mu0) + rho Phi>  total energy per unit volume
+              (analysis.total_energy; rho Phi with gravity; on wall axes a volume_mean, the walls at half weight)
+
+and with gravity (GRAVITY_COLUMNS; Phi = -g . x):
+
+    epot      <rho Phi>                potential energy per unit volume (analysis.potential_energy)
 
 docs/timeseries.md has the same table with the Pencil Code's differences.
 """
@@ -58,6 +63,7 @@ from . import analysis
 COLUMNS = ("it", "t", "dt", "urms", "umax", "ekin", "rhom", "lnrhomin", "lnrhomax", "divu2m", "orms", "omax", "oum")
 MAGNETIC_COLUMNS = ("brms", "bmax", "b2m", "jrms", "jmax", "abm")
 ENTROPY_COLUMNS = ("TTm", "TTmax", "TTmin", "ssm", "ethm", "etotm")
+GRAVITY_COLUMNS = ("epot",)
 
 # Time series written before the columns took the Pencil Code's names:
 # old name -> (new name, conversion); read_timeseries and a restart's
@@ -69,9 +75,14 @@ OLD_COLUMNS = {"step": ("it", None), "rho_mean": ("rhom", None), "lnrho_min": ("
 
 def columns(sim):
     """The time-series columns of `sim`: COLUMNS, MAGNETIC_COLUMNS with physics="mhd", ENTROPY_COLUMNS
-    with energy="entropy"."""
+    with energy="entropy", GRAVITY_COLUMNS with gravity."""
     return (COLUMNS + (MAGNETIC_COLUMNS if getattr(sim, "physics", "hydro") == "mhd" else ()) +
-            (ENTROPY_COLUMNS if getattr(sim, "energy", "isothermal") == "entropy" else ()))
+            (ENTROPY_COLUMNS if getattr(sim, "energy", "isothermal") == "entropy" else ()) +
+            (GRAVITY_COLUMNS if _has_gravity(sim) else ()))
+
+
+def _has_gravity(sim):
+    return any(float(g) != 0.0 for g in getattr(sim, "gravity", (0.0, 0.0, 0.0)))
 
 
 def row(sim, dt):
@@ -107,10 +118,11 @@ def _row(sim, dt):
         T = analysis.temperature(sim)
         rho_host = np.exp(np.asarray(sim["lnrho"], dtype=np.float64))
         ethm = analysis.thermal_energy(sim, rho_host, T)
-        etotm = analysis.kinetic_energy(sim, u, rho) + ethm + (
-            value(xp.mean(b2)) / (2 * float(sim.mu0)) if magnetic else 0.0)
+        etotm = analysis.energy_budget(sim, u, rho, T, b2 if magnetic else None)["total"]
         thermal = {"TTm": float(np.mean(T)), "TTmax": float(np.max(T)), "TTmin": float(np.min(T)),
                    "ssm": float(np.mean(np.asarray(sim["ss"], dtype=np.float64))), "ethm": ethm, "etotm": etotm}
+    if _has_gravity(sim):
+        thermal["epot"] = analysis.potential_energy(sim, rho)
     return magnetic | thermal | {
         "it": sim.steps, "t": sim.t, "dt": dt,
         "urms": math.sqrt(value(xp.mean(u2))), "umax": math.sqrt(value(xp.max(u2))),

@@ -170,6 +170,14 @@ def _recorded_parameters(attrs):
     return out
 
 
+def _recorded_boundaries(attrs):
+    """The walls a snapshot records (astaroth.boundaries' JSON form), or None: periodic."""
+    value = attrs.get("boundaries")
+    if value is None:
+        return None
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
     """A Simulation from a snapshot written by `save`, ready to analyse or continue.
 
@@ -233,7 +241,7 @@ def _load(path, h5py, backend, comm, exchange, parameters):
         sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
                          dtype=str(a["dtype"]), backend=backend,
                          method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
-                         exchange=exchange, **extra)
+                         exchange=exchange, boundaries=_recorded_boundaries(a), **extra)
         for name in sim.field_names:
             data = f[f"fields/{name}"]
             if data.shape != sim.shape[::-1]:

@@ -42,6 +42,7 @@ Where the work runs follows the array:
    current stream.  Needs CuPy and a build with the CUDA backend; 1-, 2- or
    3-D arrays.
 """
+import math
 import numbers
 
 import numpy as np
@@ -123,12 +124,17 @@ def _device_derivative(a, axis, n, accuracy, h):
     return out
 
 
-def derivative(f, axis, n=1, accuracy=6, spacing=1.0):
+def derivative(f, axis, n=1, accuracy=6, spacing=1.0, walls=False):
     """d^n f / dx_axis^n by periodic central differences (module docstring):
     f'_i = sum_r c_r (f_{i+r} - f_{i-r}) / h, f''_i = (c_0 f_i + sum_r c_r
     (f_{i+r} + f_{i-r})) / h^2, r = 1 .. accuracy/2, indices modulo the
     length of the axis.  NumPy in, NumPy out (C, OpenMP); device array in,
-    CuPy array out (CUDA)."""
+    CuPy array out (CUDA).
+
+    walls=True: the axis has walls at its first and last points
+    (astaroth.boundaries), and the accuracy/2 points next to each end take
+    one-sided (biased) stencils on the accuracy + 1 points nearest them, of
+    the same order, in place of the periodic wrap (NumPy arrays)."""
     a = _array(f)
     if n not in (1, 2):
         raise ValueError(f"n must be 1 or 2, got {n!r}")
@@ -142,8 +148,38 @@ def derivative(f, axis, n=1, accuracy=6, spacing=1.0):
     if not h > 0:
         raise ValueError(f"spacing must be positive, got {spacing!r}")
     if not isinstance(a, np.ndarray):
+        if walls:
+            raise ValueError("derivative: walls=True takes a NumPy array")
         return _device_derivative(a, axis % a.ndim, n, accuracy, h)
-    return _core.derivative(a, axis % a.ndim, n, accuracy, h)
+    d = _core.derivative(a, axis % a.ndim, n, accuracy, h)
+    if walls:
+        _one_sided_ends(a, d, axis % a.ndim, n, accuracy, h)
+    return d
+
+
+def _stencil_weights(offsets, n):
+    """Weights w of sum_j w_j f(x + o_j h) = h^n f^(n)(x) + O(h^len(offsets)):
+    the Taylor conditions sum_j w_j o_j^m = n! [m == n], m < len(offsets)."""
+    o = np.asarray(offsets, dtype=np.float64)
+    powers = np.vander(o, increasing=True).T  # powers[m, j] = o_j^m
+    rhs = np.zeros(len(o))
+    rhs[n] = math.factorial(n)
+    return np.linalg.solve(powers, rhs)
+
+
+def _one_sided_ends(a, d, axis, n, accuracy, h):
+    """Overwrite the accuracy/2 points at each end of `axis` of d with the
+    biased stencils of derivative(walls=True)."""
+    size = a.shape[axis]
+    points = accuracy + 1
+    if size < points:
+        raise ValueError(f"derivative: walls=True needs at least {points} points along the axis, got {size}")
+    fa, fd = np.moveaxis(a, axis, -1), np.moveaxis(d, axis, -1)
+    for i in range(accuracy // 2):
+        w = _stencil_weights(np.arange(points) - i, n) / h ** n
+        fd[..., i] = sum(w[j] * fa[..., j] for j in range(points))
+        # the upper end mirrors the lower: offsets -(j - i), so odd derivatives change sign
+        fd[..., size - 1 - i] = (-1) ** n * sum(w[j] * fa[..., size - 1 - j] for j in range(points))
 
 
 def gradient(f, spacing=1.0, accuracy=6):

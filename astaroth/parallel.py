@@ -204,6 +204,7 @@ class HaloExchange:
         self.stream_handle = stream.ptr if stream is not None else 0
         self.count = 0  # exchanges so far: the parity picks the peer buffer
         self.prefilled = decomposition.prefilled_axes()
+        self.wall_faces = ()  # split axes where this subdomain has a wall face, filled after their exchange
         self._owned = []  # raw device allocations shared through IPC
         self.axes = []
         for axis in range(3):
@@ -319,6 +320,8 @@ class HaloExchange:
                 if host is not None:
                     recv.set(host["recv_" + direction], stream=self.stream)
                 _unpack(recv, fields, plan[direction][1])
+            if axis in self.wall_faces:  # the wall's ghosts replace what came from across the periodic seam
+                self.grid.fill_ghost_axis(s, axis, self.stream_handle)
         if self.stream is not None:
             self.stream.synchronize()
 
@@ -364,6 +367,10 @@ class ParallelStepper:
             self.transport = "cpu"
         self.sets = [[self._padded(s, f) for f in range(len(sim.field_names))] for s in range(3)]
         self.halo = HaloExchange(decomposition, grid, self.sets, self.lo, self.xp, self.stream, self.transport)
+        d = decomposition
+        self.halo.wall_faces = tuple(a for a in range(3) if "xyz"[a] in sim._walls and d.dims[a] > 1 and (
+            d.offset[a] == 0 or d.offset[a] + d.local_shape[a] == d.global_shape[a]))
+        self.walls = bool(sim._walls)
 
     def _gpu_transport(self, d):
         """How GPU ghost zones travel (HaloExchange), from exchange= and what
@@ -438,6 +445,7 @@ class ParallelStepper:
     def step(self, dt):
         for s in range(3):
             self.substep(s, dt)
+        self.sim._grid.set_walls(0)  # and in every snapshot
         self.sim._grid.add_forcing(dt)
         if self.on_gpu:
             self.xp.cuda.Stream.null.synchronize()
@@ -446,6 +454,7 @@ class ParallelStepper:
         """Ghost zones of the prefilled axes of set s, queued on the default
         stream; on the GPU the exchange stream then waits for them and for
         the previous substep's kernels that wrote set s."""
+        self.sim._grid.set_walls(s)  # 'a' and 'set' wall values first: every ghost fill and exchange sees them
         for axis in self.prefilled:
             self.sim._grid.fill_ghost_axis(s, axis, 0)
         if self.on_gpu:

@@ -58,8 +58,12 @@ def figure(sim, timeseries=None):
     if entropy:
         _slice(fig, next(panels), sim, analysis.temperature(sim), "T", cmap="inferno")
     ax = next(panels)
-    spectra = [("kinetic", *analysis.spectrum(sim))]
-    if mhd:
+    walls = analysis.walls_of(sim)
+    spectra = [] if walls else [("kinetic", *analysis.spectrum(sim))]  # spectra are of periodic axes
+    if walls:
+        ax.text(0.5, 0.5, "no spectrum: walls along " + ", ".join("xyz"[a] for a in walls), ha="center",
+                transform=ax.transAxes)
+    elif mhd:
         spectra.append(("magnetic", *analysis.spectrum(sim, field="magnetic")))
     for label, kk, E in spectra:
         ax.loglog(kk[1:], np.maximum(E[1:], 1e-300), label=label)

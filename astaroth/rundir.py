@@ -83,6 +83,7 @@ def _state_of(sim):
     return {"grid": {"shape": list(sim.shape), "box": list(sim.box),
                      "origin": [float(c[0]) for c in (sim.x, sim.y, sim.z)]},
             "physics": physics,
+            "boundaries": {axis: {f: list(p) for f, p in sim.boundaries.get(axis, {}).items()} for axis in "xyz"},
             "numerics": {"dtype": sim.dtype.name, "method": sim.method},
             "forcing": {"enabled": f is not None, "kmin": f and f.kmin, "kmax": f and f.kmax, "f0": f and f.f0,
                         "seed": f and f.seed, "relhel": f and f.relhel, "normalize": f and f.normalize,

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from . import _core
+from . import boundaries as _walls
 from . import parameters as _registry
 
 FIELDS = _registry.field_names(("hydro",))  # lnrho, ux, uy, uz (csrc/fields.h)
@@ -286,8 +287,8 @@ class Simulation:
         Grid points per axis, each at least 1 (1 makes that axis trivial,
         so ``(n, 1, 1)`` is a 1-D run).
     box : float or (Lx, Ly, Lz)
-        Box lengths; the spacing is ``L / n`` and point ``i`` sits at
-        ``origin + i * dx``.
+        Box lengths; the spacing is ``L / n`` (``L / (n - 1)`` on an axis
+        with walls) and point ``i`` sits at ``origin + i * dx``.
     nu, cs : float
         Kinematic viscosity and isothermal sound speed (physics parameters,
         below).
@@ -298,7 +299,15 @@ class Simulation:
     method : "55p" or "19p"
         The seed's single-pass 55-point or two-pass 19-point integrator.
     origin : float or (x0, y0, z0)
-        Coordinate of point 0 on each axis.
+        Coordinate of point 0 on each axis (the lower wall on a wall axis).
+    boundaries : dict or None
+        Walls (astaroth.boundaries): ``{"z": {"ux": "s", "uy": "s", "uz":
+        "a", "lnrho": "a2"}}`` puts walls at both ends of z with a kind per
+        field, or a pair (lower, upper) of kinds: "s", "a", "a2" or
+        "set:VALUE", with the Pencil Code's meaning.  Axes not named stay
+        periodic.  A wall axis puts its first and last points on the walls
+        (spacing ``L / (n - 1)``).  The 55-point method, no shock viscosity
+        and no forcing, for now.
     comm : mpi4py communicator or None
         With e.g. ``MPI.COMM_WORLD`` (and more than one rank) the grid is
         split over the ranks (astaroth.parallel), one GPU per rank on the
@@ -344,7 +353,7 @@ class Simulation:
 
     def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=_registry.default("nu"),
                  cs=_registry.default("cs"), dtype="float64", backend="auto", method="55p", origin=0.0, comm=None,
-                 exchange="auto", physics=_registry.default("physics"), **parameters):
+                 exchange="auto", physics=_registry.default("physics"), boundaries=None, **parameters):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")
@@ -374,10 +383,19 @@ class Simulation:
         elif backend not in available:
             raise ValueError(f"backend {backend!r} is not available here (available: {available})")
 
+        walls = _walls.parse(boundaries, _registry.field_names(modules))
+        if walls:
+            _walls.check_shape(walls, shape)
+            if method != "55p":
+                raise ValueError("boundaries: walls need method='55p'")
+            if values.get("nu_shock", 0.0) != 0.0:
+                raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
+
         self._shape = shape
         self._box = box
         self._origin = origin
-        self._spacing = tuple(L / n for L, n in zip(box, shape))
+        self._walls = walls
+        self._spacing = _walls.spacing(box, shape, walls)
         self._switches, self._modules, self._values = switches, modules, values
         for name, value in {**switches, **values}.items():  # self._nu, self._physics, ...: what the methods read
             setattr(self, "_" + name, value)
@@ -398,10 +416,16 @@ class Simulation:
                                  "pass would need a second ghost-zone exchange per substep)")
             self._parallel = Decomposition(comm, shape, exchange)
             local_shape, offset = self._parallel.local_shape, self._parallel.offset
+            if walls:
+                small = [a for a in _walls.wall_axes(walls) if local_shape[a] < _walls.MIN_POINTS]
+                if small:
+                    raise ValueError(f"boundaries: a subdomain has {local_shape[small[0]]} points along the wall "
+                                     f"axis {'xyz'[small[0]]!r}, fewer than {_walls.MIN_POINTS}; use fewer ranks")
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
         self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, origin, offset,
-                                _registry.module_mask(modules), values)
+                                _registry.module_mask(modules), values,
+                                _walls.entries(walls, self._field_names, offset, local_shape, shape))
         if self._parallel is not None:
             self._stepper = ParallelStepper(self, self._parallel)
         self._forcing = None
@@ -411,7 +435,13 @@ class Simulation:
     # --- description -----------------------------------------------------
     shape = property(lambda self: self._shape, doc="Grid points per axis (nx, ny, nz).")
     box = property(lambda self: self._box, doc="Box lengths (Lx, Ly, Lz).")
-    spacing = property(lambda self: self._spacing, doc="Grid spacing (dx, dy, dz) = box / shape.")
+    spacing = property(lambda self: self._spacing,
+                       doc="Grid spacing (dx, dy, dz) = box / shape (box / (shape - 1) on a wall axis).")
+
+    @property
+    def boundaries(self):
+        """The walls, ``{axis: {field: (lower, upper)}}`` (astaroth.boundaries); {} when periodic."""
+        return {a: dict(k) for a, k in self._walls.items()}
     dtype = property(lambda self: self._dtype, doc="NumPy dtype of the fields.")
     method = property(lambda self: self._method, doc="Integration method, '55p' or '19p'.")
     backend = property(lambda self: self._backend, doc="Backend running this simulation.")
@@ -456,6 +486,8 @@ class Simulation:
         parameters = {"shape": np.array(self._shape), "box": np.array(self._box), "origin": np.array(self._origin),
                       "dtype": self._dtype.name, "method": self._method}
         parameters.update(_registry.recorded(self._switches, self._modules, self._values))
+        if self._walls:  # a JSON string of astaroth.boundaries' canonical form
+            parameters["boundaries"] = _walls.dumps(self._walls)
         return parameters
 
     def save(self, path, xdmf=True):
@@ -487,6 +519,7 @@ class Simulation:
         if value is None:
             self._grid.set_forcing(None)
         elif isinstance(value, Forcing):
+            _walls.refuse_wall_axes(self._walls, range(3), "forcing")
             value.check_grid(self._shape)
             self._grid.set_forcing(*value.arguments(self._box))
         else:
@@ -610,6 +643,8 @@ class Simulation:
         dt speed / dxmin and diffusion number dt nu sum 1/dx^2.  With
         physics="mhd" the speed is max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho)))
         (the fast magnetosonic speed) and the diffusivity max(nu, eta)."""
+        if self._walls:  # the speed of the state the step evolves: 'a' and 'set' wall values as every substep has them
+            self._grid.set_walls(0)
         if self._local_signal_speed():
             if self._parallel is not None and self._physics == "mhd":  # B at the subdomain's edges needs the neighbours' A
                 self._stepper.exchange_fields()

@@ -88,8 +88,9 @@ typedef struct ac_backend_ops {
     /* the padded array of one field of the set substep s reads, in the
      * backend's memory */
     void *(*padded_data)(void *self, int s, int field);
-    /* periodic ghost zones of one axis of every field of that set, queued on
-     * `stream` (a cudaStream_t; ignored on the CPU) */
+    /* ghost zones of one axis of every field of that set, queued on
+     * `stream` (a cudaStream_t; ignored on the CPU): periodic, or where the
+     * axis has walls on this grid (boundaries.h) those of its wall faces */
     ac_status (*fill_ghost_axis)(void *self, int s, int axis, void *stream);
     /* the boundary the interior of each row starts on, in bytes (grid.h) */
     int row_align_bytes;
@@ -112,6 +113,11 @@ typedef struct ac_backend_ops {
      * (NaN if not finite), where copying the profile (shock_profile) would
      * cost more than the step; NULL: use shock_profile */
     ac_status (*shock_max)(void *self, double *out);
+    /* the wall values ('a': 0, 'set': its value) of every field of the set
+     * substep s reads, on this grid's wall faces (boundaries.h), before its
+     * ghost zones are filled or exchanged; NULL where the backend has no
+     * walls (it then refuses grids with them) */
+    ac_status (*set_walls)(void *self, int s);
 } ac_backend_ops;
 
 #endif

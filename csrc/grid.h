@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "boundaries.h"
 #include "fields.h"
 
 #if defined(__CUDACC__)
@@ -62,6 +63,7 @@ typedef struct {
     int offset[3];    /* global index of interior point (0, 0, 0): nonzero in a subdomain of a decomposed grid */
     int fields;        /* ac_field_count(modules): the fields this configuration evolves */
     unsigned modules;  /* the configuration: a bit mask of AC_MODULE_* (fields.h) */
+    ac_boundaries bc;  /* walls (boundaries.h); every face periodic by default */
     /* the physics parameters, one member per row of parameters.def, named
      * as there: double nu, cs, eta, mu0, b_ext[3], nu_hyper3, ... */
 #define AC_PARAMETER_MEMBER_REAL(name) double name;
@@ -93,6 +95,7 @@ AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], con
     g.lo[0] = align; /* the ghost zone sits at the end of the alignment gap */
     g.m[0] = (align + n[0] + AC_GHOST + align - 1) / align * align;
     g.modules = modules;
+    ac_boundaries_clear(&g.bc);
     g.fields = ac_field_count(modules);
 #define AC_PARAMETER_DEFAULT_REAL(name, dflt) g.name = (dflt);
 #define AC_PARAMETER_DEFAULT_VECTOR(name, dflt) g.name[0] = g.name[1] = g.name[2] = (dflt);
@@ -113,11 +116,18 @@ typedef struct {
 } ac_region;
 
 /* Whether the grid runs more than plain hydrodynamics (MHD,
- * hyperdiffusion, shock viscosity): the CPU's row loop of the
+ * hyperdiffusion, shock viscosity, gravity): the CPU's row loop of the
  * extended physics. */
 AC_GRID_INLINE int ac_grid_extended(const ac_grid *g)
 {
-    return g->fields != AC_NUM_FIELDS || g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 || g->nu_shock != 0.0;
+    return g->fields != AC_NUM_FIELDS || g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 || g->nu_shock != 0.0 ||
+           g->gravity[0] != 0.0 || g->gravity[1] != 0.0 || g->gravity[2] != 0.0;
+}
+
+/* Whether the grid has a gravity term (terms/gravity.h). */
+AC_GRID_INLINE int ac_grid_has_gravity(const ac_grid *g)
+{
+    return g->gravity[0] != 0.0 || g->gravity[1] != 0.0 || g->gravity[2] != 0.0;
 }
 
 /* Whether the grid runs module `bit` (AC_MODULE_*, fields.h). */

@@ -34,7 +34,9 @@
  * the induction equation; then hyperdiffusion; then shock viscosity.  With
  * the entropy module the Pencil Code's order instead (u: advection, viscous
  * force with shock viscosity and hyper3, pressure, Lorentz force; ss last,
- * terms/entropy.h).
+ * terms/entropy.h).  The sources without derivatives (physics_sources:
+ * gravity) a kernel adds right after physics_rhs: after the Lorentz force
+ * where the loop sums in that order, as the Pencil Code adds gravity.
  */
 #ifndef ASTAROTH_PHYSICS_H
 #define ASTAROTH_PHYSICS_H
@@ -57,6 +59,7 @@
 #include "terms/shock.h"
 #include "terms/entropy.h"
 #include "terms/passive_scalar.h"
+#include "terms/gravity.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)
@@ -111,7 +114,8 @@ AC_INLINE unsigned ac_grid_terms(const ac_grid *g)
     return ac_terms_of(ac_grid_modules(g),
                        g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 ||
                            (ac_grid_has_module(g, AC_MODULE_ENTROPY) && g->chi_hyper3 != 0.0),
-                       g->nu_shock != 0.0);
+                       g->nu_shock != 0.0) |
+           (ac_grid_has_gravity(g) ? (unsigned)AC_TERM_GRAVITY : 0u);
 }
 
 /* The derivatives (AC_NEEDS_* bits) that the terms of a configuration read
@@ -127,7 +131,8 @@ AC_TERM_INLINE unsigned physics_needs(unsigned modules, unsigned terms, int r)
                                                  ((terms & AC_TERM_HYPER3) ? hyper3_needs(r) : 0u) |
                                                  ((terms & AC_TERM_SHOCK) ? shock_needs(r) : 0u) |
                                                  ((terms & AC_TERM_ENTROPY) ? entropy_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_PASSIVE_SCALAR) ? passive_scalar_needs(r) : 0u);
+                                                 ((terms & AC_TERM_PASSIVE_SCALAR) ? passive_scalar_needs(r) : 0u) |
+                                                 ((terms & AC_TERM_GRAVITY) ? gravity_needs(r) : 0u);
 }
 
 /* The ideal gas's members of ac_physics_params (terms/entropy.h). */
@@ -231,6 +236,18 @@ AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_deri
         hyper3_add(modules, d, p, rhs);
     if (terms & AC_TERM_SHOCK)
         shock_add(modules, d, shock, rhs);
+}
+
+/* The terms without derivatives (gravity.h) of `terms`, added to rhs right
+ * after physics_rhs (the hydro and MHD point loop adds hyperdiffusion and
+ * shock viscosity after them): du/dt += g after the Lorentz force, as the
+ * Pencil Code adds it.  Kept out of physics_rhs so that GCC's code for the
+ * configurations without it (and the stored runs of
+ * tests/data/bitwise_cpu.npz) stays as it was. */
+AC_INLINE void physics_sources(unsigned modules, unsigned terms, const ac_physics_params *p, real rhs[])
+{
+    if (terms & AC_TERM_GRAVITY)
+        gravity_add(modules, p->table.gravity, rhs);
 }
 
 /* The four fields at one point: pointers to lnrho, ux, uy, uz there. */

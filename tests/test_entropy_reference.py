@@ -182,17 +182,12 @@ def test_reference_heating_conserves_total_energy():
 
 
 def test_convection_linear_solver_finds_the_boussinesq_onset():
-    """scripts/convection_linear.py in the Boussinesq limit (a thin, nearly
+    """astaroth.stability in the Boussinesq limit (a thin, nearly
     adiabatic layer): critical Rayleigh number 27 pi^4 / 4 at k d = pi / sqrt(2)
     for stress-free walls at fixed temperature (measured: 657.511 at 24 and
     32 Chebyshev points), and a conductive layer in equilibrium."""
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "scripts"))
-    try:
-        import convection_linear as cl
-    finally:
-        sys.path.pop(0)
+    from astaroth import stability as cl
+
     ra, layer = cl.boussinesq_critical_rayleigh(n=24)
     assert abs(ra / (27 * math.pi ** 4 / 4) - 1) < 1e-3, ra
     gas = cl.Gas()

@@ -10,7 +10,7 @@ import astaroth as ac
 from astaroth import _core, config as configuration, parameters as registry
 from astaroth.cli import main
 
-ROWS = {"nu", "cs", "eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", "nu_shock",
+ROWS = {"nu", "cs", "eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", "nu_shock", "gravity",
         "gamma", "cp", "rho0", "chi", "chi_hyper3",  # energy="entropy" (issue 26)
         "pscalar_diff"}  # passive_scalar=True (the pilot module of issue 25)
 

@@ -11,18 +11,21 @@
 #include <stdint.h>
 #include <string.h>
 
+static int boundaries_fill(ac_grid *g, PyObject *seq);
+
 static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "origin", "offset", "modules",
-                             "params", NULL};
+                             "params", "boundaries", NULL};
     const char *backend, *precision, *method;
     int n[3], offset[3] = {0, 0, 0};
     double spacing[3], origin[3] = {0.0, 0.0, 0.0};
     unsigned long modules = AC_MODULE_HYDRO;
-    PyObject *params = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)|(ddd)(iii)kO!", kwlist, &backend, &precision, &method,
+    PyObject *params = NULL, *boundaries = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)|(ddd)(iii)kO!O", kwlist, &backend, &precision, &method,
                                      &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &origin[0], &origin[1],
-                                     &origin[2], &offset[0], &offset[1], &offset[2], &modules, &PyDict_Type, &params))
+                                     &origin[2], &offset[0], &offset[1], &offset[2], &modules, &PyDict_Type, &params,
+                                     &boundaries))
         return -1;
     if (parameters_check_modules(modules) < 0)
         return -1;
@@ -62,6 +65,8 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
     for (int a = 0; a < 3; ++a)
         grid.offset[a] = offset[a]; /* a subdomain's place in the global grid */
     if (params && parameters_fill(&grid, params) < 0)
+        return -1;
+    if (boundaries && boundaries != Py_None && boundaries_fill(&grid, boundaries) < 0)
         return -1;
     self->ops = ops;
     self->grid = grid;
@@ -160,8 +165,9 @@ static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* fill_ghost_axis(s, axis, stream=0): periodic ghost zones of one axis of
- * set s (an axis a split grid does not split), queued on a CUDA stream. */
+/* fill_ghost_axis(s, axis, stream=0): ghost zones of one axis of set s (an
+ * axis a split grid does not split, or this subdomain's wall faces of a
+ * split wall axis), queued on a CUDA stream. */
 static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
 {
     int s, axis;
@@ -179,6 +185,64 @@ static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
     if (st != AC_OK)
         return raise_status(st, self, "fill_ghost_axis");
     Py_RETURN_NONE;
+}
+
+/* set_walls(s): the wall values ('a', 'set') of set s, before its ghosts. */
+static PyObject *Grid_set_walls(GridObject *self, PyObject *args)
+{
+    int s;
+    if (!PyArg_ParseTuple(args, "i", &s) || !check_ready(self))
+        return NULL;
+    if (s < 0 || s > 2) {
+        PyErr_SetString(PyExc_ValueError, "set_walls: set must be 0, 1 or 2");
+        return NULL;
+    }
+    if (!self->grid.bc.walls)
+        Py_RETURN_NONE;
+    if (!self->ops->set_walls)
+        return raise_status(AC_ERR_UNSUPPORTED, self, "set_walls");
+    const ac_status st = self->ops->set_walls(self->self, s);
+    if (st != AC_OK)
+        return raise_status(st, self, "set_walls");
+    Py_RETURN_NONE;
+}
+
+/* The `boundaries` argument: (axis, face, field, kind, value) tuples, one
+ * per wall face and field (astaroth/boundaries.py makes them). */
+static int boundaries_fill(ac_grid *g, PyObject *seq)
+{
+    PyObject *fast = PySequence_Fast(seq, "boundaries must be a sequence of (axis, face, field, kind, value)");
+    if (!fast)
+        return -1;
+    const Py_ssize_t count = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t i = 0; i < count; ++i) {
+        int axis, face, field, kind;
+        double value;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "iiiid", &axis, &face, &field, &kind, &value)) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (axis < 0 || axis > 2 || face < 0 || face > 1 || field < 0 || field >= g->fields || kind <= AC_BC_PERIODIC ||
+            kind > AC_BC_SET) {
+            Py_DECREF(fast);
+            PyErr_Format(PyExc_ValueError, "boundaries: entry %zd (%d, %d, %d, %d) is out of range", i, axis, face,
+                         field, kind);
+            return -1;
+        }
+        g->bc.kind[axis][face][field] = (unsigned char)kind;
+        g->bc.value[axis][face][field] = value;
+        g->bc.walls |= 1u << (2 * axis + face);
+    }
+    Py_DECREF(fast);
+    for (int a = 0; a < 3; ++a)
+        for (int face = 0; face < 2; ++face)
+            for (int f = 0; f < g->fields; ++f)
+                if (ac_boundaries_wall(&g->bc, a, face) && g->bc.kind[a][face][f] == AC_BC_PERIODIC) {
+                    PyErr_Format(PyExc_ValueError, "boundaries: field %d has no kind on face %d of axis %d", f, face,
+                                 a);
+                    return -1;
+                }
+    return 0;
 }
 
 static PyObject *Grid_rhs(GridObject *self, PyObject *Py_UNUSED(ignored))
@@ -347,7 +411,10 @@ static PyMethodDef Grid_methods[] = {
      "substep_region(s, dt, lo, hi): substep s over an interior box; ghost zones filled by the caller."},
     {"add_forcing", (PyCFunction)Grid_add_forcing, METH_VARARGS, "add_forcing(dt): the forcing of one step."},
     {"fill_ghost_axis", (PyCFunction)Grid_fill_ghost_axis, METH_VARARGS,
-     "fill_ghost_axis(set, axis, stream=0): periodic ghost zones of one axis, queued on a CUDA stream."},
+     "fill_ghost_axis(set, axis, stream=0): ghost zones of one axis (periodic, or its wall faces), queued on a CUDA "
+     "stream."},
+    {"set_walls", (PyCFunction)Grid_set_walls, METH_VARARGS,
+     "set_walls(set): the wall values ('a': 0, 'set': its value) of set s, before its ghost zones are filled."},
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
      "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
@@ -392,8 +459,10 @@ static PyGetSetDef Grid_getset[] = {
 PyTypeObject GridType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "astaroth._core.Grid",
     .tp_doc = "Grid(backend, precision, method, shape, spacing, origin=(0, 0, 0), offset=(0, 0, 0), modules, "
-              "params={}): the fields of one simulation on one backend; modules a bit mask of module_table()'s bits, "
-              "params a dict {name: value} of parameter_table()'s parameters (the others keep their defaults). "
+              "params={}, boundaries=None): the fields of one simulation on one backend; modules a bit mask of "
+              "module_table()'s bits, params a dict {name: value} of parameter_table()'s parameters (the others keep "
+              "their defaults), boundaries (axis, face, field, kind, value) tuples of its wall faces "
+              "(astaroth/boundaries.py). "
               "Use astaroth.Simulation instead.",
     .tp_basicsize = sizeof(GridObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,

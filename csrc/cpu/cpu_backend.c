@@ -30,13 +30,18 @@ typedef struct {
     double (*max_signal_speed_mhd)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
     void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
+    void (*set_wall_values)(const ac_grid *, void *, int);
+    void (*fill_ghost_axis_bc)(const ac_grid *, void *, int, int);
+    void (*fill_ghosts_bc)(const ac_grid *, void *, int);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
-     substep_rows_f32, shock_profile_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32},
+     substep_rows_f32, shock_profile_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32,
+     set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
-     substep_rows_f64, shock_profile_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64},
+     substep_rows_f64, shock_profile_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64,
+     set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64},
 };
 
 /* Threads by load.  On a machine whose cores are busy with other work,
@@ -135,6 +140,11 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
         return AC_ERR_ARGUMENT;
     if (ac_grid_extended(grid) && method != AC_METHOD_55P)
         return AC_ERR_UNSUPPORTED; /* MHD, hyperdiffusion: the 55-point method */
+    if (grid->bc.walls && (method != AC_METHOD_55P || grid->nu_shock != 0.0))
+        return AC_ERR_UNSUPPORTED; /* walls: not yet the 19-point method's div u nor the shock profile */
+    for (int a = 0; a < 3; ++a)
+        if (ac_boundaries_wall_axis(&grid->bc, a) && grid->n[a] < AC_GHOST + 1)
+            return AC_ERR_ARGUMENT; /* a wall's ghosts mirror AC_GHOST interior points */
     ac_cpu *cpu = calloc(1, sizeof *cpu);
     if (!cpu)
         return AC_ERR_NO_MEMORY;
@@ -173,7 +183,7 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     const ac_grid *g = &cpu->grid;
     int failed = 0;
     for (int f = 0; f < g->fields; ++f)
-        cpu->k->fill_ghost_zones(g, in[f]);
+        cpu->k->fill_ghosts_bc(g, in[f], f);
     const ac_region whole = ac_whole_grid(g);
     if (ac_grid_extended(g)) { /* MHD, hyperdiffusion, shock viscosity */
         if (cpu->zeta && s == 0 && !profile_ready) /* the profile of the step's start, held for its three substeps */
@@ -215,7 +225,8 @@ static ac_status cpu_step(void *self, double dt, long count, int profile_current
 {
     ac_cpu *cpu = self;
     ac_status st = AC_OK;
-    const int fused = !ac_grid_extended(&cpu->grid) && cpu->k->can_fuse_step(&cpu->grid, cpu->method);
+    const int fused = !ac_grid_extended(&cpu->grid) && !cpu->grid.bc.walls &&
+                      cpu->k->can_fuse_step(&cpu->grid, cpu->method);
     const int profile_ready = profile_current && cpu->profile_fresh;
     cpu->profile_fresh = 0;
 #if defined(_OPENMP)
@@ -241,6 +252,8 @@ static ac_status cpu_step(void *self, double dt, long count, int profile_current
 #endif
         }
     }
+    for (int f = 0; f < cpu->grid.fields && cpu->grid.bc.walls; ++f) /* 'a' and 'set' hold in every snapshot */
+        cpu->k->set_wall_values(&cpu->grid, cpu->buf.home[f], f);
     return st;
 }
 
@@ -251,7 +264,7 @@ static ac_status cpu_substep_region(void *self, int s, double dt, const ac_regio
         return AC_ERR_UNSUPPORTED;
     if (cpu->zeta)
         return AC_ERR_UNSUPPORTED; /* the profile of a split grid would need its neighbours' */
-    if (ac_grid_extended(&cpu->grid)) { /* MHD, hyperdiffusion, entropy, the passive scalar */
+    if (ac_grid_extended(&cpu->grid)) { /* MHD, hyperdiffusion, gravity, entropy, the passive scalar */
         int failed = 0;
         cpu->k->substep_rows(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
                              cpu->buf.w, NULL, s, dt, &failed);
@@ -268,7 +281,15 @@ static ac_status cpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
     ac_cpu *cpu = self;
     (void)stream;
     for (int f = 0; f < cpu->grid.fields; ++f)
-        cpu->k->fill_ghost_axis(&cpu->grid, ac_stage_set(&cpu->buf, s)[f], axis);
+        cpu->k->fill_ghost_axis_bc(&cpu->grid, ac_stage_set(&cpu->buf, s)[f], f, axis);
+    return AC_OK;
+}
+
+static ac_status cpu_set_walls(void *self, int s)
+{
+    ac_cpu *cpu = self;
+    for (int f = 0; f < cpu->grid.fields && cpu->grid.bc.walls; ++f)
+        cpu->k->set_wall_values(&cpu->grid, ac_stage_set(&cpu->buf, s)[f], f);
     return AC_OK;
 }
 
@@ -298,7 +319,7 @@ static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
     if (!ac_grid_has_module(&cpu->grid, AC_MODULE_MAGNETIC) && !ac_grid_has_module(&cpu->grid, AC_MODULE_ENTROPY))
         return AC_ERR_UNSUPPORTED; /* plain hydro: max_speed, plus cs */
     for (int f = AC_NUM_FIELDS; f < cpu->grid.fields && fill_ghosts; ++f) /* B needs A's ghost zones */
-        cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
+        cpu->k->fill_ghosts_bc(&cpu->grid, cpu->buf.home[f], f);
     *out = cpu->k->max_signal_speed_mhd(&cpu->grid, cpu->buf.home);
     return AC_OK;
 }
@@ -387,4 +408,5 @@ const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_max_signal_speed, cpu_first_nonfinite_field,
     cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
     cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4, NULL, cpu_shock_profile,
+    NULL, NULL, cpu_set_walls,
 };

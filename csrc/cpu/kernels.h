@@ -11,6 +11,9 @@
 #define AC_DECLARE_CPU_KERNELS(sfx)                                                                           \
     void fill_ghost_zones_##sfx(const ac_grid *g, void *field);                                               \
     void fill_ghost_axis_##sfx(const ac_grid *g, void *field, int axis);                                      \
+    void set_wall_values_##sfx(const ac_grid *g, void *field, int index);                                     \
+    void fill_ghost_axis_bc_##sfx(const ac_grid *g, void *field, int index, int axis);                        \
+    void fill_ghosts_bc_##sfx(const ac_grid *g, void *field, int index);                                      \
     void substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method, void *const in[AC_NUM_FIELDS],                    \
                        void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u, int substep,    \
                        double dt, int *failed);                                                               \

@@ -121,6 +121,74 @@ void AC_FN(fill_ghost_zones)(const ac_grid *g, void *field)
         AC_FN(copy_z_images)(g, f, k);
 }
 
+/* ---- Walls (../boundaries.h) ----
+ * The wall values of field `field` (its index in the configuration) on
+ * every wall face of kind 'a' (0) or 'set' (the value): before the ghosts
+ * of any axis are filled, so that those ghosts see them. */
+void AC_FN(set_wall_values)(const ac_grid *g, void *data, int field)
+{
+    real *f = (real *)data;
+    ptrdiff_t stride[3];
+    ac_grid_strides(g, stride);
+    for (int axis = 0; axis < 3; ++axis)
+        for (int face = 0; face < 2; ++face) {
+            const int k = g->bc.kind[axis][face][field];
+            if (!ac_boundaries_wall(&g->bc, axis, face) || (k != AC_BC_A && k != AC_BC_SET))
+                continue;
+            const real value = k == AC_BC_A ? (real)0 : (real)g->bc.value[axis][face][field];
+            const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
+            real *plane = f + (face == 0 ? g->lo[axis] : g->lo[axis] + g->n[axis] - 1) * stride[axis];
+            for (int pc = g->lo[c]; pc < g->lo[c] + g->n[c]; ++pc)
+                for (int pb = g->lo[b]; pb < g->lo[b] + g->n[b]; ++pb)
+                    plane[pb * stride[b] + pc * stride[c]] = value;
+        }
+}
+
+/* The ghost zones of one axis of field `field`, over the whole padded
+ * extent of the other two: an axis without walls periodic (fill_ghost_axis),
+ * else each wall face by its kind; a face that is not a wall on an axis that
+ * has one (a subdomain inside a split wall axis) is left to the exchange. */
+void AC_FN(fill_ghost_axis_bc)(const ac_grid *g, void *data, int field, int axis)
+{
+    if (!ac_boundaries_wall_axis(&g->bc, axis)) {
+        AC_FN(fill_ghost_axis)(g, data, axis);
+        return;
+    }
+    real *f = (real *)data;
+    ptrdiff_t stride[3];
+    ac_grid_strides(g, stride);
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+    const ptrdiff_t s = stride[axis];
+    for (int face = 0; face < 2; ++face) {
+        if (!ac_boundaries_wall(&g->bc, axis, face))
+            continue;
+        const int k = g->bc.kind[axis][face][field];
+        const int wall = face == 0 ? g->lo[axis] : g->lo[axis] + g->n[axis] - 1;
+        const int out = face == 0 ? -1 : 1; /* towards the ghosts */
+#pragma omp parallel for collapse(2) schedule(static)
+        for (int pc = 0; pc < g->m[c]; ++pc)
+            for (int pb = 0; pb < g->m[b]; ++pb) {
+                real *w = f + pb * stride[b] + pc * stride[c] + wall * s;
+                for (int i = 1; i <= AC_GHOST; ++i)
+                    w[out * i * s] = AC_BC_GHOST(k, w[0], w[-out * i * s]);
+            }
+    }
+}
+
+/* Every ghost zone of field `field` under the grid's boundaries: without
+ * walls exactly fill_ghost_zones; with walls the wall values first, then the
+ * axes x, y, z in turn (edges and corners as the periodic fill has them). */
+void AC_FN(fill_ghosts_bc)(const ac_grid *g, void *data, int field)
+{
+    if (!g->bc.walls) {
+        AC_FN(fill_ghost_zones)(g, data);
+        return;
+    }
+    AC_FN(set_wall_values)(g, data, field);
+    for (int axis = 0; axis < 3; ++axis)
+        AC_FN(fill_ghost_axis_bc)(g, data, field, axis);
+}
+
 /* Substep and method as compile-time constants: the row function is
  * inlined once per pair, so the RK3 coefficients fold, the branches go and
  * the x loops vectorise. */

@@ -70,6 +70,7 @@ typedef struct {
     ptrdiff_t stride[3]; /* stride[0] = 1 */
     real dt;
     int fields;
+    unsigned terms; /* for the sources without derivatives (physics_sources) */
     unsigned needs[AC_FIELD_ROWS]; /* physics_needs of each row (0: its module is off) */
     int index[AC_FIELD_ROWS];      /* ac_field_index of each row */
     int vector[AC_FIELD_ROWS];     /* ac_vector_index of a vector's x component */
@@ -250,6 +251,7 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
         }
         real rhs[AC_FIELD_ROWS];
         physics_rhs(M, T, &d, &job.p, &shock, rhs);
+        physics_sources(M, job.terms, &job.p, rhs); /* a run-time choice: a vectorised select, no branch */
         AC_UNROLL
         for (int f = 0; f < ac_field_count(M); ++f)
             AC_R_PENCIL(pencil, AC_R_RHS, f)[i] = rhs[f];
@@ -331,6 +333,7 @@ void AC_FN(substep_rows)(const ac_grid *g, const ac_region *r, void *const in[AC
     const unsigned modules = ac_grid_modules(g);
     const unsigned terms = zeta ? ac_grid_terms(g) : ac_grid_terms(g) & ~(unsigned)AC_TERM_SHOCK;
     job.fields = ac_field_count(modules);
+    job.terms = terms;
     for (int f = 0; f < job.fields; ++f) {
         job.in[f] = (real *)in[f];
         job.out[f] = (real *)out[f];

@@ -151,13 +151,19 @@ typedef struct {
     ac_status (*load_members)(const ac_member *, int, cudaStream_t);
     ac_status (*reduce_members)(const ac_grid *, int, cudaStream_t);
     ac_status (*substep_members)(const ac_grid *, int, const int *, int, int, cudaStream_t);
+    ac_status (*set_walls)(const ac_grid *, void *const *, cudaStream_t);
+    ac_status (*fill_ghost_axis_bc)(const ac_grid *, void *const *, int, cudaStream_t);
+    ac_status (*fill_walls)(const ac_grid *, void *const *, cudaStream_t);
+    ac_status (*add_gravity)(const ac_grid *, const ac_region *, void *const *, void *const *, int, double, cudaStream_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
-     cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32},
+     cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
+     cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
-     cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64}};
+     cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
+     cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -222,11 +228,21 @@ static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double
         if (st != AC_OK)
             return st;
     }
-    if (gpu->grid.fields != AC_NUM_FIELDS) /* MHD, entropy: the streaming kernel of the configuration */
-        return gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, gpu->zeta, s, dt, device_step,
-                                   gpu->stream);
-    return gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u, gpu->zeta, s,
-                           dt, device_step, gpu->stream);
+    const ac_region whole = ac_whole_grid(&gpu->grid);
+    if (gpu->grid.bc.walls && !region) { /* walls: their ghosts, then the kernel's ghost-reading path */
+        if (gpu->k->fill_walls(&gpu->grid, r.in, gpu->stream) != AC_OK)
+            return AC_ERR_DEVICE;
+        region = &whole;
+    }
+    const ac_status st =
+        gpu->grid.fields != AC_NUM_FIELDS /* MHD, entropy: the streaming kernel of the configuration */
+            ? gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, gpu->zeta, s, dt, device_step,
+                                  gpu->stream)
+            : gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u,
+                              gpu->zeta, s, dt, device_step, gpu->stream);
+    if (st != AC_OK || !ac_grid_has_gravity(&gpu->grid))
+        return st;
+    return gpu->k->add_gravity(&gpu->grid, region, r.out, r.w_out, s, dt, gpu->stream); /* terms/gravity.h */
 }
 
 static void gpu_destroy(void *self)
@@ -273,6 +289,11 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     if (ac_cuda_device_count() < 1 || ((grid->fields != AC_NUM_FIELDS || grid->nu_shock != 0.0) &&
                                        method != AC_METHOD_55P)) /* MHD, entropy, shock viscosity: the 55-point kernel */
         return AC_ERR_UNSUPPORTED;
+    if (grid->bc.walls && (method != AC_METHOD_55P || grid->nu_shock != 0.0))
+        return AC_ERR_UNSUPPORTED; /* walls: the 55-point kernel, no shock profile yet */
+    for (int a = 0; a < 3; ++a)
+        if (ac_boundaries_wall_axis(&grid->bc, a) && grid->n[a] < AC_GHOST + 1)
+            return AC_ERR_ARGUMENT;
     ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
     if (!gpu)
         return AC_ERR_NO_MEMORY;
@@ -331,6 +352,8 @@ static ac_status gpu_step(void *self, double dt, long count, int profile_current
             if (st != AC_OK)
                 return st;
         }
+    if (gpu->grid.bc.walls && gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream) != AC_OK)
+        return AC_ERR_DEVICE; /* 'a' and 'set' hold in every snapshot */
     CHECK(cudaStreamSynchronize(gpu->stream), "RK3 step");
     return AC_OK;
 }
@@ -346,7 +369,16 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
 static ac_status gpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    return gpu->k->fill_ghost_axis(&gpu->grid, roles(&gpu->buf, s).in, axis, (cudaStream_t)stream);
+    return gpu->k->fill_ghost_axis_bc(&gpu->grid, roles(&gpu->buf, s).in, axis, (cudaStream_t)stream);
+}
+
+static ac_status gpu_set_walls(void *self, int s)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    if (gpu->k->set_walls(&gpu->grid, roles(&gpu->buf, s).in, gpu->stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    CHECK(cudaStreamSynchronize(gpu->stream), "set_walls");
+    return AC_OK;
 }
 
 static void *gpu_padded_data(void *self, int s, int field)
@@ -426,6 +458,11 @@ static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
         return AC_ERR_UNSUPPORTED;
     double fastest = 0.0;
     unsigned int flags = 0;
+    if (gpu->grid.bc.walls && fill_ghosts) { /* B at the walls from their ghosts */
+        if (gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream) != AC_OK)
+            return AC_ERR_DEVICE;
+        fill_ghosts = 0;
+    }
     ac_status st = reduce(gpu, 1, fill_ghosts, &fastest, &flags);
     if (st == AC_OK)
         *out = flags ? (double)NAN : fastest;
@@ -632,7 +669,8 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
     const int mhd = gpu->grid.fields != AC_NUM_FIELDS;
     if (gpu->method != AC_METHOD_55P || gpu->zeta) /* shock viscosity: dt counts max zeta, found on the host */
         return AC_ERR_UNSUPPORTED;
-    if (gpu->grid.modules & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) /* later modules' signal speed holds cs: dt on the host */
+    if (gpu->grid.bc.walls || ac_grid_has_gravity(&gpu->grid) || /* walls, gravity: stepped from the host */
+        (gpu->grid.modules & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC))) /* later modules' signal speed holds cs: dt on the host */
         return AC_ERR_UNSUPPORTED;
     run->taken = 0;
     run->nonfinite = 0;
@@ -663,7 +701,7 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
 static bool goes_with(const ac_gpu *a, const ac_gpu *b)
 {
     return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k && b->grid.fields == AC_NUM_FIELDS &&
-           b->grid.nu_shock == 0.0 &&
+           b->grid.nu_shock == 0.0 && !b->grid.bc.walls && !ac_grid_has_gravity(&b->grid) &&
            b->grid.nu_hyper3 == 0.0 && b->grid.diff_hyper3 == 0.0 && b->grid.n[0] == a->grid.n[0] &&
            b->grid.n[1] == a->grid.n[1] && b->grid.n[2] == a->grid.n[2];
 }
@@ -746,5 +784,5 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
     gpu_max_speed, gpu_max_signal_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
-    AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl, gpu_shock_profile, gpu_run_cfl_members, gpu_shock_max,
+    AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl, gpu_shock_profile, gpu_run_cfl_members, gpu_shock_max, gpu_set_walls,
 };

@@ -86,7 +86,14 @@ typedef struct {
     ac_status cuda_load_members_##sfx(const ac_member *members, int count, cudaStream_t stream);               \
     ac_status cuda_reduce_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
     ac_status cuda_substep_members_##sfx(const ac_grid *g, int count, const int roles[4], int substep, int reduce, \
-                                         cudaStream_t stream);
+                                         cudaStream_t stream);                                                   \
+    /* walls (../boundaries.h) and gravity (../terms/gravity.h) */                                            \
+    ac_status cuda_set_walls_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], cudaStream_t stream);     \
+    ac_status cuda_fill_ghost_axis_bc_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int axis,       \
+                                            cudaStream_t stream);                                                \
+    ac_status cuda_fill_walls_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], cudaStream_t stream);    \
+    ac_status cuda_add_gravity_##sfx(const ac_grid *g, const ac_region *r, void *const out[AC_MAX_FIELDS],       \
+                                     void *const w_out[AC_MAX_FIELDS], int substep, double dt, cudaStream_t stream);
 
 AC_DECLARE_CUDA_KERNELS(f32)
 AC_DECLARE_CUDA_KERNELS(f64)

@@ -98,6 +98,21 @@ typedef struct {
     ptrdiff_t sa, sb, sc;  /* strides of the axis and of the other two */
 } AC_FN(ghost_pass);
 
+/* The pass along `axis` of a grid of shape s. */
+static AC_FN(ghost_pass) AC_FN(make_ghost_pass)(const AC_FN(shape) & s, int axis)
+{
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
+    AC_FN(ghost_pass) g;
+    g.n = s.n[axis];
+    g.lo = s.lo[axis];
+    g.mb = s.m[b];
+    g.mc = s.m[c];
+    g.sa = s.stride[axis];
+    g.sb = s.stride[b];
+    g.sc = s.stride[c];
+    return g;
+}
+
 __global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_FN(ghost_pass) g)
 {
     const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
@@ -119,15 +134,7 @@ __global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_
 static ac_status AC_FN(fill_ghost_axis)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, int axis,
                                         cudaStream_t stream)
 {
-    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
-    AC_FN(ghost_pass) g;
-    g.n = s.n[axis];
-    g.lo = s.lo[axis];
-    g.mb = s.m[b];
-    g.mc = s.m[c];
-    g.sa = s.stride[axis];
-    g.sb = s.stride[b];
-    g.sc = s.stride[c];
+    const AC_FN(ghost_pass) g = AC_FN(make_ghost_pass)(s, axis);
     const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
     const int threads = 256;
     long long blocks = (total + threads - 1) / threads;
@@ -369,18 +376,19 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
 }
 
 /* The instance driven by the device-side CFL loop, or the one that takes
- * dt (with shock viscosity only the latter: the host's dt counts max zeta). */
+ * dt (only the latter where the loop does not drive the configuration:
+ * ac_device_driven). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                       const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt,
                                       const ac_device_step *device_step, int runs, bool periodic, bool wrap_x,
                                       cudaStream_t stream)
 {
-    constexpr bool shock = (ac_config_terms(CONFIG) & AC_KERNEL_SHOCK) != 0;
-    if (device_step && shock)
+    constexpr bool driven = ac_device_driven(CONFIG);
+    if (device_step && !driven)
         return AC_ERR_UNSUPPORTED;
-    if (device_step)
-        return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, !shock>(
+    if (device_step) /* (C++14 instantiates this call where !driven too: the host-driven instance below) */
+        return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, driven>(
             in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, periodic, wrap_x, stream);
     return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
         in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
@@ -565,6 +573,140 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
         return AC_ERR_DEVICE;
     AC_FN(grad_div_kernel)<<<blocks, threads, 0, stream>>>(out, w_out, div_u, s, p, substep, dt, z);
     return ac_cuda_record(cudaGetLastError(), "19-point second pass launch");
+}
+
+/* ---- walls (../boundaries.h) ------------------------------------------------
+ * Grids with walls take the streaming kernel's ghost-reading path (as a
+ * decomposed grid does); these kernels fill the ghosts before every substep:
+ * the wall values of 'a' and 'set', then axis by axis (periodic, or each wall
+ * face by its kind), each pass over the whole padded extent of the others. */
+__global__ void AC_FN(set_wall_kernel)(real *f, int nb, int nc, ptrdiff_t sb, ptrdiff_t sc, real value)
+{
+    const long long total = (long long)nb * nc;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x)
+        f[(t % nb) * sb + (t / nb) * sc] = value;
+}
+
+__global__ void AC_FN(wall_ghost_kernel)(real *f, AC_FN(ghost_pass) g, int wall, int out, int kind)
+{
+    const long long total = (long long)g.mb * g.mc;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        real *w = f + (t % g.mb) * g.sb + (t / g.mb) * g.sc + wall * g.sa;
+        const real at = w[0];
+#pragma unroll
+        for (int i = 1; i <= AC_GHOST; ++i)
+            w[out * i * g.sa] = AC_BC_GHOST(kind, at, w[-out * i * g.sa]);
+    }
+}
+
+static unsigned AC_FN(blocks_for)(long long total)
+{
+    long long blocks = (total + 255) / 256;
+    return (unsigned)(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks);
+}
+
+/* The wall values of every field of `fields_` on the grid's wall faces. */
+extern "C" ac_status AC_FN(cuda_set_walls)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    for (int axis = 0; axis < 3; ++axis)
+        for (int face = 0; face < 2; ++face) {
+            if (!ac_boundaries_wall(&g->bc, axis, face))
+                continue;
+            const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+            const int wall = face == 0 ? s.lo[axis] : s.lo[axis] + s.n[axis] - 1;
+            for (int f = 0; f < g->fields; ++f) {
+                const int k = g->bc.kind[axis][face][f];
+                if (k != AC_BC_A && k != AC_BC_SET)
+                    continue;
+                real *start = (real *)fields_[f] + wall * s.stride[axis] + s.lo[b] * s.stride[b] + s.lo[c] * s.stride[c];
+                AC_FN(set_wall_kernel)<<<AC_FN(blocks_for)((long long)s.n[b] * s.n[c]), 256, 0, stream>>>(
+                    start, s.n[b], s.n[c], s.stride[b], s.stride[c],
+                    k == AC_BC_A ? (real)0 : (real)g->bc.value[axis][face][f]);
+                if (ac_cuda_record(cudaGetLastError(), "set_wall_kernel launch") != AC_OK)
+                    return AC_ERR_DEVICE;
+            }
+        }
+    return AC_OK;
+}
+
+/* The ghosts of one axis under the grid's boundaries: periodic on an axis
+ * without walls, else those of its wall faces (a face that is not a wall on
+ * a wall axis is the exchange's). */
+extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int axis,
+                                                    cudaStream_t stream)
+{
+    if (!ac_boundaries_wall_axis(&g->bc, axis))
+        return AC_FN(cuda_fill_ghost_axis)(g, fields_, axis, stream);
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const AC_FN(ghost_pass) p = AC_FN(make_ghost_pass)(s, axis);
+    for (int face = 0; face < 2; ++face) {
+        if (!ac_boundaries_wall(&g->bc, axis, face))
+            continue;
+        const int wall = face == 0 ? s.lo[axis] : s.lo[axis] + s.n[axis] - 1;
+        for (int f = 0; f < g->fields; ++f) {
+            AC_FN(wall_ghost_kernel)<<<AC_FN(blocks_for)((long long)p.mb * p.mc), 256, 0, stream>>>(
+                (real *)fields_[f], p, wall, face == 0 ? -1 : 1, g->bc.kind[axis][face][f]);
+            if (ac_cuda_record(cudaGetLastError(), "wall_ghost_kernel launch") != AC_OK)
+                return AC_ERR_DEVICE;
+        }
+    }
+    return AC_OK;
+}
+
+/* Every ghost zone of the fields under the grid's walls. */
+extern "C" ac_status AC_FN(cuda_fill_walls)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], cudaStream_t stream)
+{
+    if (AC_FN(cuda_set_walls)(g, fields_, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    for (int axis = 0; axis < 3; ++axis)
+        if (AC_FN(cuda_fill_ghost_axis_bc)(g, fields_, axis, stream) != AC_OK)
+            return AC_ERR_DEVICE;
+    return AC_OK;
+}
+
+/* Gravity (terms/gravity.h) after a substep's kernel over region r: du/dt
+ * += g is linear, so it adds dt g to w and beta dt g to u (w_out NULL: the
+ * last substep keeps no w). */
+__global__ void AC_FN(gravity_kernel)(AC_FN(field_set) out, AC_FN(field_set) w_out, AC_FN(shape) s, real g0, real g1,
+                                      real g2, real dt, real beta)
+{
+    const int ni = s.end[0] - s.first[0], nj = s.end[1] - s.first[1], nk = s.end[2] - s.first[2];
+    const long long total = (long long)ni * nj * nk;
+    const real g[3] = {g0, g1, g2};
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const long long r = t / ni;
+        const ptrdiff_t at = AC_FN(padded)(s, s.first[0] + (int)(t % ni), s.first[1] + (int)(r % nj),
+                                           s.first[2] + (int)(r / nj));
+#pragma unroll
+        for (int i = 0; i < 3; ++i) {
+            const real increment = dt * g[i];
+            if (w_out.f[1 + i])
+                w_out.f[1 + i][at] += increment;
+            out.f[1 + i][at] += beta * increment;
+        }
+    }
+}
+
+extern "C" ac_status AC_FN(cuda_add_gravity)(const ac_grid *g, const ac_region *r, void *const out_[AC_MAX_FIELDS],
+                                             void *const w_out_[AC_MAX_FIELDS], int substep, double dt,
+                                             cudaStream_t stream)
+{
+    AC_FN(shape) s = AC_FN(make_shape)(g);
+    for (int a = 0; r && a < 3; ++a) {
+        s.first[a] = r->lo[a];
+        s.end[a] = r->hi[a];
+        if (r->hi[a] <= r->lo[a])
+            return AC_OK;
+    }
+    const long long total = (long long)(s.end[0] - s.first[0]) * (s.end[1] - s.first[1]) * (s.end[2] - s.first[2]);
+    AC_FN(gravity_kernel)<<<AC_FN(blocks_for)(total), 256, 0, stream>>>(
+        AC_FN(make_set)(out_), AC_FN(make_set)(w_out_), s, (real)g->gravity[0], (real)g->gravity[1],
+        (real)g->gravity[2], (real)dt, rk3_beta(substep));
+    return ac_cuda_record(cudaGetLastError(), "gravity_kernel launch");
 }
 
 /* ---- reductions ------------------------------------------------------------

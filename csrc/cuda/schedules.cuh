@@ -61,6 +61,17 @@ static constexpr __host__ __device__ unsigned ac_config_terms(unsigned config)
     return config >> AC_MODULE_BITS;
 }
 
+/* Whether the device-side CFL loop (cuda_backend.cu's gpu_run_cfl) drives
+ * a configuration: hydro and MHD without shock viscosity (other modules'
+ * signal speed holds cs, and shock viscosity's dt counts max zeta: their
+ * dt comes from the host).  Those have a host-driven and a device-driven
+ * instance, every other configuration one. */
+static constexpr __host__ __device__ bool ac_device_driven(unsigned config)
+{
+    return (ac_config_modules(config) & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) == 0 &&
+           !(ac_config_terms(config) & AC_KERNEL_SHOCK);
+}
+
 /* One past the largest key; a key names a configuration when its modules
  * include hydrodynamics and lie in the table. */
 enum { AC_CONFIG_END = 1u << (AC_MODULE_BITS + AC_KERNEL_TERM_BITS) };

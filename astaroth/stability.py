@@ -32,7 +32,11 @@ MATLAB", SIAM 2000, ch. 6), the wall conditions imposed by eliminating the
 wall values (boundary bordering), then a standard eigenvalue problem, NumPy
 only.
 
-Check: `python scripts/convection_linear.py --check` finds the critical
+conv_slab() sets up the layer of notebooks/convection.ipynb and
+scripts/convection_gpu.py as a Simulation, seeded with the most unstable
+mode, and growth_rate() measures the rate of a run's kinetic energy.
+
+Check: `python -m astaroth.stability --check` finds the critical
 Rayleigh number of a thin, weakly stratified layer (the Boussinesq limit),
 which must approach 27 pi^4 / 4 = 657.51 at k d = pi / sqrt(2) for
 stress-free walls at fixed temperature (Rayleigh 1916; Chandrasekhar,
@@ -42,6 +46,8 @@ import argparse
 import math
 
 import numpy as np
+
+from .simulation import Simulation
 
 
 # ---------------------------------------------------------------- Chebyshev
@@ -226,6 +232,95 @@ class Layer:
 
 
 
+# ---------------------------------------------------------------- the layer as a Simulation
+
+def interpolate(z_cheb, values, z):
+    """The Chebyshev interpolant of `values` at the Chebyshev-Gauss-Lobatto
+    points z_cheb (ascending, as chebyshev() gives them), evaluated at z:
+    the barycentric formula (Trefethen 2000, ch. 6), exact for the modes'
+    polynomials."""
+    n = len(z_cheb) - 1
+    w = (-1.0) ** np.arange(n + 1)
+    w[[0, -1]] *= 0.5
+    z = np.asarray(z, dtype=float)
+    diff = z[:, None] - z_cheb[None, :]
+    exact = np.isclose(diff, 0.0, rtol=0.0, atol=1e-14 * (z_cheb[-1] - z_cheb[0]))
+    diff[exact] = 1.0
+    terms = w / diff
+    out = (terms @ np.asarray(values)) / terms.sum(axis=1)
+    hit = exact.any(axis=1)
+    out[hit] = np.asarray(values)[exact[hit].argmax(axis=1)]
+    return out
+
+
+def most_unstable(layer, k_lo=0.5, k_hi=20.0, samples=40):
+    """(k, rate): the horizontal wave number of the largest growth rate and
+    that rate, from a scan over [k_lo, k_hi] refined by golden-section search."""
+    ks = np.linspace(k_lo, k_hi, samples)
+    i = int(np.argmax([layer.growth_rate(k) for k in ks]))
+    a, b = ks[max(i - 1, 0)], ks[min(i + 1, samples - 1)]
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(60):
+        c, d = b - ratio * (b - a), a + ratio * (b - a)
+        if layer.growth_rate(c) > layer.growth_rate(d):
+            b = d
+        else:
+            a = c
+    k = (a + b) / 2
+    return k, layer.growth_rate(k)
+
+
+def conv_slab(shape=(32, 1, 32), backend="cpu", dtype="float64", nu=0.005, chi=0.005, gz=-1.0, flux=1.3,
+              T_bot=4.0, depth=1.0, amplitude=1e-4, n=40):
+    """A convectively unstable layer between walls at z = 0 and depth, after
+    the Pencil Code's conv-slab sample: energy="entropy", gravity (0, 0, gz),
+    the conductive_layer of heat flux flux * chi (hydrostatic and in thermal
+    equilibrium; superadiabatic for these defaults), walls in z with
+    stress-free velocity (ux, uy 's', uz 'a'), lnrho 'a2' and ss 'set' to the
+    layer's own values on both walls; periodic in x and y, the box 2 pi / k
+    wide for the most unstable k, so that its mode fits once.  The flow
+    starts as that mode (uniform in y) at largest speed `amplitude`.
+
+    Returns (sim, layer, k, rate): the Simulation, the Layer of the linear
+    problem (n + 1 Chebyshev points), the mode's k and its growth rate."""
+    gas = Gas()  # the Simulation's defaults: gamma 5/3, cp 1, cs 1, rho0 1
+    background = lambda z: conductive_layer(z, gas, gz, chi, flux * chi, 0.0, T_bot, 1.0)
+    layer = Layer(gas, gz, nu, chi, 0.0, depth, background, n=n)
+    k, rate = most_unstable(layer)
+    width = 2 * math.pi / k
+    z = np.linspace(0.0, depth, shape[2])  # a wall axis: the walls are its first and last points
+    lnrho0, lnTT0 = background(z)
+    ss0 = gas.entropy(lnrho0, lnTT0)
+    walls = {"ux": "s", "uy": "s", "uz": "a", "lnrho": "a2", "ss": (f"set:{float(ss0[0])!r}", f"set:{float(ss0[-1])!r}")}
+    sim = Simulation(shape=shape, box=(width, width, depth), backend=backend, dtype=dtype, energy="entropy", nu=nu,
+                     chi=chi, gravity=(0.0, 0.0, gz), boundaries={"z": walls})
+    lam, vectors = layer.modes(k)
+    N = len(layer.z)
+    mode = {name: interpolate(layer.z, vectors[i * N:(i + 1) * N, 0], z)
+            for i, name in enumerate(("lnrho", "ux", "uz", "ss"))}
+    scale = amplitude / max(np.abs(mode["ux"]).max(), np.abs(mode["uz"]).max())
+    phase = np.exp(1j * k * sim.x)[:, None, None]
+    for name, base in (("lnrho", lnrho0), ("ux", 0.0 * z), ("uz", 0.0 * z), ("ss", ss0)):
+        field = base[None, None, :] + scale * (phase * mode[name][None, None, :]).real
+        sim[name] = np.broadcast_to(field, sim.shape).copy()
+    return sim, layer, k, rate
+
+
+def growth_rate(t, ekin, t_max=None):
+    """The growth rate of a mode from its kinetic energy: half the slope of
+    ln ekin fitted over t <= t_max (None: a run that saturates, its largest
+    ekin before the end, up to where ekin first reaches 1e-3 of that; one
+    still growing, all of it)."""
+    t, ekin = np.asarray(t, dtype=float), np.asarray(ekin, dtype=float)
+    if t_max is None:
+        saturated = int(np.argmax(ekin)) < len(ekin) - 1
+        t_max = t[int(np.argmax(ekin >= 1e-3 * ekin.max()))] if saturated else t[-1]
+    linear = t <= t_max
+    if linear.sum() < 2:
+        raise ValueError(f"growth_rate: fewer than 2 samples with t <= {t_max}")
+    return float(np.polyfit(t[linear], np.log(ekin[linear]), 1)[0] / 2)
+
+
 # ---------------------------------------------------------------- the Boussinesq check
 
 def boussinesq_critical_rayleigh(n=32, d=1.0, scale_height=200.0):
@@ -285,6 +380,8 @@ def main(argv=None):
           f"Ra(mid) = {layer.rayleigh_number():.4g}, background thermal drift {layer.thermal_drift_rate():.3g}")
     for k in np.linspace(1, 10, 10):
         print(f"k = {k:6.3f}  growth rate {layer.growth_rate(k): .6f}")
+
+
 
 if __name__ == "__main__":
     main()
