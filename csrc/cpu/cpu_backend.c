@@ -1,7 +1,8 @@
 /*
  * cpu_backend.c -- owns the host buffers and sequences the RK3 substeps;
- * the loops are in kernels_impl.h (plain hydrodynamics) and rows_impl.h
- * (every other configuration), the physics in ../physics.h.
+ * the loops are in kernels_impl.h (plain hydrodynamics, and the fused step's
+ * sweep) and rows_impl.h (every other configuration), the physics in
+ * ../physics.h.
  */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include "cpu_backend.h"
@@ -23,6 +24,8 @@ typedef struct {
     void (*substep_19p_second)(const ac_grid *, void *const *, void *const *, const void *, int, double);
     int (*can_fuse_step)(const ac_grid *, ac_method);
     void (*step_fused)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, double, int *);
+    void (*step_fused_rows)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, const void *,
+                            double, int *);
     double (*max_speed)(const ac_grid *, void *const *);
     void (*substep_rows)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, const void *,
                          int, double, int *);
@@ -36,10 +39,10 @@ typedef struct {
 } kernel_table;
 
 static const kernel_table kernels[2] = {
-    {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
+    {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, step_fused_rows_f32, max_speed_f32,
      substep_rows_f32, shock_profile_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32,
      set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32},
-    {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
+    {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, step_fused_rows_f64, max_speed_f64,
      substep_rows_f64, shock_profile_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64,
      set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64},
 };
@@ -211,13 +214,23 @@ static ac_status three_substeps(ac_cpu *cpu, double dt, int profile_ready)
     return st;
 }
 
-/* One full step with the three substeps in one sweep (step_fused). */
-static ac_status fused_step(ac_cpu *cpu, double dt)
+/* One full step with the three substeps in one sweep (fused_sweep in
+ * kernels_impl.h), on the loop of the configuration as `substep` picks it;
+ * the shock profile as three_substeps takes it. */
+static ac_status fused_step(ac_cpu *cpu, double dt, int profile_ready)
 {
+    const ac_grid *g = &cpu->grid;
+    ac_field_sets *buf = &cpu->buf;
     int failed = 0;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f)
-        cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
-    cpu->k->step_fused(&cpu->grid, cpu->buf.home, cpu->buf.stage_a, cpu->buf.stage_b, cpu->buf.w, dt, &failed);
+    for (int f = 0; f < g->fields; ++f)
+        cpu->k->fill_ghost_zones(g, buf->home[f]);
+    if (!ac_grid_extended(g)) {
+        cpu->k->step_fused(g, buf->home, buf->stage_a, buf->stage_b, buf->w, dt, &failed);
+        return failed ? AC_ERR_NO_MEMORY : AC_OK;
+    }
+    if (cpu->zeta && !profile_ready)
+        cpu->k->shock_profile(g, buf->home, cpu->zeta, cpu->zeta_scratch);
+    cpu->k->step_fused_rows(g, buf->home, buf->stage_a, buf->stage_b, buf->w, cpu->zeta, dt, &failed);
     return failed ? AC_ERR_NO_MEMORY : AC_OK;
 }
 
@@ -225,8 +238,7 @@ static ac_status cpu_step(void *self, double dt, long count, int profile_current
 {
     ac_cpu *cpu = self;
     ac_status st = AC_OK;
-    const int fused = !ac_grid_extended(&cpu->grid) && !cpu->grid.bc.walls &&
-                      cpu->k->can_fuse_step(&cpu->grid, cpu->method);
+    const int fused = !cpu->grid.bc.walls && cpu->k->can_fuse_step(&cpu->grid, cpu->method);
     const int profile_ready = profile_current && cpu->profile_fresh;
     cpu->profile_fresh = 0;
 #if defined(_OPENMP)
@@ -244,7 +256,7 @@ static ac_status cpu_step(void *self, double dt, long count, int profile_current
 #endif
             start = wall_seconds();
         }
-        st = fused ? fused_step(cpu, dt) : three_substeps(cpu, dt, n == 0 && profile_ready);
+        st = fused ? fused_step(cpu, dt, n == 0 && profile_ready) : three_substeps(cpu, dt, n == 0 && profile_ready);
         if (team > 1) {
             thread_choice_end(&cpu->threads, used, probing, wall_seconds() - start);
 #if defined(_OPENMP)

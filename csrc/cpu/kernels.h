@@ -7,6 +7,7 @@
 
 #include "../forcing.h"
 #include "../grid.h"
+#include "loops.h"
 
 #define AC_DECLARE_CPU_KERNELS(sfx)                                                                           \
     void fill_ghost_zones_##sfx(const ac_grid *g, void *field);                                               \
@@ -22,6 +23,10 @@
     int can_fuse_step_##sfx(const ac_grid *g, ac_method method);                                              \
     void step_fused_##sfx(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *const a[AC_NUM_FIELDS],    \
                           void *const b[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], double dt, int *failed);  \
+    void fused_sweep_##sfx(const ac_grid *g, const ac_fused_sweep *sweep, int *failed);                       \
+    void step_fused_rows_##sfx(const ac_grid *g, void *const home[AC_MAX_FIELDS], void *const a[AC_MAX_FIELDS], \
+                               void *const b[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta,     \
+                               double dt, int *failed);                                                         \
     double max_speed_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                              \
     void substep_rows_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],              \
                             void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta,     \

@@ -20,33 +20,6 @@
 #include "kernels.h"
 #include "loops.h"
 
-#ifndef AC_PLANES_DEFINED /* once for both precisions */
-#define AC_PLANES_DEFINED
-static int ac_mod(int p, int n)
-{
-    const int r = p % n;
-    return r < 0 ? r + n : r;
-}
-
-/* Elements in one padded z plane. */
-static ptrdiff_t ac_plane_size(const ac_grid *g)
-{
-    return (ptrdiff_t)g->m[0] * g->m[1];
-}
-
-/* Start of interior plane p (mod n) of a full field. */
-static ptrdiff_t ac_field_plane(const ac_grid *g, int p)
-{
-    return (ac_mod(p, g->n[2]) + g->lo[2]) * ac_plane_size(g);
-}
-
-/* Start of padded row j (interior index) within its plane. */
-static ptrdiff_t ac_row_in_plane(const ac_grid *g, int j)
-{
-    return (ptrdiff_t)(j + g->lo[1]) * g->m[0];
-}
-#endif
-
 /* Periodic ghost zones, one axis after the other so that edges and corners
  * (read by the 55-point mixed derivatives) are filled too: x within a row,
  * then whole y ghost rows of a plane, then whole z ghost planes. */
@@ -362,22 +335,6 @@ static AC_FN(row_job) AC_FN(make_job)(const ac_grid *g, void *const in[AC_NUM_FI
     return job;
 }
 
-#ifndef AC_PLANE_OFFSETS_DEFINED
-#define AC_PLANE_OFFSETS_DEFINED
-/* Where the padded plane of a row starts in `in`, `out` and w (elements):
- * the same plane of full fields, or slots of the fused step's rings. */
-typedef struct {
-    ptrdiff_t in, out, w;
-} ac_plane_offsets;
-
-static ac_plane_offsets ac_same_plane(const ac_grid *g, int k)
-{
-    const ptrdiff_t at = ac_field_plane(g, k);
-    const ac_plane_offsets planes = {at, at, at};
-    return planes;
-}
-#endif
-
 /* Substep `substep` on row j of one plane from x = i0 to i1, in chunks of
  * AC_CHUNK points; a full chunk runs with its length as a compile-time
  * constant (no remainder loops). */
@@ -472,6 +429,11 @@ void AC_FN(substep)(const ac_grid *g, const ac_region *r, ac_method method, void
  * through memory once instead of three times.  The arithmetic per point is
  * that of the unfused substeps, so the results are identical.
  *
+ * The sweep only moves planes; a row of a substep is the loop's own
+ * (ac_fused_sweep: this file's row_span_substep for plain hydrodynamics,
+ * rows_impl.h for every other configuration), so any configuration whose
+ * stencils reach AC_GHOST planes runs on it.
+ *
  * The intermediate fields a and b and w live in rings of a few planes (at
  * the start of their buffers), so the sweep's working set stays small
  * whatever the grid.  Periodic z: the sweep starts at plane -6 (substep 0)
@@ -528,40 +490,42 @@ static void AC_FN(mirror_plane)(const ac_grid *g, real *plane, int p)
  * the enclosing parallel region.  Substeps 0 and 1 write a ring; then the
  * planes' y ghost rows and mirrors are filled, and planes the end of the
  * sweep needs are kept (at `kept`, before `kept_from`). */
-static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, int p0, int p1, int substep,
-                                   ptrdiff_t kept, int kept_from, real *scratch)
+static void AC_FN(substep_planes)(const ac_grid *g, const ac_fused_sweep *sweep, int p0, int p1, int substep,
+                                   ptrdiff_t kept, int kept_from, void *scratch)
 {
     if (p0 >= p1)
         return;
+    real *const *in = (real *const *)sweep->set[substep], *const *out = (real *const *)sweep->set[(substep + 1) % 3];
     const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
     const ptrdiff_t size = ac_plane_size(g);
 #pragma omp for schedule(static)
     for (int j = 0; j < g->n[1]; ++j) {
         for (int p = p0; p < p1; ++p) {
             ac_plane_offsets planes;
-            planes.in = substep == 0 ? ac_field_plane(g, p) : ac_ring_plane(g, p);
-            planes.out = substep == 2 ? ac_field_plane(g, p) : ac_ring_plane(g, p);
+            planes.field = ac_field_plane(g, p);
+            planes.in = substep == 0 ? planes.field : ac_ring_plane(g, p);
+            planes.out = substep == 2 ? planes.field : ac_ring_plane(g, p);
             planes.w = ac_w_plane(g, p);
             if (substep == 0) /* the row of home that the next plane adds to the stencil */
-                for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                    ac_prefetch_bytes(job->in[f] + ac_field_plane(g, p + AC_GHOST + 1) + ac_row_in_plane(g, j) +
-                                              g->lo[0] - AC_GHOST,
-                                          row_bytes, 0);
-            AC_FN(row_span_substep)(g, job, 0, g->n[0], j, planes, scratch, substep, AC_METHOD_55P);
+                for (int f = 0; f < sweep->fields; ++f)
+                    ac_prefetch_bytes(in[f] + ac_field_plane(g, p + AC_GHOST + 1) + ac_row_in_plane(g, j) + g->lo[0] -
+                                          AC_GHOST,
+                                      row_bytes, 0);
+            sweep->row[substep](g, sweep->job[substep], j, planes, scratch);
             if (substep < 2)
-                for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                    AC_FN(fill_row_x_ghosts)(g, job->out[f] + planes.out + ac_row_in_plane(g, j));
+                for (int f = 0; f < sweep->fields; ++f)
+                    AC_FN(fill_row_x_ghosts)(g, out[f] + planes.out + ac_row_in_plane(g, j));
         }
     }
     if (substep < 2) {
 #pragma omp for collapse(2) schedule(static)
-        for (int f = 0; f < AC_NUM_FIELDS; ++f)
+        for (int f = 0; f < sweep->fields; ++f)
             for (int p = p0; p < p1; ++p) {
-                real *plane = job->out[f] + ac_ring_plane(g, p);
+                real *plane = out[f] + ac_ring_plane(g, p);
                 AC_FN(fill_plane_y_ghosts)(g, plane);
                 AC_FN(mirror_plane)(g, plane, p);
                 if (p >= kept_from && p < AC_GHOST)
-                    memcpy(job->out[f] + kept + (p - kept_from) * size, plane, sizeof(real) * (size_t)size);
+                    memcpy(out[f] + kept + (p - kept_from) * size, plane, sizeof(real) * (size_t)size);
             }
     }
 }
@@ -569,15 +533,16 @@ static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, i
 /* Planes p0 .. p1 - 1 (at the end of the sweep, n + kept_from <= p) back
  * into the ring of a or b from where substep_planes kept them, with their
  * mirrors. */
-static void AC_FN(restore_planes)(const ac_grid *g, real *const set[AC_NUM_FIELDS], int p0, int p1, ptrdiff_t kept,
-                                  int kept_from)
+static void AC_FN(restore_planes)(const ac_grid *g, void *const set_[AC_MAX_FIELDS], int fields, int p0, int p1,
+                                  ptrdiff_t kept, int kept_from)
 {
     if (p0 >= p1)
         return;
+    real *const *set = (real *const *)set_;
     const ptrdiff_t size = ac_plane_size(g);
     const int n = g->n[2];
 #pragma omp for collapse(2) schedule(static)
-    for (int f = 0; f < AC_NUM_FIELDS; ++f)
+    for (int f = 0; f < fields; ++f)
         for (int p = p0; p < p1; ++p) {
             real *plane = set[f] + ac_ring_plane(g, p);
             memcpy(plane, set[f] + kept + (p - n - kept_from) * size, sizeof(real) * (size_t)size);
@@ -590,22 +555,18 @@ int AC_FN(can_fuse_step)(const ac_grid *g, ac_method method)
     return method == AC_METHOD_55P && g->n[2] >= AC_FUSED_MIN_NZ;
 }
 
-/* home -> a -> b -> home, one full step; home has its ghost zones filled.
- * a, b and w are scratch: after the step they hold rings, not fields. */
-void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *const a[AC_NUM_FIELDS],
-                       void *const b[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], double dt, int *failed)
+/* home -> a -> b -> home, one full step of the sweep's rows; home has its
+ * ghost zones filled.  a, b and w are scratch: after the step they hold
+ * rings, not fields. */
+void AC_FN(fused_sweep)(const ac_grid *g, const ac_fused_sweep *sweep, int *failed)
 {
-    /* only the step's result leaves the cache */
-    const AC_FN(row_job) jobs[3] = {AC_FN(make_job)(g, home, a, w, NULL, dt, 0, 0),
-                                    AC_FN(make_job)(g, a, b, w, NULL, dt, 0, 0),
-                                    AC_FN(make_job)(g, b, home, w, NULL, dt, AC_FN(overflows_cache)(g), 0)};
     const int n = g->n[2];
     const ptrdiff_t kept = AC_RING_SLOTS * ac_plane_size(g); /* the kept planes follow the ring */
     enum { FROM_A = -2 * AC_GHOST, FROM_B = -AC_GHOST };        /* the first kept plane of a, of b */
     int missing = 0;
 #pragma omp parallel
     {
-        real *scratch = malloc(sizeof(real) * AC_SCRATCH);
+        void *scratch = malloc(sweep->scratch_bytes);
         if (!scratch) {
 #pragma omp atomic write
             missing = 1;
@@ -619,17 +580,17 @@ void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *
             for (int t = FROM_A - 2 * AC_GHOST; t < n; t += AC_FUSED_PLANES) {
                 const int p0 = t + 2 * AC_GHOST, p1 = t + AC_GHOST, p2 = t, e = AC_FUSED_PLANES;
                 /* substep 0: planes -6 .. n - 7 computed, n - 6 .. n + 2 restored */
-                AC_FN(substep_planes)(g, &jobs[0], AC_MAX(p0, FROM_A), AC_MIN(p0 + e, n + FROM_A), 0, kept, FROM_A,
+                AC_FN(substep_planes)(g, sweep, AC_MAX(p0, FROM_A), AC_MIN(p0 + e, n + FROM_A), 0, kept, FROM_A,
                                       scratch);
-                AC_FN(restore_planes)(g, jobs[0].out, AC_MAX(p0, n + FROM_A), AC_MIN(p0 + e, n + AC_GHOST), kept,
-                                      FROM_A);
+                AC_FN(restore_planes)(g, sweep->set[1], sweep->fields, AC_MAX(p0, n + FROM_A),
+                                      AC_MIN(p0 + e, n + AC_GHOST), kept, FROM_A);
                 /* substep 1: planes -3 .. n - 4 computed, n - 3 .. n + 2 restored */
-                AC_FN(substep_planes)(g, &jobs[1], AC_MAX(p1, FROM_B), AC_MIN(p1 + e, n + FROM_B), 1, kept, FROM_B,
+                AC_FN(substep_planes)(g, sweep, AC_MAX(p1, FROM_B), AC_MIN(p1 + e, n + FROM_B), 1, kept, FROM_B,
                                       scratch);
-                AC_FN(restore_planes)(g, jobs[1].out, AC_MAX(p1, n + FROM_B), AC_MIN(p1 + e, n + AC_GHOST), kept,
-                                      FROM_B);
+                AC_FN(restore_planes)(g, sweep->set[2], sweep->fields, AC_MAX(p1, n + FROM_B),
+                                      AC_MIN(p1 + e, n + AC_GHOST), kept, FROM_B);
                 /* substep 2: planes 0 .. n - 1, into home */
-                AC_FN(substep_planes)(g, &jobs[2], AC_MAX(p2, 0), AC_MIN(p2 + e, n), 2, 0, 0, scratch);
+                AC_FN(substep_planes)(g, sweep, AC_MAX(p2, 0), AC_MIN(p2 + e, n), 2, 0, 0, scratch);
             }
         }
         free(scratch);
@@ -638,6 +599,33 @@ void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *
 #endif
     }
     *failed = missing;
+}
+
+/* Row j of one plane of plain hydrodynamics in the fused sweep, one
+ * function per substep. */
+#define AC_FUSED_ROW(s)                                                                                                \
+    static void AC_FN(fused_row_##s)(const ac_grid *g, const void *job, int j, ac_plane_offsets planes, void *scratch) \
+    {                                                                                                                  \
+        AC_FN(row_span_substep)(g, (const AC_FN(row_job) *)job, 0, g->n[0], j, planes, (real *)scratch, s,            \
+                                AC_METHOD_55P);                                                                        \
+    }
+AC_FUSED_ROW(0)
+AC_FUSED_ROW(1)
+AC_FUSED_ROW(2)
+#undef AC_FUSED_ROW
+
+/* One full step of plain hydrodynamics on the fused sweep. */
+void AC_FN(step_fused)(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *const a[AC_NUM_FIELDS],
+                       void *const b[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], double dt, int *failed)
+{
+    /* only the step's result leaves the cache */
+    const AC_FN(row_job) jobs[3] = {AC_FN(make_job)(g, home, a, w, NULL, dt, 0, 0),
+                                    AC_FN(make_job)(g, a, b, w, NULL, dt, 0, 0),
+                                    AC_FN(make_job)(g, b, home, w, NULL, dt, AC_FN(overflows_cache)(g), 0)};
+    const ac_fused_sweep sweep = {AC_NUM_FIELDS, {home, a, b}, {&jobs[0], &jobs[1], &jobs[2]},
+                                  {AC_FN(fused_row_0), AC_FN(fused_row_1), AC_FN(fused_row_2)},
+                                  sizeof(real) * AC_SCRATCH};
+    AC_FN(fused_sweep)(g, &sweep, failed);
 }
 
 /* Second pass of the 19-point method, eqs. (17)-(18); div_u has its ghost

@@ -1,10 +1,16 @@
 /*
  * loops.h -- what the CPU's row loops share (kernels_impl.h for plain
  * hydrodynamics, rows_impl.h for every other configuration): how a row is
- * cut and vectorised, and the software prefetch of the rows ahead.
+ * cut and vectorised, the software prefetch of the rows ahead, and the
+ * planes of the fused step (fused_sweep in kernels_impl.h), which both
+ * loops run.
  */
 #ifndef ASTAROTH_CPU_LOOPS_H
 #define ASTAROTH_CPU_LOOPS_H
+
+#include <stddef.h>
+
+#include "../grid.h"
 
 /* The x loop of a row carries no dependence: ask for vectorisation.  (GCC
  * 12 vectorises these loops under ivdep but not under `omp simd`.) */
@@ -35,5 +41,55 @@ static inline void ac_prefetch_bytes(const void *p, int bytes, int for_writing)
         else
             __builtin_prefetch(c + b, 0, 3);
 }
+
+static inline int ac_mod(int p, int n)
+{
+    const int r = p % n;
+    return r < 0 ? r + n : r;
+}
+
+/* Elements in one padded z plane. */
+static inline ptrdiff_t ac_plane_size(const ac_grid *g)
+{
+    return (ptrdiff_t)g->m[0] * g->m[1];
+}
+
+/* Start of interior plane p (mod n) of a full field. */
+static inline ptrdiff_t ac_field_plane(const ac_grid *g, int p)
+{
+    return (ac_mod(p, g->n[2]) + g->lo[2]) * ac_plane_size(g);
+}
+
+/* Start of padded row j (interior index) within its plane. */
+static inline ptrdiff_t ac_row_in_plane(const ac_grid *g, int j)
+{
+    return (ptrdiff_t)(j + g->lo[1]) * g->m[0];
+}
+
+/* Where the padded plane of a row starts (elements) in a substep's input,
+ * output and w, and in a full padded field (the shock profile): the same
+ * plane for a plain substep, slots of rings in the fused step. */
+typedef struct {
+    ptrdiff_t in, out, w, field;
+} ac_plane_offsets;
+
+static inline ac_plane_offsets ac_same_plane(const ac_grid *g, int k)
+{
+    const ptrdiff_t at = ac_field_plane(g, k);
+    const ac_plane_offsets planes = {at, at, at, at};
+    return planes;
+}
+
+/* What the fused step (fused_sweep, kernels_impl.h) sweeps: one loop's jobs
+ * of the three substeps home -> a -> b -> home, and per substep its function
+ * that computes row j (interior index) of one plane (one each, so that a
+ * loop can compile each substep's row with its RK3 coefficients folded). */
+typedef struct {
+    int fields;
+    void *const *set[3]; /* home, a, b: substep s reads set[s] and writes set[(s + 1) % 3] */
+    const void *job[3];
+    void (*row[3])(const ac_grid *g, const void *job, int j, ac_plane_offsets planes, void *scratch);
+    size_t scratch_bytes; /* per thread, for `row` */
+} ac_fused_sweep;
 
 #endif

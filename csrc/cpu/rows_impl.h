@@ -63,7 +63,13 @@ enum {
     AC_R_PENCILS = AC_R_RHS + AC_FIELD_ROWS
 };
 
-typedef struct {
+typedef struct AC_FN(rows_job) AC_FN(rows_job);
+/* pass 2 of a configuration and term set; pass 3 of a substep (below) */
+typedef void (*AC_FN(rows_rhs_fn))(const AC_FN(rows_job) *, ptrdiff_t, ptrdiff_t, int, real *);
+typedef void (*AC_FN(rows_update_fn))(const AC_FN(rows_job) *, ac_plane_offsets, int, const real *);
+
+/* One substep from in to out. */
+struct AC_FN(rows_job) {
     real *in[AC_MAX_FIELDS], *out[AC_MAX_FIELDS], *w[AC_MAX_FIELDS];
     const real *zeta; /* the shock profile, with AC_TERM_SHOCK */
     ac_physics_params p;
@@ -74,7 +80,9 @@ typedef struct {
     unsigned needs[AC_FIELD_ROWS]; /* physics_needs of each row (0: its module is off) */
     int index[AC_FIELD_ROWS];      /* ac_field_index of each row */
     int vector[AC_FIELD_ROWS];     /* ac_vector_index of a vector's x component */
-} AC_FN(rows_job);
+    AC_FN(rows_rhs_fn) rhs;
+    AC_FN(rows_update_fn) update;
+};
 
 #define AC_R_PENCIL(pencil, kind, n) ((pencil) + AC_CHUNK * (ptrdiff_t)((kind) + (n)))
 #define AC_R_NOINLINE static __attribute__((noinline))
@@ -173,9 +181,9 @@ AC_R_NOINLINE void AC_FN(pass_first_derivative)(const real *restrict v, ptrdiff_
         d[i] = first_derivative(v + i, s, inv);
 }
 
-/* The derivatives of one chunk (nx points from padded index row) into the
- * pencils. */
-static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx, real *pencil)
+/* The derivatives of one chunk (nx points from padded index row of the
+ * input, zrow of the profile) into the pencils. */
+static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, ptrdiff_t zrow, int nx, real *pencil)
 {
     const ptrdiff_t *s = job->stride;
     const real *inv = job->p.inv_ds;
@@ -204,13 +212,14 @@ static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, i
         }
     if (job->zeta)
         for (int a = 0; a < 3; ++a)
-            AC_FN(pass_first_derivative)(job->zeta + row, s[a], inv[a], AC_R_PENCIL(pencil, AC_R_ZETA, a), nx);
+            AC_FN(pass_first_derivative)(job->zeta + zrow, s[a], inv[a], AC_R_PENCIL(pencil, AC_R_ZETA, a), nx);
 }
 
 /* ---- pass 2: the right-hand sides, one function per configuration M and
  * term set T (constants after inlining) ---- */
-static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(rows_job) *job_, ptrdiff_t row, int nx,
-                                                                   real *restrict pencil, unsigned M, unsigned T)
+static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(rows_job) *job_, ptrdiff_t row,
+                                                                   ptrdiff_t zrow, int nx, real *restrict pencil,
+                                                                   unsigned M, unsigned T)
 {
     const AC_FN(rows_job) job = *job_; /* a local: stores cannot change it */
     const ptrdiff_t stride[3] = {1, job.stride[1], job.stride[2]};
@@ -244,7 +253,7 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
         }
         ac_shock_point shock = {0, {0, 0, 0}};
         if (T & AC_TERM_SHOCK) {
-            shock.zeta = job.zeta[row + i];
+            shock.zeta = job.zeta[zrow + i];
             AC_UNROLL
             for (int a = 0; a < 3; ++a)
                 shock.grad_zeta[a] = AC_R_PENCIL(pencil, AC_R_ZETA, a)[i];
@@ -264,10 +273,10 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
 typedef char AC_FN(rows_cover_the_modules)[(AC_FIELD_TABLE(AC_R_MODULE_BITS) 0u) < 16u ? 1 : -1];
 #undef AC_R_MODULE_BITS
 #define AC_R_INSTANCE(m, h, k)                                                                                         \
-    AC_R_NOINLINE void AC_FN(rows_rhs_##m##_##h##_##k)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx,             \
-                                                        real *pencil)                                                 \
+    AC_R_NOINLINE void AC_FN(rows_rhs_##m##_##h##_##k)(const AC_FN(rows_job) *job, ptrdiff_t row, ptrdiff_t zrow,     \
+                                                        int nx, real *pencil)                                         \
     {                                                                                                                  \
-        AC_FN(rows_rhs)(job, row, nx, pencil, AC_MODULE_HYDRO | (m##u << 1),                                          \
+        AC_FN(rows_rhs)(job, row, zrow, nx, pencil, AC_MODULE_HYDRO | (m##u << 1),                                    \
                         ac_terms_of(AC_MODULE_HYDRO | (m##u << 1), h, k));                                             \
     }
 #define AC_R_INSTANCES(m) AC_R_INSTANCE(m, 0, 0) AC_R_INSTANCE(m, 1, 0) AC_R_INSTANCE(m, 0, 1) AC_R_INSTANCE(m, 1, 1)
@@ -282,7 +291,6 @@ AC_R_INSTANCES(7)
 #undef AC_R_INSTANCES
 #undef AC_R_INSTANCE
 
-typedef void (*AC_FN(rows_rhs_fn))(const AC_FN(rows_job) *, ptrdiff_t, int, real *);
 #define AC_R_ROW(m) {AC_FN(rows_rhs_##m##_0_0), AC_FN(rows_rhs_##m##_1_0), AC_FN(rows_rhs_##m##_0_1), AC_FN(rows_rhs_##m##_1_1)}
 /* [(modules >> 1)][hyper3 + 2 shock] */
 static const AC_FN(rows_rhs_fn) AC_FN(rows_rhs_table)[8][4] = {AC_R_ROW(0), AC_R_ROW(1), AC_R_ROW(2), AC_R_ROW(3),
@@ -292,12 +300,12 @@ static const AC_FN(rows_rhs_fn) AC_FN(rows_rhs_table)[8][4] = {AC_R_ROW(0), AC_R
 /* ---- pass 3: the RK3 update of substep S (a constant) from the pencils
  * of the right-hand sides; w is read from substep 1 on and written in
  * substeps 0 and 1 (after the last one it is not read again) ---- */
-static inline __attribute__((always_inline)) void AC_FN(rows_update)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx,
-                                                                      const real *restrict pencil, int S)
+static inline __attribute__((always_inline)) void AC_FN(rows_update)(const AC_FN(rows_job) *job, ac_plane_offsets at,
+                                                                      int nx, const real *restrict pencil, int S)
 {
     for (int f = 0; f < job->fields; ++f) {
-        const real *restrict in = job->in[f] + row, *restrict rhs = AC_R_PENCIL(pencil, AC_R_RHS, f);
-        real *restrict out = job->out[f] + row, *restrict w = job->w[f] + row;
+        const real *restrict in = job->in[f] + at.in, *restrict rhs = AC_R_PENCIL(pencil, AC_R_RHS, f);
+        real *restrict out = job->out[f] + at.out, *restrict w = job->w[f] + at.w;
         const real dt = job->dt;
         AC_VECTOR_LOOP
         for (int i = 0; i < nx; ++i) {
@@ -309,25 +317,27 @@ static inline __attribute__((always_inline)) void AC_FN(rows_update)(const AC_FN
     }
 }
 
-AC_R_NOINLINE void AC_FN(rows_update_0)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx, const real *pencil)
+AC_R_NOINLINE void AC_FN(rows_update_0)(const AC_FN(rows_job) *job, ac_plane_offsets at, int nx,
+                                        const real *pencil)
 {
-    AC_FN(rows_update)(job, row, nx, pencil, 0);
+    AC_FN(rows_update)(job, at, nx, pencil, 0);
 }
-AC_R_NOINLINE void AC_FN(rows_update_1)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx, const real *pencil)
+AC_R_NOINLINE void AC_FN(rows_update_1)(const AC_FN(rows_job) *job, ac_plane_offsets at, int nx,
+                                        const real *pencil)
 {
-    AC_FN(rows_update)(job, row, nx, pencil, 1);
+    AC_FN(rows_update)(job, at, nx, pencil, 1);
 }
-AC_R_NOINLINE void AC_FN(rows_update_2)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx, const real *pencil)
+AC_R_NOINLINE void AC_FN(rows_update_2)(const AC_FN(rows_job) *job, ac_plane_offsets at, int nx,
+                                        const real *pencil)
 {
-    AC_FN(rows_update)(job, row, nx, pencil, 2);
+    AC_FN(rows_update)(job, at, nx, pencil, 2);
 }
 
-/* RK3 substep `substep` of the grid's configuration from in to out over
- * region r (ghost zones filled), with the shock viscosity of profile zeta
- * (NULL: none).  *failed: memory ran out. */
-void AC_FN(substep_rows)(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],
-                         void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta, int substep,
-                         double dt, int *failed)
+/* The job of RK3 substep `substep` of the grid's configuration from in to
+ * out, with the shock viscosity of profile zeta (NULL: none). */
+static AC_FN(rows_job) AC_FN(make_rows_job)(const ac_grid *g, void *const in[AC_MAX_FIELDS],
+                                            void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS],
+                                            const void *zeta, int substep, double dt)
 {
     AC_FN(rows_job) job;
     const unsigned modules = ac_grid_modules(g);
@@ -349,10 +359,36 @@ void AC_FN(substep_rows)(const ac_grid *g, const ac_region *r, void *const in[AC
     ac_grid_strides(g, job.stride);
     job.stride[0] = 1;
     job.dt = (real)dt;
-    const AC_FN(rows_rhs_fn) rhs =
+    job.rhs =
         AC_FN(rows_rhs_table)[(modules >> 1) & 7u][((terms & AC_TERM_HYPER3) ? 1 : 0) + ((terms & AC_TERM_SHOCK) ? 2 : 0)];
-    void (*const update)(const AC_FN(rows_job) *, ptrdiff_t, int, const real *) =
-        substep == 0 ? AC_FN(rows_update_0) : substep == 1 ? AC_FN(rows_update_1) : AC_FN(rows_update_2);
+    job.update = substep == 0 ? AC_FN(rows_update_0) : substep == 1 ? AC_FN(rows_update_1) : AC_FN(rows_update_2);
+    return job;
+}
+
+/* Row j of a plane from x = i0 to i1, in chunks of AC_CHUNK points: the
+ * three passes of each. */
+static void AC_FN(rows_span)(const ac_grid *g, const AC_FN(rows_job) *job, int i0, int i1, int j,
+                             ac_plane_offsets planes, real *pencil)
+{
+    const ptrdiff_t x0 = ac_row_in_plane(g, j) + g->lo[0]; /* within the plane */
+    for (int i = i0; i < i1; i += AC_CHUNK) {
+        const int nx = i1 - i < AC_CHUNK ? i1 - i : AC_CHUNK;
+        const ptrdiff_t x = x0 + i;
+        const ac_plane_offsets at = {planes.in + x, planes.out + x, planes.w + x, planes.field + x};
+        AC_FN(rows_derivatives)(job, at.in, at.field, nx, pencil);
+        job->rhs(job, at.in, at.field, nx, pencil);
+        job->update(job, at, nx, pencil);
+    }
+}
+
+/* RK3 substep `substep` of the grid's configuration from in to out over
+ * region r (ghost zones filled), with the shock viscosity of profile zeta
+ * (NULL: none).  *failed: memory ran out. */
+void AC_FN(substep_rows)(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],
+                         void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta, int substep,
+                         double dt, int *failed)
+{
+    const AC_FN(rows_job) job = AC_FN(make_rows_job)(g, in, out, w, zeta, substep, dt);
     const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
     const int y_blocks = (r->hi[1] - r->lo[1] + AC_Y_BLOCK - 1) / AC_Y_BLOCK;
     int missing = 0;
@@ -377,19 +413,36 @@ void AC_FN(substep_rows)(const ac_grid *g, const ac_region *r, void *const in[AC
                                         ac_prefetch_bytes(job.in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST),
                                                               row_bytes, 0);
                                 }
-                        const ptrdiff_t at = (ptrdiff_t)ac_grid_index(g, 0, j, k);
-                        for (int i = r->lo[0]; i < r->hi[0]; i += AC_CHUNK) {
-                            const int nx = r->hi[0] - i < AC_CHUNK ? r->hi[0] - i : AC_CHUNK;
-                            AC_FN(rows_derivatives)(&job, at + i, nx, pencil);
-                            rhs(&job, at + i, nx, pencil);
-                            update(&job, at + i, nx, pencil);
-                        }
+                        AC_FN(rows_span)(g, &job, r->lo[0], r->hi[0], j, ac_same_plane(g, k), pencil);
                     }
                 }
             free(pencil);
         }
     }
     *failed = missing;
+}
+
+/* Row j of one plane in the fused sweep (kernels_impl.h). */
+static void AC_FN(rows_fused_row)(const ac_grid *g, const void *job, int j, ac_plane_offsets planes, void *scratch)
+{
+    AC_FN(rows_span)(g, (const AC_FN(rows_job) *)job, 0, g->n[0], j, planes, (real *)scratch);
+}
+
+/* One full step home -> a -> b -> home on the fused sweep, with the shock
+ * viscosity of profile zeta (NULL: none; else the profile of home, held for
+ * the three substeps as three_substeps holds it); home has its ghost zones
+ * filled. */
+void AC_FN(step_fused_rows)(const ac_grid *g, void *const home[AC_MAX_FIELDS], void *const a[AC_MAX_FIELDS],
+                            void *const b[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta, double dt,
+                            int *failed)
+{
+    const AC_FN(rows_job) jobs[3] = {AC_FN(make_rows_job)(g, home, a, w, zeta, 0, dt),
+                                     AC_FN(make_rows_job)(g, a, b, w, zeta, 1, dt),
+                                     AC_FN(make_rows_job)(g, b, home, w, zeta, 2, dt)};
+    const ac_fused_sweep sweep = {jobs[0].fields, {home, a, b}, {&jobs[0], &jobs[1], &jobs[2]},
+                                  {AC_FN(rows_fused_row), AC_FN(rows_fused_row), AC_FN(rows_fused_row)},
+                                  sizeof(real) * AC_CHUNK * AC_R_PENCILS};
+    AC_FN(fused_sweep)(g, &sweep, failed);
 }
 #undef AC_R_PENCIL
 #undef AC_R_NOINLINE
