@@ -3,15 +3,16 @@
  * plain hydrodynamics (MHD, hyperdiffusion, shock viscosity, entropy, the
  * passive scalar and their combinations), for one precision; compiled by
  * rows_f32.c and rows_f64.c.  Plain hydrodynamics keeps its tuned loops
- * (kernels_impl.h).
+ * (kernels_impl.h); both run a whole step in the fused sweep of
+ * kernels_impl.h (rows_fused_row, step_fused_rows) where the grid allows.
  *
  * A row is done in chunks of AC_CHUNK points, in passes over x, each a
  * vectorised loop (SIMD across x: the lanes are independent points):
- *   1. for each field, the Laplacian, a vector's grad div and del6 where its
- *      terms ask for them (physics_needs), and the shock profile's gradient,
- *      into row-long arrays ("pencils");
+ *   1. for each field, the Laplacian, a vector's grad div, del6 and the sums
+ *      of the gradient where its terms ask for them (physics_needs), and the
+ *      shock profile's gradient, into row-long arrays ("pencils");
  *   2. one pass that fills an ac_point_derivatives per point (the first
- *      derivatives computed there), sums the terms (physics_rhs) and keeps the
+ *      derivatives scaled there), sums the terms (physics_rhs) and keeps the
  *      right-hand sides: one function per configuration and term set, so that
  *      each is inlined and vectorised whole;
  *   3. the RK3 update.
@@ -24,8 +25,10 @@
  * is the one contracted.  So a pencil holds only values that end in an
  * addition (Laplacian, grad div, del6) or that are used in products only
  * (the profile's gradient); a first derivative ends in its product by 1/(60
- * dx), which the curl of A absorbs, so pass 2 computes it in place, in the
- * order of a point's.  The row files compile without the within-point
+ * dx), which the curl of A absorbs, so pass 1 keeps its sum (first_sum_at,
+ * which ends in an addition) and pass 2 multiplies, in the order of a
+ * point's: pass 2 then reads one pencil per derivative in place of six rows
+ * (pass 1 reads those rows for the Laplacian anyway).  The row files compile without the within-point
  * vectorisation and the sinking of statements into branches, which reorder
  * those products.
  */
@@ -60,7 +63,8 @@ enum {
     AC_R_DEL6 = AC_R_GRAD_DIV + 3 * AC_VECTOR_ROWS, /* [field] */
     AC_R_ZETA = AC_R_DEL6 + AC_FIELD_ROWS,          /* [axis]: the shock profile's gradient */
     AC_R_RHS = AC_R_ZETA + 3,                       /* [field] */
-    AC_R_PENCILS = AC_R_RHS + AC_FIELD_ROWS
+    AC_R_FIRST = AC_R_RHS + AC_FIELD_ROWS,          /* [field][axis]: first_sum_at, the gradient unscaled */
+    AC_R_PENCILS = AC_R_FIRST + 3 * AC_FIELD_ROWS
 };
 
 typedef struct AC_FN(rows_job) AC_FN(rows_job);
@@ -98,12 +102,13 @@ static inline real AC_FN(second_sum)(const real *f, ptrdiff_t s)
 }
 
 /* The Laplacian, summed over the axes in order from 0 (as a point's is);
- * with del6 del6 too, and with own (a vector component: its axis 0, 1, 2)
- * the sum along its own axis for grad div, while the rows are in registers. */
+ * with del6 del6 too, with own (a vector component: its axis 0, 1, 2) the
+ * sum along its own axis for grad div, and with first the gradient's sums
+ * (first_sum_at per axis), while the rows are in registers. */
 static inline __attribute__((always_inline)) void AC_FN(lap_row)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz,
                                                                   const real inv[3], real *restrict lap,
                                                                   real *restrict del6, real *restrict own_sum, int own,
-                                                                  int nx)
+                                                                  real *restrict first, int nx)
 {
     const ptrdiff_t stride[3] = {1, sy, sz};
     AC_VECTOR_LOOP
@@ -115,6 +120,8 @@ static inline __attribute__((always_inline)) void AC_FN(lap_row)(const real *res
             sum += second * second_scale(inv[a]);
             if (a == own)
                 own_sum[i] = second;
+            if (first)
+                first[a * AC_CHUNK + i] = first_sum_at(v + i, stride[a]);
         }
         lap[i] = sum;
         if (del6)
@@ -124,15 +131,32 @@ static inline __attribute__((always_inline)) void AC_FN(lap_row)(const real *res
 
 AC_R_NOINLINE void AC_FN(pass_lap)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y,
                                    real inv_z, real *restrict lap, real *restrict del6, real *restrict own_sum, int own,
-                                   int nx)
+                                   real *restrict first, int nx)
 {
     const real inv[3] = {inv_x, inv_y, inv_z};
-#define AC_R_LAP_ROW(d, o) AC_FN(lap_row)(v, sy, sz, inv, lap, (d), own_sum, (o), nx)
+#define AC_R_LAP_ROW(d, o, g) AC_FN(lap_row)(v, sy, sz, inv, lap, (d), own_sum, (o), (g), nx)
+#define AC_R_LAP_OWN(d, g)                                                                                             \
+    (own == 0 ? AC_R_LAP_ROW(d, 0, g) : own == 1 ? AC_R_LAP_ROW(d, 1, g) : own == 2 ? AC_R_LAP_ROW(d, 2, g)         \
+                                                                            : AC_R_LAP_ROW(d, -1, g))
     if (del6)
-        own == 0 ? AC_R_LAP_ROW(del6, 0) : own == 1 ? AC_R_LAP_ROW(del6, 1) : own == 2 ? AC_R_LAP_ROW(del6, 2) : AC_R_LAP_ROW(del6, -1);
+        first ? AC_R_LAP_OWN(del6, first) : AC_R_LAP_OWN(del6, NULL);
     else
-        own == 0 ? AC_R_LAP_ROW(NULL, 0) : own == 1 ? AC_R_LAP_ROW(NULL, 1) : own == 2 ? AC_R_LAP_ROW(NULL, 2) : AC_R_LAP_ROW(NULL, -1);
+        first ? AC_R_LAP_OWN(NULL, first) : AC_R_LAP_OWN(NULL, NULL);
+#undef AC_R_LAP_OWN
 #undef AC_R_LAP_ROW
+}
+
+/* The gradient's sums alone (first_sum_at per axis), for a field without a
+ * Laplacian. */
+AC_R_NOINLINE void AC_FN(pass_first)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz, real *restrict first, int nx)
+{
+    const ptrdiff_t stride[3] = {1, sy, sz};
+    AC_UNROLL
+    for (int a = 0; a < 3; ++a) {
+        AC_VECTOR_LOOP
+        for (int i = 0; i < nx; ++i)
+            first[a * AC_CHUNK + i] = first_sum_at(v + i, stride[a]);
+    }
 }
 
 /* Component c of a vector's grad div, d_c d_c v_c + d_c d_j v_j over the
@@ -197,11 +221,16 @@ static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, p
         const int role = ac_field_role_of(r), x_row = r - (role > 0 ? role - 1 : 0); /* a vector's x component */
         const int own = (role > 0 && (job->needs[x_row] & AC_NEEDS_GRAD_DIV)) ? role - 1 : -1;
         real *own_sum = own >= 0 ? AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[x_row] + own) : NULL;
-        if ((need & AC_NEEDS_SECOND) || own_sum)
+        real *first = (need & AC_NEEDS_FIRST) ? AC_R_PENCIL(pencil, AC_R_FIRST, 3 * f) : NULL;
+        if ((need & AC_NEEDS_SECOND) || own_sum) {
             AC_FN(pass_lap)(v, s[1], s[2], inv[0], inv[1], inv[2], AC_R_PENCIL(pencil, AC_R_LAP, f), del6, own_sum,
-                            own, nx);
-        else if (del6)
+                            own, first, nx);
+            continue;
+        }
+        if (del6)
             AC_FN(pass_del6)(v, s[1], s[2], inv[0], inv[1], inv[2], del6, nx);
+        if (first)
+            AC_FN(pass_first)(v, s[1], s[2], first, nx);
     }
     for (int r = 0; r < AC_FIELD_ROWS; ++r) /* after the Laplacians: they give the sums d_c d_c v_c */
         if ((job->needs[r] & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X) {
@@ -222,7 +251,6 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
                                                                    unsigned M, unsigned T)
 {
     const AC_FN(rows_job) job = *job_; /* a local: stores cannot change it */
-    const ptrdiff_t stride[3] = {1, job.stride[1], job.stride[2]};
     AC_VECTOR_LOOP
     for (int i = 0; i < nx; ++i) {
         ac_point_derivatives d;
@@ -236,8 +264,8 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
                 d.value[f] = job.in[f][row + i];
             if (need & AC_NEEDS_FIRST)
                 AC_UNROLL
-                for (int a = 0; a < 3; ++a)
-                    d.grad[f][a] = first_derivative(job.in[f] + row + i, stride[a], job.p.inv_ds[a]);
+                for (int a = 0; a < 3; ++a) /* first_derivative, its sums from pass 1 */
+                    d.grad[f][a] = AC_R_PENCIL(pencil, AC_R_FIRST, 3 * f + a)[i] * first_scale(job.p.inv_ds[a]);
             if (need & AC_NEEDS_SECOND)
                 d.lap[f] = AC_R_PENCIL(pencil, AC_R_LAP, f)[i];
             if ((need & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X) {
