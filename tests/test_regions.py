@@ -22,6 +22,18 @@ def regions(n):
             ((0, G, G), (G, ny - G, nz - G)), ((nx - G, G, G), (nx, ny - G, nz - G))]
 
 
+def step_both(whole, split, shape, steps=2):
+    """`steps` whole-grid steps of `whole`; the same of `split` substep by substep over the regions."""
+    dt = whole.cfl_dt()
+    for _ in range(steps):
+        whole.step(dt)
+        for s in range(3):
+            for axis in range(3):
+                split._grid.fill_ghost_axis(s, axis, 0)
+            for lo, hi in regions(shape):
+                split._grid.substep_region(s, dt, lo, hi)
+
+
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("shape", [(64, 32, 16), (37, 50, 23)])
@@ -32,14 +44,7 @@ def test_region_substeps_equal_whole_grid_substeps_bit_for_bit(backend, dtype, s
     for name, f in zip(ac.FIELDS, smooth_random_fields(shape, box, np.random.default_rng(2))):
         whole[name] = f
         split[name] = f
-    dt = whole.cfl_dt()
-    for _ in range(2):
-        whole.step(dt)
-        for s in range(3):
-            for axis in range(3):
-                split._grid.fill_ghost_axis(s, axis, 0)
-            for lo, hi in regions(shape):
-                split._grid.substep_region(s, dt, lo, hi)
+    step_both(whole, split, shape)
     changed = False
     for name in ac.FIELDS:
         a, b = whole[name], split[name]
@@ -70,14 +75,7 @@ def test_fused_steps_of_the_row_loop_equal_region_substeps_bit_for_bit(config, d
     for name, f in zip(names, fields):
         whole[name] = f
         split[name] = f
-    dt = whole.cfl_dt()
-    for _ in range(2):
-        whole.step(dt)
-        for s in range(3):
-            for axis in range(3):
-                split._grid.fill_ghost_axis(s, axis, 0)
-            for lo, hi in regions(shape):
-                split._grid.substep_region(s, dt, lo, hi)
+    step_both(whole, split, shape)
     for name, f in zip(names, fields):
         assert np.all(np.isfinite(whole[name])), name
         assert np.array_equal(whole[name], split[name]), (name, float(np.max(np.abs(whole[name] - split[name]))))
