@@ -342,7 +342,7 @@ typedef struct {
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                                const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt, ac_device_step step, int runs,
-                                               bool periodic, bool wrap_x, cudaStream_t stream)
+                                               unsigned wraps, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
     static AC_FN(kernel_fit) fit = {0, 0, 0};
@@ -363,7 +363,8 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         return AC_ERR_ARGUMENT;
     AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p.p, AC_FN(make_scales)(p.p),
-                                                                      substep, dt, step, runs, periodic, wrap_x, p.q,
+                                                                      substep, dt, step, runs, (wraps & 1u) != 0,
+                                                                      (wraps & 2u) != 0, (wraps & 4u) != 0, p.q,
                                                                       p.h, p.e, zeta, p.t);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
@@ -374,7 +375,7 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                       const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt,
-                                      const ac_device_step *device_step, int runs, bool periodic, bool wrap_x,
+                                      const ac_device_step *device_step, int runs, unsigned wraps,
                                       cudaStream_t stream)
 {
     constexpr bool driven = ac_device_driven(CONFIG);
@@ -382,9 +383,9 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
         return AC_ERR_UNSUPPORTED;
     if (device_step) /* (C++14 instantiates this call where !driven too: the host-driven instance below) */
         return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, driven>(
-            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, periodic, wrap_x, stream);
+            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, wraps, stream);
     return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
-        in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
+        in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, wraps, stream);
 }
 
 /* The raw arrays of a substep: in, out, w_in, w_out (kernels.h's order). */
@@ -407,7 +408,7 @@ typedef struct {
     int substep;
     real dt;
     const ac_device_step *device_step;
-    bool periodic;
+    unsigned wraps; /* bit a: axis a's ghost values read from periodic images (fill_unwrapped_ghosts) */
     cudaStream_t stream;
 } AC_FN(substep_args);
 
@@ -419,7 +420,7 @@ static ac_status AC_FN(launch_shape)(const AC_FN(raw_sets) & raw, const AC_FN(su
     return AC_FN(launch_stream)<CONFIG, TX, TY, LEAD, BLOCKS>(
         AC_FN(make_fields)<NF>(raw[0]), AC_FN(make_fields)<NF>(raw[1]), AC_FN(make_fields)<NF>(raw[2]),
         AC_FN(make_fields)<NF>(raw[3]), s, a.p, a.zeta, a.substep, a.dt, a.device_step, runs,
-        a.periodic, a.periodic && AC_FN(stream_wraps_x)(s), a.stream);
+        a.wraps, a.stream);
 }
 
 /* A tuning shape of AC_TUNING_SHAPES, built for CONFIG when BUILT (no
@@ -497,7 +498,7 @@ struct AC_FN(stream_dispatch)<0u, false> {
 /* The 55-point substep of grid g: its configuration's instance. */
 static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void *const out[], void *const w_in[],
                                        void *const w_out[], const AC_FN(shape) & s, const real *zeta, int substep,
-                                       real dt, const ac_device_step *device_step, bool periodic, cudaStream_t stream)
+                                       real dt, const ac_device_step *device_step, unsigned wraps, cudaStream_t stream)
 {
     AC_FN(substep_args) a;
     a.s = &s;
@@ -510,7 +511,7 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     a.substep = substep;
     a.dt = dt;
     a.device_step = device_step;
-    a.periodic = periodic;
+    a.wraps = wraps;
     a.stream = stream;
     /* the instance: the grid's modules, hyperdiffusion if on, shock viscosity when given its profile */
     const unsigned terms = (ac_grid_terms(g) & AC_TERM_HYPER3 ? AC_KERNEL_HYPER3 : 0u) | (zeta ? AC_KERNEL_SHOCK : 0u);
@@ -518,8 +519,12 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     return AC_FN(stream_dispatch)<AC_CONFIG_END - 1>::run(ac_config(ac_grid_modules(g), terms), raw, a);
 }
 
-/* One substep over region r (NULL: the whole grid, after filling the
- * periodic ghost zones of `in`; otherwise the caller has filled them).
+static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
+                                              const AC_FN(shape) & s, unsigned *wraps, cudaStream_t stream);
+
+/* One substep over region r (NULL: the whole grid, after filling the ghost
+ * zones of `in` the kernel does not wrap; otherwise the caller has filled
+ * them).
  * w_in is not read in substep 0 and may be NULL; w_out NULL: w is not kept
  * (the last substep).  out may be w_in: every point reads its w first. */
 extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, ac_method method,
@@ -534,6 +539,7 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
+    unsigned wraps = 0; /* a region's ghost zones are the caller's */
     if ((device_step || zeta) && method != AC_METHOD_55P)
         return AC_ERR_UNSUPPORTED; /* the device-side CFL loop and shock viscosity: the 55-point kernel only */
     if (r) {
@@ -545,15 +551,15 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
             if (r->hi[a] <= r->lo[a])
                 return AC_OK; /* empty region */
         }
-    } else if (method == AC_METHOD_55P) { /* y and z wrap inside the kernel, and x where it can */
-        if (!AC_FN(stream_wraps_x)(s) && AC_FN(fill_ghost_axis)(in, AC_NUM_FIELDS, s, 0, stream) != AC_OK)
+    } else if (method == AC_METHOD_55P) { /* periodic axes wrap inside the kernel (x where it can) */
+        if (AC_FN(fill_unwrapped_ghosts)(g, in_, s, &wraps, stream) != AC_OK)
             return AC_ERR_DEVICE;
     } else if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK) {
         return AC_ERR_DEVICE;
     }
     if (method == AC_METHOD_55P)
         return AC_FN(stream_substep)(g, in_, out_, w_in_, w_out_, s, (const real *)zeta, substep, dt, device_step,
-                                     r == NULL, stream);
+                                     wraps, stream);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;
@@ -653,6 +659,26 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *cons
             if (ac_cuda_record(cudaGetLastError(), "wall_ghost_kernel launch") != AC_OK)
                 return AC_ERR_DEVICE;
         }
+    }
+    return AC_OK;
+}
+
+/* Before a whole-grid substep: the ghost zones the streaming kernel does
+ * not read from periodic images -- a wall axis's (after the wall values of
+ * 'a' and 'set'), and x's where the kernel cannot wrap it (stream_wraps_x)
+ * -- filled axis by axis as cuda_fill_walls does; *wraps: the axes it
+ * wraps (bit a: axis a).  A periodic grid's y and z are never filled. */
+static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
+                                              const AC_FN(shape) & s, unsigned *wraps, cudaStream_t stream)
+{
+    *wraps = 0;
+    if (g->bc.walls && AC_FN(cuda_set_walls)(g, in_, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    for (int axis = 0; axis < 3; ++axis) {
+        if (!ac_boundaries_wall_axis(&g->bc, axis) && (axis > 0 || AC_FN(stream_wraps_x)(s)))
+            *wraps |= 1u << axis;
+        else if (AC_FN(cuda_fill_ghost_axis_bc)(g, in_, axis, stream) != AC_OK)
+            return AC_ERR_DEVICE;
     }
     return AC_OK;
 }
