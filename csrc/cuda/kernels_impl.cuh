@@ -7,6 +7,7 @@
  */
 #include <cuda_runtime.h>
 #include <math.h>
+#include <string.h>
 
 #include "../forcing.h"
 #include "../grid.h"
@@ -579,24 +580,52 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
  * decomposed grid does); these kernels fill the ghosts before every substep:
  * the wall values of 'a' and 'set', then axis by axis (periodic, or each wall
  * face by its kind), each pass over the whole padded extent of the others. */
-__global__ void AC_FN(set_wall_kernel)(real *f, int nb, int nc, ptrdiff_t sb, ptrdiff_t sc, real value)
-{
-    const long long total = (long long)nb * nc;
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x)
-        f[(t % nb) * sb + (t / nb) * sc] = value;
-}
+/* The wall faces of one axis for every field in one launch: the fields,
+ * each face's kind and 'set' value, the wall points' indices along the
+ * axis (-1: that face is not a wall). */
+typedef struct {
+    real *f[AC_MAX_FIELDS];
+    unsigned char kind[2][AC_MAX_FIELDS];
+    real value[2][AC_MAX_FIELDS];
+    int wall[2];
+    int fields;
+} AC_FN(wall_faces);
 
-__global__ void AC_FN(wall_ghost_kernel)(real *f, AC_FN(ghost_pass) g, int wall, int out, int kind)
+/* The wall values of 'a' (0) and 'set' at the interior points of the wall
+ * planes: thread t takes point (b, c) of field f on a face, b fastest. */
+__global__ void AC_FN(set_walls_kernel)(AC_FN(wall_faces) w, int nb, int nc, ptrdiff_t sa, ptrdiff_t sb,
+                                        ptrdiff_t sc, int lob, int loc)
 {
-    const long long total = (long long)g.mb * g.mc;
+    const long long plane = (long long)nb * nc, total = plane * w.fields * 2;
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x) {
-        real *w = f + (t % g.mb) * g.sb + (t / g.mb) * g.sc + wall * g.sa;
-        const real at = w[0];
+        const long long at = t % plane, rest = t / plane;
+        const int f = (int)(rest % w.fields), face = (int)(rest / w.fields), k = w.kind[face][f];
+        if (w.wall[face] < 0 || (k != AC_BC_A && k != AC_BC_SET))
+            continue;
+        w.f[f][w.wall[face] * sa + (lob + at % nb) * sb + (loc + at / nb) * sc] =
+            k == AC_BC_A ? (real)0 : w.value[face][f];
+    }
+}
+
+/* The ghosts of the wall faces over the whole padded extent of the other
+ * axes (boundaries.h, AC_BC_GHOST): thread t takes column (b, c) of field
+ * f on a face, b fastest. */
+__global__ void AC_FN(wall_ghosts_kernel)(AC_FN(wall_faces) w, AC_FN(ghost_pass) g)
+{
+    const long long plane = (long long)g.mb * g.mc, total = plane * w.fields * 2;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const long long at = t % plane, rest = t / plane;
+        const int f = (int)(rest % w.fields), face = (int)(rest / w.fields), k = w.kind[face][f];
+        if (w.wall[face] < 0)
+            continue;
+        const int out = face == 0 ? -1 : 1;
+        real *p = w.f[f] + (at % g.mb) * g.sb + (at / g.mb) * g.sc + w.wall[face] * g.sa;
+        const real wall = p[0];
 #pragma unroll
         for (int i = 1; i <= AC_GHOST; ++i)
-            w[out * i * g.sa] = AC_BC_GHOST(kind, at, w[-out * i * g.sa]);
+            p[out * i * g.sa] = AC_BC_GHOST(k, wall, p[-out * i * g.sa]);
     }
 }
 
@@ -606,34 +635,48 @@ static unsigned AC_FN(blocks_for)(long long total)
     return (unsigned)(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks);
 }
 
-/* The wall values of every field of `fields_` on the grid's wall faces. */
+/* Axis `axis`'s wall faces of the grid's fields (wall[face] -1 where that
+ * face is not a wall). */
+static AC_FN(wall_faces) AC_FN(make_wall_faces)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS],
+                                                const AC_FN(shape) & s, int axis)
+{
+    AC_FN(wall_faces) w;
+    memset(&w, 0, sizeof w);
+    w.fields = g->fields;
+    for (int face = 0; face < 2; ++face) {
+        w.wall[face] = !ac_boundaries_wall(&g->bc, axis, face) ? -1
+                       : face == 0                              ? s.lo[axis]
+                                                                : s.lo[axis] + s.n[axis] - 1;
+        for (int f = 0; f < g->fields; ++f) {
+            w.f[f] = (real *)fields_[f];
+            w.kind[face][f] = g->bc.kind[axis][face][f];
+            w.value[face][f] = (real)g->bc.value[axis][face][f];
+        }
+    }
+    return w;
+}
+
+/* The wall values of every field of `fields_` on the grid's wall faces:
+ * one launch per wall axis. */
 extern "C" ac_status AC_FN(cuda_set_walls)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    for (int axis = 0; axis < 3; ++axis)
-        for (int face = 0; face < 2; ++face) {
-            if (!ac_boundaries_wall(&g->bc, axis, face))
-                continue;
-            const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
-            const int wall = face == 0 ? s.lo[axis] : s.lo[axis] + s.n[axis] - 1;
-            for (int f = 0; f < g->fields; ++f) {
-                const int k = g->bc.kind[axis][face][f];
-                if (k != AC_BC_A && k != AC_BC_SET)
-                    continue;
-                real *start = (real *)fields_[f] + wall * s.stride[axis] + s.lo[b] * s.stride[b] + s.lo[c] * s.stride[c];
-                AC_FN(set_wall_kernel)<<<AC_FN(blocks_for)((long long)s.n[b] * s.n[c]), 256, 0, stream>>>(
-                    start, s.n[b], s.n[c], s.stride[b], s.stride[c],
-                    k == AC_BC_A ? (real)0 : (real)g->bc.value[axis][face][f]);
-                if (ac_cuda_record(cudaGetLastError(), "set_wall_kernel launch") != AC_OK)
-                    return AC_ERR_DEVICE;
-            }
-        }
+    for (int axis = 0; axis < 3; ++axis) {
+        if (!ac_boundaries_wall_axis(&g->bc, axis))
+            continue;
+        const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+        AC_FN(set_walls_kernel)<<<AC_FN(blocks_for)((long long)s.n[b] * s.n[c] * g->fields * 2), 256, 0, stream>>>(
+            AC_FN(make_wall_faces)(g, fields_, s, axis), s.n[b], s.n[c], s.stride[axis], s.stride[b], s.stride[c],
+            s.lo[b], s.lo[c]);
+        if (ac_cuda_record(cudaGetLastError(), "set_walls_kernel launch") != AC_OK)
+            return AC_ERR_DEVICE;
+    }
     return AC_OK;
 }
 
 /* The ghosts of one axis under the grid's boundaries: periodic on an axis
  * without walls, else those of its wall faces (a face that is not a wall on
- * a wall axis is the exchange's). */
+ * a wall axis is the exchange's), every field in one launch. */
 extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int axis,
                                                     cudaStream_t stream)
 {
@@ -649,18 +692,9 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *cons
     p.sa = s.stride[axis];
     p.sb = s.stride[b];
     p.sc = s.stride[c];
-    for (int face = 0; face < 2; ++face) {
-        if (!ac_boundaries_wall(&g->bc, axis, face))
-            continue;
-        const int wall = face == 0 ? s.lo[axis] : s.lo[axis] + s.n[axis] - 1;
-        for (int f = 0; f < g->fields; ++f) {
-            AC_FN(wall_ghost_kernel)<<<AC_FN(blocks_for)((long long)p.mb * p.mc), 256, 0, stream>>>(
-                (real *)fields_[f], p, wall, face == 0 ? -1 : 1, g->bc.kind[axis][face][f]);
-            if (ac_cuda_record(cudaGetLastError(), "wall_ghost_kernel launch") != AC_OK)
-                return AC_ERR_DEVICE;
-        }
-    }
-    return AC_OK;
+    AC_FN(wall_ghosts_kernel)<<<AC_FN(blocks_for)((long long)p.mb * p.mc * g->fields * 2), 256, 0, stream>>>(
+        AC_FN(make_wall_faces)(g, fields_, s, axis), p);
+    return ac_cuda_record(cudaGetLastError(), "wall_ghosts_kernel launch");
 }
 
 /* Before a whole-grid substep: the ghost zones the streaming kernel does
