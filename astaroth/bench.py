@@ -440,6 +440,35 @@ def _z_walls(physics):
     return {"z": faces}
 
 
+def _variant_rows(backend, sizes, dtypes, physics, variants, key, ratio, widths, target_seconds, out):
+    """The 55-point step of each variant (name, Simulation parameters) of
+    variants(physics) beside the first, timed interleaved: one row each,
+    the name under `key`, its M/s, and under `ratio` its M/s over the
+    first's (a variant the backend refuses is reported as not run);
+    widths: of the name and ratio columns."""
+    column, ratio_column = widths
+    rows = []
+    for n in sizes:
+        for phys in physics:
+            for dtype in dtypes:
+                names, steppers = [], []
+                for name, params in variants(phys):
+                    try:
+                        steppers.append(backend_stepper(backend, "55p", dtype, n, physics=phys, **params))
+                        names.append(name)
+                    except (ValueError, NotImplementedError) as e:
+                        out(f"{'astaroth ' + backend:<18}{phys:>8}{dtype:>9}{str(n) + '^3':>8}{name:>{column}}"
+                            f"  not run: {e}")
+                rates = time_steppers(steppers, target_seconds)
+                for name, mps in zip(names, rates):
+                    rows.append({"impl": f"astaroth {backend}", "physics": phys, "dtype": dtype, "n": n, key: name,
+                                 "mps": mps, ratio: mps / rates[0]})
+                    out(f"{'astaroth ' + backend:<18}{phys:>8}{dtype:>9}{str(n) + '^3':>8}{name:>{column}}"
+                        f"{mps:>11.4g}{mps / rates[0]:>{ratio_column}.2f}")
+                del steppers
+    return rows
+
+
 def run_walls_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), physics=("hydro", "mhd"),
                     target_seconds=1.0, out=print):
     """M/s of the 55-point step with walls at both ends of z beside the
@@ -448,20 +477,9 @@ def run_walls_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), p
         f"M/s = million grid points per full RK3 step, the fastest of {BATCHES} batches; walls: z, "
         f"lnrho a2, ux uy s, uz a (mhd: ax ay a, az s)")
     out(f"{'implementation':<18}{'physics':>8}{'dtype':>9}{'size':>8}{'walls':>10}{'M/s':>11}{'of periodic':>13}")
-    rows = []
-    for n in sizes:
-        for phys in physics:
-            for dtype in dtypes:
-                steppers = [backend_stepper(backend, "55p", dtype, n, physics=phys),
-                            backend_stepper(backend, "55p", dtype, n, physics=phys, boundaries=_z_walls(phys))]
-                rates = time_steppers(steppers, target_seconds)
-                for name, mps in zip(("periodic", "z"), rates):
-                    rows.append(dict(impl=f"astaroth {backend}", physics=phys, dtype=dtype, n=n, walls=name,
-                                     mps=mps, of_periodic=mps / rates[0]))
-                    out(f"{'astaroth ' + backend:<18}{phys:>8}{dtype:>9}{str(n) + '^3':>8}{name:>10}{mps:>11.4g}"
-                        f"{mps / rates[0]:>13.2f}")
-                del steppers
-    return rows
+    return _variant_rows(backend, sizes, dtypes, physics,
+                         lambda phys: [("periodic", {}), ("z", dict(boundaries=_z_walls(phys)))], "walls",
+                         "of_periodic", (10, 13), target_seconds, out)
 
 
 def run_terms_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), physics=("hydro", "mhd"),
@@ -473,23 +491,5 @@ def run_terms_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), p
         f"M/s = million grid points per full RK3 step, the fastest of {BATCHES} batches; terms: "
         + "; ".join(f"{name} {params}" for name, params in TERM_ROWS[1:]))
     out(f"{'implementation':<18}{'physics':>8}{'dtype':>9}{'size':>8}{'terms':>8}{'M/s':>11}{'of none':>9}")
-    rows = []
-    for n in sizes:
-        for phys in physics:
-            for dtype in dtypes:
-                names, steppers = [], []
-                for name, params in TERM_ROWS:
-                    try:
-                        steppers.append(backend_stepper(backend, "55p", dtype, n, physics=phys, **params))
-                        names.append(name)
-                    except (ValueError, NotImplementedError) as e:
-                        out(f"{'astaroth ' + backend:<18}{phys:>8}{dtype:>9}{str(n) + '^3':>8}{name:>8}"
-                            f"  not run: {e}")
-                rates = time_steppers(steppers, target_seconds)
-                for name, mps in zip(names, rates):
-                    rows.append(dict(impl=f"astaroth {backend}", physics=phys, dtype=dtype, n=n, terms=name,
-                                     mps=mps, of_none=mps / rates[0]))
-                    out(f"{'astaroth ' + backend:<18}{phys:>8}{dtype:>9}{str(n) + '^3':>8}{name:>8}{mps:>11.4g}"
-                        f"{mps / rates[0]:>9.2f}")
-                del steppers
-    return rows
+    return _variant_rows(backend, sizes, dtypes, physics, lambda phys: TERM_ROWS, "terms", "of_none", (8, 9),
+                         target_seconds, out)

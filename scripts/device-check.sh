@@ -2,7 +2,7 @@
 # One call on the GPU machine: build in place, run every test (GPU tests
 # included), compute-sanitizer on a small run, and the benchmark.  Logs go
 # to $OUT (or ./device-logs); each log names device, date, commit, command.
-#   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf | tune]
+#   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf | tune | issues1 | issues2]
 #   (full and no-notebooks also profile the 55-point kernel and run the
 #   1024^3 memory check)
 #   perf: build, the GPU agreement tests, a 55p tile sweep, the 55p bench at
@@ -115,6 +115,54 @@ sweep_and_bench() {
     } > "$OUT/bench.log" 2>&1
     cat "$OUT/bench.log"
 }
+
+# issues1 / issues2: the open issues' GPU items in two calls of at most ten
+# minutes each.  issues1: the CUDA bit-for-bit fixture, every GPU test,
+# compute-sanitizer on walls, gravity and entropy, and the convection run at
+# 128^2 x 64.  issues2: the interleaved A/B at 256^3 against the tree in
+# .trees/base-tree (scripts/ab.py: the terms, 19p and entropy rows), the
+# entropy rows with the copy bandwidth, and z walls against periodic.
+if [ "${1:-}" = "issues1" ]; then
+    { header "python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz"
+      timeout 120 $PY scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz 2>&1 | tail -3; } > "$OUT/bitwise.log" 2>&1
+    tail -1 "$OUT/bitwise.log"
+    { header "python3 -m pytest -q -m gpu tests/"
+      timeout 240 $PY -m pytest -q -m gpu tests/ 2>&1 | grep -v excepthook | tail -20; } > "$OUT/tests-gpu.log" 2>&1
+    tail -2 "$OUT/tests-gpu.log"
+    { header "compute-sanitizer --tool memcheck python3 (walls in z with gravity, hydro and MHD with entropy, 32x24x16)"
+      timeout 120 compute-sanitizer --tool memcheck $PY -c "
+import numpy as np, astaroth as ac
+for physics in ('hydro', 'mhd'):
+    for dtype in ('float32', 'float64'):
+        walls = {'ux': 's', 'uy': 's', 'uz': 'a', 'lnrho': 'a2', 'ss': 'set:0.1'}
+        if physics == 'mhd':
+            walls.update(ax='a', ay='a', az='s')
+        s = ac.Simulation(shape=(32, 24, 16), backend='cuda', dtype=dtype, physics=physics, energy='entropy', chi=1e-2,
+                          boundaries={'z': walls}, gravity=(0, 0, -0.5))
+        s['ux'] = 0.01 * np.sin(s.x)[:, None, None]
+        s.run(until=0.05); s.check_finite()
+        print(physics, dtype, s.steps, float(np.abs(s['uz']).max()))
+" 2>&1 | tail -8; } > "$OUT/sanitizer.log" 2>&1
+    tail -2 "$OUT/sanitizer.log"
+    { header "python3 scripts/convection_gpu.py \$OUT (128 x 128 x 64, cuda)"
+      timeout 200 $PY scripts/convection_gpu.py "$OUT" 2>&1 | tail -8; } > "$OUT/convection-run.log" 2>&1
+    tail -3 "$OUT/convection-run.log"
+    exit 0
+fi
+if [ "${1:-}" = "issues2" ]; then
+    if [ -d .trees/base-tree ]; then
+        (cd .trees/base-tree && $PY setup.py build_ext --inplace > /dev/null 2>&1)
+        { header "AB_GROUPS=terms,19p,entropy python3 scripts/ab.py 2 .trees/base-tree . (A: base-tree, B: this tree)"
+          AB_GROUPS=terms,19p,entropy timeout 330 $PY scripts/ab.py 2 "$ROOT/.trees/base-tree" "$ROOT" 2>&1; } > "$OUT/ab.log" 2>&1
+        tail -18 "$OUT/ab.log"
+    fi
+    { header "python3 -m astaroth bench --backend cuda --energy entropy --physics all --sizes 256"
+      timeout 100 $PY -m astaroth bench --backend cuda --energy entropy --physics all --sizes 256 2>&1 | tail -10
+      header "python3 -m astaroth bench --backend cuda --walls --sizes 256"
+      timeout 100 $PY -m astaroth bench --backend cuda --walls --sizes 256 2>&1 | tail -10; } > "$OUT/bench.log" 2>&1
+    cat "$OUT/bench.log"
+    exit 0
+fi
 
 # tune: build, the sweep at TUNE_SIZES (default 256 512), the 55p bench.
 if [ "${1:-}" = "tune" ]; then

@@ -99,6 +99,21 @@ typedef struct {
     ptrdiff_t sa, sb, sc;  /* strides of the axis and of the other two */
 } AC_FN(ghost_pass);
 
+/* The pass along `axis` of a grid of shape s. */
+static AC_FN(ghost_pass) AC_FN(make_ghost_pass)(const AC_FN(shape) & s, int axis)
+{
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
+    AC_FN(ghost_pass) g;
+    g.n = s.n[axis];
+    g.lo = s.lo[axis];
+    g.mb = s.m[b];
+    g.mc = s.m[c];
+    g.sa = s.stride[axis];
+    g.sb = s.stride[b];
+    g.sc = s.stride[c];
+    return g;
+}
+
 __global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_FN(ghost_pass) g)
 {
     const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
@@ -120,15 +135,7 @@ __global__ void AC_FN(fill_ghost_kernel)(AC_FN(field_set) fields, int count, AC_
 static ac_status AC_FN(fill_ghost_axis)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, int axis,
                                         cudaStream_t stream)
 {
-    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2; /* the other two axes */
-    AC_FN(ghost_pass) g;
-    g.n = s.n[axis];
-    g.lo = s.lo[axis];
-    g.mb = s.m[b];
-    g.mc = s.m[c];
-    g.sa = s.stride[axis];
-    g.sb = s.stride[b];
-    g.sc = s.stride[c];
+    const AC_FN(ghost_pass) g = AC_FN(make_ghost_pass)(s, axis);
     const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
     const int threads = 256;
     long long blocks = (total + threads - 1) / threads;
@@ -683,15 +690,7 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *cons
     if (!ac_boundaries_wall_axis(&g->bc, axis))
         return AC_FN(cuda_fill_ghost_axis)(g, fields_, axis, stream);
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
-    AC_FN(ghost_pass) p;
-    p.n = s.n[axis];
-    p.lo = s.lo[axis];
-    p.mb = s.m[b];
-    p.mc = s.m[c];
-    p.sa = s.stride[axis];
-    p.sb = s.stride[b];
-    p.sc = s.stride[c];
+    const AC_FN(ghost_pass) p = AC_FN(make_ghost_pass)(s, axis);
     AC_FN(wall_ghosts_kernel)<<<AC_FN(blocks_for)((long long)p.mb * p.mc * g->fields * 2), 256, 0, stream>>>(
         AC_FN(make_wall_faces)(g, fields_, s, axis), p);
     return ac_cuda_record(cudaGetLastError(), "wall_ghosts_kernel launch");
