@@ -54,6 +54,8 @@ C_SOURCES = [
     "csrc/cpu/cpu_backend.c",
     "csrc/cpu/kernels_f32.c",
     "csrc/cpu/kernels_f64.c",
+    "csrc/cpu/rows_f32.c",
+    "csrc/cpu/rows_f64.c",
     "csrc/cpu/ops_f32.c",
     "csrc/cpu/ops_f64.c",
 ]

@@ -17,8 +17,10 @@ writes ``var.dat``, ``grid.dat``, ``dim.dat`` and ``index.pro`` that the
 Pencil Code's ``run.x`` continues from.  Only what this package can run is
 read: an isothermal (``noentropy``, ``gamma = 1``) or entropy (``entropy``
 with ``eos_idealgas``, field ``ss``: ``energy="entropy"``) hydro or MHD run
-on a periodic Cartesian equidistant grid; anything else is refused with a
-``ValueError`` naming what is not supported.
+on a Cartesian equidistant grid, periodic or with walls (``lperi = F``
+with the boundary kinds ``s``, ``a``, ``a2``, ``set``: astaroth.boundaries)
+and uniform gravity (``gravity_simple`` with constant profiles); anything
+else is refused with a ``ValueError`` naming what is not supported.
 
 Snapshots (``var.dat``, ``VARn``) are Fortran unformatted sequential files:
 the first record holds ``f(mx, my, mz, nvar)`` (x fastest, ghost zones
@@ -33,6 +35,8 @@ import struct
 import warnings
 
 import numpy as np
+
+from . import boundaries as _wall_kinds
 
 __all__ = ["read_var", "read_ts", "write_var", "read_dim", "read_index", "read_namelist", "PENCIL_NAMES"]
 
@@ -245,10 +249,11 @@ def _modes(value):
     return [v.strip().lower() for v in _as_list(value, 1) if isinstance(v, str) and v.strip()]
 
 
-def _parameters(datadir, shape, entropy=False):
+def _parameters(datadir, shape, slots, entropy=False):
     """Our Simulation keywords from param.nml and param2.nml (run parameters take precedence).
 
-    `entropy`: the snapshot holds 'ss' (the Pencil Code's entropy module with eos_idealgas)."""
+    `slots`: our field name -> the Pencil Code's slot (index.pro); `entropy`: the snapshot holds 'ss'
+    (the Pencil Code's entropy module with eos_idealgas)."""
     start_path, run_path = os.path.join(datadir, "param.nml"), os.path.join(datadir, "param2.nml")
     if not os.path.exists(start_path):
         raise FileNotFoundError(f"{start_path} not found: a Pencil Code data directory has it once start.x has run")
@@ -265,10 +270,11 @@ def _parameters(datadir, shape, entropy=False):
     coords = str(get("coord_system", "run_pars", "init_pars", default="cartesian")).lower()
     if coords != "cartesian":
         raise ValueError(f"coord_system={coords!r}: this package runs Cartesian grids only")
+    walls = {}
     for axis, periodic, equidistant, n in zip("xyz", _as_list(get("lperi", "run_pars", "init_pars", default=True)),
                                            _as_list(get("lequidist", "run_pars", "init_pars", default=True)), shape):
         if n > 1 and periodic is not True:
-            raise ValueError(f"lperi: the {axis} axis is not periodic; this package runs periodic boxes only")
+            walls[axis] = _walls_of_axis(get, axis, slots)
         if n > 1 and equidistant is not True:
             raise ValueError(f"lequidist: the {axis} grid is not equidistant; this package needs a uniform grid")
     if get("lshear", "lphysics", "run_pars", "init_pars", default=False) is True:
@@ -283,6 +289,11 @@ def _parameters(datadir, shape, entropy=False):
 
     box = tuple(float(v) for v in _as_list(get("lxyz", "run_pars", "init_pars")))
     params = dict(box=box, cs=float(get("cs0", "eos_run_pars", "eos_init_pars", default=1.0)))
+    if walls:
+        params["boundaries"] = walls
+    gravity = _gravity(get)
+    if any(gravity):
+        params["gravity"] = gravity
 
     nu = float(get("nu", "viscosity_run_pars", default=0.0))
     ivisc = _modes(get("ivisc", "viscosity_run_pars", default=""))
@@ -326,6 +337,57 @@ def _parameters(datadir, shape, entropy=False):
                       f"force={force}); its forcing is not carried over: set sim.forcing = astaroth.Forcing(...)",
                       stacklevel=3)
     return params, magnetic
+
+
+# The Pencil Code's boundary kinds (src/boundcond.f90, boundconds_x/y/z) that are ours (astaroth.boundaries):
+# 's', 'a', 'a2' by name; 'set' and 'a2v' (the same call, bc_sym_z(..., -1, REL=.true., VAL=fbcz)) with the
+# value fbcz1 (lower wall) or fbcz2 (upper wall) of their slot.
+_WALL_KINDS = {"s": "s", "a": "a", "a2": "a2", "set": "set", "a2v": "set"}
+
+
+def _walls_of_axis(get, axis, slots):
+    """{field: (lower, upper)} of a non-periodic axis from the run's bcx/bcy/bcz ('a2' or 'bot:top', by
+    slot, as the Pencil Code's parse_bc splits them) and, for 'set', fbcx1/fbcx2 ... ."""
+    bc = _as_list(get(f"bc{axis}", "run_pars", "init_pars", default="p"), max(slots.values()))
+    faces = {}
+    for name, slot in slots.items():
+        text = bc[slot - 1].strip() if slot <= len(bc) and isinstance(bc[slot - 1], str) else ""
+        lower, _, upper = text.partition(":") if ":" in text else (text, "", text)
+        pair = []
+        for face, kind in enumerate((lower.strip(), upper.strip())):
+            if kind not in _WALL_KINDS:
+                raise ValueError(f"bc{axis}={kind!r} for {name} ({_INDEX_OF[name]}={slot}) at the "
+                                 f"{('lower', 'upper')[face]} {axis} wall: this package has the wall kinds "
+                                 "'s', 'a', 'a2' and 'set' (astaroth.boundaries) only")
+            if _WALL_KINDS[kind] == "set":
+                values = _as_list(get(f"fbc{axis}{face + 1}", "run_pars", "init_pars", default=0.0),
+                                  max(slots.values()))
+                pair.append(f"set:{float(values[slot - 1])!r}")
+            else:
+                pair.append(_WALL_KINDS[kind])
+        faces[name] = tuple(pair)
+    return faces
+
+
+def _gravity(get):
+    """(gx, gy, gz) of the Pencil Code's gravity_simple with constant profiles ('zero' or 'const'); (0, 0, 0)
+    for a run without gravity (GRAVITY = nogravity: no grav_*_pars)."""
+    out = []
+    for axis in "xyz":
+        profile = get(f"grav{axis}_profile", "grav_run_pars", "grav_init_pars", default="zero")
+        profile = str(profile).strip().lower()
+        if profile not in ("zero", "const"):
+            raise ValueError(f"grav{axis}_profile={profile!r}: this package has uniform gravity only "
+                             "(gravity_simple with the profiles 'zero' and 'const')")
+        on = profile == "const" and get(f"lgrav{axis}_gas", "grav_run_pars", "grav_init_pars", default=True)
+        out.append(float(get(f"grav{axis}", "grav_run_pars", "grav_init_pars", default=0.0)) if on else 0.0)
+    for flag in ("lboussinesq_grav", "lxyzdependence"):
+        if get(flag, "grav_run_pars", "grav_init_pars", default=False) is True:
+            raise ValueError(f"{flag}=T: this package has uniform gravity only")
+    grav_type = str(get("grav_type", "grav_run_pars", "grav_init_pars", default="default")).strip().lower()
+    if grav_type != "default":
+        raise ValueError(f"grav_type={grav_type!r}: this package has uniform gravity only")
+    return tuple(out)
 
 
 def _entropy_parameters(get, gamma):
@@ -388,15 +450,23 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         ``physics="mhd"``; ``ss`` gives ``energy="entropy"`` with ``gamma``,
         ``cp``, ``rho0``, and ``chi`` for ``iheatcond='chi-const'``,
         ``chi_hyper3`` for ``'hyper3_ss'``) and ``sim.t`` the snapshot's
-        time.  Forcing is not
+        time.  A non-periodic axis (``lperi = F``) has walls: its first and
+        last points on the walls (``dz = Lz / (nz - 1)``), and
+        ``boundaries`` from the run's ``bcx``/``bcy``/``bcz`` (``'s'``,
+        ``'a'``, ``'a2'``; ``'set'`` and ``'a2v'`` as ``'set:VALUE'`` with
+        ``fbcz1``/``fbcz2``; ``'bot:top'`` pairs as ``(lower, upper)``).
+        ``gravity_simple``'s ``grav?_profile = 'const'`` gives
+        ``gravity=(gravx, gravy, gravz)``.  Forcing is not
         carried over (a warning says so when the run was forced).
 
     Raises
     ------
     ValueError
         For what this package cannot run, named: a field other than
-        ``uu``, ``lnrho``, ``ss``, ``aa``, non-periodic or non-Cartesian
-        grids, shear, rotation, ``gamma != 1`` without ``ss``, other
+        ``uu``, ``lnrho``, ``ss``, ``aa``, non-Cartesian grids, a wall's
+        boundary kind other than ``s``, ``a``, ``a2``, ``set`` (named with its
+        field and face), gravity profiles other than ``'zero'`` and
+        ``'const'``, shear, rotation, ``gamma != 1`` without ``ss``, other
         viscosities, resistivities or heat conductions, upwinding.
     FileNotFoundError
         When the data directory or a file in it is missing.
@@ -434,7 +504,7 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
             names = [k for k, v in index.items() if v == slot and k.startswith("i")]
             raise ValueError(f"slot {slot} of the snapshot ({'/'.join(names) or 'unnamed'} in index.pro) is a "
                              "field this package does not evolve")
-    params, magnetic = _parameters(datadir, shape, entropy="ss" in slots)
+    params, magnetic = _parameters(datadir, shape, slots, entropy="ss" in slots)
     if mhd:
         params.update(physics="mhd", **magnetic)
 
@@ -475,10 +545,11 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
             coords[a][lo[a]:lo[a] + local[a]] = c[g:g + local[a]]
     origin = tuple(float(c[0]) for c in coords)
     box = params.pop("box")
-    spacing = [b / n for b, n in zip(box, shape)]
+    spacing = _wall_kinds.spacing(box, shape, params.get("boundaries", {}))
     for a, (c, d) in enumerate(zip(coords, spacing)):
         if len(c) > 1 and not np.allclose(np.diff(c), d, rtol=1e-5 if file_dtype.itemsize == 4 else 1e-10):
-            raise ValueError(f"the {'xyz'[a]} coordinates in {varfile} are not spaced Lxyz / n = {d}: "
+            raise ValueError(f"the {'xyz'[a]} coordinates in {varfile} are not spaced "
+                             f"{'Lxyz / (n - 1)' if 'xyz'[a] in params.get('boundaries', {}) else 'Lxyz / n'} = {d}: "
                              "a non-uniform or inconsistent grid")
 
     from .simulation import Simulation
@@ -562,18 +633,24 @@ def write_var(sim, datadir, varfile="var.dat"):
     ``param.nml`` (``xyz0``, ``Lxyz``, ``lperi``, ``cs0``, ``gamma = 1``
     or, with ``energy="entropy"``, ``gamma``, ``cp``, ``rho0``; units) and
     ``param2.nml`` (``nu``, ``ivisc``, ``eta``, ``B_ext``, ``iheatcond``,
-    ``chi``, ...).  One process, the simulation's precision, the fields in
-    the Pencil Code's order (``uu``, ``lnrho``, ``ss``, then ``aa``) with
-    periodic ghost zones.
+    ``chi``, ...; with walls ``lperi``, ``bcx``/``bcy``/``bcz`` and
+    ``fbc?1``/``fbc?2``, with gravity ``grav_init_pars`` and
+    ``grav_run_pars``).  One process, the simulation's precision, the fields
+    in the Pencil Code's order (``uu``, ``lnrho``, ``ss``, then ``aa``) with
+    ghost zones as the Pencil Code fills them: periodic images, and at walls
+    those of its ``src/boundcond.f90``.
 
     The Pencil run that continues must be compiled for the same grid
     (``src/cparam.local``), precision (``REAL_PRECISION``), one process
     (``nompicomm``) and modules (``noentropy`` or, for ``energy="entropy"``,
-    ``entropy``; ``eos_idealgas``; ``magnetic`` for MHD); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``,
-    ... as always.  A ``dim.dat`` or ``param.nml`` already in `datadir` for
-    another grid, box or ``gamma`` is refused with a ``ValueError``.  The
-    points are written where ``sim.x`` has them; the Pencil Code puts a
-    periodic axis's at ``x0 + (i + 1/2) dx``, as ``read_var`` gives.
+    ``entropy``; ``eos_idealgas``; ``magnetic`` for MHD; ``gravity_simple``
+    with gravity); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``, the
+    walls, ... as always.  A ``dim.dat`` or ``param.nml`` already in
+    `datadir` for another grid, box, walls (``lperi``) or ``gamma`` is
+    refused with a ``ValueError``.  The points are written where ``sim.x``
+    has them; the Pencil Code puts a periodic axis's at
+    ``x0 + (i + 1/2) dx`` and a wall axis's at ``x0 + i dx``, as
+    ``read_var`` gives.
 
     Returns the path of the snapshot written.
     """
@@ -593,7 +670,7 @@ def write_var(sim, datadir, varfile="var.dat"):
     _check_target(sim, datadir, m)
     f = np.empty((len(names),) + m[::-1], dtype=dtype)  # (nvar, mz, my, mx): x fastest on disk
     for k, name in enumerate(names):
-        f[k] = np.pad(sim[name], [(g, g) for g in nghost], mode="wrap").transpose(2, 1, 0)
+        f[k] = _with_ghosts(sim, name, nghost).transpose(2, 1, 0)
     coords = [sim.x, sim.y, sim.z]
     ghosted = [np.asarray(c[0] + d * (np.arange(mm) - g) if n > 1 else np.full(mm, c[0]), dtype=dtype)
                for c, d, mm, g, n in zip(coords, sim.spacing, m, nghost, shape)]
@@ -637,15 +714,65 @@ def write_var(sim, datadir, varfile="var.dat"):
     with open(os.path.join(datadir, "index.pro"), "w") as out:
         out.write("\n".join(lines) + "\n")
     if not os.path.exists(os.path.join(datadir, "param.nml")):
-        _write_start_parameters(sim, os.path.join(datadir, "param.nml"))
+        _write_start_parameters(sim, os.path.join(datadir, "param.nml"), names)
     if not os.path.exists(os.path.join(datadir, "param2.nml")):
-        _write_run_parameters(sim, os.path.join(datadir, "param2.nml"))
+        _write_run_parameters(sim, os.path.join(datadir, "param2.nml"), names)
     return path
 
 
+def _with_ghosts(sim, name, nghost):
+    """A field with the ghost zones the Pencil Code writes: periodic images, then the walls' ghosts axis by
+    axis with its arithmetic (src/boundcond.f90, bc_sym_x/y/z: 2 w - f at the lower wall, w + (w - f) at
+    the upper; the wall value of 'a' is 0 and that of 'set' the value)."""
+    f = np.pad(sim[name], [(g, g) for g in nghost], mode="wrap")
+    for axis, kinds in sim.boundaries.items():
+        a = "xyz".index(axis)
+        g, n = nghost[a], sim.shape[a]
+        v = np.moveaxis(f, a, 0)  # a view: writing v writes f
+        for face, spec in enumerate(kinds[name]):
+            kind, _, value = spec.partition(":")
+            w = g if face == 0 else g + n - 1
+            step = -1 if face == 0 else 1
+            if kind == "set":
+                v[w] = float(value)
+            for i in range(1, g + 1):
+                mirror, wall = v[w - step * i], v[w]
+                v[w + step * i] = (mirror if kind == "s" else -mirror if kind == "a"
+                                   else 2 * wall - mirror if face == 0 else wall + (wall - mirror))
+            if kind == "a":
+                v[w] = 0
+    return f
+
+
 def _pencil_xyz0(sim):
-    """The Pencil Code's xyz0: a periodic axis's points sit at x0 + (i + 1/2) dx."""
-    return tuple(o - d / 2 for o, d in zip((sim.x[0], sim.y[0], sim.z[0]), sim.spacing))
+    """The Pencil Code's xyz0: a periodic axis's points sit at x0 + (i + 1/2) dx, a wall axis's first point
+    on x0."""
+    walls = sim.boundaries
+    return tuple(o if a in walls else o - d / 2 for a, o, d in zip("xyz", (sim.x[0], sim.y[0], sim.z[0]),
+                                                                   sim.spacing))
+
+
+def _wall_values(sim, names):
+    """The namelist lines of run_pars/init_pars for the walls: lperi, and bcx/bcy/bcz with fbc?1/fbc?2 (the
+    'set' values) of a wall axis, for the fields in the order written."""
+    walls = sim.boundaries
+    lines = [" LPERI= " + ",".join("F" if a in walls else "T" for a in "xyz") + ",\n"]
+    for axis, kinds in walls.items():
+        pairs = [tuple(k.partition(":")[0] for k in kinds[n]) for n in names]
+        bc = [lo if lo == hi else f"{lo}:{hi}" for lo, hi in pairs]
+        lines.append(f" BC{axis.upper()}= " + ", ".join(repr(b) for b in bc) + ",\n")
+        for face in (0, 1):
+            values = [float(kinds[n][face].partition(":")[2] or 0.0) for n in names]
+            lines.append(f" FBC{axis.upper()}{face + 1}= " + ", ".join(repr(v) for v in values) + ",\n")
+    return "".join(lines)
+
+
+def _gravity_group(sim, group):
+    """gravity_simple's namelist group with constant profiles for sim.gravity, or "" without gravity."""
+    if not any(sim.gravity):
+        return ""
+    return (f"&{group}\n" + "".join(f" GRAV{a}_PROFILE={'const' if g else 'zero'!r},\n GRAV{a}= {float(g)!r},\n"
+                                    for a, g in zip("XYZ", sim.gravity)) + "/\n")
 
 
 def _check_target(sim, datadir, m):
@@ -664,6 +791,10 @@ def _check_target(sim, datadir, m):
             if key in init and not np.allclose(_as_list(init[key]), ours, rtol=1e-6, atol=1e-6 * max(sim.box)):
                 raise ValueError(f"{param_path} has {key} = {init[key]}, this simulation {tuple(ours)}: "
                                  "the Pencil run would put the points elsewhere")
+        theirs = _as_list(init.get("lperi", True))
+        if any(n > 1 and (p is True) != (a not in sim.boundaries) for a, n, p in zip("xyz", sim.shape, theirs)):
+            raise ValueError(f"{param_path} has lperi = {theirs}, this simulation walls on "
+                             f"{', '.join(sim.boundaries) or 'no axis'}: the Pencil run would have other walls")
         entropy = sim.energy == "entropy"
         ours = float(sim.gamma) if entropy else 1.0
         gamma = read_namelist(param_path).get("eos_init_pars", {}).get("gamma", 5.0 / 3.0 if entropy else 1.0)
@@ -691,7 +822,7 @@ def _unit_temperature(sim):
     return _UNIT_TEMPERATURE_CP1 * float(sim.cp) * (1 - 1 / float(sim.gamma))
 
 
-def _write_start_parameters(sim, path):
+def _write_start_parameters(sim, path, names):
     """A minimal param.nml (what start.x would record) where none exists: grid, box and equation of state.
 
     run.x reads it before run.in; namelist entries left out keep the Pencil Code's defaults.  In its
@@ -699,14 +830,14 @@ def _write_start_parameters(sim, path):
     def values(v):
         return ", ".join(repr(float(x)) for x in v)
     with open(path, "w") as out:
-        out.write(f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
-                  " LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
+        out.write(f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
+                  f"{_wall_values(sim, names)} LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
                   " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n"
                   f" UNIT_TEMPERATURE= {_unit_temperature(sim)!r},\n"
                   f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
                   " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
                   f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim)}/\n"
-                  "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n")
+                  "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n" + _gravity_group(sim, "GRAV_INIT_PARS"))
         if sim.energy == "entropy":
             out.write("&ENTROPY_INIT_PARS\n/\n")
         if sim.physics == "mhd":
@@ -714,7 +845,7 @@ def _write_start_parameters(sim, path):
         out.write("&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n")
 
 
-def _write_run_parameters(sim, path):
+def _write_run_parameters(sim, path, names):
     """A param2.nml (what run.x records from run.in) with this simulation's run-time parameters.
 
     run.x writes its own from run.in; this one lets read_var (and pencil.read.param) give the
@@ -724,13 +855,14 @@ def _write_run_parameters(sim, path):
     ivisc = [mode for mode, on in (("nu-const", sim.nu), ("hyper3-simplified", sim.nu_hyper3),
                                    ("nu-shock", sim.nu_shock)) if on]
     with open(path, "w") as out:
-        out.write(f"&RUN_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n LPERI= 3*T,\n"
-                  " COORD_SYSTEM='cartesian',\n/\n"
+        out.write(f"&RUN_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
+                  f"{_wall_values(sim, names)} COORD_SYSTEM='cartesian',\n/\n"
                   f"&EOS_RUN_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim) if sim.energy == 'entropy' else ''}/\n"
                   f"&VISCOSITY_RUN_PARS\n NU= {float(sim.nu)!r},\n NU_HYPER3= {float(sim.nu_hyper3)!r},\n"
                   f" NU_SHOCK= {float(sim.nu_shock)!r},\n IVISC= {', '.join(repr(m) for m in ivisc) or repr('')},\n/\n"
                   f"&DENSITY_RUN_PARS\n DIFF_HYPER3= {float(sim.diff_hyper3)!r},\n"
-                  f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n")
+                  f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n"
+                  + _gravity_group(sim, "GRAV_RUN_PARS"))
         if sim.energy == "entropy":
             iheatcond = [mode for mode, on in (("chi-const", sim.chi), ("hyper3_ss", sim.chi_hyper3)) if on]
             out.write(f"&ENTROPY_RUN_PARS\n IHEATCOND= {', '.join(repr(m) for m in iheatcond) or repr('nothing')},\n"

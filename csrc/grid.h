@@ -116,8 +116,8 @@ typedef struct {
 } ac_region;
 
 /* Whether the grid runs more than plain hydrodynamics (MHD,
- * hyperdiffusion, shock viscosity, gravity): the point-by-point loops of
- * the extended physics. */
+ * hyperdiffusion, shock viscosity, gravity): the CPU's row loop of the
+ * extended physics. */
 AC_GRID_INLINE int ac_grid_extended(const ac_grid *g)
 {
     return g->fields != AC_NUM_FIELDS || g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 || g->nu_shock != 0.0 ||

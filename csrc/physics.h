@@ -467,94 +467,10 @@ AC_INLINE void rk3_add_grad_div(real *u_out, real *w, real grad_div, int substep
     *u_out += rk3_beta(substep) * increment;
 }
 
-/* First and second derivatives of a vector field v (u or A) at a point:
- * grad[i][j] = d_j v_i, lap v, and grad div v with eq. (8)'s mixed terms. */
-AC_INLINE void vector_derivatives(const real *const v[3], const ptrdiff_t stride[3], const ac_point_params *p,
-                                  real grad[3][3], real lap[3], real grad_div[3])
-{
-    AC_UNROLL
-    for (int i = 0; i < 3; ++i) {
-        lap[i] = 0;
-        AC_UNROLL
-        for (int j = 0; j < 3; ++j) {
-            const real second = second_derivative(v[i], stride[j], p->inv_ds[j]);
-            grad[i][j] = first_derivative(v[i], stride[j], p->inv_ds[j]);
-            lap[i] += second;
-            if (i == j)
-                grad_div[i] = second;
-        }
-    }
-    AC_UNROLL
-    for (int i = 0; i < 3; ++i)
-        AC_UNROLL
-        for (int j = 0; j < 3; ++j)
-            if (j != i)
-                grad_div[i] += mixed_derivative(v[j], stride[i], stride[j], p->inv_ds[i], p->inv_ds[j]);
-}
-
 /* B = curl A + b_ext.  Transitional: terms/magnetic.h's curl_plus. */
 AC_INLINE void magnetic_field(const ac_magnetic_derivatives *m, const ac_mhd_params *q, real b[3])
 {
     curl_plus(m->grad_a, q->b_ext, b);
-}
-
-/* The seven right-hand sides: the hydrodynamic ones (eqs. 1-2) plus the
- * Lorentz force J x B / rho, and dA/dt = u x B + eta lap A.  Transitional:
- * the arithmetic of terms/magnetic.h, statement for statement, written out
- * rather than composed because GCC's within-point vectorisation of the CPU
- * point loop (point_impl.h) rounds the composed form differently, and the
- * stored runs of tests/data/bitwise_cpu.npz were made with this one.  Goes
- * with that loop. */
-AC_INLINE void rhs_mhd_from_derivatives(const ac_derivatives *d, const ac_magnetic_derivatives *m,
-                                        const ac_point_params *p, const ac_mhd_params *q, real rhs[AC_MHD_FIELDS])
-{
-    rhs_from_derivatives(d, p, rhs);
-    real b[3], j[3];
-    magnetic_field(m, q, b);
-    AC_UNROLL
-    for (int i = 0; i < 3; ++i)
-        j[i] = (m->grad_div_a[i] - m->lap_a[i]) * q->inv_mu0;
-    const real inv_rho = ac_exp(-m->lnrho);
-    const real j_cross_b[3] = {j[1] * b[2] - j[2] * b[1], j[2] * b[0] - j[0] * b[2], j[0] * b[1] - j[1] * b[0]};
-    const real u_cross_b[3] = {d->u[1] * b[2] - d->u[2] * b[1], d->u[2] * b[0] - d->u[0] * b[2],
-                               d->u[0] * b[1] - d->u[1] * b[0]};
-    AC_UNROLL
-    for (int i = 0; i < 3; ++i) {
-        rhs[1 + i] += j_cross_b[i] * inv_rho;
-        rhs[4 + i] = u_cross_b[i] + q->eta * m->lap_a[i];
-    }
-}
-
-/* del6 f at a point.  Transitional: stencils.h's del6_at. */
-AC_INLINE real del6(const real *f, const ptrdiff_t stride[3], const ac_point_params *p)
-{
-    return del6_at(f, stride, p->inv_ds);
-}
-
-/* The hyperdiffusive terms added to the right-hand sides of lnrho and u.
- * Transitional: terms/hyper3.h's arithmetic, written out for the CPU point
- * loop as rhs_mhd_from_derivatives is. */
-AC_INLINE void add_hyperdiffusion(const real *lnrho, const real *const u[3], const ptrdiff_t stride[3],
-                                  const ac_point_params *p, const ac_hyper_params *h, real *rhs)
-{
-    if (h->diff_hyper3 != 0)
-        rhs[0] += h->diff_hyper3 * del6(lnrho, stride, p);
-    if (h->nu_hyper3 != 0)
-        for (int i = 0; i < 3; ++i)
-            rhs[1 + i] += h->nu_hyper3 * del6(u[i], stride, p);
-}
-
-/* du/dt += zeta (div u grad lnrho + grad div u) + div u grad zeta.
- * Transitional: terms/shock.h. */
-AC_INLINE void add_shock_viscosity(const ac_derivatives *d, real zeta, const real grad_zeta[3], real *rhs)
-{
-    ac_point_derivatives pd;
-    ac_point_derivatives_of_flow(d, &pd);
-    ac_shock_point s;
-    s.zeta = zeta;
-    for (int a = 0; a < 3; ++a)
-        s.grad_zeta[a] = grad_zeta[a];
-    shock_add(AC_MODULE_HYDRO, &pd, &s, rhs);
 }
 
 /* Transitional: terms/magnetic.h's magnetic_signal_speed. */

@@ -35,7 +35,9 @@
 #define AC_INLINE static inline __host__ __device__
 #define AC_UNROLL _Pragma("unroll")
 #elif defined(__GNUC__) && !defined(__clang__)
+#ifndef AC_INLINE /* cpu/rows_impl.h asks for always_inline */
 #define AC_INLINE static inline
+#endif
 #define AC_UNROLL _Pragma("GCC unroll 32") /* fully unrolled loops let the CPU loops vectorise */
 #elif defined(__clang__)
 #define AC_INLINE static inline
@@ -200,10 +202,15 @@ AC_INLINE real del6_at(const real *f, const ptrdiff_t stride[3], const real inv_
 }
 
 
-/* exp in the working precision. */
+/* exp in the working precision.  AC_EXP_FN: the same exp with vector
+ * variants, for a CPU loop vectorised across points (cpu/kernels_impl.h). */
 AC_INLINE real ac_exp(real x)
 {
+#if defined(AC_EXP_FN)
+    return AC_EXP_FN(x);
+#else
     return sizeof(real) == sizeof(float) ? (real)expf((float)x) : (real)exp((double)x);
+#endif
 }
 
 /* 1/3 as a constant factor: a multiplication where x / 3 would be a

@@ -2,7 +2,8 @@
 
 The fixtures under tests/data/pencil/ were made with the Pencil Code itself (see the README there):
 8^3 (and one 8 x 6 x 1) periodic isothermal runs and one entropy run (gamma = 5/3, chi = 0.02),
-nu = 0.05, cs0 = 1, dt = 0.02 fixed, VAR0 at t = 0 and VAR1 after 6 steps.
+and two 8 x 4 x 12 runs with walls in z and uniform gravity (isothermal, and entropy), nu = 0.05,
+cs0 = 1, dt = 0.02 fixed, VAR0 at t = 0 and VAR1 after 6 steps.
 No Pencil Code is needed to run these tests.
 """
 import math
@@ -17,8 +18,8 @@ import astaroth as ac
 from astaroth import pencil
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "pencil")
-HYDRO, MHD, SINGLE, FLAT, ENTROPY = (os.path.join(DATA, name)
-                                     for name in ("hydro8", "mhd8", "hydro8s", "hydro2d", "entropy8"))
+HYDRO, MHD, SINGLE, FLAT, ENTROPY, WALLS, WALLS_ENTROPY = (
+    os.path.join(DATA, name) for name in ("hydro8", "mhd8", "hydro8s", "hydro2d", "entropy8", "walls8", "walls8e"))
 
 
 def coordinates(sim):
@@ -118,6 +119,63 @@ def test_flat_axis():
         np.testing.assert_allclose(sim[name], expected, rtol=0, atol=1e-16, err_msg=name)
 
 
+@pytest.mark.parametrize("run,gamma", [(WALLS, 1.0), (WALLS_ENTROPY, 5 / 3)])
+def test_wall_run_grid_walls_gravity_and_fields(run, gamma):
+    """lperi = T,T,F with bcz = 's','s','a','a2' (and 'set:a2' for ss, fbcz1 = 0.1): walls in z, whose first
+    and last points the Pencil Code puts on the walls (dz = Lz / (nz - 1)); gravity_simple's
+    gravz_profile = 'const', gravz = -1 is gravity = (0, 0, -1)."""
+    sim = pencil.read_var(run, "VAR0", backend="cpu")
+    assert sim.shape == (8, 4, 12) and sim.box == pytest.approx((2 * math.pi, 2 * math.pi, math.pi), rel=1e-15)
+    assert sim.spacing[2] == pytest.approx(math.pi / 11, rel=1e-15)
+    np.testing.assert_allclose(sim.z, np.arange(12) * math.pi / 11, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(sim.x, -math.pi + (np.arange(8) + 0.5) * math.pi / 4, rtol=0, atol=1e-15)
+    assert sim.gravity == (0.0, 0.0, -1.0)
+    walls = {"ux": ("s", "s"), "uy": ("s", "s"), "uz": ("a", "a"), "lnrho": ("a2", "a2")}
+    if gamma != 1:
+        walls["ss"] = ("set:0.1", "a2")
+    assert sim.boundaries == {"z": walls}
+    x, y, z = coordinates(sim)
+    # inituu = 'sinwave-ux-kz','sinwave-uy-kx','sinwave-uz-kz' (kx_uu(2) = 2); initlnrho = 'isothermal' (the
+    # hydrostatic lnrho = gamma gravz z / cs0^2 of gravity_simple's potential) plus 0.01 sin x
+    expected = {"ux": 0.1 * np.sin(z), "uy": 0.05 * np.sin(2 * x), "uz": 0.02 * np.sin(z),
+                "lnrho": -gamma * z + 0.01 * np.sin(x)}
+    if gamma != 1:  # isothermal_density's entropy, (1 - 1/gamma) cp times -(lnrho - lnrho0); 'set' on the wall
+        expected["ss"] = np.where(z == 0, 0.1, (1 - 1 / gamma) * gamma * z)
+    for name, field in expected.items():
+        np.testing.assert_allclose(sim[name], field, rtol=0, atol=5e-16, err_msg=name)
+
+
+@pytest.mark.parametrize("old,new,match", [
+    ("BCZ= 2*'s      ','a      ','a2     '", "BCZ= 's','s','a','a2:sds'", "bcz='sds' for lnrho .* upper z wall"),
+    ("BCZ= 2*'s      ','a      ','a2     '", "BCZ= 's','cop','a','a2'", "bcz='cop' for uy .* lower z wall"),
+    ("GRAVZ_PROFILE='const", "GRAVZ_PROFILE='linear", "gravz_profile='linear'"),
+    ("LBOUSSINESQ_GRAV=F", "LBOUSSINESQ_GRAV=T", "lboussinesq_grav=T"),
+])
+def test_wall_run_refusals(tmp_path, old, new, match):
+    data = copy_run(tmp_path, WALLS)
+    edit(data / "param2.nml", old, new)
+    with pytest.raises(ValueError, match=match):
+        pencil.read_var(data, "VAR0", backend="cpu")
+
+
+def test_wall_set_values_and_gravity_written_read_back(tmp_path):
+    """Walls on two axes, 'set' values and gravity in x and z written where no param.nml is come back."""
+    walls = {"x": {"lnrho": "a2", "ux": "a", "uy": "s", "uz": ("s", "set:0.25")},
+             "z": {"lnrho": ("set:-1.5", "a2"), "ux": "s", "uy": "s", "uz": "a"}}
+    sim = ac.Simulation(shape=(6, 8, 5), box=(1.0, 2.0, 3.0), origin=(0.5, 0.0, -1.0), backend="cpu",
+                        nu=0.01, gravity=(0.5, 0.0, -2.0), boundaries=walls)
+    sim.save_pencil(tmp_path)
+    back = pencil.read_var(tmp_path, backend="cpu")
+    assert back.boundaries == sim.boundaries and back.gravity == sim.gravity
+    np.testing.assert_array_equal(back.x, sim.x)
+    np.testing.assert_array_equal(back.z, sim.z)
+    assert pencil.read_namelist(tmp_path / "param.nml")["init_pars"]["lperi"] == [False, True, False]
+    shutil.copytree(os.path.join(WALLS, "data"), tmp_path / "walls")
+    edit(tmp_path / "walls" / "param.nml", " LPERI= 2*T,F,", " LPERI= 3*T,")  # as a periodic run's
+    with pytest.raises(ValueError, match="lperi"):
+        pencil.read_var(WALLS, "VAR0", backend="cpu").save_pencil(tmp_path / "walls")
+
+
 def test_run_dir_or_data_dir():
     a = pencil.read_var(HYDRO, "VAR1", backend="cpu")
     b = pencil.read_var(os.path.join(HYDRO, "data"), "VAR1", backend="cpu")
@@ -125,10 +183,14 @@ def test_run_dir_or_data_dir():
     np.testing.assert_array_equal(a["uy"], b["uy"])
 
 
-@pytest.mark.parametrize("run", [HYDRO, MHD, FLAT, ENTROPY])
+@pytest.mark.parametrize("run", [HYDRO, MHD, FLAT, ENTROPY, WALLS, WALLS_ENTROPY])
 def test_our_steps_agree_with_the_pencil_code(run):
     """Same numerics: six steps of dt = 0.02 from Pencil's VAR0 land on Pencil's VAR1 to round-off
-    (measured 4e-16 of each field's maximum, entropy run included; 1e-13 allowed)."""
+    (measured 4e-16 of each field's maximum, entropy run included; 1e-13 allowed).  With walls in z
+    ('s', 'a', 'a2', 'set') and gravity (walls8, walls8e) the same: 1.4e-16 (lnrho), 2.8e-16 (ux),
+    2.0e-16 (uy), 3.6e-15 (uz) isothermal; 8.5e-17, 4.2e-16, 2.0e-16, 4.7e-15 and 2.1e-16 (ss) with
+    entropy.  uz is the small difference of gravity and the pressure gradient (each of order 1, uz
+    about 0.02): its error is 1e-16 of gravity's."""
     sim = pencil.read_var(run, "VAR0", backend="cpu")
     ref = pencil.read_var(run, "VAR1", backend="cpu")
     start = {name: sim[name] for name in sim.field_names}
@@ -142,7 +204,7 @@ def test_our_steps_agree_with_the_pencil_code(run):
 
 
 @pytest.mark.parametrize("run,varfile", [(HYDRO, "VAR1"), (MHD, "VAR1"), (SINGLE, "var.dat"), (FLAT, "VAR1"),
-                                         (ENTROPY, "VAR1")])
+                                         (ENTROPY, "VAR1"), (WALLS, "VAR1"), (WALLS_ENTROPY, "VAR1")])
 def test_write_read_round_trip_bit_for_bit(tmp_path, run, varfile):
     sim = pencil.read_var(run, varfile, backend="cpu")
     path = sim.save_pencil(tmp_path / "data")
@@ -159,10 +221,11 @@ def test_write_read_round_trip_bit_for_bit(tmp_path, run, varfile):
         np.testing.assert_array_equal(back[name], sim[name])
 
 
-@pytest.mark.parametrize("run", [HYDRO, MHD, ENTROPY])
+@pytest.mark.parametrize("run", [HYDRO, MHD, ENTROPY, WALLS, WALLS_ENTROPY])
 def test_written_fields_are_the_pencil_codes_bytes(tmp_path, run):
-    """The first record (fields with periodic ghost zones, in the Pencil Code's field order) is byte for
-    byte what start.x wrote; dim.dat is character for character."""
+    """The first record (fields with ghost zones, in the Pencil Code's field order) is byte for byte what
+    start.x wrote: periodic images, and at walls the ghosts of src/boundcond.f90 with its arithmetic
+    (2 w - f at the lower wall, w + (w - f) at the upper); dim.dat is character for character."""
     pencil.read_var(run, "VAR0", backend="cpu").save_pencil(tmp_path, varfile="VAR0")
     ours, theirs = (open(os.path.join(d, "proc0", "VAR0"), "rb").read() for d in (tmp_path, os.path.join(run, "data")))
     n = struct.unpack("<i", theirs[:4])[0]
@@ -290,7 +353,7 @@ def edit(path, old, new):
 
 
 @pytest.mark.parametrize("file,old,new,match", [
-    ("param2.nml", " LPERI= 3*T,", " LPERI= T,F,T,", "lperi: the y axis is not periodic"),
+    ("param2.nml", " LPERI= 3*T,", " LPERI= T,F,T,", "bcy='p' for ux .* lower y wall"),
     ("param2.nml", "GAMMA=  1.0000000000000000", "GAMMA=  1.6666666666666667", "gamma=1.66"),
     ("param2.nml", "IVISC='nu-const", "IVISC='smagorinsky", "ivisc='smagorinsky'"),
     ("param2.nml", "COORD_SYSTEM='cartesian'", "COORD_SYSTEM='spherical'", "coord_system='spherical'"),

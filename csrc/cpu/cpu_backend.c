@@ -1,6 +1,7 @@
 /*
  * cpu_backend.c -- owns the host buffers and sequences the RK3 substeps;
- * the per-point loops are in kernels_impl.h, the physics in ../physics.h.
+ * the loops are in kernels_impl.h (plain hydrodynamics) and rows_impl.h
+ * (every other configuration), the physics in ../physics.h.
  */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include "cpu_backend.h"
@@ -23,10 +24,8 @@ typedef struct {
     int (*can_fuse_step)(const ac_grid *, ac_method);
     void (*step_fused)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, double, int *);
     double (*max_speed)(const ac_grid *, void *const *);
-    void (*substep_point)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, const void *,
-                          int, double);
-    int (*substep_generic)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
-                           const void *, int, double, int *);
+    void (*substep_rows)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, const void *,
+                         int, double, int *);
     void (*shock_profile)(const ac_grid *, void *const *, void *, void *);
     double (*max_signal_speed_mhd)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
@@ -38,10 +37,10 @@ typedef struct {
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, max_speed_f32,
-     substep_point_f32, substep_generic_f32, shock_profile_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32,
+     substep_rows_f32, shock_profile_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32,
      set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, max_speed_f64,
-     substep_point_f64, substep_generic_f64, shock_profile_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64,
+     substep_rows_f64, shock_profile_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64,
      set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64},
 };
 
@@ -104,13 +103,6 @@ typedef struct {
     size_t field_bytes;
     size_t element_bytes;
     ac_thread_choice threads;
-    /* MHD, hyperdiffusion and shock viscosity on the generic row loop
-     * (generic_impl.h) rather than point by point (point_impl.h); opt-in
-     * with ASTAROTH_CPU_LOOP=rows: it agrees with the point loop to
-     * round-off, not bit for bit (the compiler contracts the two loops'
-     * arithmetic into FMAs differently), and tests/data/bitwise_cpu.npz
-     * holds the point loop's results */
-    int row_loop;
 } ac_cpu;
 
 static void cpu_destroy(void *self)
@@ -162,7 +154,6 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     cpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
     cpu->field_bytes = ac_grid_padded_count(grid) * cpu->element_bytes;
     cpu->threads.until_probe = AC_PROBE_FIRST;
-    cpu->row_loop = getenv("ASTAROTH_CPU_LOOP") && strcmp(getenv("ASTAROTH_CPU_LOOP"), "rows") == 0;
     int ok = 1;
     for (int f = 0; f < grid->fields; ++f) {
         /* zeros: lnrho = 0 (rho = 1), u = 0 and A = 0 to start with, ghosts defined */
@@ -197,12 +188,7 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     if (ac_grid_extended(g)) { /* MHD, hyperdiffusion, shock viscosity */
         if (cpu->zeta && s == 0 && !profile_ready) /* the profile of the step's start, held for its three substeps */
             cpu->k->shock_profile(g, in, cpu->zeta, cpu->zeta_scratch);
-        if (!cpu->row_loop || ac_grid_has_gravity(g)) { /* gravity: the point loop (generic_impl.h has no sources) */
-            cpu->k->substep_point(g, &whole, in, out, cpu->buf.w, cpu->zeta, s, dt);
-            return AC_OK;
-        }
-        if (cpu->k->substep_generic(g, &whole, in, out, cpu->buf.w, cpu->zeta, s, dt, &failed))
-            return AC_ERR_UNSUPPORTED;
+        cpu->k->substep_rows(g, &whole, in, out, cpu->buf.w, cpu->zeta, s, dt, &failed);
         return failed ? AC_ERR_NO_MEMORY : AC_OK;
     }
     cpu->k->substep(g, &whole, cpu->method, in, out, cpu->buf.w, cpu->buf.div_u, s, dt, &failed);
@@ -278,16 +264,10 @@ static ac_status cpu_substep_region(void *self, int s, double dt, const ac_regio
         return AC_ERR_UNSUPPORTED;
     if (cpu->zeta)
         return AC_ERR_UNSUPPORTED; /* the profile of a split grid would need its neighbours' */
-    if (ac_grid_extended(&cpu->grid)) { /* MHD, hyperdiffusion */
-        if (!cpu->row_loop || ac_grid_has_gravity(&cpu->grid)) { /* gravity: the point loop */
-            cpu->k->substep_point(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
-                                  cpu->buf.w, NULL, s, dt);
-            return AC_OK;
-        }
+    if (ac_grid_extended(&cpu->grid)) { /* MHD, hyperdiffusion, gravity, entropy, the passive scalar */
         int failed = 0;
-        if (cpu->k->substep_generic(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
-                                    cpu->buf.w, NULL, s, dt, &failed))
-            return AC_ERR_UNSUPPORTED;
+        cpu->k->substep_rows(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
+                             cpu->buf.w, NULL, s, dt, &failed);
         return failed ? AC_ERR_NO_MEMORY : AC_OK;
     }
     int failed = 0;

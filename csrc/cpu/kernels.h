@@ -23,12 +23,9 @@
     void step_fused_##sfx(const ac_grid *g, void *const home[AC_NUM_FIELDS], void *const a[AC_NUM_FIELDS],    \
                           void *const b[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], double dt, int *failed);  \
     double max_speed_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                              \
-    void substep_point_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],             \
-                           void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta,    \
-                           int substep, double dt);                                                           \
-    int substep_generic_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],              \
-                              void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta,  \
-                              int substep, double dt, int *failed);                                            \
+    void substep_rows_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],              \
+                            void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta,     \
+                            int substep, double dt, int *failed);                                               \
     void shock_profile_##sfx(const ac_grid *g, void *const in[AC_MAX_FIELDS], void *zeta, void *scratch);     \
     double max_signal_speed_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS]);                   \
     int first_nonfinite_field_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                       \

@@ -18,6 +18,7 @@
 #include "../grid.h"
 #include "../physics.h"
 #include "kernels.h"
+#include "loops.h"
 
 #ifndef AC_PLANES_DEFINED /* once for both precisions */
 #define AC_PLANES_DEFINED
@@ -202,24 +203,10 @@ void AC_FN(fill_ghosts_bc)(const ac_grid *g, void *data, int field)
             is_55p_ ? call(2, AC_METHOD_55P) : call(2, AC_METHOD_19P);   \
     } while (0)
 
-/* The x loop of a row carries no dependence: ask for vectorisation.  (GCC
- * 12 vectorises these loops under ivdep but not under `omp simd`.) */
-#if defined(__GNUC__) && !defined(__clang__)
-#define AC_VECTOR_LOOP _Pragma("GCC ivdep")
-#elif defined(__clang__)
-#define AC_VECTOR_LOOP _Pragma("clang loop vectorize(enable)")
-#else
-#define AC_VECTOR_LOOP _Pragma("omp simd")
-#endif
-
 /* A row is done in three vectorised passes over x, through "pencils" (one
  * row-long array per entry of ac_derivatives): the derivatives, grad div u
  * (55-point method) and the update.  One pass doing all at once runs out of
  * registers and spills; this way each pass stays in registers. */
-enum { AC_Y_BLOCK = 8 };
-/* Rows are done in chunks of at most AC_CHUNK points: a compile-time pencil
- * length lets one register address all pencils. */
-enum { AC_CHUNK = 64 };
 enum { AC_PENCILS = sizeof(ac_derivatives) / sizeof(real) };
 /* Above this many bytes of input, output and w per substep (more than a
  * typical last-level cache), `out` is written with streaming stores. */
@@ -412,24 +399,11 @@ static inline __attribute__((always_inline)) void AC_FN(row_span_substep)(const 
     }
 }
 
-/* Asks the cache for `bytes` from p on (a row: too short for the hardware
- * prefetcher to learn). */
-static void AC_FN(prefetch_bytes)(const real *p, int bytes, int for_writing)
-{
-    const char *c = (const char *)p;
-    for (int b = 0; b < bytes; b += 64)
-        if (for_writing)
-            __builtin_prefetch(c + b, 1, 3);
-        else
-            __builtin_prefetch(c + b, 0, 3);
-}
-
 /* Asks the cache for what the sweep below reads AC_PREFETCH_PLANES planes
  * later: the input rows that plane brings into the stencil of y-block jb
  * (two rows per row of the block, which covers the block and its ghost
  * rows) and, where the substep reads it, the row of w.  Rows are short (one x line), too short for the
  * hardware prefetcher to learn; without this the sweep waits on memory. */
-enum { AC_PREFETCH_PLANES = 2 };
 
 static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, int block_start, int j, int k,
                                    int reads_w)
@@ -444,10 +418,10 @@ static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, i
             const int jy = block_start - AC_GHOST + 2 * block_row + q;
             if (jy >= g->n[1] + AC_GHOST)
                 break;
-            AC_FN(prefetch_bytes)(job->in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST), row_bytes, 0);
+            ac_prefetch_bytes(job->in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST), row_bytes, 0);
         }
         if (reads_w)
-            AC_FN(prefetch_bytes)(job->w[f] + ac_grid_index(g, 0, j, kz), g->n[0] * (int)sizeof(real), 1);
+            ac_prefetch_bytes(job->w[f] + ac_grid_index(g, 0, j, kz), g->n[0] * (int)sizeof(real), 1);
     }
 }
 
@@ -570,7 +544,7 @@ static void AC_FN(substep_planes)(const ac_grid *g, const AC_FN(row_job) *job, i
             planes.w = ac_w_plane(g, p);
             if (substep == 0) /* the row of home that the next plane adds to the stencil */
                 for (int f = 0; f < AC_NUM_FIELDS; ++f)
-                    AC_FN(prefetch_bytes)(job->in[f] + ac_field_plane(g, p + AC_GHOST + 1) + ac_row_in_plane(g, j) +
+                    ac_prefetch_bytes(job->in[f] + ac_field_plane(g, p + AC_GHOST + 1) + ac_row_in_plane(g, j) +
                                               g->lo[0] - AC_GHOST,
                                           row_bytes, 0);
             AC_FN(row_span_substep)(g, job, 0, g->n[0], j, planes, scratch, substep, AC_METHOD_55P);
@@ -757,17 +731,3 @@ void AC_FN(add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], co
 }
 #undef AC_ADD_FORCING_PART
 #include "point_impl.h"
-/* The generic row loop: built on request (ASTAROTH_CFLAGS=-DASTAROTH_CPU_ROWS;
- * it multiplies the build time by five, see generic_impl.h). */
-#if defined(ASTAROTH_CPU_ROWS)
-#include "generic_impl.h"
-#else
-int AC_FN(substep_generic)(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],
-                           void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta,
-                           int substep, double dt, int *failed)
-{
-    (void)g, (void)r, (void)in, (void)out, (void)w, (void)zeta, (void)substep, (void)dt;
-    *failed = 0;
-    return 1; /* not built */
-}
-#endif

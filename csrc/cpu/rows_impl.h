@@ -1,0 +1,395 @@
+/*
+ * rows_impl.h -- the CPU's vectorised row loop for every configuration but
+ * plain hydrodynamics (MHD, hyperdiffusion, shock viscosity, entropy, the
+ * passive scalar and their combinations), for one precision; compiled by
+ * rows_f32.c and rows_f64.c.  Plain hydrodynamics keeps its tuned loops
+ * (kernels_impl.h).
+ *
+ * A row is done in chunks of AC_CHUNK points, in passes over x, each a
+ * vectorised loop (SIMD across x: the lanes are independent points):
+ *   1. for each field, the Laplacian, a vector's grad div and del6 where its
+ *      terms ask for them (physics_needs), and the shock profile's gradient,
+ *      into row-long arrays ("pencils");
+ *   2. one pass that fills an ac_point_derivatives per point (the first
+ *      derivatives computed there), sums the terms (physics_rhs) and keeps the
+ *      right-hand sides: one function per configuration and term set, so that
+ *      each is inlined and vectorised whole;
+ *   3. the RK3 update.
+ * Nothing here names a field or a term.
+ *
+ * Bit for bit the same as computing each point alone (the stored runs of
+ * tests/data/bitwise_cpu.npz were made point by point).  GCC contracts a
+ * product into an FMA when every use of it is an addition in the same
+ * block, and where two products meet in one addition the earlier statement
+ * is the one contracted.  So a pencil holds only values that end in an
+ * addition (Laplacian, grad div, del6) or that are used in products only
+ * (the profile's gradient); a first derivative ends in its product by 1/(60
+ * dx), which the curl of A absorbs, so pass 2 computes it in place, in the
+ * order of a point's.  The row files compile without the within-point
+ * vectorisation and the sinking of statements into branches, which reorder
+ * those products.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+/* Every function of the physics inlined into pass 2, whatever its size:
+ * GCC would call the larger terms out of line, which neither vectorises nor
+ * rounds as a point does. */
+#define AC_INLINE static inline __attribute__((always_inline))
+
+#include "../grid.h"
+
+/* exp with vector variants that call libm's exp lane by lane: pass 2 still
+ * vectorises where a term takes an exp, with the bits of the scalar exp. */
+#pragma omp declare simd notinbranch
+static __attribute__((noinline)) real AC_FN(exp_lanes)(real x)
+{
+    return sizeof(real) == sizeof(float) ? (real)expf((float)x) : (real)exp((double)x);
+}
+#define AC_EXP_FN AC_FN(exp_lanes)
+
+#include "../physics.h"
+#include "kernels.h"
+#include "loops.h"
+
+/* Pencils of one chunk, in units of AC_CHUNK reals. */
+enum {
+    AC_R_LAP = 0,                                   /* [field] */
+    AC_R_GRAD_DIV = AC_R_LAP + AC_FIELD_ROWS,       /* [vector][component] */
+    AC_R_DEL6 = AC_R_GRAD_DIV + 3 * AC_VECTOR_ROWS, /* [field] */
+    AC_R_ZETA = AC_R_DEL6 + AC_FIELD_ROWS,          /* [axis]: the shock profile's gradient */
+    AC_R_RHS = AC_R_ZETA + 3,                       /* [field] */
+    AC_R_PENCILS = AC_R_RHS + AC_FIELD_ROWS
+};
+
+typedef struct {
+    real *in[AC_MAX_FIELDS], *out[AC_MAX_FIELDS], *w[AC_MAX_FIELDS];
+    const real *zeta; /* the shock profile, with AC_TERM_SHOCK */
+    ac_physics_params p;
+    ptrdiff_t stride[3]; /* stride[0] = 1 */
+    real dt;
+    int fields;
+    unsigned terms; /* for the sources without derivatives (physics_sources) */
+    unsigned needs[AC_FIELD_ROWS]; /* physics_needs of each row (0: its module is off) */
+    int index[AC_FIELD_ROWS];      /* ac_field_index of each row */
+    int vector[AC_FIELD_ROWS];     /* ac_vector_index of a vector's x component */
+} AC_FN(rows_job);
+
+#define AC_R_PENCIL(pencil, kind, n) ((pencil) + AC_CHUNK * (ptrdiff_t)((kind) + (n)))
+#define AC_R_NOINLINE static __attribute__((noinline))
+
+/* ---- pass 1: derivatives into pencils, one field and axis at a time ---- */
+
+/* The sum of eq. (7) along stride s without its scale (second_derivative =
+ * second_sum * second_scale). */
+static inline real AC_FN(second_sum)(const real *f, ptrdiff_t s)
+{
+    return second_from_sums(AC_LOAD(f), AC_LOAD(f + s) + AC_LOAD(f - s), AC_LOAD(f + 2 * s) + AC_LOAD(f - 2 * s),
+                            AC_LOAD(f + 3 * s) + AC_LOAD(f - 3 * s), (real)1);
+}
+
+/* The Laplacian, summed over the axes in order from 0 (as a point's is);
+ * with del6 del6 too, and with own (a vector component: its axis 0, 1, 2)
+ * the sum along its own axis for grad div, while the rows are in registers. */
+static inline __attribute__((always_inline)) void AC_FN(lap_row)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz,
+                                                                  const real inv[3], real *restrict lap,
+                                                                  real *restrict del6, real *restrict own_sum, int own,
+                                                                  int nx)
+{
+    const ptrdiff_t stride[3] = {1, sy, sz};
+    AC_VECTOR_LOOP
+    for (int i = 0; i < nx; ++i) {
+        real sum = 0;
+        AC_UNROLL
+        for (int a = 0; a < 3; ++a) {
+            const real second = AC_FN(second_sum)(v + i, stride[a]);
+            sum += second * second_scale(inv[a]);
+            if (a == own)
+                own_sum[i] = second;
+        }
+        lap[i] = sum;
+        if (del6)
+            del6[i] = del6_at(v + i, stride, inv);
+    }
+}
+
+AC_R_NOINLINE void AC_FN(pass_lap)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y,
+                                   real inv_z, real *restrict lap, real *restrict del6, real *restrict own_sum, int own,
+                                   int nx)
+{
+    const real inv[3] = {inv_x, inv_y, inv_z};
+#define AC_R_LAP_ROW(d, o) AC_FN(lap_row)(v, sy, sz, inv, lap, (d), own_sum, (o), nx)
+    if (del6)
+        own == 0 ? AC_R_LAP_ROW(del6, 0) : own == 1 ? AC_R_LAP_ROW(del6, 1) : own == 2 ? AC_R_LAP_ROW(del6, 2) : AC_R_LAP_ROW(del6, -1);
+    else
+        own == 0 ? AC_R_LAP_ROW(NULL, 0) : own == 1 ? AC_R_LAP_ROW(NULL, 1) : own == 2 ? AC_R_LAP_ROW(NULL, 2) : AC_R_LAP_ROW(NULL, -1);
+#undef AC_R_LAP_ROW
+}
+
+/* Component c of a vector's grad div, d_c d_c v_c + d_c d_j v_j over the
+ * other axes j in order (eq. 8): g holds the sum of d_c d_c v_c (pass_lap),
+ * scaled here, where a point's addition absorbs the product. */
+static inline __attribute__((always_inline)) void AC_FN(grad_div_component)(
+    const real *restrict v1, const real *restrict v2, ptrdiff_t sc, ptrdiff_t s1, ptrdiff_t s2, real inv_c, real inv_1,
+    real inv_2, real *restrict g, int nx)
+{
+    const real scale = second_scale(inv_c);
+    AC_VECTOR_LOOP
+    for (int i = 0; i < nx; ++i) {
+        real sum = g[i] * scale;
+        sum += mixed_derivative(v1 + i, sc, s1, inv_c, inv_1);
+        sum += mixed_derivative(v2 + i, sc, s2, inv_c, inv_2);
+        g[i] = sum;
+    }
+}
+
+AC_R_NOINLINE void AC_FN(pass_grad_div)(const real *restrict vx, const real *restrict vy, const real *restrict vz,
+                                        ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y, real inv_z,
+                                        real *restrict gx, real *restrict gy, real *restrict gz, int nx)
+{
+    AC_FN(grad_div_component)(vy, vz, 1, sy, sz, inv_x, inv_y, inv_z, gx, nx);
+    AC_FN(grad_div_component)(vx, vz, sy, 1, sz, inv_y, inv_x, inv_z, gy, nx);
+    AC_FN(grad_div_component)(vx, vy, sz, 1, sy, inv_z, inv_x, inv_y, gz, nx);
+}
+
+AC_R_NOINLINE void AC_FN(pass_del6)(const real *restrict v, ptrdiff_t sy, ptrdiff_t sz, real inv_x, real inv_y,
+                                    real inv_z, real *restrict del6, int nx)
+{
+    const ptrdiff_t stride[3] = {1, sy, sz};
+    const real inv[3] = {inv_x, inv_y, inv_z};
+    AC_VECTOR_LOOP
+    for (int i = 0; i < nx; ++i)
+        del6[i] = del6_at(v + i, stride, inv);
+}
+
+/* The shock profile's first derivative along s (only multiplied: rounded
+ * where a point computes it too). */
+AC_R_NOINLINE void AC_FN(pass_first_derivative)(const real *restrict v, ptrdiff_t s, real inv, real *restrict d,
+                                                int nx)
+{
+    AC_VECTOR_LOOP
+    for (int i = 0; i < nx; ++i)
+        d[i] = first_derivative(v + i, s, inv);
+}
+
+/* The derivatives of one chunk (nx points from padded index row) into the
+ * pencils. */
+static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx, real *pencil)
+{
+    const ptrdiff_t *s = job->stride;
+    const real *inv = job->p.inv_ds;
+    for (int r = 0; r < AC_FIELD_ROWS; ++r) {
+        const unsigned need = job->needs[r];
+        if (!need)
+            continue;
+        const int f = job->index[r];
+        const real *v = job->in[f] + row;
+        real *del6 = (need & AC_NEEDS_SIXTH) ? AC_R_PENCIL(pencil, AC_R_DEL6, f) : NULL;
+        const int role = ac_field_role_of(r), x_row = r - (role > 0 ? role - 1 : 0); /* a vector's x component */
+        const int own = (role > 0 && (job->needs[x_row] & AC_NEEDS_GRAD_DIV)) ? role - 1 : -1;
+        real *own_sum = own >= 0 ? AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[x_row] + own) : NULL;
+        if ((need & AC_NEEDS_SECOND) || own_sum)
+            AC_FN(pass_lap)(v, s[1], s[2], inv[0], inv[1], inv[2], AC_R_PENCIL(pencil, AC_R_LAP, f), del6, own_sum,
+                            own, nx);
+        else if (del6)
+            AC_FN(pass_del6)(v, s[1], s[2], inv[0], inv[1], inv[2], del6, nx);
+    }
+    for (int r = 0; r < AC_FIELD_ROWS; ++r) /* after the Laplacians: they give the sums d_c d_c v_c */
+        if ((job->needs[r] & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X) {
+            const int f = job->index[r];
+            real *grad_div = AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[r]);
+            AC_FN(pass_grad_div)(job->in[f] + row, job->in[f + 1] + row, job->in[f + 2] + row, s[1], s[2], inv[0],
+                                 inv[1], inv[2], grad_div, grad_div + AC_CHUNK, grad_div + 2 * AC_CHUNK, nx);
+        }
+    if (job->zeta)
+        for (int a = 0; a < 3; ++a)
+            AC_FN(pass_first_derivative)(job->zeta + row, s[a], inv[a], AC_R_PENCIL(pencil, AC_R_ZETA, a), nx);
+}
+
+/* ---- pass 2: the right-hand sides, one function per configuration M and
+ * term set T (constants after inlining) ---- */
+static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(rows_job) *job_, ptrdiff_t row, int nx,
+                                                                   real *restrict pencil, unsigned M, unsigned T)
+{
+    const AC_FN(rows_job) job = *job_; /* a local: stores cannot change it */
+    const ptrdiff_t stride[3] = {1, job.stride[1], job.stride[2]};
+    AC_VECTOR_LOOP
+    for (int i = 0; i < nx; ++i) {
+        ac_point_derivatives d;
+        AC_UNROLL
+        for (int r = 0; r < AC_FIELD_ROWS; ++r) {
+            const unsigned need = physics_needs(M, T, r);
+            if (!need)
+                continue;
+            const int f = ac_field_index(M, r);
+            if (need & AC_NEEDS_VALUE)
+                d.value[f] = job.in[f][row + i];
+            if (need & AC_NEEDS_FIRST)
+                AC_UNROLL
+                for (int a = 0; a < 3; ++a)
+                    d.grad[f][a] = first_derivative(job.in[f] + row + i, stride[a], job.p.inv_ds[a]);
+            if (need & AC_NEEDS_SECOND)
+                d.lap[f] = AC_R_PENCIL(pencil, AC_R_LAP, f)[i];
+            if ((need & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X) {
+                const int v = ac_vector_index(M, r);
+                AC_UNROLL
+                for (int c = 0; c < 3; ++c)
+                    d.grad_div[v][c] = AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * v + c)[i];
+            }
+            if (need & AC_NEEDS_SIXTH)
+                d.del6[f] = AC_R_PENCIL(pencil, AC_R_DEL6, f)[i];
+            if (need & AC_NEEDS_EXP)
+                d.exp_minus[f] = ac_exp(-job.in[f][row + i]);
+        }
+        ac_shock_point shock = {0, {0, 0, 0}};
+        if (T & AC_TERM_SHOCK) {
+            shock.zeta = job.zeta[row + i];
+            AC_UNROLL
+            for (int a = 0; a < 3; ++a)
+                shock.grad_zeta[a] = AC_R_PENCIL(pencil, AC_R_ZETA, a)[i];
+        }
+        real rhs[AC_FIELD_ROWS];
+        physics_rhs(M, T, &d, &job.p, &shock, rhs);
+        physics_sources(M, job.terms, &job.p, rhs); /* a run-time choice: a vectorised select, no branch */
+        AC_UNROLL
+        for (int f = 0; f < ac_field_count(M); ++f)
+            AC_R_PENCIL(pencil, AC_R_RHS, f)[i] = rhs[f];
+    }
+}
+
+/* The instances: every combination of the modules beside hydro (bits 1-3 of
+ * fields.h) with and without hyperdiffusion and shock viscosity. */
+#define AC_R_MODULE_BITS(name, module, role) (unsigned)(module) |
+typedef char AC_FN(rows_cover_the_modules)[(AC_FIELD_TABLE(AC_R_MODULE_BITS) 0u) < 16u ? 1 : -1];
+#undef AC_R_MODULE_BITS
+#define AC_R_INSTANCE(m, h, k)                                                                                         \
+    AC_R_NOINLINE void AC_FN(rows_rhs_##m##_##h##_##k)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx,             \
+                                                        real *pencil)                                                 \
+    {                                                                                                                  \
+        AC_FN(rows_rhs)(job, row, nx, pencil, AC_MODULE_HYDRO | (m##u << 1),                                          \
+                        ac_terms_of(AC_MODULE_HYDRO | (m##u << 1), h, k));                                             \
+    }
+#define AC_R_INSTANCES(m) AC_R_INSTANCE(m, 0, 0) AC_R_INSTANCE(m, 1, 0) AC_R_INSTANCE(m, 0, 1) AC_R_INSTANCE(m, 1, 1)
+AC_R_INSTANCES(0)
+AC_R_INSTANCES(1)
+AC_R_INSTANCES(2)
+AC_R_INSTANCES(3)
+AC_R_INSTANCES(4)
+AC_R_INSTANCES(5)
+AC_R_INSTANCES(6)
+AC_R_INSTANCES(7)
+#undef AC_R_INSTANCES
+#undef AC_R_INSTANCE
+
+typedef void (*AC_FN(rows_rhs_fn))(const AC_FN(rows_job) *, ptrdiff_t, int, real *);
+#define AC_R_ROW(m) {AC_FN(rows_rhs_##m##_0_0), AC_FN(rows_rhs_##m##_1_0), AC_FN(rows_rhs_##m##_0_1), AC_FN(rows_rhs_##m##_1_1)}
+/* [(modules >> 1)][hyper3 + 2 shock] */
+static const AC_FN(rows_rhs_fn) AC_FN(rows_rhs_table)[8][4] = {AC_R_ROW(0), AC_R_ROW(1), AC_R_ROW(2), AC_R_ROW(3),
+                                                                AC_R_ROW(4), AC_R_ROW(5), AC_R_ROW(6), AC_R_ROW(7)};
+#undef AC_R_ROW
+
+/* ---- pass 3: the RK3 update of substep S (a constant) from the pencils
+ * of the right-hand sides; w is read from substep 1 on and written in
+ * substeps 0 and 1 (after the last one it is not read again) ---- */
+static inline __attribute__((always_inline)) void AC_FN(rows_update)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx,
+                                                                      const real *restrict pencil, int S)
+{
+    for (int f = 0; f < job->fields; ++f) {
+        const real *restrict in = job->in[f] + row, *restrict rhs = AC_R_PENCIL(pencil, AC_R_RHS, f);
+        real *restrict out = job->out[f] + row, *restrict w = job->w[f] + row;
+        const real dt = job->dt;
+        AC_VECTOR_LOOP
+        for (int i = 0; i < nx; ++i) {
+            real w_f = S > 0 ? w[i] : (real)0; /* the first substep does not read w (alpha = 0) */
+            out[i] = rk3_substep(in[i], rhs[i], &w_f, S, dt);
+            if (S < 2)
+                w[i] = w_f;
+        }
+    }
+}
+
+AC_R_NOINLINE void AC_FN(rows_update_0)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx, const real *pencil)
+{
+    AC_FN(rows_update)(job, row, nx, pencil, 0);
+}
+AC_R_NOINLINE void AC_FN(rows_update_1)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx, const real *pencil)
+{
+    AC_FN(rows_update)(job, row, nx, pencil, 1);
+}
+AC_R_NOINLINE void AC_FN(rows_update_2)(const AC_FN(rows_job) *job, ptrdiff_t row, int nx, const real *pencil)
+{
+    AC_FN(rows_update)(job, row, nx, pencil, 2);
+}
+
+/* RK3 substep `substep` of the grid's configuration from in to out over
+ * region r (ghost zones filled), with the shock viscosity of profile zeta
+ * (NULL: none).  *failed: memory ran out. */
+void AC_FN(substep_rows)(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],
+                         void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta, int substep,
+                         double dt, int *failed)
+{
+    AC_FN(rows_job) job;
+    const unsigned modules = ac_grid_modules(g);
+    const unsigned terms = zeta ? ac_grid_terms(g) : ac_grid_terms(g) & ~(unsigned)AC_TERM_SHOCK;
+    job.fields = ac_field_count(modules);
+    job.terms = terms;
+    for (int f = 0; f < job.fields; ++f) {
+        job.in[f] = (real *)in[f];
+        job.out[f] = (real *)out[f];
+        job.w[f] = (real *)w[f];
+    }
+    for (int row = 0; row < AC_FIELD_ROWS; ++row) {
+        job.needs[row] = physics_needs(modules, terms, row);
+        job.index[row] = ac_field_index(modules, row);
+        job.vector[row] = ac_vector_index(modules, row);
+    }
+    job.zeta = (const real *)zeta;
+    job.p = make_physics_params(g);
+    ac_grid_strides(g, job.stride);
+    job.stride[0] = 1;
+    job.dt = (real)dt;
+    const AC_FN(rows_rhs_fn) rhs =
+        AC_FN(rows_rhs_table)[(modules >> 1) & 7u][((terms & AC_TERM_HYPER3) ? 1 : 0) + ((terms & AC_TERM_SHOCK) ? 2 : 0)];
+    void (*const update)(const AC_FN(rows_job) *, ptrdiff_t, int, const real *) =
+        substep == 0 ? AC_FN(rows_update_0) : substep == 1 ? AC_FN(rows_update_1) : AC_FN(rows_update_2);
+    const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
+    const int y_blocks = (r->hi[1] - r->lo[1] + AC_Y_BLOCK - 1) / AC_Y_BLOCK;
+    int missing = 0;
+#pragma omp parallel reduction(| : missing)
+    {
+        real *pencil = malloc(sizeof(real) * AC_CHUNK * AC_R_PENCILS);
+        if (!pencil) {
+            missing = 1;
+        } else {
+            /* blocks of rows in y swept along z, as the hydrodynamic loop (kernels_impl.h) */
+#pragma omp for collapse(2) schedule(static)
+            for (int jb = 0; jb < y_blocks; ++jb)
+                for (int k = r->lo[2]; k < r->hi[2]; ++k) {
+                    const int block_start = r->lo[1] + jb * AC_Y_BLOCK;
+                    for (int j = block_start; j < r->hi[1] && j < block_start + AC_Y_BLOCK; ++j) {
+                        const int kz = k + AC_PREFETCH_PLANES, block_row = j - block_start;
+                        if (kz < g->n[2]) /* the rows this block's stencils read two planes on */
+                            for (int f = 0; f < job.fields; ++f)
+                                for (int q = 0; q < 2; ++q) {
+                                    const int jy = block_start - AC_GHOST + 2 * block_row + q;
+                                    if (jy < g->n[1] + AC_GHOST)
+                                        ac_prefetch_bytes(job.in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST),
+                                                              row_bytes, 0);
+                                }
+                        const ptrdiff_t at = (ptrdiff_t)ac_grid_index(g, 0, j, k);
+                        for (int i = r->lo[0]; i < r->hi[0]; i += AC_CHUNK) {
+                            const int nx = r->hi[0] - i < AC_CHUNK ? r->hi[0] - i : AC_CHUNK;
+                            AC_FN(rows_derivatives)(&job, at + i, nx, pencil);
+                            rhs(&job, at + i, nx, pencil);
+                            update(&job, at + i, nx, pencil);
+                        }
+                    }
+                }
+            free(pencil);
+        }
+    }
+    *failed = missing;
+}
+#undef AC_R_PENCIL
+#undef AC_R_NOINLINE
