@@ -195,6 +195,18 @@ def baseline_for(backend):
         return "cupy", cupy_stepper, 256
 
 
+def _copy_bandwidth(backend, out, traffic):
+    """The device-to-device copy bandwidth timed in this run (None off the
+    GPU), printed with `traffic`, the minimum traffic its ratios assume."""
+    if backend != "cuda":
+        return None
+    from .device import copy_bandwidth
+
+    copy_bw = copy_bandwidth(1 << 30)
+    out(f"# device-to-device copy (1 GiB, bytes read + written): {copy_bw / 1e9:.0f} GB/s; {traffic}")
+    return copy_bw
+
+
 def run_bench(backend="cpu", sizes=(64, 128), dtypes=("float32", "float64"), methods=("55p", "19p"),
               target_seconds=1.0, out=print):
     """Print the benchmark table; returns a list of result rows (dicts)."""
@@ -205,13 +217,9 @@ def run_bench(backend="cpu", sizes=(64, 128), dtypes=("float32", "float64"), met
         f"numpy={np.__version__}, date={time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
     out("# M/s = million grid points updated per second per full RK3 step (3 substeps, 4 fields); "
         f"each row: the fastest of {BATCHES} batches of steps")
-    copy_bw = None
-    if backend == "cuda":
-        from .device import copy_bandwidth
-        copy_bw = copy_bandwidth(1 << 30)
-        out(f"# device-to-device copy (1 GiB, bytes read + written): {copy_bw / 1e9:.0f} GB/s; effective "
-            f"bandwidth = M/s x minimum traffic ({BYTES_PER_POINT['float32']} B/point float32, "
-            f"{BYTES_PER_POINT['float64']} B/point float64 per step)")
+    copy_bw = _copy_bandwidth(backend, out, f"effective bandwidth = M/s x minimum traffic "
+                              f"({BYTES_PER_POINT['float32']} B/point float32, "
+                              f"{BYTES_PER_POINT['float64']} B/point float64 per step)")
     name, baseline_stepper, base_n = baseline_for(backend)
     out(f"# speed-up: over the same equations in {name} (astaroth.numpy_reference) at {base_n}^3, same precision; "
         f"at {base_n}^3 astaroth and {name} are timed in alternating batches")
@@ -357,12 +365,8 @@ def run_mhd_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), tar
     (MHD_BYTES_PER_POINT) against a device copy timed in the same run."""
     out(f"# astaroth bench --physics mhd: backend={backend}, date={time.strftime('%Y-%m-%d %H:%M:%S %Z')}; "
         f"M/s = million grid points per full RK3 step (7 fields), the fastest of {BATCHES} batches")
-    copy_bw = None
-    if backend == "cuda":
-        from .device import copy_bandwidth
-        copy_bw = copy_bandwidth(1 << 30)
-        out(f"# device-to-device copy (1 GiB, bytes read + written): {copy_bw / 1e9:.0f} GB/s; minimum traffic "
-            f"{MHD_BYTES_PER_POINT['float32']} / {MHD_BYTES_PER_POINT['float64']} B per point and step")
+    copy_bw = _copy_bandwidth(backend, out, f"minimum traffic {MHD_BYTES_PER_POINT['float32']} / "
+                              f"{MHD_BYTES_PER_POINT['float64']} B per point and step")
     out(f"{'implementation':<18}{'physics':>8}{'dtype':>9}{'size':>8}{'M/s':>11}" + (f"{'GB/s':>8}{'of copy':>9}"
                                                                                        if copy_bw else ""))
     rows = []
@@ -392,12 +396,8 @@ def run_entropy_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"),
     against a device copy timed in the same run."""
     out(f"# astaroth bench --energy entropy: backend={backend}, date={time.strftime('%Y-%m-%d %H:%M:%S %Z')}; "
         f"M/s = million grid points per full RK3 step, the fastest of {BATCHES} batches; chi = nu = 5e-3")
-    copy_bw = None
-    if backend == "cuda":
-        from .device import copy_bandwidth
-        copy_bw = copy_bandwidth(1 << 30)
-        out(f"# device-to-device copy (1 GiB, bytes read + written): {copy_bw / 1e9:.0f} GB/s; minimum traffic "
-            f"{BYTES_PER_FIELD['float32']} / {BYTES_PER_FIELD['float64']} B per field, point and step")
+    copy_bw = _copy_bandwidth(backend, out, f"minimum traffic {BYTES_PER_FIELD['float32']} / "
+                              f"{BYTES_PER_FIELD['float64']} B per field, point and step")
     out(f"{'implementation':<18}{'physics':>8}{'energy':>12}{'fields':>7}{'dtype':>9}{'size':>8}{'M/s':>11}"
         + (f"{'GB/s':>8}{'of copy':>9}" if copy_bw else ""))
     rows = []

@@ -121,7 +121,9 @@ sweep_and_bench() {
 # compute-sanitizer on walls, gravity and entropy, and the convection run at
 # 128^2 x 64.  issues2: the interleaved A/B at 256^3 against the tree in
 # .trees/base-tree (scripts/ab.py: the terms, 19p and entropy rows), the
-# entropy rows with the copy bandwidth, and z walls against periodic.
+# entropy rows with the copy bandwidth, and z walls against periodic
+# (.trees/base-tree: e.g. `mkdir -p .trees/base-tree && git archive 8a8e381 |
+# tar -x -C .trees/base-tree`, untracked, so that `run` carries it).
 if [ "${1:-}" = "issues1" ]; then
     { header "python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz"
       timeout 120 $PY scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz 2>&1 | tail -3; } > "$OUT/bitwise.log" 2>&1

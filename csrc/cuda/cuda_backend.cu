@@ -661,10 +661,9 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     const int mhd = gpu->grid.fields != AC_NUM_FIELDS;
-    if (gpu->method != AC_METHOD_55P || gpu->zeta) /* shock viscosity: dt counts max zeta, found on the host */
-        return AC_ERR_UNSUPPORTED;
-    if (gpu->grid.bc.walls || ac_grid_has_gravity(&gpu->grid) || /* walls, gravity: stepped from the host */
-        (gpu->grid.modules & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC))) /* later modules' signal speed holds cs: dt on the host */
+    /* the configurations the loop drives (schedules.cuh); walls and gravity are stepped from the host */
+    if (gpu->method != AC_METHOD_55P || !ac_device_driven(ac_config(gpu->grid.modules, gpu->zeta ? AC_KERNEL_SHOCK : 0u)) ||
+        gpu->grid.bc.walls || ac_grid_has_gravity(&gpu->grid))
         return AC_ERR_UNSUPPORTED;
     run->taken = 0;
     run->nonfinite = 0;

@@ -99,6 +99,14 @@ typedef struct {
     ptrdiff_t sa, sb, sc;  /* strides of the axis and of the other two */
 } AC_FN(ghost_pass);
 
+/* Blocks of 256 threads for a grid-stride loop over `total` items, at
+ * least one and at most `most`. */
+static unsigned AC_FN(blocks_for)(long long total, long long most)
+{
+    const long long blocks = (total + 255) / 256;
+    return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
+}
+
 /* The pass along `axis` of a grid of shape s. */
 static AC_FN(ghost_pass) AC_FN(make_ghost_pass)(const AC_FN(shape) & s, int axis)
 {
@@ -136,12 +144,8 @@ static ac_status AC_FN(fill_ghost_axis)(AC_FN(field_set) fields, int count, cons
                                         cudaStream_t stream)
 {
     const AC_FN(ghost_pass) g = AC_FN(make_ghost_pass)(s, axis);
-    const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
-    const int threads = 256;
-    long long blocks = (total + threads - 1) / threads;
-    if (blocks > 65535)
-        blocks = 65535;
-    AC_FN(fill_ghost_kernel)<<<(unsigned)blocks, threads, 0, stream>>>(fields, count, g);
+    AC_FN(fill_ghost_kernel)<<<AC_FN(blocks_for)((long long)(2 * AC_GHOST) * g.mb * g.mc, 65535), 256, 0, stream>>>(
+        fields, count, g);
     return ac_cuda_record(cudaGetLastError(), "fill_ghost_kernel launch");
 }
 
@@ -636,12 +640,6 @@ __global__ void AC_FN(wall_ghosts_kernel)(AC_FN(wall_faces) w, AC_FN(ghost_pass)
     }
 }
 
-static unsigned AC_FN(blocks_for)(long long total)
-{
-    long long blocks = (total + 255) / 256;
-    return (unsigned)(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks);
-}
-
 /* Axis `axis`'s wall faces of the grid's fields (wall[face] -1 where that
  * face is not a wall). */
 static AC_FN(wall_faces) AC_FN(make_wall_faces)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS],
@@ -672,7 +670,7 @@ extern "C" ac_status AC_FN(cuda_set_walls)(const ac_grid *g, void *const fields_
         if (!ac_boundaries_wall_axis(&g->bc, axis))
             continue;
         const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
-        AC_FN(set_walls_kernel)<<<AC_FN(blocks_for)((long long)s.n[b] * s.n[c] * g->fields * 2), 256, 0, stream>>>(
+        AC_FN(set_walls_kernel)<<<AC_FN(blocks_for)((long long)s.n[b] * s.n[c] * g->fields * 2, 65535), 256, 0, stream>>>(
             AC_FN(make_wall_faces)(g, fields_, s, axis), s.n[b], s.n[c], s.stride[axis], s.stride[b], s.stride[c],
             s.lo[b], s.lo[c]);
         if (ac_cuda_record(cudaGetLastError(), "set_walls_kernel launch") != AC_OK)
@@ -691,7 +689,7 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *cons
         return AC_FN(cuda_fill_ghost_axis)(g, fields_, axis, stream);
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const AC_FN(ghost_pass) p = AC_FN(make_ghost_pass)(s, axis);
-    AC_FN(wall_ghosts_kernel)<<<AC_FN(blocks_for)((long long)p.mb * p.mc * g->fields * 2), 256, 0, stream>>>(
+    AC_FN(wall_ghosts_kernel)<<<AC_FN(blocks_for)((long long)p.mb * p.mc * g->fields * 2, 65535), 256, 0, stream>>>(
         AC_FN(make_wall_faces)(g, fields_, s, axis), p);
     return ac_cuda_record(cudaGetLastError(), "wall_ghosts_kernel launch");
 }
@@ -763,7 +761,7 @@ extern "C" ac_status AC_FN(cuda_add_gravity)(const ac_grid *g, const ac_region *
             return AC_OK;
     }
     const long long total = (long long)(s.end[0] - s.first[0]) * (s.end[1] - s.first[1]) * (s.end[2] - s.first[2]);
-    AC_FN(gravity_kernel)<<<AC_FN(blocks_for)(total), 256, 0, stream>>>(
+    AC_FN(gravity_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(
         AC_FN(make_set)(out_), AC_FN(make_set)(w_out_), s, (real)g->gravity[0], (real)g->gravity[1],
         (real)g->gravity[2], (real)dt, rk3_beta(substep));
     return ac_cuda_record(cudaGetLastError(), "gravity_kernel launch");
@@ -802,10 +800,7 @@ extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    long long blocks = (total + 255) / 256;
-    if (blocks > 4096)
-        blocks = 4096;
-    AC_FN(reduce_kernel)<<<(unsigned)blocks, 256, 0, stream>>>(AC_FN(make_set)(fields_), s, first_field, max_u2_bits,
+    AC_FN(reduce_kernel)<<<AC_FN(blocks_for)(total, 4096), 256, 0, stream>>>(AC_FN(make_set)(fields_), s, first_field, max_u2_bits,
                                                                 nonfinite);
     return ac_cuda_record(cudaGetLastError(), "reduction launch");
 }
@@ -841,10 +836,7 @@ extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const field
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    long long blocks = (total + 255) / 256;
-    if (blocks > 65535)
-        blocks = 65535;
-    AC_FN(forcing_kernel)<<<(unsigned)blocks, 256, 0, stream>>>(AC_FN(make_set)(fields_), s, *term, dt);
+    AC_FN(forcing_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(AC_FN(make_set)(fields_), s, *term, dt);
     return ac_cuda_record(cudaGetLastError(), "forcing launch");
 }
 

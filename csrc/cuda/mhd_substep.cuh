@@ -109,7 +109,7 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
         AC_FN(fill_ghosts)(AC_FN(potential_set)(fields_), 3, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    const unsigned blocks = (unsigned)((total + 255) / 256 < 4096 ? (total + 255) / 256 : 4096);
+    const unsigned blocks = AC_FN(blocks_for)(total, 4096);
     /* every configuration but plain MHD: the generic signal speed (physics.h's ac_signal_speed) over its fields */
     if (g->modules != (unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) {
         AC_FN(signal_reduce_kernel)<<<blocks, 256, 0, stream>>>(AC_FN(make_mhd_set)(fields_), g->fields,
