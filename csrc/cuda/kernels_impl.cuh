@@ -358,7 +358,7 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
 {
     constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
     static AC_FN(kernel_fit) fit = {0, 0, 0};
-    if (smem > 232448) /* more than a block may have on sm_90: the schedule table needs a row for it */
+    if (smem > AC_SMEM_PER_BLOCK) /* a tuning shape too large for this configuration */
         return AC_ERR_UNSUPPORTED;
     if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>,
                           TX * TY, smem) != AC_OK)
@@ -464,6 +464,8 @@ template <unsigned CONFIG>
 static ac_status AC_FN(stream_config)(const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
 {
     constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
+    static_assert(AC_FN(stream_smem)<CONFIG, S.tx, S.ty, S.lead>() <= AC_SMEM_PER_BLOCK,
+                  "a configuration's schedule (schedules.cuh) takes more shared memory than a block may have");
     const ac_stream_shape t = ac_cuda_stream_shape();
 #if AC_TUNING
     ac_status st = AC_OK;
