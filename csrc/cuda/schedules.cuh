@@ -160,13 +160,13 @@ static constexpr ac_schedule_row ac_schedules[] = {
      {32, 8, 1, 128, true, true, AC_SHOCK_AT_USE}},
     /* MHD with entropy (eight fields; issue 26).  In double the column
      * below in registers spills 268 bytes a thread (ptxas, 255 registers;
-     * 340 with shock viscosity), so it goes to shared memory with w loaded
-     * late, as MHD with hyperdiffusion does: no spill (28 bytes with
-     * hyperdiffusion and shock viscosity together).  The ring of two planes
-     * ahead and the column take 264 kB, more than an SM has: one plane
-     * ahead (228 kB).  The shock profile read where it is used (the energy
-     * equation reads it inside physics_rhs). */
-    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 8, {32, 8, 1, 128, true, true, AC_SHOCK_AT_USE}},
+     * 340 with shock viscosity), so it goes to shared memory.  The ring of
+     * two planes ahead and the column take 264 kB, more than an SM has: one
+     * plane ahead (228 kB).  w loaded at the point's start: 6 % faster than
+     * late (ab-entropy.log of 2026-11-24-h100-d21fa78).  The shock profile
+     * read where it is used (the energy equation reads it inside
+     * physics_rhs). */
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 8, {32, 8, 1, 128, true, false, AC_SHOCK_AT_USE}},
     /* In single precision 32 x 4 tiles, one plane ahead: two blocks an SM
      * (70 kB each), 2 % faster than one 32 x 8 block (118 kB) two planes
      * ahead; ab-entropy.log of 2026-11-24-h100-d6193d7. */
