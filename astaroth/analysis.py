@@ -129,7 +129,7 @@ def volume_mean(sim, f):
     half weight (the Pencil Code's dVol in src/grid.f90), the average over
     the layer that a flux-conserving budget conserves (a plain mean would
     drift as the wall values change)."""
-    xp = _array_module(sim)
+    xp = np if isinstance(f, np.ndarray) else _array_module(sim)  # a host array (e.g. thermal energy's) stays there
     axes = walls_of(sim)
     if not axes:
         return _host(xp.mean(f))

@@ -42,7 +42,11 @@ def device_name(backend):
 
 
 def commit():
-    """The repository's commit (and '+changes' if the work tree differs), or 'unknown'."""
+    """$COMMIT where set (a tree copied without its git history, as on the
+    device machine), else the repository's commit (and '+changes' if the
+    work tree differs), or 'unknown'."""
+    if os.environ.get("COMMIT"):
+        return os.environ["COMMIT"]
     here = os.path.dirname(os.path.abspath(__file__))
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,

@@ -15,11 +15,20 @@ HYDRO_WALL = {"ux": "s", "uy": "s", "uz": "a", "lnrho": "a2"}
 GHOST = 3
 
 
+BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
 def padded(sim, field, s=0):
-    """The padded array of set s of one field, indexed [k, j, i] (CPU)."""
+    """The padded array of set s of one field, indexed [k, j, i]: a view of
+    the CPU's memory, or a host copy of the GPU's."""
     m0, m1, m2 = sim._grid.padded_shape
     address = sim._grid.padded_address(s, sim.field_names.index(field))
-    buffer = (ctypes.c_char * (m0 * m1 * m2 * sim.dtype.itemsize)).from_address(address)
+    nbytes = m0 * m1 * m2 * sim.dtype.itemsize
+    if sim.backend == "cuda":
+        import cupy
+        memory = cupy.cuda.UnownedMemory(address, nbytes, sim)
+        return cupy.ndarray((m2, m1, m0), dtype=sim.dtype, memptr=cupy.cuda.MemoryPointer(memory, 0)).get()
+    buffer = (ctypes.c_char * nbytes).from_address(address)
     return np.frombuffer(buffer, dtype=sim.dtype).reshape(m2, m1, m0)
 
 
@@ -66,14 +75,15 @@ def numpy_fill(a, lo, n, kinds):
     return a
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("walls", ["x", "y", "z", "xz", "xyz"])
-def test_ghost_fills_against_numpy(dtype, walls):
+def test_ghost_fills_against_numpy(dtype, walls, backend):
     """Every kind at both faces of each wall axis (pairs: a different kind
-    on each face), against the NumPy statement."""
+    on each face), against the NumPy statement, on each backend."""
     faces = {"lnrho": ("a2", "set:0.25"), "ux": ("s", "a"), "uy": ("a", "a2"), "uz": ("set:-1.5", "s")}
     bc = {axis: faces for axis in walls}
-    sim = ac.Simulation(shape=(7, 6, 8), box=(1.0, 2.0, 3.0), dtype=dtype, backend="cpu", boundaries=bc)
+    sim = ac.Simulation(shape=(7, 6, 8), box=(1.0, 2.0, 3.0), dtype=dtype, backend=backend, boundaries=bc)
     assert_fills_as_numpy(sim, faces, walls, seed=3)
 
 
@@ -136,9 +146,9 @@ def test_gravity_accelerates_uniformly():
     np.testing.assert_allclose(sim.rhs()["uz"], 2.0, rtol=1e-12)
 
 
-def pulse_run(n, until, amplitude=1e-3, width=0.1, L=2.0, dt=None):
+def pulse_run(n, until, amplitude=1e-3, width=0.1, L=2.0, dt=None, backend="cpu"):
     bc = {"z": {"ux": "s", "uy": "s", "uz": "a", "lnrho": "s"}}
-    sim = ac.Simulation(shape=(1, 1, n), box=(1.0, 1.0, L), backend="cpu", boundaries=bc, nu=1e-4, cs=1.0)
+    sim = ac.Simulation(shape=(1, 1, n), box=(1.0, 1.0, L), backend=backend, boundaries=bc, nu=1e-4, cs=1.0)
     z = sim.z
     sim["lnrho"] = np.broadcast_to(amplitude * np.exp(-((z - 0.5 * L) / width) ** 2), sim.shape).copy()
     start = sim["lnrho"][0, 0].copy()
@@ -151,7 +161,8 @@ def pulse_run(n, until, amplitude=1e-3, width=0.1, L=2.0, dt=None):
     return sim, start
 
 
-def test_sound_pulse_reflects_and_returns():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sound_pulse_reflects_and_returns(backend):
     """A pulse in the middle splits into two, each reflected by an 'a' wall
     (normal velocity) and back at its start after L / cs, with the amplitude
     and shape of linear theory: the method of images (the wall adds the
@@ -164,14 +175,14 @@ def test_sound_pulse_reflects_and_returns():
         s2 = width ** 2 + 4 * (2 * nu / 3) * t
         return amplitude * width / math.sqrt(s2) * sum(np.exp(-(z - c) ** 2 / s2) for c in centres) / 2
 
-    sim, start = pulse_run(257, until=L, amplitude=amplitude, width=width, L=L)
+    sim, start = pulse_run(257, until=L, amplitude=amplitude, width=width, L=L, backend=backend)
     back = sim["lnrho"][0, 0]
     expected = linear(sim.z, L, (L / 2, L / 2))  # both halves back in the middle
     assert np.argmax(back) == np.argmax(start)
     assert np.abs(back - expected).max() < 1e-3 * amplitude, np.abs(back - expected).max() / amplitude
     assert abs(back.max() / expected.max() - 1) < 1e-3
     # halfway, each half sits on its wall with its image: the amplitude is back to the whole pulse's there
-    half, _ = pulse_run(257, until=L / 2, amplitude=amplitude, width=width, L=L)
+    half, _ = pulse_run(257, until=L / 2, amplitude=amplitude, width=width, L=L, backend=backend)
     at = half["lnrho"][0, 0]
     expected = linear(half.z, L / 2, (0.0, 0.0, L, L))
     assert np.abs(at - expected).max() < 1e-3 * amplitude, np.abs(at - expected).max() / amplitude
@@ -185,7 +196,8 @@ def total_mass(sim):
     return float((rho * weights).sum() * sim.spacing[2])
 
 
-def test_mass_between_walls_drifts_at_truncation_level():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mass_between_walls_drifts_at_truncation_level(backend):
     """The scheme evolves lnrho, so it does not conserve mass by construction;
     between walls the drift is truncation error, falling at order >= 5 (a
     small fixed dt keeps the time error below it)."""
@@ -193,7 +205,7 @@ def test_mass_between_walls_drifts_at_truncation_level():
     sizes = (33, 49, 65)
     for n in sizes:
         bc = {"z": {"ux": "s", "uy": "s", "uz": "a", "lnrho": "s"}}
-        sim = ac.Simulation(shape=(1, 1, n), box=(1.0, 1.0, 2.0), backend="cpu", boundaries=bc, nu=1e-3)
+        sim = ac.Simulation(shape=(1, 1, n), box=(1.0, 1.0, 2.0), backend=backend, boundaries=bc, nu=1e-3)
         sim["lnrho"] = np.broadcast_to(1e-2 * np.exp(-((sim.z - 0.7) / 0.3) ** 2), sim.shape).copy()
         m0 = total_mass(sim)
         for _ in range(2000):

@@ -10,18 +10,19 @@ import numpy as np
 import pytest
 
 import astaroth as ac
-from test_walls import HYDRO_WALL, WALL_TOML, assert_close_to_cpu, assert_fills_as_numpy, continues_bit_for_bit, run_from_file
+from test_walls import BACKENDS, HYDRO_WALL, WALL_TOML, assert_close_to_cpu, assert_fills_as_numpy, continues_bit_for_bit, run_from_file
 
 GAMMA, CP = 5.0 / 3.0, 1.0
 LAYER_WALL = {**HYDRO_WALL, "ss": "a2"}
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("walls", ["z", "xz"])
-def test_ghost_fills_of_ss_and_cc_against_numpy(walls):
-    """Every kind on ss and cc (and A) at both faces, MHD + entropy + passive scalar."""
+def test_ghost_fills_of_ss_and_cc_against_numpy(walls, backend):
+    """Every kind on ss and cc (and A) at both faces, MHD + entropy + passive scalar, on each backend."""
     faces = {**HYDRO_WALL, "ax": "a", "ay": ("s", "a2"), "az": "set:0.5", "ss": ("set:-0.25", "a2"),
              "cc": ("a", "s")}
-    sim = ac.Simulation(shape=(7, 6, 8), box=(1.0, 2.0, 3.0), backend="cpu", physics="mhd", energy="entropy",
+    sim = ac.Simulation(shape=(7, 6, 8), box=(1.0, 2.0, 3.0), backend=backend, physics="mhd", energy="entropy",
                         passive_scalar=True, boundaries={axis: faces for axis in walls})
     assert sim.field_names[-2:] == ("ss", "cc")
     assert_fills_as_numpy(sim, faces, walls, seed=5)

@@ -228,12 +228,6 @@ static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double
         if (st != AC_OK)
             return st;
     }
-    const ac_region whole = ac_whole_grid(&gpu->grid);
-    if (gpu->grid.bc.walls && !region) { /* walls: their ghosts, then the kernel's ghost-reading path */
-        if (gpu->k->fill_walls(&gpu->grid, r.in, gpu->stream) != AC_OK)
-            return AC_ERR_DEVICE;
-        region = &whole;
-    }
     const ac_status st =
         gpu->grid.fields != AC_NUM_FIELDS /* MHD, entropy: the streaming kernel of the configuration */
             ? gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, gpu->zeta, s, dt, device_step,

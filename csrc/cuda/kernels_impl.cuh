@@ -7,6 +7,7 @@
  */
 #include <cuda_runtime.h>
 #include <math.h>
+#include <string.h>
 
 #include "../forcing.h"
 #include "../grid.h"
@@ -353,11 +354,11 @@ typedef struct {
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                                const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt, ac_device_step step, int runs,
-                                               bool periodic, bool wrap_x, cudaStream_t stream)
+                                               unsigned wraps, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
     static AC_FN(kernel_fit) fit = {0, 0, 0};
-    if (smem > 232448) /* more than a block may have on sm_90: the schedule table needs a row for it */
+    if (smem > AC_SMEM_PER_BLOCK) /* a tuning shape too large for this configuration */
         return AC_ERR_UNSUPPORTED;
     if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>,
                           TX * TY, smem) != AC_OK)
@@ -374,7 +375,8 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         return AC_ERR_ARGUMENT;
     AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p.p, AC_FN(make_scales)(p.p),
-                                                                      substep, dt, step, runs, periodic, wrap_x, p.q,
+                                                                      substep, dt, step, runs, (wraps & 1u) != 0,
+                                                                      (wraps & 2u) != 0, (wraps & 4u) != 0, p.q,
                                                                       p.h, p.e, zeta, p.t);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
@@ -385,7 +387,7 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                       const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt,
-                                      const ac_device_step *device_step, int runs, bool periodic, bool wrap_x,
+                                      const ac_device_step *device_step, int runs, unsigned wraps,
                                       cudaStream_t stream)
 {
     constexpr bool driven = ac_device_driven(CONFIG);
@@ -393,9 +395,9 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
         return AC_ERR_UNSUPPORTED;
     if (device_step) /* (C++14 instantiates this call where !driven too: the host-driven instance below) */
         return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, driven>(
-            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, periodic, wrap_x, stream);
+            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, wraps, stream);
     return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
-        in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, periodic, wrap_x, stream);
+        in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, wraps, stream);
 }
 
 /* The raw arrays of a substep: in, out, w_in, w_out (kernels.h's order). */
@@ -418,7 +420,7 @@ typedef struct {
     int substep;
     real dt;
     const ac_device_step *device_step;
-    bool periodic;
+    unsigned wraps; /* bit a: axis a's ghost values read from periodic images (fill_unwrapped_ghosts) */
     cudaStream_t stream;
 } AC_FN(substep_args);
 
@@ -430,7 +432,7 @@ static ac_status AC_FN(launch_shape)(const AC_FN(raw_sets) & raw, const AC_FN(su
     return AC_FN(launch_stream)<CONFIG, TX, TY, LEAD, BLOCKS>(
         AC_FN(make_fields)<NF>(raw[0]), AC_FN(make_fields)<NF>(raw[1]), AC_FN(make_fields)<NF>(raw[2]),
         AC_FN(make_fields)<NF>(raw[3]), s, a.p, a.zeta, a.substep, a.dt, a.device_step, runs,
-        a.periodic, a.periodic && AC_FN(stream_wraps_x)(s), a.stream);
+        a.wraps, a.stream);
 }
 
 /* A tuning shape of AC_TUNING_SHAPES, built for CONFIG when BUILT (no
@@ -462,6 +464,8 @@ template <unsigned CONFIG>
 static ac_status AC_FN(stream_config)(const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
 {
     constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
+    static_assert(AC_FN(stream_smem)<CONFIG, S.tx, S.ty, S.lead>() <= AC_SMEM_PER_BLOCK,
+                  "a configuration's schedule (schedules.cuh) takes more shared memory than a block may have");
     const ac_stream_shape t = ac_cuda_stream_shape();
 #if AC_TUNING
     ac_status st = AC_OK;
@@ -508,7 +512,7 @@ struct AC_FN(stream_dispatch)<0u, false> {
 /* The 55-point substep of grid g: its configuration's instance. */
 static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void *const out[], void *const w_in[],
                                        void *const w_out[], const AC_FN(shape) & s, const real *zeta, int substep,
-                                       real dt, const ac_device_step *device_step, bool periodic, cudaStream_t stream)
+                                       real dt, const ac_device_step *device_step, unsigned wraps, cudaStream_t stream)
 {
     AC_FN(substep_args) a;
     a.s = &s;
@@ -521,7 +525,7 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     a.substep = substep;
     a.dt = dt;
     a.device_step = device_step;
-    a.periodic = periodic;
+    a.wraps = wraps;
     a.stream = stream;
     /* the instance: the grid's modules, hyperdiffusion if on, shock viscosity when given its profile */
     const unsigned terms = (ac_grid_terms(g) & AC_TERM_HYPER3 ? AC_KERNEL_HYPER3 : 0u) | (zeta ? AC_KERNEL_SHOCK : 0u);
@@ -529,8 +533,12 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     return AC_FN(stream_dispatch)<AC_CONFIG_END - 1>::run(ac_config(ac_grid_modules(g), terms), raw, a);
 }
 
-/* One substep over region r (NULL: the whole grid, after filling the
- * periodic ghost zones of `in`; otherwise the caller has filled them).
+static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
+                                              const AC_FN(shape) & s, unsigned *wraps, cudaStream_t stream);
+
+/* One substep over region r (NULL: the whole grid, after filling the ghost
+ * zones of `in` the kernel does not wrap; otherwise the caller has filled
+ * them).
  * w_in is not read in substep 0 and may be NULL; w_out NULL: w is not kept
  * (the last substep).  out may be w_in: every point reads its w first. */
 extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, ac_method method,
@@ -545,6 +553,7 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
+    unsigned wraps = 0; /* a region's ghost zones are the caller's */
     if ((device_step || zeta) && method != AC_METHOD_55P)
         return AC_ERR_UNSUPPORTED; /* the device-side CFL loop and shock viscosity: the 55-point kernel only */
     if (r) {
@@ -556,15 +565,15 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
             if (r->hi[a] <= r->lo[a])
                 return AC_OK; /* empty region */
         }
-    } else if (method == AC_METHOD_55P) { /* y and z wrap inside the kernel, and x where it can */
-        if (!AC_FN(stream_wraps_x)(s) && AC_FN(fill_ghost_axis)(in, AC_NUM_FIELDS, s, 0, stream) != AC_OK)
+    } else if (method == AC_METHOD_55P) { /* periodic axes wrap inside the kernel (x where it can) */
+        if (AC_FN(fill_unwrapped_ghosts)(g, in_, s, &wraps, stream) != AC_OK)
             return AC_ERR_DEVICE;
     } else if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK) {
         return AC_ERR_DEVICE;
     }
     if (method == AC_METHOD_55P)
         return AC_FN(stream_substep)(g, in_, out_, w_in_, w_out_, s, (const real *)zeta, substep, dt, device_step,
-                                     r == NULL, stream);
+                                     wraps, stream);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;
@@ -584,55 +593,97 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
  * decomposed grid does); these kernels fill the ghosts before every substep:
  * the wall values of 'a' and 'set', then axis by axis (periodic, or each wall
  * face by its kind), each pass over the whole padded extent of the others. */
-__global__ void AC_FN(set_wall_kernel)(real *f, int nb, int nc, ptrdiff_t sb, ptrdiff_t sc, real value)
-{
-    const long long total = (long long)nb * nc;
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x)
-        f[(t % nb) * sb + (t / nb) * sc] = value;
-}
+/* The wall faces of one axis for every field in one launch: the fields,
+ * each face's kind and 'set' value, the wall points' indices along the
+ * axis (-1: that face is not a wall). */
+typedef struct {
+    real *f[AC_MAX_FIELDS];
+    unsigned char kind[2][AC_MAX_FIELDS];
+    real value[2][AC_MAX_FIELDS];
+    int wall[2];
+    int fields;
+} AC_FN(wall_faces);
 
-__global__ void AC_FN(wall_ghost_kernel)(real *f, AC_FN(ghost_pass) g, int wall, int out, int kind)
+/* The wall values of 'a' (0) and 'set' at the interior points of the wall
+ * planes: thread t takes point (b, c) of field f on a face, b fastest. */
+__global__ void AC_FN(set_walls_kernel)(AC_FN(wall_faces) w, int nb, int nc, ptrdiff_t sa, ptrdiff_t sb,
+                                        ptrdiff_t sc, int lob, int loc)
 {
-    const long long total = (long long)g.mb * g.mc;
+    const long long plane = (long long)nb * nc, total = plane * w.fields * 2;
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x) {
-        real *w = f + (t % g.mb) * g.sb + (t / g.mb) * g.sc + wall * g.sa;
-        const real at = w[0];
-#pragma unroll
-        for (int i = 1; i <= AC_GHOST; ++i)
-            w[out * i * g.sa] = AC_BC_GHOST(kind, at, w[-out * i * g.sa]);
+        const long long at = t % plane, rest = t / plane;
+        const int f = (int)(rest % w.fields), face = (int)(rest / w.fields), k = w.kind[face][f];
+        if (w.wall[face] < 0 || (k != AC_BC_A && k != AC_BC_SET))
+            continue;
+        w.f[f][w.wall[face] * sa + (lob + at % nb) * sb + (loc + at / nb) * sc] =
+            k == AC_BC_A ? (real)0 : w.value[face][f];
     }
 }
 
-/* The wall values of every field of `fields_` on the grid's wall faces. */
+/* The ghosts of the wall faces over the whole padded extent of the other
+ * axes (boundaries.h, AC_BC_GHOST): thread t takes column (b, c) of field
+ * f on a face, b fastest. */
+__global__ void AC_FN(wall_ghosts_kernel)(AC_FN(wall_faces) w, AC_FN(ghost_pass) g)
+{
+    const long long plane = (long long)g.mb * g.mc, total = plane * w.fields * 2;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const long long at = t % plane, rest = t / plane;
+        const int f = (int)(rest % w.fields), face = (int)(rest / w.fields), k = w.kind[face][f];
+        if (w.wall[face] < 0)
+            continue;
+        const int out = face == 0 ? -1 : 1;
+        real *p = w.f[f] + (at % g.mb) * g.sb + (at / g.mb) * g.sc + w.wall[face] * g.sa;
+        const real wall = p[0];
+#pragma unroll
+        for (int i = 1; i <= AC_GHOST; ++i)
+            p[out * i * g.sa] = AC_BC_GHOST(k, wall, p[-out * i * g.sa]);
+    }
+}
+
+/* Axis `axis`'s wall faces of the grid's fields (wall[face] -1 where that
+ * face is not a wall). */
+static AC_FN(wall_faces) AC_FN(make_wall_faces)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS],
+                                                const AC_FN(shape) & s, int axis)
+{
+    AC_FN(wall_faces) w;
+    memset(&w, 0, sizeof w);
+    w.fields = g->fields;
+    for (int face = 0; face < 2; ++face) {
+        w.wall[face] = !ac_boundaries_wall(&g->bc, axis, face) ? -1
+                       : face == 0                              ? s.lo[axis]
+                                                                : s.lo[axis] + s.n[axis] - 1;
+        for (int f = 0; f < g->fields; ++f) {
+            w.f[f] = (real *)fields_[f];
+            w.kind[face][f] = g->bc.kind[axis][face][f];
+            w.value[face][f] = (real)g->bc.value[axis][face][f];
+        }
+    }
+    return w;
+}
+
+/* The wall values of every field of `fields_` on the grid's wall faces:
+ * one launch per wall axis. */
 extern "C" ac_status AC_FN(cuda_set_walls)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    for (int axis = 0; axis < 3; ++axis)
-        for (int face = 0; face < 2; ++face) {
-            if (!ac_boundaries_wall(&g->bc, axis, face))
-                continue;
-            const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
-            const int wall = face == 0 ? s.lo[axis] : s.lo[axis] + s.n[axis] - 1;
-            for (int f = 0; f < g->fields; ++f) {
-                const int k = g->bc.kind[axis][face][f];
-                if (k != AC_BC_A && k != AC_BC_SET)
-                    continue;
-                real *start = (real *)fields_[f] + wall * s.stride[axis] + s.lo[b] * s.stride[b] + s.lo[c] * s.stride[c];
-                AC_FN(set_wall_kernel)<<<AC_FN(blocks_for)((long long)s.n[b] * s.n[c], 65535), 256, 0, stream>>>(
-                    start, s.n[b], s.n[c], s.stride[b], s.stride[c],
-                    k == AC_BC_A ? (real)0 : (real)g->bc.value[axis][face][f]);
-                if (ac_cuda_record(cudaGetLastError(), "set_wall_kernel launch") != AC_OK)
-                    return AC_ERR_DEVICE;
-            }
-        }
+    for (int axis = 0; axis < 3; ++axis) {
+        if (!ac_boundaries_wall_axis(&g->bc, axis))
+            continue;
+        const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+        AC_FN(set_walls_kernel)<<<AC_FN(blocks_for)((long long)s.n[b] * s.n[c] * g->fields * 2, 65535), 256, 0, stream>>>(
+            AC_FN(make_wall_faces)(g, fields_, s, axis), s.n[b], s.n[c], s.stride[axis], s.stride[b], s.stride[c],
+            s.lo[b], s.lo[c]);
+        if (ac_cuda_record(cudaGetLastError(), "set_walls_kernel launch") != AC_OK)
+            return AC_ERR_DEVICE;
+    }
     return AC_OK;
 }
 
 /* The ghosts of one axis under the grid's boundaries: periodic on an axis
  * without walls, else those of its wall faces (a face that is not a wall on
- * a wall axis is the exchange's). */
+ * a wall axis is the exchange's), every field in one launch. */
 extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int axis,
                                                     cudaStream_t stream)
 {
@@ -640,16 +691,27 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *cons
         return AC_FN(cuda_fill_ghost_axis)(g, fields_, axis, stream);
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const AC_FN(ghost_pass) p = AC_FN(make_ghost_pass)(s, axis);
-    for (int face = 0; face < 2; ++face) {
-        if (!ac_boundaries_wall(&g->bc, axis, face))
-            continue;
-        const int wall = face == 0 ? s.lo[axis] : s.lo[axis] + s.n[axis] - 1;
-        for (int f = 0; f < g->fields; ++f) {
-            AC_FN(wall_ghost_kernel)<<<AC_FN(blocks_for)((long long)p.mb * p.mc, 65535), 256, 0, stream>>>(
-                (real *)fields_[f], p, wall, face == 0 ? -1 : 1, g->bc.kind[axis][face][f]);
-            if (ac_cuda_record(cudaGetLastError(), "wall_ghost_kernel launch") != AC_OK)
-                return AC_ERR_DEVICE;
-        }
+    AC_FN(wall_ghosts_kernel)<<<AC_FN(blocks_for)((long long)p.mb * p.mc * g->fields * 2, 65535), 256, 0, stream>>>(
+        AC_FN(make_wall_faces)(g, fields_, s, axis), p);
+    return ac_cuda_record(cudaGetLastError(), "wall_ghosts_kernel launch");
+}
+
+/* Before a whole-grid substep: the ghost zones the streaming kernel does
+ * not read from periodic images -- a wall axis's (after the wall values of
+ * 'a' and 'set'), and x's where the kernel cannot wrap it (stream_wraps_x)
+ * -- filled axis by axis as cuda_fill_walls does; *wraps: the axes it
+ * wraps (bit a: axis a).  A periodic grid's y and z are never filled. */
+static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
+                                              const AC_FN(shape) & s, unsigned *wraps, cudaStream_t stream)
+{
+    *wraps = 0;
+    if (g->bc.walls && AC_FN(cuda_set_walls)(g, in_, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    for (int axis = 0; axis < 3; ++axis) {
+        if (!ac_boundaries_wall_axis(&g->bc, axis) && (axis > 0 || AC_FN(stream_wraps_x)(s)))
+            *wraps |= 1u << axis;
+        else if (AC_FN(cuda_fill_ghost_axis_bc)(g, in_, axis, stream) != AC_OK)
+            return AC_ERR_DEVICE;
     }
     return AC_OK;
 }

@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
         m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
         roles.w >= 0 ? m.sets[roles.w] : none, s, ac_physics_params_of(&m.p, NULL, NULL), m.c, substep, (real)0, step,
-        runs, true, wrap_x, NULL);
+        runs, wrap_x, true, true, NULL);
 }
 
 /* Loads the table: the members' sets, parameters and stencil scales, as

@@ -7,14 +7,16 @@
  */
 
 /* One MHD substep over region r (NULL: the whole grid; the streaming
- * kernel reads the y and z ghost values from their periodic images, and x
- * where it can; otherwise the caller has filled them). */
+ * kernel reads the ghost values of periodic axes from their images, x
+ * where it can, and the others are filled first; otherwise the caller has
+ * filled them). */
 extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
                                              void *const out_[AC_MAX_FIELDS], void *const w_in_[AC_MAX_FIELDS],
                                              void *const w_out_[AC_MAX_FIELDS], const void *zeta, int substep,
                                              double dt, const ac_device_step *device_step, cudaStream_t stream)
 {
     AC_FN(shape) s = AC_FN(make_shape)(g);
+    unsigned wraps = 0;
     if (r) {
         for (int a = 0; a < 3; ++a) {
             s.first[a] = r->lo[a];
@@ -22,11 +24,11 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
             if (r->hi[a] <= r->lo[a])
                 return AC_OK; /* empty region */
         }
-    } else if (!AC_FN(stream_wraps_x)(s) && AC_FN(cuda_fill_ghost_axis)(g, in_, 0, stream) != AC_OK) {
+    } else if (AC_FN(fill_unwrapped_ghosts)(g, in_, s, &wraps, stream) != AC_OK) {
         return AC_ERR_DEVICE;
     }
     return AC_FN(stream_substep)(g, in_, out_, w_in_, w_out_, s, (const real *)zeta, substep, (real)dt, device_step,
-                                 r == NULL, stream);
+                                 wraps, stream);
 }
 
 /* max of |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) as the bits of a non-negative

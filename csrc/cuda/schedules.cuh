@@ -122,6 +122,9 @@ static constexpr __host__ __device__ int ac_vector_at(unsigned modules, int v)
 #undef AC_VECTOR_AT
 }
 
+/* The most shared memory a block may have on sm_90 (227 kB). */
+enum { AC_SMEM_PER_BLOCK = 232448 };
+
 /* How the streaming kernel runs a configuration in one precision. */
 struct ac_schedule {
     int tx, ty;          /* the thread block's tile of x-y columns */
@@ -146,16 +149,28 @@ struct ac_schedule_row {
 };
 
 static constexpr ac_schedule_row ac_schedules[] = {
+    /* Nine fields in double (MHD, entropy, passive scalar), and MHD with a
+     * passive scalar and hyperdiffusion (eight): the rows below them would
+     * take more shared memory than a block may have (257 and 264 kB; the
+     * static_assert of kernels_impl.cuh's stream_config).  MHD's nine-field
+     * ring in 32 x 4 tiles (172 kB), MHD with entropy's shape for eight. */
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR, 0, 8,
+     {32, 4, 1, 128, true, true, AC_SHOCK_AT_USE}},
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_PSCALAR, AC_KERNEL_HYPER3, 8,
+     {32, 8, 1, 128, true, true, AC_SHOCK_AT_USE}},
     /* MHD with entropy (eight fields; issue 26).  In double the column
      * below in registers spills 268 bytes a thread (ptxas, 255 registers;
-     * 340 with shock viscosity), so it goes to shared memory with w loaded
-     * late, as MHD with hyperdiffusion does: no spill (28 bytes with
-     * hyperdiffusion and shock viscosity together).  The ring of two planes
-     * ahead and the column take 264 kB, more than an SM has: one plane
-     * ahead (228 kB).  The shock profile read where it is used (the energy
-     * equation reads it inside physics_rhs).  Not tuned on the device yet. */
-    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 8, {32, 8, 1, 128, true, true, AC_SHOCK_AT_USE}},
-    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 4, {32, 8, 2, 256, false, false, AC_SHOCK_AT_USE}},
+     * 340 with shock viscosity), so it goes to shared memory.  The ring of
+     * two planes ahead and the column take 264 kB, more than an SM has: one
+     * plane ahead (228 kB).  w loaded at the point's start: 6 % faster than
+     * late (ab-entropy.log of 2026-11-24-h100-d21fa78).  The shock profile
+     * read where it is used (the energy equation reads it inside
+     * physics_rhs). */
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 8, {32, 8, 1, 128, true, false, AC_SHOCK_AT_USE}},
+    /* In single precision 32 x 4 tiles, one plane ahead: two blocks an SM
+     * (70 kB each), 2 % faster than one 32 x 8 block (118 kB) two planes
+     * ahead; ab-entropy.log of 2026-11-24-h100-d6193d7. */
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 4, {32, 4, 1, 256, false, false, AC_SHOCK_AT_USE}},
     /* hydro with entropy (five fields): hydro's shapes, the shock profile
      * where it is used; not tuned yet. */
     {AC_MODULE_HYDRO | AC_MODULE_ENTROPY, 0, 8, {32, 4, 2, 256, false, false, AC_SHOCK_AT_USE}},

@@ -240,9 +240,9 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
  * s, for configuration CONFIG (schedules.cuh: its fields, kernel terms and
  * schedule; p: the parameters of its terms, physics.h).  Block b takes column of tiles b % columns (x fastest, so that
  * the blocks running together share their rims in L2) and the b /
- * columns-th of `runs` runs up it.  periodic: y and z ghost values are read
- * from the periodic images, and x ghost values too if wrap_x
- * (stream_wraps_x); the caller fills the others.  w_in is read unless
+ * columns-th of `runs` runs up it.  wrap_x, wrap_y, wrap_z: the ghost
+ * values along that axis are read from the periodic images (x only where
+ * stream_wraps_x); the caller fills the others (a wall's, a subdomain's).  w_in is read unless
  * substep == 0 and w_out written unless it is NULL; out may be w_in's
  * arrays (each point reads its w before writing).  DEVICE_DT: driven by
  * the device-side CFL loop (step, kernels.h): the step's length is not dt
@@ -260,8 +260,8 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s, ac_physics_params p,
-    AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs, bool periodic, bool wrap_x,
-    const real *zeta)
+    AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs, bool wrap_x, bool wrap_y,
+    bool wrap_z, const real *zeta)
 {
     constexpr unsigned MODULES = ac_config_modules(CONFIG), TERMS = ac_config_physics_terms(CONFIG);
     constexpr bool SIXTH = ac_config_needs(CONFIG) & AC_NEEDS_SIXTH, SHOCK = TERMS & AC_TERM_SHOCK;
@@ -303,7 +303,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     for (int q = 0; q < T::COPIES; ++q) {
         const int e = threadIdx.x + TX * threadIdx.y + q * T::THREADS;
         const int a = e % (T::W / T::CHUNK), b = e / (T::W / T::CHUNK);
-        const int x = x0 + a * T::CHUNK, y = AC_FN(wrapped)(j0 - AC_GHOST + b, s.n[1], periodic) + s.lo[1];
+        const int x = x0 + a * T::CHUNK, y = AC_FN(wrapped)(j0 - AC_GHOST + b, s.n[1], wrap_y) + s.lo[1];
         /* whole pieces of the x ghost zones are periodic images n to the side */
         const int source_x = !wrap_x ? x : x < s.lo[0] ? x + s.n[0] : x >= s.lo[0] + s.n[0] ? x - s.n[0] : x;
         piece_src[q] = source_x + s.stride[1] * y;
@@ -331,13 +331,13 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     }
 
     /* plane t of the run is padded z index plane_z(t); the first LEAD are queued here */
-    int queued_z = AC_FN(wrapped)(k_first - AC_GHOST, s.n[2], periodic) + s.lo[2];
+    int queued_z = AC_FN(wrapped)(k_first - AC_GHOST, s.n[2], wrap_z) + s.lo[2];
 #pragma unroll
     for (int t = 0; t < LEAD; ++t) {
         if (t < planes)
             AC_FN(queue_plane)<T>(ring + t * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
         __pipeline_commit();
-        queued_z = periodic && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+        queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
     }
 
     int newest = 0; /* ring slot of the newest plane */
@@ -351,7 +351,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         if (it + LEAD < planes) {
             const int slot = newest + LEAD < T::RING ? newest + LEAD : newest + LEAD - T::RING;
             AC_FN(queue_plane)<T>(ring + slot * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
-            queued_z = periodic && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+            queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
         }
         __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
         if (active) {
@@ -534,7 +534,7 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
                                  ac_point_params p, AC_FN(stencil_scales) c, int substep, real dt,
-                                 ac_device_step step, int runs, bool periodic, bool wrap_x, ac_mhd_params q,
+                                 ac_device_step step, int runs, bool wrap_x, bool wrap_y, bool wrap_z, ac_mhd_params q,
                                  ac_hyper_params h, ac_gas_params e, const real *zeta, ac_table_params t)
 {
     constexpr bool gas = (ac_config_modules(CONFIG) & AC_MODULE_ENTROPY) != 0;
@@ -543,5 +543,5 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(
         in, out, w_in, w_out, s,
         ac_physics_params_with_table(ac_physics_params_with_gas(&p, &q, &h, gas ? &e : NULL), &t), c, substep, dt,
-        step, runs, periodic, wrap_x, zeta);
+        step, runs, wrap_x, wrap_y, wrap_z, zeta);
 }
