@@ -162,14 +162,16 @@ static constexpr ac_schedule_row ac_schedules[] = {
      * below in registers spills 268 bytes a thread (ptxas, 255 registers;
      * 340 with shock viscosity), so it goes to shared memory.  The ring of
      * two planes ahead and the column take 264 kB, more than an SM has: one
-     * plane ahead (228 kB).  w loaded at the point's start: 6 % faster than
-     * late (ab-entropy.log of 2026-11-24-h100-d21fa78).  The shock profile
+     * plane ahead (228 kB).  w loaded at the point's start, faster than late
+     * (ab-entropy.log of 2026-11-24-h100-d21fa78).  The shock profile
      * read where it is used (the energy equation reads it inside
      * physics_rhs). */
     {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 8, {32, 8, 1, 128, true, false, AC_SHOCK_AT_USE}},
     /* In single precision 32 x 4 tiles, one plane ahead: two blocks an SM
-     * (70 kB each), 2 % faster than one 32 x 8 block (118 kB) two planes
-     * ahead; ab-entropy.log of 2026-11-24-h100-d6193d7. */
+     * (70 kB each), faster than one 32 x 8 block (118 kB) two planes ahead
+     * and than the other shapes tried (ab-entropy.log of
+     * 2026-11-24-h100-d6193d7, ab-variants.log of 2026-11-24-h100-b0889c3
+     * and -a5352dc). */
     {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY, 0, 4, {32, 4, 1, 256, false, false, AC_SHOCK_AT_USE}},
     /* hydro with entropy (five fields): hydro's shapes, the shock profile
      * where it is used; not tuned yet. */
