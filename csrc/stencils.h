@@ -203,7 +203,7 @@ AC_INLINE real del6_at(const real *f, const ptrdiff_t stride[3], const real inv_
 
 
 /* exp in the working precision.  AC_EXP_FN: the same exp with vector
- * variants, for a CPU loop vectorised across points (cpu/kernels_impl.h). */
+ * variants, for a CPU loop vectorised across points (cpu/rows_impl.h). */
 AC_INLINE real ac_exp(real x)
 {
 #if defined(AC_EXP_FN)

@@ -356,32 +356,6 @@ static inline __attribute__((always_inline)) void AC_FN(row_span_substep)(const 
     }
 }
 
-/* Asks the cache for what the sweep below reads AC_PREFETCH_PLANES planes
- * later: the input rows that plane brings into the stencil of y-block jb
- * (two rows per row of the block, which covers the block and its ghost
- * rows) and, where the substep reads it, the row of w.  Rows are short (one x line), too short for the
- * hardware prefetcher to learn; without this the sweep waits on memory. */
-
-static void AC_FN(prefetch_ahead)(const ac_grid *g, const AC_FN(row_job) *job, int block_start, int j, int k,
-                                   int reads_w)
-{
-    const int block_row = j - block_start;
-    const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
-    const int kz = k + AC_PREFETCH_PLANES;
-    if (kz >= g->n[2])
-        return;
-    for (int f = 0; f < AC_NUM_FIELDS; ++f) {
-        for (int q = 0; q < 2; ++q) {
-            const int jy = block_start - AC_GHOST + 2 * block_row + q;
-            if (jy >= g->n[1] + AC_GHOST)
-                break;
-            ac_prefetch_bytes(job->in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST), row_bytes, 0);
-        }
-        if (reads_w)
-            ac_prefetch_bytes(job->w[f] + ac_grid_index(g, 0, j, kz), g->n[0] * (int)sizeof(real), 1);
-    }
-}
-
 /* One substep over the region r of the grid: the whole 55-point update (seed
  * Alg. 2), or the 19-point method's first pass (seed Alg. 3).  `in` has its
  * ghost zones filled; w is updated and `out` written. */
@@ -406,7 +380,9 @@ void AC_FN(substep)(const ac_grid *g, const ac_region *r, ac_method method, void
                 for (int k = r->lo[2]; k < r->hi[2]; ++k) {
                     const int block_start = r->lo[1] + jb * AC_Y_BLOCK;
                     for (int j = block_start; j < r->hi[1] && j < block_start + AC_Y_BLOCK; ++j) {
-                        AC_FN(prefetch_ahead)(g, &job, block_start, j, k, substep > 0);
+                        /* rows are too short for the hardware prefetcher to learn: without this the sweep waits on memory */
+                        ac_prefetch_ahead(g, (void *const *)job.in, substep > 0 ? (void *const *)job.w : NULL,
+                                          AC_NUM_FIELDS, (int)sizeof(real), block_start, j, k);
                         AC_FN(row_span_substep)(g, &job, r->lo[0], r->hi[0], j, ac_same_plane(g, k), scratch, substep, method);
                     }
                 }

@@ -42,6 +42,31 @@ static inline void ac_prefetch_bytes(const void *p, int bytes, int for_writing)
             __builtin_prefetch(c + b, 0, 3);
 }
 
+/* Asks the cache for what a sweep of y-blocks along z reads
+ * AC_PREFETCH_PLANES planes after plane k: the rows of each field of `in`
+ * that plane brings into the stencil of row j of the block starting at
+ * block_start (two rows per row of the block, which covers the block and
+ * its ghost rows) and, with w (else NULL), the row of w.  `bytes`: of an
+ * element. */
+static inline void ac_prefetch_ahead(const ac_grid *g, void *const in[], void *const w[], int fields, int bytes,
+                                     int block_start, int j, int k)
+{
+    const int kz = k + AC_PREFETCH_PLANES, block_row = j - block_start;
+    if (kz >= g->n[2])
+        return;
+    for (int f = 0; f < fields; ++f) {
+        for (int q = 0; q < 2; ++q) {
+            const int jy = block_start - AC_GHOST + 2 * block_row + q;
+            if (jy >= g->n[1] + AC_GHOST)
+                break;
+            ac_prefetch_bytes((const char *)in[f] + bytes * ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST),
+                              (g->n[0] + 2 * AC_GHOST) * bytes, 0);
+        }
+        if (w)
+            ac_prefetch_bytes((const char *)w[f] + bytes * ac_grid_index(g, 0, j, kz), g->n[0] * bytes, 1);
+    }
+}
+
 static inline int ac_mod(int p, int n)
 {
     const int r = p % n;

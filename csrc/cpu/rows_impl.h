@@ -417,7 +417,6 @@ void AC_FN(substep_rows)(const ac_grid *g, const ac_region *r, void *const in[AC
                          double dt, int *failed)
 {
     const AC_FN(rows_job) job = AC_FN(make_rows_job)(g, in, out, w, zeta, substep, dt);
-    const int row_bytes = (g->n[0] + 2 * AC_GHOST) * (int)sizeof(real);
     const int y_blocks = (r->hi[1] - r->lo[1] + AC_Y_BLOCK - 1) / AC_Y_BLOCK;
     int missing = 0;
 #pragma omp parallel reduction(| : missing)
@@ -432,15 +431,8 @@ void AC_FN(substep_rows)(const ac_grid *g, const ac_region *r, void *const in[AC
                 for (int k = r->lo[2]; k < r->hi[2]; ++k) {
                     const int block_start = r->lo[1] + jb * AC_Y_BLOCK;
                     for (int j = block_start; j < r->hi[1] && j < block_start + AC_Y_BLOCK; ++j) {
-                        const int kz = k + AC_PREFETCH_PLANES, block_row = j - block_start;
-                        if (kz < g->n[2]) /* the rows this block's stencils read two planes on */
-                            for (int f = 0; f < job.fields; ++f)
-                                for (int q = 0; q < 2; ++q) {
-                                    const int jy = block_start - AC_GHOST + 2 * block_row + q;
-                                    if (jy < g->n[1] + AC_GHOST)
-                                        ac_prefetch_bytes(job.in[f] + ac_grid_index(g, -AC_GHOST, jy, kz + AC_GHOST),
-                                                              row_bytes, 0);
-                                }
+                        ac_prefetch_ahead(g, (void *const *)job.in, NULL, job.fields, (int)sizeof(real), block_start,
+                                          j, k);
                         AC_FN(rows_span)(g, &job, r->lo[0], r->hi[0], j, ac_same_plane(g, k), pencil);
                     }
                 }
