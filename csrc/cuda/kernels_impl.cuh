@@ -696,35 +696,38 @@ extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *cons
     return ac_cuda_record(cudaGetLastError(), "wall_ghosts_kernel launch");
 }
 
-/* Before a whole-grid substep: the ghost zones the streaming kernel does
- * not read from periodic images -- a wall axis's (after the wall values of
- * 'a' and 'set'), and x's where the kernel cannot wrap it (stream_wraps_x)
- * -- filled axis by axis as cuda_fill_walls does; *wraps: the axes it
- * wraps (bit a: axis a).  A periodic grid's y and z are never filled. */
+/* The ghost zones of the fields under the grid's walls: the wall values of
+ * 'a' and 'set', then axis by axis (periodic, or each wall face by its
+ * kind) but the axes of mask `skip`. */
+static ac_status AC_FN(fill_ghosts_but)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], unsigned skip,
+                                        cudaStream_t stream)
+{
+    if (g->bc.walls && AC_FN(cuda_set_walls)(g, fields_, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    for (int axis = 0; axis < 3; ++axis)
+        if (!(skip & 1u << axis) && AC_FN(cuda_fill_ghost_axis_bc)(g, fields_, axis, stream) != AC_OK)
+            return AC_ERR_DEVICE;
+    return AC_OK;
+}
+
+/* Before a whole-grid substep: *wraps, the axes whose ghost values the
+ * streaming kernel reads from periodic images (bit a: axis a; every
+ * periodic axis, x only where stream_wraps_x), and the ghost zones of the
+ * others.  A periodic grid's y and z are never filled. */
 static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
                                               const AC_FN(shape) & s, unsigned *wraps, cudaStream_t stream)
 {
     *wraps = 0;
-    if (g->bc.walls && AC_FN(cuda_set_walls)(g, in_, stream) != AC_OK)
-        return AC_ERR_DEVICE;
-    for (int axis = 0; axis < 3; ++axis) {
+    for (int axis = 0; axis < 3; ++axis)
         if (!ac_boundaries_wall_axis(&g->bc, axis) && (axis > 0 || AC_FN(stream_wraps_x)(s)))
             *wraps |= 1u << axis;
-        else if (AC_FN(cuda_fill_ghost_axis_bc)(g, in_, axis, stream) != AC_OK)
-            return AC_ERR_DEVICE;
-    }
-    return AC_OK;
+    return AC_FN(fill_ghosts_but)(g, in_, *wraps, stream);
 }
 
 /* Every ghost zone of the fields under the grid's walls. */
 extern "C" ac_status AC_FN(cuda_fill_walls)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], cudaStream_t stream)
 {
-    if (AC_FN(cuda_set_walls)(g, fields_, stream) != AC_OK)
-        return AC_ERR_DEVICE;
-    for (int axis = 0; axis < 3; ++axis)
-        if (AC_FN(cuda_fill_ghost_axis_bc)(g, fields_, axis, stream) != AC_OK)
-            return AC_ERR_DEVICE;
-    return AC_OK;
+    return AC_FN(fill_ghosts_but)(g, fields_, 0u, stream);
 }
 
 /* Gravity (terms/gravity.h) after a substep's kernel over region r: du/dt
