@@ -18,20 +18,29 @@ from .simulation import Simulation
 
 def check_bench_options(args):
     """Refuse `astaroth bench` options that the benchmark asked for would
-    ignore (args: the parsed command line, --methods None when not given)."""
-    given = []
-    if args.methods and "19p" in args.methods and (args.terms or args.physics == "mhd" or
-                                                   getattr(args, "energy", "isothermal") == "entropy"):
-        raise ValueError("--methods 19p does not apply to --terms or --physics mhd (nor to --energy entropy): "
-                         "hyperdiffusion, shock viscosity, MHD and entropy run with the 55-point method only (leave out --methods, or give 55p)")
-    if args.sweeps:
-        if args.terms:
-            given.append("--terms")
-        if args.physics != "hydro":
-            given.append(f"--physics {args.physics}")
-        if given:
-            raise ValueError(f"--sweeps times hydrodynamic parameter sweeps; {' and '.join(given)} do not apply "
-                             f"to it (run them as separate benchmarks)")
+    ignore (args: the parsed command line, --methods None when not given).
+
+    --walls, --energy entropy, --terms and --sweeps are four benchmarks, one
+    at a time; the first three time the 55-point method only, --sweeps
+    hydrodynamics only, and --physics all goes with the first three."""
+    energy = getattr(args, "energy", "isothermal") == "entropy"
+    walls = getattr(args, "walls", False)
+    chosen = [name for name, on in (("--walls", walls), ("--energy entropy", energy), ("--terms", args.terms),
+                                    ("--sweeps", args.sweeps)) if on]
+    if len(chosen) > 1:
+        listed = ", ".join(chosen[:-1]) + " and " + chosen[-1]
+        raise ValueError(f"{listed} are {len(chosen)} benchmarks, which run one at a time: give one "
+                         f"of them (a second command runs the other)")
+    if args.methods and "19p" in args.methods and (args.terms or args.physics == "mhd" or energy or walls):
+        raise ValueError("--methods 19p does not apply to --terms or --physics mhd (nor to --energy entropy or "
+                         "--walls): hyperdiffusion, shock viscosity, MHD, entropy and walls run with the 55-point "
+                         "method only (leave out --methods, or give 55p)")
+    if args.sweeps and args.physics != "hydro":
+        raise ValueError(f"--sweeps times hydrodynamic parameter sweeps; --physics {args.physics} does not apply "
+                         f"to it (run them as separate benchmarks)")
+    if args.physics == "all" and not (args.terms or walls or energy):
+        raise ValueError("--physics all goes with --terms, --walls or --energy entropy (the other benchmarks take "
+                         "hydro or mhd)")
 
 
 BYTES_PER_POINT = {"float32": 160, "float64": 320}  # minimum traffic per full step (docs/performance/index.md)

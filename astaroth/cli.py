@@ -317,17 +317,12 @@ def cmd_bench(args):
         why = ("this build has no CUDA backend (nvcc was not found when it was installed)"
                if "cuda" not in _core.compiled_backends() else "the CUDA backend is built, but no GPU is visible")
         raise RunError(f"--backend cuda: no GPU is usable here: {why}; use --backend cpu")
-    if args.physics == "all" and not (args.terms or args.walls or args.energy == "entropy"):
-        raise RunError("--physics all goes with --terms, --walls or --energy entropy (the other benchmarks take "
-                       "hydro or mhd)")
     from .bench import check_bench_options
-    check_bench_options(args)
+    try:
+        check_bench_options(args)
+    except ValueError as e:
+        raise RunError(str(e)) from None
     args.methods = args.methods or ["55p", "19p"]
-    if args.walls and args.energy == "entropy":
-        raise RunError("--walls and --energy entropy are two benchmarks; give one of them")
-    if args.energy == "entropy" and (args.terms or args.sweeps):
-        raise RunError("--energy entropy times the energy equation beside the isothermal run; "
-                       "--terms and --sweeps do not apply to it")
     if args.walls or args.energy == "entropy":  # beside the periodic or isothermal run, 55p
         from .bench import run_entropy_bench, run_walls_bench
 

@@ -378,9 +378,15 @@ def test_restart_from_a_damaged_checkpoint_names_it(tmp_path, capsys, damage):
 @pytest.mark.parametrize("argv, words", [
     (["--methods", "19p", "--terms"], "--methods 19p does not apply to --terms or --physics mhd"),
     (["--methods", "55p", "19p", "--physics", "mhd"], "--methods 19p does not apply"),
-    (["--sweeps", "--physics", "mhd"], "--physics mhd do not apply"),
-    (["--sweeps", "--terms"], "--terms do not apply"),
-    (["--sweeps", "--terms", "--physics", "all"], "--terms and --physics all do not apply"),
+    (["--sweeps", "--physics", "mhd"], "--physics mhd does not apply"),
+    (["--sweeps", "--terms"], "--terms and --sweeps are 2 benchmarks"),
+    (["--sweeps", "--terms", "--physics", "all"], "--terms and --sweeps are 2 benchmarks"),
+    (["--walls", "--terms"], "--walls and --terms are 2 benchmarks"),
+    (["--walls", "--sweeps"], "--walls and --sweeps are 2 benchmarks"),
+    (["--walls", "--energy", "entropy"], "--walls and --energy entropy are 2 benchmarks"),
+    (["--energy", "entropy", "--terms", "--sweeps"], "--energy entropy, --terms and --sweeps are 3 benchmarks"),
+    (["--walls", "--methods", "19p"], "--methods 19p does not apply"),
+    (["--physics", "all"], "--physics all goes with --terms, --walls or --energy entropy"),
 ])
 def test_bench_refuses_options_that_do_not_apply(argv, words, capsys):
     assert main(["bench", "--backend", "cpu"] + argv) == 2
