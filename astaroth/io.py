@@ -10,6 +10,7 @@ an earlier file of that name.  Needs h5py (``pip install ".[io]"``).
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 
 import numpy as np
@@ -41,31 +42,40 @@ def _umask():
     return mask
 
 
+def refuse_read_only(path, what):
+    """PermissionError naming `path` (a `what`, e.g. "snapshot") where it
+    exists and no one may write it (e.g. mode 0444), even as root: replacing
+    it would undo its protection.  Returns the mode of an existing `path`,
+    None where there is none."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if not mode & 0o222:
+        raise PermissionError(errno.EACCES, f"cannot write the {what} {path}: it exists and is read-only (mode "
+                                            f"{mode & 0o777:04o}); make it writable (chmod u+w) to replace it, "
+                                            f"or write elsewhere")
+    return mode
+
+
 @contextlib.contextmanager
 def atomic_path(path, what):
     """A temporary path beside `path`: what the block writes there replaces
     `path` at once when the block succeeds (flushed to disk first, with the
-    mode a new file would get under the umask), and is removed when it fails.
+    mode of the file it replaces, or where there is none the mode a new
+    file would get under the umask), and is removed when it fails.
     An existing `path` that no one may write (e.g. mode 0444) is refused
-    with PermissionError before any work, even as root: replacing it would
-    undo its protection.  An OSError names `path` and `what` it is, never
-    the temporary file."""
+    with PermissionError before any work (refuse_read_only).  An OSError
+    names `path` and `what` it is, never the temporary file."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and not mode & 0o222:
-        raise PermissionError(errno.EACCES, f"cannot write the {what} {path}: it exists and is read-only (mode "
-                                            f"{mode & 0o777:04o}); make it writable (chmod u+w) to replace it, "
-                                            f"or write elsewhere")
+    mode = refuse_read_only(path, what)
     try:
         fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=os.path.splitext(path)[1], dir=folder)
         os.close(fd)
         yield tmp
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files
+        os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())  # mkstemp makes 0600 files
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)

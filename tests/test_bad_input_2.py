@@ -469,3 +469,14 @@ def test_a_read_only_snapshot_is_not_replaced(snapshot):
     finally:
         os.chmod(snapshot, 0o644)
     flow().save(snapshot)  # writable again: replaced as before
+
+
+def test_a_replaced_snapshot_keeps_its_mode(snapshot):
+    """Replacing a writable snapshot (written beside it, then renamed over it) keeps the mode it had."""
+    os.chmod(snapshot, 0o640)
+    flow().save(snapshot)
+    assert os.stat(snapshot).st_mode & 0o777 == 0o640
+    xdmf = os.path.splitext(snapshot)[0] + ".xdmf"
+    os.chmod(xdmf, 0o600)
+    flow().save(snapshot)
+    assert os.stat(xdmf).st_mode & 0o777 == 0o600 and os.stat(snapshot).st_mode & 0o777 == 0o640
