@@ -647,13 +647,16 @@ def write_var(sim, datadir, varfile="var.dat"):
     with gravity); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``, the
     walls, ... as always.  A ``dim.dat`` or ``param.nml`` already in
     `datadir` for another grid, box, walls (``lperi``) or ``gamma`` is
-    refused with a ``ValueError``.  The points are written where ``sim.x``
+    refused with a ``ValueError``, and one of the files above that exists
+    read-only (e.g. mode 0444) with a ``PermissionError``, before any is
+    written (even as root).  The points are written where ``sim.x``
     has them; the Pencil Code puts a periodic axis's at
     ``x0 + (i + 1/2) dx`` and a wall axis's at ``x0 + i dx``, as
     ``read_var`` gives.
 
     Returns the path of the snapshot written.
     """
+    from . import io as _io
     from .simulation import Simulation
     if not isinstance(sim, Simulation):
         raise TypeError(f"sim must be an astaroth.Simulation, got {type(sim).__name__}")
@@ -680,13 +683,15 @@ def write_var(sim, datadir, varfile="var.dat"):
     path = os.path.join(datadir, "proc0", varfile)
     if not sim.is_root:  # a grid split over MPI ranks: every rank gathered the fields above, rank 0 writes
         return path
+    written = [(path, "Pencil Code snapshot")] + [(os.path.join(datadir, *name), "Pencil Code file") for name in (
+        ("proc0", "grid.dat"), ("allprocs", "grid.dat"), ("dim.dat",), ("proc0", "dim.dat"), ("index.pro",))]
+    for name, what in written:  # before any of them is written: a read-only one is refused, even as root
+        _io.refuse_read_only(name, what)
     for sub in ("proc0", "allprocs"):
         os.makedirs(os.path.join(datadir, sub), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as out:
+    with _io.atomic_path(path, "Pencil Code snapshot") as tmp, open(tmp, "wb") as out:
         _write_record(out, f)
         _write_record(out, np.concatenate([t, *ghosted, spacing]))
-    os.replace(tmp, path)
 
     inverse = [np.full(mm, 1 / d if n > 1 else 0.0, dtype=dtype) for mm, d, n in zip(m, sim.spacing, shape)]
     for grid in (os.path.join(datadir, "proc0", "grid.dat"), os.path.join(datadir, "allprocs", "grid.dat")):

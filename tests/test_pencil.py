@@ -248,6 +248,37 @@ def test_written_into_an_existing_pencil_data_dir(tmp_path):
     assert open(tmp_path / "data" / "param.nml").read() == open(os.path.join(HYDRO, "data", "param.nml")).read()
 
 
+@pytest.mark.parametrize("name", [("proc0", "var.dat"), ("proc0", "grid.dat"), ("allprocs", "grid.dat"),
+                                  ("dim.dat",), ("index.pro",)])
+def test_a_read_only_pencil_file_is_not_replaced(tmp_path, name):
+    """Issue 28 item 21 for save_pencil: a read-only file it would write is refused before any is written
+    (as root too, where open() and os.replace would succeed), and nothing in the directory changes."""
+    sim = pencil.read_var(HYDRO, "VAR0", backend="cpu")
+    sim.save_pencil(tmp_path / "data")
+    target = tmp_path.joinpath("data", *name)
+    before = {p: p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file()}
+    os.chmod(target, 0o444)
+    try:
+        sim.step(0.02)
+        with pytest.raises(PermissionError, match=rf"{name[-1]}: it exists and is read-only \(mode 0444\)"):
+            sim.save_pencil(tmp_path / "data")
+        assert {p: p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file()} == before
+        assert os.stat(target).st_mode & 0o777 == 0o444
+    finally:
+        os.chmod(target, 0o644)
+    sim.save_pencil(tmp_path / "data")  # writable again: written as before
+    assert pencil.read_var(tmp_path / "data", backend="cpu").t == sim.t
+
+
+def test_rewritten_var_dat_keeps_its_mode(tmp_path):
+    sim = pencil.read_var(HYDRO, "VAR0", backend="cpu")
+    path = sim.save_pencil(tmp_path / "data")
+    os.chmod(path, 0o640)
+    sim.save_pencil(tmp_path / "data")
+    assert os.stat(path).st_mode & 0o777 == 0o640
+    assert not [p for p in os.listdir(tmp_path / "data" / "proc0") if p.startswith(".tmp-") or p.endswith(".tmp")]
+
+
 def test_write_refuses_another_grid_or_box(tmp_path):
     shutil.copytree(os.path.join(HYDRO, "data"), tmp_path / "data")
     with pytest.raises(ValueError, match="cparam.local"):
