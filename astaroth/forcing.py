@@ -47,6 +47,32 @@ NORMALIZATIONS = ("per_k", "mean_k")
 MAX_RELHEL = 1e150
 
 
+def _finite_real(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    return value
+
+
+def _check_f0(f0):
+    if _finite_real(f0, "f0") < 0:
+        raise ValueError(f"f0 must be >= 0, got {f0}")
+    return f0
+
+
+def _check_relhel(relhel):
+    if abs(_finite_real(relhel, "relhel")) > MAX_RELHEL:
+        raise ValueError(f"relhel must lie in [-{MAX_RELHEL:g}, {MAX_RELHEL:g}], got {relhel:g}: each step's "
+                         f"forcing is divided by sqrt(1 + relhel^2), which overflows beyond that and would "
+                         f"silently switch the forcing off (|relhel| = 1 is maximally helical)")
+    return relhel
+
+
+def _check_seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2 ** 64:
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    return seed
+
+
 def _integer_vectors(vectors):
     """`vectors` checked as a non-empty (n, 3) array of nonzero integer wave
     vectors (units of 2 pi / L), as float64."""
@@ -69,6 +95,10 @@ def _integer_vectors(vectors):
 
 class Forcing:
     """Forcing parameters: ``sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=1)``.
+
+    f0, relhel and seed may be set on the object later, checked as in the
+    constructor; a simulation takes the values when the forcing is assigned
+    (``sim.forcing = forcing``), so assign it again after a change.
 
     Parameters
     ----------
@@ -109,18 +139,11 @@ class Forcing:
             raise ValueError("kav goes with wavevectors: a shell's kav is the mean |k| of its vectors")
         kmin = 1.0 if kmin is None and not explicit else kmin
         kmax = 2.0 if kmax is None and not explicit else kmax
-        checked = (("f0", f0), ("relhel", relhel)) + ((("kmin", kmin), ("kmax", kmax)) if not explicit else ())
-        for name, v in checked:
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
-                raise TypeError(f"{name} must be a finite real number, got {v!r}")
-        if f0 < 0:
-            raise ValueError(f"f0 must be >= 0, got {f0}")
-        if abs(relhel) > MAX_RELHEL:
-            raise ValueError(f"relhel must lie in [-{MAX_RELHEL:g}, {MAX_RELHEL:g}], got {relhel:g}: each step's "
-                             f"forcing is divided by sqrt(1 + relhel^2), which overflows beyond that and would "
-                             f"silently switch the forcing off (|relhel| = 1 is maximally helical)")
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2 ** 64:
-            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+        _check_f0(f0)
+        _check_relhel(relhel)
+        for name, v in ((("kmin", kmin), ("kmax", kmax)) if not explicit else ()):
+            _finite_real(v, name)
+        _check_seed(seed)
         if normalize not in NORMALIZATIONS:
             raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got {normalize!r}")
         if explicit:
@@ -133,8 +156,8 @@ class Forcing:
                 kav = float(kav)
         elif kmin <= 0 or kmax < kmin:
             raise ValueError(f"need 0 < kmin <= kmax, got kmin={kmin}, kmax={kmax}")
-        self.kmin, self.kmax, self.f0, self.seed = float(kmin), float(kmax), float(f0), int(seed)
-        self.relhel = float(relhel)
+        self.kmin, self.kmax = float(kmin), float(kmax)
+        self.f0, self.seed, self.relhel = f0, seed, relhel  # the checked properties below
         self.normalize = normalize
         self.explicit = explicit
         self.kdat = None  # the k.dat file the set came from (from_kdat)
@@ -172,6 +195,35 @@ class Forcing:
                       kav=kav if kav > 0 else None)
         forcing.kdat = path
         return forcing
+
+    # f0, relhel and seed are checked when set after construction too (forcing.relhel = 1e308 would
+    # otherwise reach the step loop at the next sim.forcing = forcing and silently switch it off)
+    @property
+    def f0(self):
+        """Strength (eq. 25), >= 0."""
+        return self._f0
+
+    @f0.setter
+    def f0(self, value):
+        self._f0 = float(_check_f0(value))
+
+    @property
+    def relhel(self):
+        """Relative helicity sigma, |sigma| <= MAX_RELHEL."""
+        return self._relhel
+
+    @relhel.setter
+    def relhel(self, value):
+        self._relhel = float(_check_relhel(value))
+
+    @property
+    def seed(self):
+        """Seed of the generator, 0 <= seed < 2**64."""
+        return self._seed
+
+    @seed.setter
+    def seed(self, value):
+        self._seed = int(_check_seed(value))
 
     @staticmethod
     def _shell(kmin, kmax):

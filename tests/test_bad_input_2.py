@@ -259,6 +259,21 @@ def test_relhel_is_bounded_to_where_the_normalisation_is_finite():
     assert ac.analysis.rms(sim, "u") != before  # at the bound the forcing still forces
 
 
+@pytest.mark.parametrize("name, value, error, words", [
+    ("relhel", 1e308, ValueError, "relhel must lie in"), ("relhel", math.inf, TypeError, "relhel must be a finite"),
+    ("f0", -0.1, ValueError, "f0 must be >= 0"), ("f0", "0.1", TypeError, "f0 must be a finite real number"),
+    ("seed", 1.5, ValueError, "seed must be an integer")])
+def test_forcing_values_set_after_construction_are_checked(name, value, error, words):
+    """forcing.relhel = 1e308 on an existing Forcing is refused as in the constructor (it reached the step loop at
+    the next sim.forcing = forcing and switched the forcing off); the value before stays."""
+    forcing = ac.Forcing(f0=0.1, relhel=1.0, seed=3)
+    with pytest.raises(error, match=words):
+        setattr(forcing, name, value)
+    assert (forcing.f0, forcing.relhel, forcing.seed) == (0.1, 1.0, 3)
+    forcing.relhel = -0.5
+    assert forcing.relhel == -0.5 and isinstance(forcing.relhel, float)
+
+
 # --- 16: Ensemble(sim), workers=True ----------------------------------------------------------
 def test_ensemble_of_one_simulation_asks_for_a_sequence():
     sim = flow()
