@@ -21,15 +21,24 @@ def _grid(sim):
 def sine_wave(sim, field="uy", amplitude=1e-3, k=13.0, phase=0.0):
     """field = amplitude sin(k.x + phase), with k a physical wave number along
     x (a number) or a wave vector (three numbers); each component must fit
-    the periodic box (k_a L_a / 2 pi an integer)."""
-    kvec = np.array([k, 0.0, 0.0] if np.ndim(k) == 0 else k, dtype=np.float64)
-    if kvec.shape != (3,):
+    the periodic box (k_a L_a / 2 pi an integer) and, where it is not zero,
+    lie below the grid's Nyquist wave number along an axis of more than one
+    point (as for beltrami_field)."""
+    amplitude, phase = _real_number(amplitude, "amplitude"), _real_number(phase, "phase")
+    if isinstance(k, (str, bytes)) or np.ndim(k) not in (0, 1):
+        raise TypeError(f"k must be a number or three numbers, got {k!r}")
+    components = [k, 0.0, 0.0] if np.ndim(k) == 0 else list(k)
+    if len(components) != 3:
         raise ValueError(f"k must be a number or three numbers, got {k!r}")
-    for ka, L, axis in zip(kvec, sim.box, "xyz"):
+    kvec = np.array([_real_number(ka, f"k along {axis}" if np.ndim(k) else "k")
+                     for ka, axis in zip(components, "xyz")], dtype=np.float64)
+    for ka, L, n, axis in zip(kvec, sim.box, sim.shape, "xyz"):
         m = ka * L / (2 * math.pi)
         if abs(m - round(m)) > 1e-9 * max(1.0, abs(m)):
             raise ValueError(f"k along {axis} = {ka} is not periodic in a box of length {L} "
                              f"(k L / 2 pi = {m:.6g} is not an integer)")
+        if ka != 0:
+            _periodic_wavenumber(sim, ka, "xyz".index(axis))
     x, y, z = _grid(sim)
     sim[field] = amplitude * np.sin(kvec[0] * x + kvec[1] * y + kvec[2] * z + phase)
 

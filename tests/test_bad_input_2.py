@@ -330,6 +330,35 @@ def test_non_numeric_k_and_amplitude_name_the_parameter(kw, error, words):
             init(sim, **kw)
 
 
+@pytest.mark.parametrize("shape, kw, error, words", [
+    ((8, 8, 8), dict(k=4), ValueError, "k = 4 along x is 4 wave lengths in the box, at or past the Nyquist"),
+    ((8, 8, 8), dict(k=(0, 0, -5)), ValueError, "k = -5 along z .* Nyquist wave number nz / 2 = 4"),
+    ((8, 8, 8), dict(), ValueError, "k = 13 along x"),  # the default k = 13 needs 27 points or more
+    ((16, 16, 1), dict(k=(1, 0, 1)), ValueError, "one point along z"),
+    ((1, 16, 16), dict(k=1), ValueError, "one point along x"),
+    ((8, 8, 8), dict(k="1"), TypeError, "k must be a number or three numbers, got '1'"),
+    ((8, 8, 8), dict(k=(1, "a", 0)), TypeError, "k along y must be a real number"),
+    ((8, 8, 8), dict(k=1, amplitude="big"), TypeError, "amplitude must be a real number"),
+    ((8, 8, 8), dict(k=1, amplitude=[1e-3, 2e-3]), TypeError, "amplitude must be a real number"),
+    ((8, 8, 8), dict(k=1, phase=float("nan")), ValueError, "phase must be finite"),
+])
+def test_sine_wave_refuses_what_the_grid_cannot_carry_and_non_numbers(shape, kw, error, words):
+    """sine_wave as beltrami_field and alfven_wave: a wave number at or past Nyquist aliased (sin(4 x) on 8
+    points is zero everywhere), one along a flat axis gave a constant, and a string amplitude a raw
+    UFuncTypeError."""
+    sim = ac.Simulation(shape=shape, backend="cpu")
+    with pytest.raises(error, match=words):
+        ac.init.sine_wave(sim, **kw)
+    assert not np.any(sim["uy"])  # refused before any field is written
+
+
+def test_sine_wave_below_nyquist_and_along_resolved_axes():
+    sim = ac.Simulation(shape=(16, 16, 1), backend="cpu")
+    ac.init.sine_wave(sim, "uy", amplitude=0.5, k=(3, 7, 0), phase=0.25)
+    x, y = np.meshgrid(sim.x, sim.y, indexing="ij")
+    np.testing.assert_allclose(sim["uy"][:, :, 0], 0.5 * np.sin(3 * x + 7 * y + 0.25), rtol=0, atol=1e-15)
+
+
 # --- 18: damaged snapshots ---------------------------------------------------------------------
 @pytest.fixture
 def snapshot(tmp_path):
