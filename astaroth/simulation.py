@@ -920,10 +920,10 @@ class Simulation:
             limits.append((cdt * dxmin / speed, f"{what}, through the Courant limit cdt dxmin / speed"))
         if viscous > 0:
             zeta = self._max_shock_viscosity() if self._nu_shock else 0.0
-            names = [(self._values[n], f"{n} = {self._values[n]:g}") for n in _registry.diffusivities(self._modules)]
-            names.append((zeta, f"nu_shock = {self._nu_shock:g} (max zeta = {zeta:.3g})"))
-            largest = max(names, key=lambda item: item[0])[1]
-            limits.append((cdtv / viscous, f"{largest}, through the diffusive limit cdtv / (nu sum 1/dx^2)"))
+            names = [(self._values[n], f"{n} = {self._values[n]:g}", n) for n in _registry.diffusivities(self._modules)]
+            names.append((zeta, f"nu_shock = {self._nu_shock:g} (max zeta = {zeta:.3g})", "zeta"))
+            _, largest, symbol = max(names, key=lambda item: item[0])
+            limits.append((cdtv / viscous, f"{largest}, through the diffusive limit cdtv / ({symbol} sum 1/dx^2)"))
         hyper = self._hyper_rate()
         if hyper > 0:
             name = max(_registry.diffusivities(self._modules, "sixth"), key=lambda n: self._values[n])

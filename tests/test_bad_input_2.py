@@ -222,18 +222,22 @@ def test_courant_numbers_beyond_rk3s_bounds_are_refused_as_an_explicit_dt_is():
 
 
 # --- 14: absurd step counts --------------------------------------------------------------
-@pytest.mark.parametrize("kw, name", [
-    (dict(nu=1e300), "nu = 1e+300"), (dict(physics="mhd", eta=1e300), "eta = 1e+300"),
-    (dict(nu_hyper3=1e300), "nu_hyper3 = 1e+300"), (dict(diff_hyper3=1e300), "diff_hyper3 = 1e+300"),
-    (dict(nu_shock=1e300), "nu_shock = 1e+300"), (dict(cs=1e300), "sound speed cs = 1e+300"),
+@pytest.mark.parametrize("kw, name, limit", [
+    (dict(nu=1e300), "nu = 1e+300", "cdtv / (nu sum"), (dict(physics="mhd", eta=1e300), "eta = 1e+300", "(eta sum"),
+    (dict(nu_hyper3=1e300), "nu_hyper3 = 1e+300", "(nu_hyper3 sum 1/dx^6)"),
+    (dict(diff_hyper3=1e300), "diff_hyper3 = 1e+300", "(diff_hyper3 sum 1/dx^6)"),
+    (dict(nu_shock=1e300), "nu_shock = 1e+300", "(zeta sum"), (dict(cs=1e300), "sound speed cs = 1e+300", "Courant"),
+    (dict(energy="entropy", chi=1e300), "chi = 1e+300", "(chi sum"),
+    (dict(passive_scalar=True, pscalar_diff=1e300), "pscalar_diff = 1e+300", "(pscalar_diff sum"),
 ])
-def test_a_run_of_absurdly_many_steps_is_refused_naming_the_parameter(kw, name):
+def test_a_run_of_absurdly_many_steps_is_refused_naming_the_parameter(kw, name, limit):
     sim = flow(**kw)
     sim["ux"] = 0.1 * np.sin(sim.x)[:, None, None]  # compressive, for the shock viscosity
     start = time.perf_counter()
     with pytest.raises(ValueError, match="more than 1e\\+12") as info:
         sim.run(until=0.01)
     assert name in str(info.value) and sim.steps == 0 and time.perf_counter() - start < 10
+    assert limit in str(info.value)  # the limit written with the parameter that sets it
 
 
 def test_a_fixed_dt_of_absurdly_many_steps_is_refused():
