@@ -175,7 +175,10 @@ def _recorded_parameters(attrs):
             out[key] = bool(value) if isinstance(value, np.bool_) else (str(value) if isinstance(value, str) else value)
     for name in registry.NAMES:
         if name in attrs:
-            value = np.asarray(attrs[name], dtype=np.float64)
+            try:
+                value = np.asarray(attrs[name], dtype=np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(f"attribute {name!r} is {attrs[name]!r}, not a number") from None
             out[name] = tuple(float(v) for v in value.ravel()) if registry.row(name)["kind"] == "vector" else float(value)
     return out
 
@@ -229,6 +232,7 @@ def _load(path, h5py, backend, comm, exchange, parameters):
             value = value.decode() if isinstance(value, bytes) else value
             known = dict((sw["keyword"], sw["values"]) for sw in registry.switches())[key]
             if value not in known:
+                value = value.item() if isinstance(value, np.generic) else value  # 3, not np.int64(3)
                 raise ValueError(f"{path}: attribute {key!r} is {value!r}, which this version does not know "
                                  f"(one of {', '.join(map(str, known))}); it was written by another program or a "
                                  f"newer version")

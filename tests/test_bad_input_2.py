@@ -376,6 +376,20 @@ def test_a_snapshot_of_unknown_physics_is_refused_naming_the_file(snapshot):
         ac.load(snapshot)
 
 
+@pytest.mark.parametrize("key, value, words", [
+    ("eta", "x", r"snap.h5: the recorded parameters are not valid: attribute 'eta' is 'x', not a number"),
+    ("nu", b"fast", r"attribute 'nu' is 'fast', not a number"),
+    ("physics", 3, r"snap.h5: attribute 'physics' is 3, which this version does not know"),
+])
+def test_a_snapshot_attribute_of_the_wrong_kind_is_named(snapshot, key, value, words):
+    with h5py.File(snapshot, "r+") as f:
+        if key == "eta":
+            f.attrs["physics"] = "mhd"
+        f.attrs[key] = value
+    with pytest.raises(ValueError, match=words):
+        ac.load(snapshot)
+
+
 def test_a_forged_mhd_snapshot_without_eta_names_what_it_lacks(tmp_path):
     sim = mhd((8, 8, 8))
     path = sim.save(tmp_path / "mhd.h5")
