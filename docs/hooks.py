@@ -28,12 +28,7 @@ PAGE = "reference/parameters.md"
 
 # Pages in the navigation that a part of the package still to come writes; until
 # the file exists, a short page says so (the file, once there, is used as it is).
-PLANNED = {
-    "pencil.md": "# Pencil Code files\n\nReading a Pencil Code run directory (`var.dat`, `param.nml`, "
-                 "`time_series.dat`) into a `Simulation`, and writing a `var.dat` that the Pencil Code "
-                 "continues from, are planned. Until then, [Coming from the Pencil Code](pencil-code.md) "
-                 "maps its parameter names to ours.\n",
-}
+PLANNED = {}
 
 _QUERY = r"""
 import json, math
