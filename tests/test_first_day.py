@@ -45,6 +45,34 @@ def write(tmp_path, physics="", initial="", forcing=""):
     return str(path)
 
 
+# --- item 1: the README as a front page, every notebook in the site with its figures ---------
+def test_readme_is_a_front_page():
+    readme = (ROOT / "README.md").read_text()
+    lines = readme.splitlines()
+    assert len(lines) <= 150
+    commands = ['pip install ".[io,plot]" && astaroth run', 'pip install ".[test]" && pytest']
+    first_block = readme.split("```sh\n")[1].split("```")[0]
+    assert first_block.split("\n")[:2] == commands  # the first code block holds the two commands
+    assert readme.index("```sh") < readme.index("```python") < readme.index("![")  # commands, example, figure
+    assert readme.count("![") + readme.count("<img") == 1  # one figure
+    for gone in ("DESIGN", "the seed", "ncu", "../shared"):
+        assert gone not in readme, gone
+
+
+def test_every_notebook_is_in_the_site_with_its_figures():
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        link = ROOT / "docs" / "notebooks" / path.name
+        assert link.is_file() and link.resolve() == path.resolve(), path.name
+        assert f": notebooks/{path.name}\n" in nav, path.name
+        nb = json.loads(path.read_text())
+        code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        assert all(c.get("outputs") for c in code), f"{path.name}: a code cell without stored output"
+        plots = any("plt." in "".join(c["source"]) for c in code)
+        images = sum("image/png" in o.get("data", {}) for c in code for o in c["outputs"])
+        assert images >= plots, f"{path.name} plots, but stores no figure"
+
+
 # --- item 2: the default run is turbulent, and says how much -----------------------
 def test_the_default_run_has_a_reynolds_number_of_tens():
     default = config.default()
