@@ -224,12 +224,18 @@ AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_deri
     }
     if (terms & AC_TERM_CONTINUITY)
         continuity_add(modules, d, p, rhs);
-    if (terms & AC_TERM_ADVECTION)
-        advection_add(modules, d, p, rhs);
-    if (terms & AC_TERM_PRESSURE)
-        pressure_add(modules, d, p, rhs);
-    if (terms & AC_TERM_VISCOSITY)
-        viscosity_add(modules, d, p, rhs);
+    /* The momentum equation's first terms component by component (each
+     * component's sum in the order above): the order the GPU compiler
+     * schedules best (benchmarks/results/2026-11-25-h100-*). */
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i) {
+        if (terms & AC_TERM_ADVECTION)
+            advection_add_component(modules, d, i, rhs);
+        if (terms & AC_TERM_PRESSURE)
+            pressure_add_component(modules, d, p, i, rhs);
+        if (terms & AC_TERM_VISCOSITY)
+            viscosity_add_component(modules, d, p, i, rhs);
+    }
     if ((terms & AC_TERM_MAGNETIC) && (modules & AC_MODULE_MAGNETIC))
         magnetic_add(modules, d, p, rhs);
     if (terms & AC_TERM_HYPER3)

@@ -13,14 +13,20 @@ AC_TERM_INLINE unsigned advection_needs(int row)
                                                                             : 0u;
 }
 
+/* Component i (physics.h sums the momentum equation component by component). */
+AC_INLINE void advection_add_component(unsigned modules, const ac_point_derivatives *d, int i, real rhs[])
+{
+    const int u = ac_field_index(modules, AC_FIELD_ux);
+    rhs[u + i] += -(d->value[u] * d->grad[u + i][0] + d->value[u + 1] * d->grad[u + i][1] +
+                    d->value[u + 2] * d->grad[u + i][2]);
+}
+
 AC_INLINE void advection_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
 {
     (void)p;
-    const int u = ac_field_index(modules, AC_FIELD_ux);
     AC_UNROLL
     for (int i = 0; i < 3; ++i)
-        rhs[u + i] += -(d->value[u] * d->grad[u + i][0] + d->value[u + 1] * d->grad[u + i][1] +
-                        d->value[u + 2] * d->grad[u + i][2]);
+        advection_add_component(modules, d, i, rhs);
 }
 
 #endif

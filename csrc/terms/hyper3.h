@@ -21,12 +21,16 @@ AC_TERM_INLINE unsigned hyper3_needs(int row)
 AC_INLINE void hyper3_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
 {
     const int l = ac_field_index(modules, AC_FIELD_lnrho), u = ac_field_index(modules, AC_FIELD_ux);
-    if (p->diff_hyper3 != 0)
-        rhs[l] += p->diff_hyper3 * d->del6[l];
-    if (p->nu_hyper3 != 0)
-        AC_UNROLL
-        for (int i = 0; i < 3; ++i)
-            rhs[u + i] += p->nu_hyper3 * d->del6[u + i];
+    /* One test per field: the GPU compiler makes each a select, where one
+     * test for the three components stays a branch around them (hydro
+     * float32 with hyper3 slower: benchmarks/results/2026-11-24-h100-5a9c7d4). */
+    AC_UNROLL
+    for (int f = 0; f < 4; ++f) {
+        const int at = f == 0 ? l : u + f - 1;
+        const real coefficient = f == 0 ? p->diff_hyper3 : p->nu_hyper3;
+        if (coefficient != 0)
+            rhs[at] += coefficient * d->del6[at];
+    }
 }
 
 #endif

@@ -18,22 +18,26 @@ AC_TERM_INLINE unsigned pressure_needs(int row)
                                  : 0u;
 }
 
-AC_INLINE void pressure_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
+/* Component i (physics.h sums the momentum equation component by component). */
+AC_INLINE void pressure_add_component(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p,
+                                      int i, real rhs[])
 {
     const int l = ac_field_index(modules, AC_FIELD_lnrho), u = ac_field_index(modules, AC_FIELD_ux);
     if (modules & AC_MODULE_ENTROPY) {
         const int s = ac_field_index(modules, AC_FIELD_ss);
         const real cs2 = entropy_cs2(p, d->value[l], d->value[s]);
-        AC_UNROLL
-        for (int i = 0; i < 3; ++i) {
-            const real glnTT = p->gamma_m1 * d->grad[l][i] + p->cv1 * d->grad[s][i];
-            rhs[u + i] += -cs2 * (d->grad[l][i] + glnTT) * p->inv_gamma;
-        }
+        const real glnTT = p->gamma_m1 * d->grad[l][i] + p->cv1 * d->grad[s][i];
+        rhs[u + i] += -cs2 * (d->grad[l][i] + glnTT) * p->inv_gamma;
         return;
     }
+    rhs[u + i] -= p->cs2 * d->grad[l][i];
+}
+
+AC_INLINE void pressure_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
+{
     AC_UNROLL
     for (int i = 0; i < 3; ++i)
-        rhs[u + i] -= p->cs2 * d->grad[l][i];
+        pressure_add_component(modules, d, p, i, rhs);
 }
 
 #endif

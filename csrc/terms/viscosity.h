@@ -17,20 +17,26 @@ AC_TERM_INLINE unsigned viscosity_needs(int row)
                : 0u;
 }
 
-AC_INLINE void viscosity_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
+/* Component i (physics.h sums the momentum equation component by component). */
+AC_INLINE void viscosity_add_component(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p,
+                                       int i, real rhs[])
 {
     const int l = ac_field_index(modules, AC_FIELD_lnrho), u = ac_field_index(modules, AC_FIELD_ux);
     const int v = ac_vector_index(modules, AC_FIELD_ux);
     const real div_u = ac_divergence_of(d, u);
     /* 2 S.grad lnrho = sum_j (d_j u_i + d_i u_j) d_j lnrho - (2/3) div u d_i lnrho */
+    real two_strain_dot_grad_lnrho = (real)(-2.0 / 3.0) * div_u * d->grad[l][i];
     AC_UNROLL
-    for (int i = 0; i < 3; ++i) {
-        real two_strain_dot_grad_lnrho = (real)(-2.0 / 3.0) * div_u * d->grad[l][i];
-        AC_UNROLL
-        for (int j = 0; j < 3; ++j)
-            two_strain_dot_grad_lnrho += (d->grad[u + i][j] + d->grad[u + j][i]) * d->grad[l][j];
-        rhs[u + i] += p->nu * (d->lap[u + i] + d->grad_div[v][i] * AC_THIRD + two_strain_dot_grad_lnrho);
-    }
+    for (int j = 0; j < 3; ++j)
+        two_strain_dot_grad_lnrho += (d->grad[u + i][j] + d->grad[u + j][i]) * d->grad[l][j];
+    rhs[u + i] += p->nu * (d->lap[u + i] + d->grad_div[v][i] * AC_THIRD + two_strain_dot_grad_lnrho);
+}
+
+AC_INLINE void viscosity_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
+{
+    AC_UNROLL
+    for (int i = 0; i < 3; ++i)
+        viscosity_add_component(modules, d, p, i, rhs);
 }
 
 #endif
