@@ -225,20 +225,21 @@ static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, p
         if ((need & AC_NEEDS_SECOND) || own_sum) {
             AC_FN(pass_lap)(v, s[1], s[2], inv[0], inv[1], inv[2], AC_R_PENCIL(pencil, AC_R_LAP, f), del6, own_sum,
                             own, first, nx);
-            continue;
+        } else {
+            if (del6)
+                AC_FN(pass_del6)(v, s[1], s[2], inv[0], inv[1], inv[2], del6, nx);
+            if (first)
+                AC_FN(pass_first)(v, s[1], s[2], first, nx);
         }
-        if (del6)
-            AC_FN(pass_del6)(v, s[1], s[2], inv[0], inv[1], inv[2], del6, nx);
-        if (first)
-            AC_FN(pass_first)(v, s[1], s[2], first, nx);
-    }
-    for (int r = 0; r < AC_FIELD_ROWS; ++r) /* after the Laplacians: they give the sums d_c d_c v_c */
-        if ((job->needs[r] & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X) {
-            const int f = job->index[r];
-            real *grad_div = AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[r]);
-            AC_FN(pass_grad_div)(job->in[f] + row, job->in[f + 1] + row, job->in[f + 2] + row, s[1], s[2], inv[0],
+        /* a vector's grad div after the Laplacians of its components (they give the sums d_c d_c v_c),
+         * while its rows are still in the cache */
+        if (role == AC_VECTOR_Z && (job->needs[x_row] & AC_NEEDS_GRAD_DIV)) {
+            const int fx = job->index[x_row];
+            real *grad_div = AC_R_PENCIL(pencil, AC_R_GRAD_DIV, 3 * job->vector[x_row]);
+            AC_FN(pass_grad_div)(job->in[fx] + row, job->in[fx + 1] + row, job->in[fx + 2] + row, s[1], s[2], inv[0],
                                  inv[1], inv[2], grad_div, grad_div + AC_CHUNK, grad_div + 2 * AC_CHUNK, nx);
         }
+    }
     if (job->zeta)
         for (int a = 0; a < 3; ++a)
             AC_FN(pass_first_derivative)(job->zeta + zrow, s[a], inv[a], AC_R_PENCIL(pencil, AC_R_ZETA, a), nx);
