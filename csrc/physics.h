@@ -226,7 +226,7 @@ AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_deri
         continuity_add(modules, d, p, rhs);
     /* The momentum equation's first terms component by component (each
      * component's sum in the order above): the order the GPU compiler
-     * schedules best (benchmarks/results/2026-11-25-h100-*). */
+     * schedules best (benchmarks/results/2026-11-24-h100-525a57b). */
     AC_UNROLL
     for (int i = 0; i < 3; ++i) {
         if (terms & AC_TERM_ADVECTION)
