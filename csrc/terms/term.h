@@ -12,7 +12,11 @@
  *   AC_INLINE void <term>_add(unsigned modules, const ac_point_derivatives *d,
  *                             const ac_physics_params *p, ..., real rhs[])
  *       adds its contribution to the right-hand sides rhs[], which are
- *       indexed like the fields of the configuration `modules`.
+ *       indexed like the fields of the configuration `modules`;
+ *   and a term of the momentum equation that physics.h sums component by
+ *   component (advection, pressure, viscosity) also
+ *   AC_INLINE void <term>_add_component(..., int i, real rhs[])
+ *       its contribution to component i of u alone (<term>_add loops it).
  * A term with a source but no derivatives (a uniform gravity) needs
  * nothing and reads only its parameters.  csrc/physics.h sums the terms.
  */
