@@ -73,6 +73,17 @@ def _check_seed(seed):
     return seed
 
 
+def _checked_property(name, check, convert, doc):
+    """A property stored in _<name> whose every assignment goes through check, then convert."""
+    def get(self):
+        return getattr(self, "_" + name)
+
+    def set(self, value):
+        setattr(self, "_" + name, convert(check(value)))
+
+    return property(get, set, doc=doc)
+
+
 def _integer_vectors(vectors):
     """`vectors` checked as a non-empty (n, 3) array of nonzero integer wave
     vectors (units of 2 pi / L), as float64."""
@@ -198,32 +209,9 @@ class Forcing:
 
     # f0, relhel and seed are checked when set after construction too (forcing.relhel = 1e308 would
     # otherwise reach the step loop at the next sim.forcing = forcing and silently switch it off)
-    @property
-    def f0(self):
-        """Strength (eq. 25), >= 0."""
-        return self._f0
-
-    @f0.setter
-    def f0(self, value):
-        self._f0 = float(_check_f0(value))
-
-    @property
-    def relhel(self):
-        """Relative helicity sigma, |sigma| <= MAX_RELHEL."""
-        return self._relhel
-
-    @relhel.setter
-    def relhel(self, value):
-        self._relhel = float(_check_relhel(value))
-
-    @property
-    def seed(self):
-        """Seed of the generator, 0 <= seed < 2**64."""
-        return self._seed
-
-    @seed.setter
-    def seed(self, value):
-        self._seed = int(_check_seed(value))
+    f0 = _checked_property("f0", _check_f0, float, "Strength (eq. 25), >= 0.")
+    relhel = _checked_property("relhel", _check_relhel, float, "Relative helicity sigma, |sigma| <= MAX_RELHEL.")
+    seed = _checked_property("seed", _check_seed, int, "Seed of the generator, 0 <= seed < 2**64.")
 
     @staticmethod
     def _shell(kmin, kmax):
