@@ -12,9 +12,10 @@
  *      of the gradient where its terms ask for them (physics_needs), and the
  *      shock profile's gradient, into row-long arrays ("pencils");
  *   2. one pass that fills an ac_point_derivatives per point (the first
- *      derivatives scaled there), sums the terms (physics_rhs) and makes the
- *      RK3 update of every field: one function per configuration, term set
- *      and substep, so that each is inlined and vectorised whole.
+ *      derivatives scaled there), sums the terms (physics_rhs) and keeps the
+ *      right-hand sides: one function per configuration and term set, so that
+ *      each is inlined and vectorised whole;
+ *   3. the RK3 update.
  * Nothing here names a field or a term.
  *
  * Bit for bit the same as computing each point alone (the stored runs of
@@ -61,13 +62,15 @@ enum {
     AC_R_GRAD_DIV = AC_R_LAP + AC_FIELD_ROWS,       /* [vector][component] */
     AC_R_DEL6 = AC_R_GRAD_DIV + 3 * AC_VECTOR_ROWS, /* [field] */
     AC_R_ZETA = AC_R_DEL6 + AC_FIELD_ROWS,          /* [axis]: the shock profile's gradient */
-    AC_R_FIRST = AC_R_ZETA + 3,                     /* [field][axis]: first_sum_at, the gradient unscaled */
+    AC_R_RHS = AC_R_ZETA + 3,                       /* [field] */
+    AC_R_FIRST = AC_R_RHS + AC_FIELD_ROWS,          /* [field][axis]: first_sum_at, the gradient unscaled */
     AC_R_PENCILS = AC_R_FIRST + 3 * AC_FIELD_ROWS
 };
 
 typedef struct AC_FN(rows_job) AC_FN(rows_job);
-/* pass 2 of a configuration, term set and substep */
-typedef void (*AC_FN(rows_rhs_fn))(const AC_FN(rows_job) *, ac_plane_offsets, int, const real *);
+/* pass 2 of a configuration and term set; pass 3 of a substep (below) */
+typedef void (*AC_FN(rows_rhs_fn))(const AC_FN(rows_job) *, ptrdiff_t, ptrdiff_t, int, real *);
+typedef void (*AC_FN(rows_update_fn))(const AC_FN(rows_job) *, ac_plane_offsets, int, const real *);
 
 /* One substep from in to out. */
 struct AC_FN(rows_job) {
@@ -82,6 +85,7 @@ struct AC_FN(rows_job) {
     int index[AC_FIELD_ROWS];      /* ac_field_index of each row */
     int vector[AC_FIELD_ROWS];     /* ac_vector_index of a vector's x component */
     AC_FN(rows_rhs_fn) rhs;
+    AC_FN(rows_update_fn) update;
 };
 
 #define AC_R_PENCIL(pencil, kind, n) ((pencil) + AC_CHUNK * (ptrdiff_t)((kind) + (n)))
@@ -241,16 +245,13 @@ static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, p
             AC_FN(pass_first_derivative)(job->zeta + zrow, s[a], inv[a], AC_R_PENCIL(pencil, AC_R_ZETA, a), nx);
 }
 
-/* ---- pass 2: the right-hand sides and the RK3 update of substep S, one
- * function per configuration M, term set T and substep S (constants after
- * inlining); w is read from substep 1 on and written in substeps 0 and 1
- * (after the last one it is not read again) ---- */
-static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(rows_job) *job_, ac_plane_offsets at,
-                                                                   int nx, const real *restrict pencil, unsigned M,
-                                                                   unsigned T, int S)
+/* ---- pass 2: the right-hand sides, one function per configuration M and
+ * term set T (constants after inlining) ---- */
+static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(rows_job) *job_, ptrdiff_t row,
+                                                                   ptrdiff_t zrow, int nx, real *restrict pencil,
+                                                                   unsigned M, unsigned T)
 {
     const AC_FN(rows_job) job = *job_; /* a local: stores cannot change it */
-    const ptrdiff_t row = at.in, zrow = at.field;
     AC_VECTOR_LOOP
     for (int i = 0; i < nx; ++i) {
         ac_point_derivatives d;
@@ -290,30 +291,24 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
         physics_rhs(M, T, &d, &job.p, &shock, rhs);
         physics_sources(M, job.terms, &job.p, rhs); /* a run-time choice: a vectorised select, no branch */
         AC_UNROLL
-        for (int f = 0; f < ac_field_count(M); ++f) {
-            real w_f = S > 0 ? job.w[f][at.w + i] : (real)0; /* the first substep does not read w (alpha = 0) */
-            job.out[f][at.out + i] = rk3_substep(job.in[f][row + i], rhs[f], &w_f, S, job.dt);
-            if (S < 2)
-                job.w[f][at.w + i] = w_f;
-        }
+        for (int f = 0; f < ac_field_count(M); ++f)
+            AC_R_PENCIL(pencil, AC_R_RHS, f)[i] = rhs[f];
     }
 }
 
 /* The instances: every combination of the modules beside hydro (bits 1-3 of
- * fields.h) with and without hyperdiffusion and shock viscosity, for each
- * substep. */
+ * fields.h) with and without hyperdiffusion and shock viscosity. */
 #define AC_R_MODULE_BITS(name, module, role) (unsigned)(module) |
 typedef char AC_FN(rows_cover_the_modules)[(AC_FIELD_TABLE(AC_R_MODULE_BITS) 0u) < 16u ? 1 : -1];
 #undef AC_R_MODULE_BITS
-#define AC_R_INSTANCE(m, h, k, s)                                                                                      \
-    AC_R_NOINLINE void AC_FN(rows_rhs_##m##_##h##_##k##_##s)(const AC_FN(rows_job) *job, ac_plane_offsets at, int nx, \
-                                                              const real *pencil)                                     \
+#define AC_R_INSTANCE(m, h, k)                                                                                         \
+    AC_R_NOINLINE void AC_FN(rows_rhs_##m##_##h##_##k)(const AC_FN(rows_job) *job, ptrdiff_t row, ptrdiff_t zrow,     \
+                                                        int nx, real *pencil)                                         \
     {                                                                                                                  \
-        AC_FN(rows_rhs)(job, at, nx, pencil, AC_MODULE_HYDRO | (m##u << 1),                                            \
-                        ac_terms_of(AC_MODULE_HYDRO | (m##u << 1), h, k), s);                                          \
+        AC_FN(rows_rhs)(job, row, zrow, nx, pencil, AC_MODULE_HYDRO | (m##u << 1),                                    \
+                        ac_terms_of(AC_MODULE_HYDRO | (m##u << 1), h, k));                                             \
     }
-#define AC_R_SUBSTEPS(m, h, k) AC_R_INSTANCE(m, h, k, 0) AC_R_INSTANCE(m, h, k, 1) AC_R_INSTANCE(m, h, k, 2)
-#define AC_R_INSTANCES(m) AC_R_SUBSTEPS(m, 0, 0) AC_R_SUBSTEPS(m, 1, 0) AC_R_SUBSTEPS(m, 0, 1) AC_R_SUBSTEPS(m, 1, 1)
+#define AC_R_INSTANCES(m) AC_R_INSTANCE(m, 0, 0) AC_R_INSTANCE(m, 1, 0) AC_R_INSTANCE(m, 0, 1) AC_R_INSTANCE(m, 1, 1)
 AC_R_INSTANCES(0)
 AC_R_INSTANCES(1)
 AC_R_INSTANCES(2)
@@ -323,16 +318,49 @@ AC_R_INSTANCES(5)
 AC_R_INSTANCES(6)
 AC_R_INSTANCES(7)
 #undef AC_R_INSTANCES
-#undef AC_R_SUBSTEPS
 #undef AC_R_INSTANCE
 
-#define AC_R_TERMS(m, h, k) {AC_FN(rows_rhs_##m##_##h##_##k##_0), AC_FN(rows_rhs_##m##_##h##_##k##_1), AC_FN(rows_rhs_##m##_##h##_##k##_2)}
-#define AC_R_ROW(m) {AC_R_TERMS(m, 0, 0), AC_R_TERMS(m, 1, 0), AC_R_TERMS(m, 0, 1), AC_R_TERMS(m, 1, 1)}
-/* [(modules >> 1)][hyper3 + 2 shock][substep] */
-static const AC_FN(rows_rhs_fn) AC_FN(rows_rhs_table)[8][4][3] = {AC_R_ROW(0), AC_R_ROW(1), AC_R_ROW(2), AC_R_ROW(3),
-                                                                   AC_R_ROW(4), AC_R_ROW(5), AC_R_ROW(6), AC_R_ROW(7)};
+#define AC_R_ROW(m) {AC_FN(rows_rhs_##m##_0_0), AC_FN(rows_rhs_##m##_1_0), AC_FN(rows_rhs_##m##_0_1), AC_FN(rows_rhs_##m##_1_1)}
+/* [(modules >> 1)][hyper3 + 2 shock] */
+static const AC_FN(rows_rhs_fn) AC_FN(rows_rhs_table)[8][4] = {AC_R_ROW(0), AC_R_ROW(1), AC_R_ROW(2), AC_R_ROW(3),
+                                                                AC_R_ROW(4), AC_R_ROW(5), AC_R_ROW(6), AC_R_ROW(7)};
 #undef AC_R_ROW
-#undef AC_R_TERMS
+
+/* ---- pass 3: the RK3 update of substep S (a constant) from the pencils
+ * of the right-hand sides; w is read from substep 1 on and written in
+ * substeps 0 and 1 (after the last one it is not read again) ---- */
+static inline __attribute__((always_inline)) void AC_FN(rows_update)(const AC_FN(rows_job) *job, ac_plane_offsets at,
+                                                                      int nx, const real *restrict pencil, int S)
+{
+    for (int f = 0; f < job->fields; ++f) {
+        const real *restrict in = job->in[f] + at.in, *restrict rhs = AC_R_PENCIL(pencil, AC_R_RHS, f);
+        real *restrict out = job->out[f] + at.out, *restrict w = job->w[f] + at.w;
+        const real dt = job->dt;
+        AC_VECTOR_LOOP
+        for (int i = 0; i < nx; ++i) {
+            real w_f = S > 0 ? w[i] : (real)0; /* the first substep does not read w (alpha = 0) */
+            out[i] = rk3_substep(in[i], rhs[i], &w_f, S, dt);
+            if (S < 2)
+                w[i] = w_f;
+        }
+    }
+}
+
+AC_R_NOINLINE void AC_FN(rows_update_0)(const AC_FN(rows_job) *job, ac_plane_offsets at, int nx,
+                                        const real *pencil)
+{
+    AC_FN(rows_update)(job, at, nx, pencil, 0);
+}
+AC_R_NOINLINE void AC_FN(rows_update_1)(const AC_FN(rows_job) *job, ac_plane_offsets at, int nx,
+                                        const real *pencil)
+{
+    AC_FN(rows_update)(job, at, nx, pencil, 1);
+}
+AC_R_NOINLINE void AC_FN(rows_update_2)(const AC_FN(rows_job) *job, ac_plane_offsets at, int nx,
+                                        const real *pencil)
+{
+    AC_FN(rows_update)(job, at, nx, pencil, 2);
+}
 
 /* The job of RK3 substep `substep` of the grid's configuration from in to
  * out, with the shock viscosity of profile zeta (NULL: none). */
@@ -360,13 +388,14 @@ static AC_FN(rows_job) AC_FN(make_rows_job)(const ac_grid *g, void *const in[AC_
     ac_grid_strides(g, job.stride);
     job.stride[0] = 1;
     job.dt = (real)dt;
-    job.rhs = AC_FN(rows_rhs_table)[(modules >> 1) & 7u]
-                                   [((terms & AC_TERM_HYPER3) ? 1 : 0) + ((terms & AC_TERM_SHOCK) ? 2 : 0)][substep];
+    job.rhs =
+        AC_FN(rows_rhs_table)[(modules >> 1) & 7u][((terms & AC_TERM_HYPER3) ? 1 : 0) + ((terms & AC_TERM_SHOCK) ? 2 : 0)];
+    job.update = substep == 0 ? AC_FN(rows_update_0) : substep == 1 ? AC_FN(rows_update_1) : AC_FN(rows_update_2);
     return job;
 }
 
 /* Row j of a plane from x = i0 to i1, in chunks of AC_CHUNK points: the
- * two passes of each. */
+ * three passes of each. */
 static void AC_FN(rows_span)(const ac_grid *g, const AC_FN(rows_job) *job, int i0, int i1, int j,
                              ac_plane_offsets planes, real *pencil)
 {
@@ -376,7 +405,8 @@ static void AC_FN(rows_span)(const ac_grid *g, const AC_FN(rows_job) *job, int i
         const ptrdiff_t x = x0 + i;
         const ac_plane_offsets at = {planes.in + x, planes.out + x, planes.w + x, planes.field + x};
         AC_FN(rows_derivatives)(job, at.in, at.field, nx, pencil);
-        job->rhs(job, at, nx, pencil);
+        job->rhs(job, at.in, at.field, nx, pencil);
+        job->update(job, at, nx, pencil);
     }
 }
 
