@@ -683,20 +683,24 @@ def write_var(sim, datadir, varfile="var.dat"):
     path = os.path.join(datadir, "proc0", varfile)
     if not sim.is_root:  # a grid split over MPI ranks: every rank gathered the fields above, rank 0 writes
         return path
-    written = [(path, "Pencil Code snapshot")] + [(os.path.join(datadir, *name), "Pencil Code file") for name in (
-        ("proc0", "grid.dat"), ("allprocs", "grid.dat"), ("dim.dat",), ("proc0", "dim.dat"), ("index.pro",))]
-    for name, what in written:  # before any of them is written: a read-only one is refused, even as root
-        _io.refuse_read_only(name, what)
+    grids = [os.path.join(datadir, sub, "grid.dat") for sub in ("proc0", "allprocs")]
+    dim, proc_dim, index = (os.path.join(datadir, *name) for name in (("dim.dat",), ("proc0", "dim.dat"),
+                                                                       ("index.pro",)))
+    # before any file is written: a read-only one is refused, even as root
+    _io.refuse_read_only(path, "Pencil Code snapshot")
+    for name in (*grids, dim, proc_dim, index):
+        _io.refuse_read_only(name, "Pencil Code file")
     for sub in ("proc0", "allprocs"):
         os.makedirs(os.path.join(datadir, sub), exist_ok=True)
+    coordinates = np.concatenate([t, *ghosted, spacing])  # the record after the fields, and grid.dat's first
     with _io.atomic_path(path, "Pencil Code snapshot") as tmp, open(tmp, "wb") as out:
         _write_record(out, f)
-        _write_record(out, np.concatenate([t, *ghosted, spacing]))
+        _write_record(out, coordinates)
 
     inverse = [np.full(mm, 1 / d if n > 1 else 0.0, dtype=dtype) for mm, d, n in zip(m, sim.spacing, shape)]
-    for grid in (os.path.join(datadir, "proc0", "grid.dat"), os.path.join(datadir, "allprocs", "grid.dat")):
+    for grid in grids:
         with open(grid, "wb") as out:
-            _write_record(out, np.concatenate([t, *ghosted, spacing]))
+            _write_record(out, coordinates)
             _write_record(out, spacing)
             _write_record(out, np.asarray(sim.box, dtype=dtype))
             _write_record(out, np.concatenate(inverse))
@@ -705,9 +709,9 @@ def write_var(sim, datadir, varfile="var.dat"):
     precision = "D" if dtype == np.float64 else "S"
     head = "".join(f"{v:7d}" for v in (*m, len(names), 0, 0)) + f"\n{precision}\n" + \
         "".join(f"{g:5d}" for g in nghost) + "\n"
-    with open(os.path.join(datadir, "dim.dat"), "w") as out:
+    with open(dim, "w") as out:
         out.write(head + "".join(f"{v:5d}" for v in (1, 1, 1, 1)) + "\n")
-    with open(os.path.join(datadir, "proc0", "dim.dat"), "w") as out:
+    with open(proc_dim, "w") as out:
         out.write(head + "".join(f"{v:5d}" for v in (0, 0, 0)) + "\n")
     lines = []
     for k, name in enumerate(names, start=1):
@@ -716,7 +720,7 @@ def write_var(sim, datadir, varfile="var.dat"):
         if name == "ax":
             lines.append(f" iaa={k}")
         lines.append(f" {_INDEX_OF[name]}={k}")
-    with open(os.path.join(datadir, "index.pro"), "w") as out:
+    with open(index, "w") as out:
         out.write("\n".join(lines) + "\n")
     if not os.path.exists(os.path.join(datadir, "param.nml")):
         _write_start_parameters(sim, os.path.join(datadir, "param.nml"), names)
