@@ -49,6 +49,7 @@ C_SOURCES = [
     "csrc/binding/forcing_binding.c",
     "csrc/binding/ensemble_binding.c",
     "csrc/binding/ops_binding.c",
+    "csrc/binding/timestep_binding.c",
     "csrc/binding/errors.c",
     "csrc/forcing.c",
     "csrc/cpu/cpu_backend.c",

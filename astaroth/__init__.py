@@ -29,8 +29,9 @@ from .ensemble import Ensemble
 from .forcing import Forcing
 from .io import load
 from . import parameters  # a module that is also callable: ac.parameters() gives the rows
+from .parameters import terms  # the rows of csrc/terms/terms.def
 from .simulation import FIELDS, METHODS, NonFiniteError, Simulation, UnstableStepError, backends
 
 __version__ = "0.1.0"
-__all__ = ["Simulation", "Ensemble", "Forcing", "load", "backends", "parameters", "analysis", "init", "ops", "FIELDS",
+__all__ = ["Simulation", "Ensemble", "Forcing", "load", "backends", "parameters", "terms", "analysis", "init", "ops", "FIELDS",
            "METHODS", "NonFiniteError", "UnstableStepError"]

@@ -150,9 +150,10 @@ class Ensemble:
         error in place of its steps (raised by _raise_first_error)."""
         sims = self._sims
         taken = [0] * len(sims)
-        limits = [sim._device_cfl_limits(cdt, cdtv) if sim.backend == "cuda" else None for sim in sims]
-        # members already at `until` go alone: their run is only the final NaN check
-        together = [i for i, lim in enumerate(limits) if lim is not None and sims[i].t < until]
+        # members already at `until` go alone: their run is only the final NaN check; the device
+        # finds each member's dt (_core.run_cfl_members refuses what it cannot step there)
+        together = [i for i, sim in enumerate(sims)
+                    if sim.backend == "cuda" and sim._device_cfl and sim._parallel is None and sim.t < until]
         if len(together) < 2:
             return taken, list(range(len(sims)))
         for i in list(together):  # one host reduction each: the device finds the steps' dt itself
@@ -172,7 +173,7 @@ class Ensemble:
                 # each member's last dt is sim._last_device_dt, as in its solo run
                 most = max(_device_batch_size(sims[i], until, 0.0, DEVICE_BATCH) for i in active)
                 results = _core.run_cfl_members([sims[i]._grid for i in active],
-                                                [(sims[i].t, until) + tuple(limits[i]) for i in active], most)
+                                                [(sims[i].t, until, cdt, cdtv) for i in active], most)
                 if results is None:  # they cannot go together: each runs alone
                     return taken, [i for i in range(len(sims)) if isinstance(taken[i], int)]
                 for i, (t, steps, dt, nonfinite) in zip(active, results):

@@ -33,6 +33,7 @@ _ROWS = tuple(_core.parameter_table())
 _MODULES = tuple(_core.module_table())
 _SWITCHES = tuple(_core.switch_table())
 _FIELDS = tuple(_core.field_table())  # (name, module, role), in memory order
+_TERMS = tuple(_core.term_table())  # csrc/terms/terms.def, in the order of their bits
 
 NAMES = tuple(row["name"] for row in _ROWS)
 """The physics parameters, in table order."""
@@ -226,12 +227,15 @@ def module_switch(module):
     return f"{m['switch']}={value!r}"
 
 
-def diffusivities(module_names, order="second"):
-    """The parameters of the modules `module_names` that are diffusivities of
-    the given order ("second": their maximum sets the diffusive time-step
-    limit cdtv / (D sum 1/dx^2); "sixth": del6 terms, cdtv3 / (D sum 1/dx^6))."""
-    on = set(module_names)
-    return tuple(r["name"] for r in _ROWS if r["diffusivity"] == order and r["module"] in on)
+def terms():
+    """The terms of the right-hand side, one dict per row of
+    csrc/terms/terms.def in the order of their bits: name, module (that must
+    be on), description, parameters (those whose row in csrc/parameters.def
+    names the term) and switched_by (those of them that switch it: the term
+    runs only where one of them is not 0; empty: it runs with its module)."""
+    return [dict(t, parameters=[r["name"] for r in _ROWS if r["term"] == t["name"]],
+                 switched_by=[r["name"] for r in _ROWS if r["term"] == t["name"] and r["term_switch"]])
+            for t in _TERMS]
 
 
 def _is_default(name, value):

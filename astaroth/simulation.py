@@ -24,11 +24,11 @@ METHODS = ("55p", "19p")
 DTYPES = ("float32", "float64")
 
 _FIELD_BUFFER, _RHS_BUFFER = 0, 1
-# The hyperdiffusive time-step number.  Not 0.1: the 7-point
+# The hyperdiffusive time-step number (csrc/timestep.h).  Not 0.1: the 7-point
 # stencil's largest eigenvalue is 64 / dx^6 per axis, so RK3 (stable to 2.51
 # on the negative real axis) needs dt nu_hyper3 sum 1/dx^6 <= 2.51 / 64 =
 # 0.039: at 0.1 grid-scale noise grows (tests/test_hyper.py shows it).
-CDTV3 = 0.03
+CDTV3 = _core.CDTV3
 
 
 def backends():
@@ -222,7 +222,8 @@ class _CflSteps:
         self.taken, self.dt = 0, 0.0
         self.batch = 1
         self.fixed_dt = fixed_dt  # a fixed step (run(dt=...)) in place of the CFL step
-        self._limits = sim._device_cfl_limits(cdt, cdtv) if fixed_dt is None else None
+        # steps found on the device where the backend can (run_cfl says which); split grids step from the host
+        self._on_device = fixed_dt is None and sim._device_cfl and sim._parallel is None
         self._counted = False  # the step count checked (sim._check_step_count) before the first step
 
     def __iter__(self):
@@ -232,7 +233,7 @@ class _CflSteps:
         sim = self.sim
         if not sim.t < self.until:
             raise StopIteration
-        if self.batch > 1 and self._limits is not None:
+        if self.batch > 1 and self._on_device:
             if not self._counted:  # one host reduction: the device finds the steps' dt itself
                 sim._check_step_count(self.until, sim.cfl_dt(self.cdt, self.cdtv), self.cdt, self.cdtv)
                 self._counted = True
@@ -264,9 +265,9 @@ class _CflSteps:
         the host steps)."""
         sim = self.sim
         most = _device_batch_size(sim, self.until, self.dt, self.batch)
-        result = sim._grid.run_cfl(sim.t, self.until, *self._limits, most)
+        result = sim._grid.run_cfl(sim.t, self.until, self.cdt, self.cdtv, most)
         if result is None:
-            self._limits = None
+            self._on_device = False
             return None
         sim.t, taken, dt, nonfinite = result
         if taken:
@@ -604,14 +605,19 @@ class Simulation:
         return {name: self._parallel.gather(self._grid.read(_RHS_BUFFER, i)) for i, name in enumerate(self._field_names)}
 
     def cfl_dt(self, cdt=0.4, cdtv=0.3):
-        """Largest stable time step: min(cdt dxmin / max(|u| + cs), cdtv / (nu sum_a 1/dx_a^2)).
+        """Largest stable time step: min(cdt dxmin / max c, cdtv / (max D sum 1/dx^2), cdtv3 / (max H sum 1/dx^6)).
 
-        With hyperdiffusion also cdtv3 / (max(nu_hyper3, diff_hyper3)
-        sum_a 1/dx_a^6), cdtv3 = CDTV3 = 0.03 (0.1 would be unstable for
-        grid-scale modes; see CDTV3).
-        With physics="mhd": cs becomes the fast magnetosonic speed
-        sqrt(cs^2 + |B|^2 / (mu0 rho)) at each point and nu max(nu, eta)
-        (docs/guide/mhd.md).
+        c is the signal speed at each point: |u| plus the sound speed (the
+        local one of the ideal gas with energy="entropy"), with
+        physics="mhd" the fast magnetosonic speed sqrt(cs^2 + |B|^2 / (mu0
+        rho)) in place of the sound speed.  D is each field's second-order
+        diffusivity (nu, plus max zeta with shock viscosity, for u; eta for
+        A; gamma chi for ss; pscalar_diff for cc), H its sixth-order one
+        (nu_hyper3, diff_hyper3, chi_hyper3), cdtv3 = CDTV3 = 0.03 (0.1
+        would be unstable for grid-scale modes; see CDTV3).  Each term
+        declares its part (csrc/terms/*.h) and csrc/timestep.h sums them,
+        as both backends' CFL loops do (docs/guide/mhd.md,
+        docs/guide/hyperdiffusion.md).
 
         Sums and minima run over the axes with more than one point (a trivial
         axis carries no gradients).  The viscous limit counts every resolved
@@ -619,68 +625,47 @@ class Simulation:
         cdtv = 0.3 is unstable (the sixth-order Laplacian reaches 6.04 / dx^2
         per axis, times 4/3 for compressive modes, against RK3's 2.51).
         cdt and cdtv must be positive and finite.
-        Raises NonFiniteError if u is not finite.
+        Raises NonFiniteError if the fields are not finite.
         """
         cdt, cdtv = _courant_numbers(cdt, cdtv)
-        speed, dxmin, viscous = self._rates()
+        speed = self._signal_speed()
         if not math.isfinite(speed):
             self._raise_nonfinite()
-        limits = []
-        if speed > 0:
-            limits.append(cdt * dxmin / speed)
-        if viscous > 0:
-            limits.append(cdtv / viscous)
-        hyper = self._hyper_rate()
-        if hyper > 0:  # cdtv3 / (nu_hyper3 sum 1/dx^6), docs/guide/hyperdiffusion.md
-            limits.append(CDTV3 / hyper)
-        if not limits:
+        dt, limit = self._grid.cfl_dt(speed, self._max_shock_viscosity(), cdt, cdtv)
+        if limit is None:
             raise ValueError("no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly")
-        return min(limits)
+        return dt
 
-    def _rates(self):
-        """(max(|u|) + cs, dxmin, nu sum 1/dx^2) over the resolved axes (the
-        first inf where u is not finite): a step dt has Courant number
-        dt speed / dxmin and diffusion number dt nu sum 1/dx^2.  With
-        physics="mhd" the speed is max(|u| + sqrt(cs^2 + |B|^2 / (mu0 rho)))
-        (the fast magnetosonic speed) and the diffusivity max(nu, eta)."""
-        if self._walls:  # the speed of the state the step evolves: 'a' and 'set' wall values as every substep has them
+    def _signal_speed(self):
+        """The largest signal speed over the grid (csrc/timestep.h), on every
+        rank; inf where it is not finite.  Wall values as every substep has
+        them ('a' and 'set')."""
+        if self._walls:
             self._grid.set_walls(0)
-        if self._local_signal_speed():
-            if self._parallel is not None and self._physics == "mhd":  # B at the subdomain's edges needs the neighbours' A
-                self._stepper.exchange_fields()
-            speed = self._grid.max_signal_speed(self._parallel is None)
-        else:
-            speed = self._grid.max_speed()
+        if self._parallel is not None and self._grid.signal_reads_neighbours:  # B at the edges needs their A
+            self._stepper.exchange_fields()
+        speed = self._grid.signal_speed(self._parallel is None)
         if self._parallel is not None:
             speed = self._parallel.allreduce(speed if math.isfinite(speed) else math.inf, self._parallel.MPI.MAX)
-        if not self._local_signal_speed():
-            speed += self._cs
-        return speed, min(self._resolved_spacing()), self._diffusion_rate()
+        return speed
 
-    def _local_signal_speed(self):
-        """Whether the CFL speed is found point by point (the backends' max_signal_speed: the fast
-        magnetosonic speed with MHD, the local sound speed with energy="entropy") rather than max |u| + cs."""
-        return self._physics == "mhd" or "entropy" in self._modules
-
-    def _diffusion_rate(self):
-        """max(nu, eta) sum 1/dx^2 over the resolved axes (eta is 0 without
-        MHD); with shock viscosity nu + max zeta in place of nu (docs/guide/hyperdiffusion.md)."""
-        return max(self._diffusivities()) * sum(1.0 / dx ** 2 for dx in self._resolved_spacing())
-
-    def _diffusivities(self):
-        """The second-order diffusivities of the modules on (rows of csrc/parameters.def flagged
-        DIFFUSIVITY: nu, eta, ...), nu counting nu + max zeta with shock viscosity."""
-        # chi diffuses lnTT at gamma chi (cp chi lap lnTT with lnTT = ... + (gamma / cp) ss: terms/entropy.h)
-        out = [self._values[name] * (self._values["gamma"] if name == "chi" else 1.0)
-               for name in _registry.diffusivities(self._modules)]
-        if self._nu_shock:
-            out[0] = self._nu + self._max_shock_viscosity()  # nu is the table's first diffusivity
-        return out
+    def _rates(self):
+        """(max c, dxmin, diffusion rate, hyperdiffusion rate, what sets each
+        diffusion rate): a step dt has Courant number dt c / dxmin,
+        diffusion number dt max D sum 1/dx^2 and hyperdiffusion number
+        dt max H sum 1/dx^6 (cfl_dt); the last two entries are (field,
+        parameter) of the largest D and H, or None."""
+        dxmin, diffusion, hyper, by, hyper_by = self._grid.time_step_rates(self._max_shock_viscosity())
+        return self._signal_speed(), dxmin, diffusion, hyper, by, hyper_by
 
     def _max_shock_viscosity(self):
-        """max zeta, reduced where the fields are (a GPU copies no profile)."""
+        """max zeta of the fields now, 0 without shock viscosity; reduced where
+        the fields are (a GPU copies no profile)."""
         largest = self._grid.shock_max()
-        return float(self.shock_viscosity().max()) if largest is None else largest
+        if largest is None:
+            profile = self._grid.shock_profile()
+            largest = 0.0 if profile is None else float(profile.max())
+        return largest
 
     def shock_viscosity(self):
         """The shock viscosity's profile zeta of the fields now: a NumPy array
@@ -689,25 +674,6 @@ class Simulation:
         Returns None when nu_shock = 0: no profile is computed or held then
         (the run has no shock viscosity, so zeta is zero everywhere)."""
         return self._grid.shock_profile()
-
-    def _device_cfl_limits(self, cdt, cdtv):
-        """cfl_dt's limits for a run that finds dt on the device
-        (_CflSteps.batch): (cdt dxmin, cdtv / viscous rate or inf, the cs added
-        to max |u|), computed as cfl_dt computes them; None where the host
-        must find dt (split grids, shock viscosity, no limit without a flow).
-        The diffusive limits, viscous and hyperdiffusive, go as their minimum."""
-        if not self._device_cfl or self._parallel is not None or self._nu_shock:
-            return None
-        viscous, hyper = self._diffusion_rate(), self._hyper_rate()
-        diffusive = [cdtv / viscous] if viscous > 0 else []
-        if hyper > 0:
-            diffusive.append(CDTV3 / hyper)
-        if not (self._cs > 0 or diffusive):
-            return None
-        if "entropy" in self._modules:
-            return None  # the device's reduction is of max |u| + cs (isothermal)
-        cs = 0.0 if self._physics == "mhd" else self._cs  # the MHD signal speed holds cs
-        return cdt * min(self._resolved_spacing()), min(diffusive, default=math.inf), cs
 
     def _resolved_spacing(self):
         """The spacings of the axes with more than one point (all of them if none has)."""
@@ -740,17 +706,11 @@ class Simulation:
         self.check_finite()
         return dt
 
-    def _hyper_rate(self):
-        """max(nu_hyper3, diff_hyper3) sum 1/dx^6 over the resolved axes: a
-        step dt has hyperdiffusion number dt times this."""
-        largest = max((self._values[n] for n in _registry.diffusivities(self._modules, "sixth")), default=0.0)
-        return largest * sum(1.0 / dx ** 6 for dx in self._resolved_spacing())
-
     def _check_stability(self, dt, stacklevel=3, hint=" Pass force=True to take it anyway"):
-        speed, dxmin, viscous = self._rates()
+        speed, dxmin, viscous, hyper, _, _ = self._rates()
         if not math.isfinite(speed):
             return  # fields already not finite: the step's own check names them
-        hyper = dt * self._hyper_rate()
+        hyper = dt * hyper
         if hyper > RK3_HYPER:
             raise UnstableStepError(
                 f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has hyperdiffusion number {hyper:.3g} "
@@ -904,7 +864,7 @@ class Simulation:
     def _limiting(self, dt, cdt, cdtv):
         """What sets the CFL step dt (cfl_dt's limits): the parameter or
         quantity to name when dt is absurdly small."""
-        speed, dxmin, viscous = self._rates()
+        speed, dxmin, diffusion, hyper, by, hyper_by = self._rates()
         limits = []
         if speed > 0:
             if self._physics == "mhd":
@@ -918,18 +878,18 @@ class Simulation:
                 what = (f"the sound speed cs = {self._cs:g}" if self._cs >= umax else
                         f"the flow speed max |u| = {umax:.3g}")
             limits.append((cdt * dxmin / speed, f"{what}, through the Courant limit cdt dxmin / speed"))
-        if viscous > 0:
-            zeta = self._max_shock_viscosity() if self._nu_shock else 0.0
-            names = [(self._values[n], f"{n} = {self._values[n]:g}", n) for n in _registry.diffusivities(self._modules)]
-            names.append((zeta, f"nu_shock = {self._nu_shock:g} (max zeta = {zeta:.3g})", "zeta"))
-            _, largest, symbol = max(names, key=lambda item: item[0])
-            limits.append((cdtv / viscous, f"{largest}, through the diffusive limit cdtv / ({symbol} sum 1/dx^2)"))
-        hyper = self._hyper_rate()
+        if diffusion > 0:
+            field, name = by
+            if name == "nu_shock":
+                value, symbol = f"nu_shock = {self._nu_shock:g} (max zeta = {self._max_shock_viscosity():.3g})", "zeta"
+            else:
+                value, symbol = f"{name} = {self._values[name]:g}", name
+            limits.append((cdtv / diffusion, f"{value}, through the diffusive limit cdtv / ({symbol} sum 1/dx^2) "
+                                             f"of {field}"))
         if hyper > 0:
-            name = max(_registry.diffusivities(self._modules, "sixth"), key=lambda n: self._values[n])
-            value = self._values[name]
-            limits.append((CDTV3 / hyper, f"{name} = {value:g}, through the hyperdiffusive limit "
-                                          f"cdtv3 / ({name} sum 1/dx^6)"))
+            field, name = hyper_by
+            limits.append((CDTV3 / hyper, f"{name} = {self._values[name]:g}, through the hyperdiffusive limit "
+                                          f"cdtv3 / ({name} sum 1/dx^6) of {field}"))
         return min(limits, key=lambda item: item[0])[1] if limits else f"dt = {dt:.3g}"
 
     def check_finite(self):

@@ -37,12 +37,14 @@ static inline void *const *ac_stage_set(const ac_field_sets *sets, int s)
 }
 
 /* A run of CFL steps on the device (run_cfl): its state, and the limits of
- * Simulation.cfl_dt as the host computed them. */
+ * the CFL step (timestep.h) that do not change during the run, as the
+ * binding computed them. */
 typedef struct {
     double t, until;   /* the time now (advanced) and where the run ends */
     double cdt_dxmin;  /* cdt dxmin: the advective limit is this over the speed */
     double viscous_dt; /* cdtv / (diffusivity sum 1/dx^2), or +inf */
-    double cs;         /* added to max |u| (hydro); 0 with MHD, whose signal speed holds it */
+    double cs;         /* the uniform wave speed added to max |u|; 0 where the reduction gives the signal speed */
+    int full_reduction; /* the reduction gives the signal speed itself (timestep.h; its wave speed is not uniform) */
     double dt;         /* out: the length of the last step taken */
     double step_dt;    /* on the device: the step's length the substeps read, NaN once the run has ended */
     long long taken;   /* out: steps taken */
@@ -63,10 +65,10 @@ typedef struct ac_backend_ops {
     ac_status (*rhs)(void *self);
     /* max |u| over the grid; NaN if any velocity is not finite */
     ac_status (*max_speed)(void *self, double *out);
-    /* MHD: max of |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) over the grid (NaN
-     * if not finite), after filling the periodic ghost zones of A if
-     * fill_ghosts (a decomposed grid has them exchanged instead); NULL where
-     * the backend has no MHD */
+    /* max of the signal speed of the CFL step (timestep.h) over the grid (NaN
+     * if not finite), after filling the ghost zones of the fields whose
+     * gradients it reads if fill_ghosts (a decomposed grid has them
+     * exchanged instead) */
     ac_status (*max_signal_speed)(void *self, int fill_ghosts, double *out);
     /* index of the first field holding a NaN or Inf, or -1 */
     ac_status (*first_nonfinite_field)(void *self, int *out);

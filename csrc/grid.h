@@ -41,17 +41,8 @@ typedef enum { AC_METHOD_55P = 0, AC_METHOD_19P = 1 } ac_method;
  * widest. */
 enum { AC_ROW_ALIGN_BYTES = 128, AC_CPU_ROW_ALIGN_BYTES = 64 };
 
-/* The flags column of parameters.def.  DIFFUSIVITY: a coefficient of a
- * second-order diffusion (its maximum sets the diffusive time-step limit
- * cdtv dxmin^2 / D); HYPER_DIFFUSIVITY: of a del6 term (the limit cdtv3 /
- * (D sum 1/dx^6)). */
-enum {
-    AC_PARAMETER_TERM_SWITCH = 1,
-    AC_PARAMETER_55P = 2,
-    AC_PARAMETER_ONE_PROCESS = 4,
-    AC_PARAMETER_DIFFUSIVITY = 8,
-    AC_PARAMETER_HYPER_DIFFUSIVITY = 16
-};
+/* The flags column of parameters.def. */
+enum { AC_PARAMETER_TERM_SWITCH = 1, AC_PARAMETER_55P = 2, AC_PARAMETER_ONE_PROCESS = 4 };
 
 /* Interior size n, padded size m, padded index lo of interior point 0
  * (lo >= AC_GHOST; m >= lo + n + AC_GHOST), spacing per axis. */
@@ -116,31 +107,10 @@ typedef struct {
     int lo[3], hi[3];
 } ac_region;
 
-/* Whether the grid runs more than plain hydrodynamics (MHD,
- * hyperdiffusion, shock viscosity, gravity): the CPU's row loop of the
- * extended physics. */
-AC_GRID_INLINE int ac_grid_extended(const ac_grid *g)
-{
-    return g->fields != AC_NUM_FIELDS || g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 || g->nu_shock != 0.0 ||
-           g->gravity[0] != 0.0 || g->gravity[1] != 0.0 || g->gravity[2] != 0.0;
-}
-
-/* Whether the grid has a gravity term (terms/gravity.h). */
-AC_GRID_INLINE int ac_grid_has_gravity(const ac_grid *g)
-{
-    return g->gravity[0] != 0.0 || g->gravity[1] != 0.0 || g->gravity[2] != 0.0;
-}
-
 /* Whether the grid runs module `bit` (AC_MODULE_*, fields.h). */
 AC_GRID_INLINE int ac_grid_has_module(const ac_grid *g, unsigned bit)
 {
     return (g->modules & bit) != 0;
-}
-
-/* Whether the grid has a shock-viscosity profile (physics.h). */
-AC_GRID_INLINE int ac_grid_has_shock(const ac_grid *g)
-{
-    return g->nu_shock != 0.0;
 }
 
 /* The smallest spacing of the axes with more than one point (of all axes

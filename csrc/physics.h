@@ -60,6 +60,7 @@
 #include "terms/entropy.h"
 #include "terms/passive_scalar.h"
 #include "terms/gravity.h"
+#include "timestep.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)
@@ -97,60 +98,89 @@ AC_INLINE unsigned ac_grid_modules(const ac_grid *g)
     return g->modules;
 }
 
-/* The terms of a configuration: those of its modules, plus hyperdiffusion
- * and shock viscosity where asked for. */
-AC_TERM_INLINE unsigned ac_terms_of(unsigned modules, int hyper3, int shock)
+/* The terms that parameters switch (parameters.def's rows flagged
+ * AC_PARAMETER_TERM_SWITCH name them): each runs only where one of its
+ * switching parameters is not 0.  A row naming no term of terms.def does
+ * not compile. */
+#define AC_SWITCHED_TERM(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,   \
+                         description)                                                                                  \
+    (((flags) & AC_PARAMETER_TERM_SWITCH) ? (unsigned)AC_TERM_BIT_##term : 0u) |
+enum {
+    AC_SWITCHED_TERMS =
+#define AC_PARAMETER AC_SWITCHED_TERM
+#include "parameters.def"
+#undef AC_PARAMETER
+    0u
+};
+#undef AC_SWITCHED_TERM
+
+/* The terms of the modules `modules` that no parameter switches (terms.def). */
+AC_TERM_INLINE unsigned ac_module_terms(unsigned modules)
 {
-    return (unsigned)(AC_TERM_CONTINUITY | AC_TERM_ADVECTION | AC_TERM_PRESSURE | AC_TERM_VISCOSITY) |
-           ((modules & AC_MODULE_MAGNETIC) ? (unsigned)AC_TERM_MAGNETIC : 0u) | (hyper3 ? (unsigned)AC_TERM_HYPER3 : 0u) |
-           (shock ? (unsigned)AC_TERM_SHOCK : 0u) | ((modules & AC_MODULE_ENTROPY) ? (unsigned)AC_TERM_ENTROPY : 0u) |
-           ((modules & AC_MODULE_PSCALAR) ? (unsigned)AC_TERM_PASSIVE_SCALAR : 0u);
+    return (
+#define AC_TERM(name, NAME, module, description) ((modules & (unsigned)(module)) ? (unsigned)AC_TERM_##NAME : 0u) |
+#include "terms/terms.def"
+#undef AC_TERM
+               0u) &
+           ~(unsigned)AC_SWITCHED_TERMS;
 }
 
-/* The terms a grid runs: hyperdiffusion and shock viscosity where their
- * coefficients are not 0. */
+/* The terms a compiled configuration runs: those of its modules, plus
+ * hyperdiffusion and shock viscosity where asked for (the kernels' own
+ * instances; gravity, a source without derivatives, is added apart). */
+AC_TERM_INLINE unsigned ac_terms_of(unsigned modules, int hyper3, int shock)
+{
+    return ac_module_terms(modules) | (hyper3 ? (unsigned)AC_TERM_HYPER3 : 0u) | (shock ? (unsigned)AC_TERM_SHOCK : 0u);
+}
+
+#define AC_NONZERO_REAL(v) ((v) != 0.0)
+#define AC_NONZERO_VECTOR(v) ((v)[0] != 0.0 || (v)[1] != 0.0 || (v)[2] != 0.0)
+
+/* The terms a grid runs: those of its modules, and each switched term where
+ * one of its parameters is not 0 (a parameter of a module that is off keeps
+ * its default, 0 for every switch). */
 AC_INLINE unsigned ac_grid_terms(const ac_grid *g)
 {
-    return ac_terms_of(ac_grid_modules(g),
-                       g->nu_hyper3 != 0.0 || g->diff_hyper3 != 0.0 ||
-                           (ac_grid_has_module(g, AC_MODULE_ENTROPY) && g->chi_hyper3 != 0.0),
-                       g->nu_shock != 0.0) |
-           (ac_grid_has_gravity(g) ? (unsigned)AC_TERM_GRAVITY : 0u);
+    unsigned switched_on = 0u;
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    if (((flags) & AC_PARAMETER_TERM_SWITCH) && AC_NONZERO_##kind(g->name))                                            \
+        switched_on |= (unsigned)AC_TERM_BIT_##term;
+#include "parameters.def"
+#undef AC_PARAMETER
+    unsigned modules_terms = 0u;
+#define AC_TERM(name, NAME, module, description)                                                                       \
+    if (g->modules & (unsigned)(module))                                                                               \
+        modules_terms |= (unsigned)AC_TERM_##NAME;
+#include "terms/terms.def"
+#undef AC_TERM
+    return modules_terms & (~(unsigned)AC_SWITCHED_TERMS | switched_on);
 }
+#undef AC_NONZERO_REAL
+#undef AC_NONZERO_VECTOR
 
 /* The derivatives (AC_NEEDS_* bits) that the terms of a configuration read
  * of field row r; 0 when its module is off. */
 AC_TERM_INLINE unsigned physics_needs(unsigned modules, unsigned terms, int r)
 {
-    return !(modules & ac_field_module(r)) ? 0u
-                                           : ((terms & AC_TERM_CONTINUITY) ? continuity_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_ADVECTION) ? advection_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_PRESSURE) ? pressure_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_VISCOSITY) ? viscosity_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_MAGNETIC) ? magnetic_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_HYPER3) ? hyper3_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_SHOCK) ? shock_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_ENTROPY) ? entropy_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_PASSIVE_SCALAR) ? passive_scalar_needs(r) : 0u) |
-                                                 ((terms & AC_TERM_GRAVITY) ? gravity_needs(r) : 0u);
+    return !(modules & ac_field_module(r)) ? 0u :
+#define AC_TERM(name, NAME, module, description) ((terms & AC_TERM_##NAME) ? name##_needs(r) : 0u) |
+#include "terms/terms.def"
+#undef AC_TERM
+                                           0u;
 }
 
-/* The ideal gas's members of ac_physics_params (terms/entropy.h). */
+/* The ideal gas's members of ac_physics_params (eos/ideal_gas.h), and
+ * those of the energy equation (terms/entropy.h). */
 AC_INLINE void ac_ideal_gas_params(double gamma, double cp, double rho0, double cs, double chi, double chi_hyper3,
                                    double mu0, ac_physics_params *p)
 {
-    p->gamma_m1 = (real)(gamma - 1.0);
-    p->inv_gamma = (real)(1.0 / gamma);
-    p->cv1 = (real)(gamma / cp);
-    p->ln_rho0 = (real)log(rho0);
-    p->lnTT0 = (real)log(cs * cs / (cp * (gamma - 1.0)));
-    p->cp = (real)cp;
+    ideal_gas_params(gamma, cp, rho0, cs, p);
     p->chi = (real)chi;
     p->chi_hyper3 = (real)chi_hyper3;
     p->mu0 = (real)mu0;
 }
 
-/* The parameters of a grid in the working precision. */
 /* Every parameter of the grid's table (csrc/parameters.def) in the working precision. */
 #define AC_TABLE_COPY_REAL(name) t.name = (real)g->name;
 #define AC_TABLE_COPY_VECTOR(name)                                                                                     \
@@ -477,13 +507,6 @@ AC_INLINE void rk3_add_grad_div(real *u_out, real *w, real grad_div, int substep
 AC_INLINE void magnetic_field(const ac_magnetic_derivatives *m, const ac_mhd_params *q, real b[3])
 {
     curl_plus(m->grad_a, q->b_ext, b);
-}
-
-/* Transitional: terms/magnetic.h's magnetic_signal_speed. */
-AC_INLINE double fast_signal_speed(const real u[3], const real b[3], real lnrho, const ac_point_params *p,
-                                   const ac_mhd_params *q)
-{
-    return magnetic_signal_speed(u, b, lnrho, p->cs2, q->inv_mu0);
 }
 
 #endif /* ASTAROTH_PHYSICS_H */

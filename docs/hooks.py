@@ -45,8 +45,10 @@ def plain(v):
         return plain(v.tolist())
     except AttributeError:
         return str(v)
+terms = astaroth.terms() if hasattr(astaroth, "terms") else None
 print(json.dumps({"version": astaroth.__version__,
-                  "rows": None if rows is None else [{k: plain(v) for k, v in dict(r).items()} for r in rows]}))
+                  "rows": None if rows is None else [{k: plain(v) for k, v in dict(r).items()} for r in rows],
+                  "terms": terms}))
 """
 
 _HEAD = """# Parameters
@@ -144,6 +146,22 @@ def render(result):
                 text.append(f"| `{row['name']}` | {_cell(row.get('default'))} | {_bounds(row)} | "
                             f"{_cell(row.get('unit'))} | {_cell(bool(row.get('restart')))} | {_notes(row)} | "
                             f"{_cell(row.get('description'))} |\n")
+    text.append(_terms(result.get("terms")))
+    return "".join(text)
+
+
+def _terms(terms):
+    """The section of the terms, from astaroth.terms() (csrc/terms/terms.def)."""
+    if not terms:
+        return ""
+    text = ["\n## Terms\n\nThe terms of the right-hand side, one row of `csrc/terms/terms.def` and one header of "
+            "`csrc/terms/` each ([Architecture](../architecture.md)). A term runs where its module is on and, "
+            "if parameters switch it, where one of them is not 0.\n\n"
+            "| term | module | switched by | parameters | equation |\n| --- | --- | --- | --- | --- |\n"]
+    for t in terms:
+        names = lambda key: ", ".join(f"`{n}`" for n in t[key])  # noqa: E731
+        text.append(f"| `{t['name']}` | {_text(t['module'])} | {names('switched_by')} | {names('parameters')} | "
+                    f"{_text(t['description'])} |\n")
     return "".join(text)
 
 

@@ -234,7 +234,7 @@ def test_cpu_grids_do_not_share_launches():
     from astaroth import _core
 
     sims = [member(i, "cpu") for i in range(2)]
-    runs = [(0.0, 0.1, 0.1, 1.0, 1.0)] * 2
+    runs = [(0.0, 0.1, 0.4, 0.3)] * 2
     assert _core.run_cfl_members([s._grid for s in sims], runs, 4) is None
     with pytest.raises(ValueError, match="max_steps"):
         _core.run_cfl_members([s._grid for s in sims], runs, 0)

@@ -10,6 +10,7 @@
  *   array_export.c      fields to and from NumPy, zero-copy views, DLPack
  *   forcing_binding.c   the forcing of a Grid
  *   ensemble_binding.c  run_cfl_members: an ensemble's grids at once
+ *   timestep_binding.c  the CFL step (csrc/timestep.h) of a Grid
  *   ops_binding.c       astaroth.ops' derivatives
  *   errors.c            status codes as Python exceptions
  *
@@ -59,8 +60,11 @@ PyObject *cfl_run_result(const ac_cfl_run *run);
  * g (0), or a Python exception naming the parameter (-1) */
 int parameters_check_modules(unsigned long modules);
 int parameters_fill(ac_grid *g, PyObject *params);
+/* "a, b)" : the parameters whose row names `term` (parameters.def), or "" */
+void parameters_of_term(const char *term, char *out, size_t size);
 PyObject *core_parameter_table(PyObject *m, PyObject *ignored);
 PyObject *core_field_table(PyObject *m, PyObject *ignored);
+PyObject *core_term_table(PyObject *m, PyObject *ignored);
 PyObject *core_module_table(PyObject *m, PyObject *ignored);
 PyObject *core_switch_table(PyObject *m, PyObject *ignored);
 
@@ -84,6 +88,15 @@ ac_status forced_steps(GridObject *self, double dt, long count, int profile_curr
 
 /* ensemble_binding.c */
 PyObject *core_run_cfl_members(PyObject *m, PyObject *args);
+
+/* timestep_binding.c */
+PyObject *Grid_signal_speed(GridObject *self, PyObject *args);
+PyObject *Grid_get_signal_reads_neighbours(GridObject *self, void *closure);
+PyObject *Grid_time_step_rates(GridObject *self, PyObject *args);
+PyObject *Grid_cfl_dt(GridObject *self, PyObject *args);
+/* run's limits of grid g (cdt_dxmin, viscous_dt, cs, full_reduction): 0
+ * where the step cannot be found on the device (shock viscosity; no limit) */
+int grid_cfl_run_limits(const ac_grid *g, double cdt, double cdtv, ac_cfl_run *run);
 
 /* ops_binding.c */
 PyObject *core_derivative(PyObject *m, PyObject *args);

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 
 /* run_cfl_members(grids, runs, max_steps) -> [(t, steps, dt, nonfinite), ...]:
- * Grid.run_cfl for an ensemble's grids at once, runs[i] = (t, until,
- * cdt_dxmin, viscous_dt, cs) of grid i; None where they cannot go together
+ * Grid.run_cfl for an ensemble's grids at once, runs[i] = (t, until, cdt,
+ * cdtv) of grid i; None where they cannot go together
  * (the backend has no such op, forcing is on, or they differ in what one
  * launch needs), and then each runs alone. */
 PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
@@ -47,7 +47,8 @@ PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
         if (!run)
             goto done;
         ac_cfl_run *r = &runs[i];
-        const int ok = PyArg_ParseTuple(run, "ddddd", &r->t, &r->until, &r->cdt_dxmin, &r->viscous_dt, &r->cs);
+        double cdt = 0.0, cdtv = 0.0;
+        const int ok = PyArg_ParseTuple(run, "dddd", &r->t, &r->until, &cdt, &cdtv);
         Py_DECREF(run);
         if (!ok)
             goto done;
@@ -59,7 +60,8 @@ PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
         if (!check_ready(grid))
             goto done;
         ops = i == 0 ? grid->ops : ops;
-        if (grid->ops != ops || !ops->run_cfl_members || grid->forcing.count != 0)
+        if (grid->ops != ops || !ops->run_cfl_members || grid->forcing.count != 0 ||
+            !grid_cfl_run_limits(&grid->grid, cdt, cdtv, r))
             together = 0;
         selves[i] = grid->self;
     }

@@ -7,6 +7,7 @@
  */
 #define NO_IMPORT_ARRAY
 #include "binding.h"
+#include "../reach.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -68,6 +69,16 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
         return -1;
     if (boundaries && boundaries != Py_None && boundaries_fill(&grid, boundaries) < 0)
         return -1;
+    if (ac_choose_path(&grid, meth) == AC_PATH_NONE) { /* a term that only the 55-point loops run */
+        const char *term = ac_term_names[ac_path_missing_term(&grid)];
+        char names[256];
+        parameters_of_term(term, names, sizeof names);
+        PyErr_Format(PyExc_ValueError,
+                     "method='%s' runs plain hydrodynamics only (continuity, advection, pressure, viscosity); the "
+                     "term '%s'%s%s needs method='55p'",
+                     method, term, !names[0] ? "" : strchr(names, ',') ? " (parameters " : " (parameter ", names);
+        return -1;
+    }
     self->ops = ops;
     self->grid = grid;
     self->precision = prec;
@@ -285,17 +296,18 @@ PyObject *cfl_run_result(const ac_cfl_run *run)
     return Py_BuildValue("dLdO", run->t, run->taken, run->dt, run->nonfinite ? Py_True : Py_False);
 }
 
-/* run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt,
- * nonfinite): up to max_steps CFL steps with dt found on the device (the
- * backend's run_cfl); None where the backend has none or forcing is on. */
+/* run_cfl(t, until, cdt, cdtv, max_steps) -> (t, steps, dt, nonfinite): up
+ * to max_steps CFL steps with dt found on the device (the backend's
+ * run_cfl); None where the backend has none, forcing is on, or the step's
+ * limits change within the run. */
 static PyObject *Grid_run_cfl(GridObject *self, PyObject *args)
 {
     ac_cfl_run run = {0};
+    double cdt = 0.0, cdtv = 0.0;
     long max_steps = 0;
-    if (!PyArg_ParseTuple(args, "dddddl", &run.t, &run.until, &run.cdt_dxmin, &run.viscous_dt, &run.cs, &max_steps) ||
-        !check_ready(self))
+    if (!PyArg_ParseTuple(args, "ddddl", &run.t, &run.until, &cdt, &cdtv, &max_steps) || !check_ready(self))
         return NULL;
-    if (self->ops->run_cfl == NULL || self->forcing.count != 0)
+    if (self->ops->run_cfl == NULL || self->forcing.count != 0 || !grid_cfl_run_limits(&self->grid, cdt, cdtv, &run))
         Py_RETURN_NONE; /* the forcing is drawn on the host from each step's dt */
     if (max_steps < 1) {
         PyErr_SetString(PyExc_ValueError, "run_cfl: max_steps must be positive");
@@ -310,24 +322,6 @@ static PyObject *Grid_run_cfl(GridObject *self, PyObject *args)
     if (st != AC_OK)
         return raise_status(st, self, "run");
     return cfl_run_result(&run);
-}
-
-static PyObject *Grid_max_signal_speed(GridObject *self, PyObject *args)
-{
-    int fill_ghosts = 1;
-    if (!PyArg_ParseTuple(args, "|p", &fill_ghosts) || !check_ready(self))
-        return NULL;
-    if (!self->ops->max_signal_speed ||
-        !(ac_grid_has_module(&self->grid, AC_MODULE_MAGNETIC) || ac_grid_has_module(&self->grid, AC_MODULE_ENTROPY)))
-        return raise_status(AC_ERR_UNSUPPORTED, self, "max_signal_speed (a magnetic field or an energy equation)");
-    double v = 0.0;
-    ac_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = self->ops->max_signal_speed(self->self, fill_ghosts, &v);
-    Py_END_ALLOW_THREADS
-    if (st != AC_OK)
-        return raise_status(st, self, "max_signal_speed");
-    return PyFloat_FromDouble(v);
 }
 
 static PyObject *Grid_first_nonfinite_field(GridObject *self, PyObject *Py_UNUSED(ignored))
@@ -350,7 +344,7 @@ static PyObject *Grid_shock_profile(GridObject *self, PyObject *Py_UNUSED(ignore
 {
     if (!check_ready(self))
         return NULL;
-    if (self->ops->shock_profile == NULL || !ac_grid_has_shock(&self->grid))
+    if (self->ops->shock_profile == NULL || !(ac_grid_terms(&self->grid) & AC_TERM_SHOCK))
         Py_RETURN_NONE;
     npy_intp dims[3] = {self->grid.n[0], self->grid.n[1], self->grid.n[2]};
     PyObject *out = PyArray_EMPTY(3, dims, numpy_type(self), 1);
@@ -371,7 +365,7 @@ static PyObject *Grid_shock_max(GridObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (!check_ready(self))
         return NULL;
-    if (self->ops->shock_max == NULL || !ac_grid_has_shock(&self->grid))
+    if (self->ops->shock_max == NULL || !(ac_grid_terms(&self->grid) & AC_TERM_SHOCK))
         Py_RETURN_NONE;
     return number_of(self, self->ops->shock_max, "shock profile maximum");
 }
@@ -424,11 +418,17 @@ static PyMethodDef Grid_methods[] = {
      "shock_max() -> max of the shock viscosity zeta of the fields now, found where they are; None where the "
      "backend has no such reduction (then shock_profile().max()) or without shock viscosity."},
     {"run_cfl", (PyCFunction)Grid_run_cfl, METH_VARARGS,
-     "run_cfl(t, until, cdt_dxmin, viscous_dt, cs, max_steps) -> (t, steps, dt, nonfinite), or None where the "
-     "backend cannot find dt on the device (the CPU, forcing): CFL steps without waiting between them."},
-    {"max_signal_speed", (PyCFunction)Grid_max_signal_speed, METH_VARARGS,
-     "max_signal_speed(fill_ghosts=True) -> with the magnetic module: max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) (NaN if not finite); "
-     "fill_ghosts=False where the ghost zones of the fields were exchanged (split grids)."},
+     "run_cfl(t, until, cdt, cdtv, max_steps) -> (t, steps, dt, nonfinite), or None where the backend cannot find "
+     "dt on the device (the CPU, forcing, shock viscosity): CFL steps without waiting between them."},
+    {"signal_speed", (PyCFunction)Grid_signal_speed, METH_VARARGS,
+     "signal_speed(fill_ghosts=True) -> max over the grid of the CFL step's signal speed (csrc/timestep.h; NaN if not "
+     "finite); fill_ghosts=False where the ghost zones of the fields were exchanged (split grids)."},
+    {"time_step_rates", (PyCFunction)Grid_time_step_rates, METH_VARARGS,
+     "time_step_rates(max_zeta=0) -> (dxmin, diffusion, hyper, (field, term) or None, (field, term) or None): the "
+     "rates of the CFL step's limits and the field and term of the largest diffusivity of each order."},
+    {"cfl_dt", (PyCFunction)Grid_cfl_dt, METH_VARARGS,
+     "cfl_dt(speed, max_zeta, cdt, cdtv) -> (dt, limit): the CFL step and what limits it ('advective', "
+     "'diffusive', 'hyper'), or (inf, None)."},
     {"first_nonfinite_field", (PyCFunction)Grid_first_nonfinite_field, METH_NOARGS,
      "first_nonfinite_field() -> index of the first field with NaN/Inf, or -1."},
     {"read", (PyCFunction)Grid_read, METH_VARARGS, "read(which, field) -> dense copy (which: 0 fields, 1 rhs)."},
@@ -451,6 +451,8 @@ static PyGetSetDef Grid_getset[] = {
     {"backend", (getter)Grid_get_backend, NULL, "name of the backend", NULL},
     {"padded_shape", (getter)Grid_get_padded_shape, NULL, "shape including ghost zones", NULL},
     {"interior_start", (getter)Grid_get_interior_start, NULL, "padded index of interior point 0 per axis", NULL},
+    {"signal_reads_neighbours", (getter)Grid_get_signal_reads_neighbours, NULL,
+     "whether the signal speed reads gradients (B from A): a split grid exchanges ghost zones first", NULL},
     {"forcing_state", (getter)Grid_get_forcing_state, (setter)Grid_set_forcing_state,
      "state of the forcing's random generator (64-bit integer)", NULL},
     {NULL, NULL, NULL, NULL, NULL},

@@ -5,6 +5,7 @@
  * files by concern.
  */
 #include "binding.h"
+#include "../reach.h"
 
 #include "cpu/cpu_backend.h"
 #ifdef ASTAROTH_WITH_CUDA
@@ -147,7 +148,7 @@ static PyMethodDef core_methods[] = {
     {"compiled_backends", core_backends, METH_NOARGS, "Backends compiled into this build."},
     {"run_cfl_members", core_run_cfl_members, METH_VARARGS,
      "run_cfl_members(grids, runs, max_steps) -> [(t, steps, dt, nonfinite), ...] or None: Grid.run_cfl for an "
-     "ensemble's grids in shared launches, runs[i] = (t, until, cdt_dxmin, viscous_dt, cs)."},
+     "ensemble's grids in shared launches, runs[i] = (t, until, cdt, cdtv)."},
     {"parameter_table", core_parameter_table, METH_NOARGS,
      "parameter_table() -> the rows of csrc/parameters.def, as dicts (name, module, term, kind, components, "
      "default, lower, lower_open, upper, upper_open, restart, term_switch, needs_55p, one_process, unit, "
@@ -157,6 +158,8 @@ static PyMethodDef core_methods[] = {
      "its value (switch '': always on)."},
     {"switch_table", core_switch_table, METH_NOARGS,
      "switch_table() -> the keywords that choose modules (keyword, kind 'choice' or 'flag', off, description)."},
+    {"term_table", core_term_table, METH_NOARGS,
+     "term_table() -> the rows of csrc/terms/terms.def (name, module, description), in the order of their bits."},
     {"field_table", core_field_table, METH_NOARGS,
      "field_table() -> the rows of csrc/fields.h as (name, module, role), role 'scalar', 'x', 'y' or 'z', in "
      "memory order."},
@@ -185,5 +188,6 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     PyModule_AddIntConstant(m, "GHOST_WIDTH", AC_GHOST);
+    PyModule_AddObject(m, "CDTV3", PyFloat_FromDouble(AC_CDTV3)); /* the del6 limit's Courant number (timestep.h) */
     return m;
 }

@@ -12,6 +12,7 @@
 #include "binding.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -253,10 +254,7 @@ PyObject *core_parameter_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignor
     for (int i = 0; list && i < NUM_PARAMETERS; ++i) {
         const parameter_row *p = &parameters[i];
         const char *kind = p->components == 1 ? "real" : "vector";
-        const char *diffusivity = (p->flags & AC_PARAMETER_DIFFUSIVITY)         ? "second"
-                                  : (p->flags & AC_PARAMETER_HYPER_DIFFUSIVITY) ? "sixth"
-                                                                                 : "";
-        if (append_row(list, Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:d,s:d,s:O,s:d,s:O,s:O,s:O,s:O,s:O,s:s,s:s,s:s}",
+        if (append_row(list, Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:d,s:d,s:O,s:d,s:O,s:O,s:O,s:O,s:O,s:s,s:s}",
                                            "name", p->name, "module", p->module, "term", p->term, "kind", kind,
                                            "components", p->components, "default", p->dflt, "lower", p->lower,
                                            "lower_open", p->lower_open ? Py_True : Py_False, "upper", p->upper,
@@ -265,7 +263,7 @@ PyObject *core_parameter_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignor
                                            (p->flags & AC_PARAMETER_TERM_SWITCH) ? Py_True : Py_False, "needs_55p",
                                            (p->flags & AC_PARAMETER_55P) ? Py_True : Py_False, "one_process",
                                            (p->flags & AC_PARAMETER_ONE_PROCESS) ? Py_True : Py_False, "unit",
-                                           p->unit, "description", p->description, "diffusivity", diffusivity)) < 0)
+                                           p->unit, "description", p->description)) < 0)
             Py_CLEAR(list);
     }
     return list;
@@ -307,5 +305,29 @@ PyObject *core_field_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
         Py_CLEAR(list);
     AC_FIELD_TABLE(AC_FIELD_ROW)
 #undef AC_FIELD_ROW
+    return list;
+}
+
+void parameters_of_term(const char *term, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < NUM_PARAMETERS && used < size; ++i)
+        if (strcmp(parameters[i].term, term) == 0)
+            used += (size_t)snprintf(out + used, size - used, "%s%s", used ? ", " : "", parameters[i].name);
+    if (used && used + 2 <= size)
+        strcat(out, ")");
+}
+
+/* The rows of csrc/terms/terms.def: name, module, description. */
+PyObject *core_term_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+    PyObject *list = PyList_New(0);
+#define AC_TERM(name, NAME, module, description)                                                                       \
+    if (list && append_row(list, Py_BuildValue("{s:s,s:s,s:s}", "name", #name, "module",                              \
+                                               module_name((unsigned)(module)), "description", description)) < 0)     \
+        Py_CLEAR(list);
+#include "../terms/terms.def"
+#undef AC_TERM
     return list;
 }

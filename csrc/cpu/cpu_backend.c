@@ -15,6 +15,7 @@
 #endif
 
 #include "kernels.h"
+#include "../reach.h"
 
 typedef struct {
     void (*fill_ghost_zones)(const ac_grid *, void *);
@@ -30,7 +31,7 @@ typedef struct {
     void (*substep_rows)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, const void *,
                          int, double, int *);
     void (*shock_profile)(const ac_grid *, void *const *, void *, void *);
-    double (*max_signal_speed_mhd)(const ac_grid *, void *const *);
+    double (*max_signal_speed)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
     void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
     void (*set_wall_values)(const ac_grid *, void *, int);
@@ -40,10 +41,10 @@ typedef struct {
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, step_fused_rows_f32, max_speed_f32,
-     substep_rows_f32, shock_profile_f32, max_signal_speed_mhd_f32, first_nonfinite_field_f32, add_forcing_f32,
+     substep_rows_f32, shock_profile_f32, max_signal_speed_f32, first_nonfinite_field_f32, add_forcing_f32,
      set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, step_fused_rows_f64, max_speed_f64,
-     substep_rows_f64, shock_profile_f64, max_signal_speed_mhd_f64, first_nonfinite_field_f64, add_forcing_f64,
+     substep_rows_f64, shock_profile_f64, max_signal_speed_f64, first_nonfinite_field_f64, add_forcing_f64,
      set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64},
 };
 
@@ -99,6 +100,7 @@ static void thread_choice_end(ac_thread_choice *c, int used, int probing, double
 typedef struct {
     ac_grid grid;
     ac_method method;
+    ac_path path; /* the loop that runs it (reach.h) */
     const kernel_table *k;
     ac_field_sets buf;
     void *zeta, *zeta_scratch; /* the shock viscosity's profile and a second array for it: with nu_shock */
@@ -141,8 +143,8 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P) ||
         grid->fields != ac_field_count(grid->modules) || !(grid->modules & AC_MODULE_HYDRO))
         return AC_ERR_ARGUMENT;
-    if (ac_grid_extended(grid) && method != AC_METHOD_55P)
-        return AC_ERR_UNSUPPORTED; /* MHD, hyperdiffusion: the 55-point method */
+    if (ac_choose_path(grid, method) == AC_PATH_NONE)
+        return AC_ERR_UNSUPPORTED; /* terms beyond plain hydrodynamics: the 55-point method */
     if (grid->bc.walls && (method != AC_METHOD_55P || grid->nu_shock != 0.0))
         return AC_ERR_UNSUPPORTED; /* walls: not yet the 19-point method's div u nor the shock profile */
     for (int a = 0; a < 3; ++a)
@@ -153,6 +155,7 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
         return AC_ERR_NO_MEMORY;
     cpu->grid = *grid;
     cpu->method = method;
+    cpu->path = ac_choose_path(grid, method);
     cpu->k = &kernels[precision];
     cpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
     cpu->field_bytes = ac_grid_padded_count(grid) * cpu->element_bytes;
@@ -188,7 +191,7 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
     for (int f = 0; f < g->fields; ++f)
         cpu->k->fill_ghosts_bc(g, in[f], f);
     const ac_region whole = ac_whole_grid(g);
-    if (ac_grid_extended(g)) { /* MHD, hyperdiffusion, shock viscosity */
+    if (cpu->path == AC_PATH_TERMS) { /* the row loop of the term table */
         if (cpu->zeta && s == 0 && !profile_ready) /* the profile of the step's start, held for its three substeps */
             cpu->k->shock_profile(g, in, cpu->zeta, cpu->zeta_scratch);
         cpu->k->substep_rows(g, &whole, in, out, cpu->buf.w, cpu->zeta, s, dt, &failed);
@@ -224,7 +227,7 @@ static ac_status fused_step(ac_cpu *cpu, double dt, int profile_ready)
     int failed = 0;
     for (int f = 0; f < g->fields; ++f)
         cpu->k->fill_ghost_zones(g, buf->home[f]);
-    if (!ac_grid_extended(g)) {
+    if (cpu->path == AC_PATH_HYDRO) {
         cpu->k->step_fused(g, buf->home, buf->stage_a, buf->stage_b, buf->w, dt, &failed);
         return failed ? AC_ERR_NO_MEMORY : AC_OK;
     }
@@ -276,7 +279,7 @@ static ac_status cpu_substep_region(void *self, int s, double dt, const ac_regio
         return AC_ERR_UNSUPPORTED;
     if (cpu->zeta)
         return AC_ERR_UNSUPPORTED; /* the profile of a split grid would need its neighbours' */
-    if (ac_grid_extended(&cpu->grid)) { /* MHD, hyperdiffusion, gravity, entropy, the passive scalar */
+    if (cpu->path == AC_PATH_TERMS) {
         int failed = 0;
         cpu->k->substep_rows(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
                              cpu->buf.w, NULL, s, dt, &failed);
@@ -328,11 +331,11 @@ static ac_status cpu_max_speed(void *self, double *out)
 static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 {
     ac_cpu *cpu = self;
-    if (!ac_grid_has_module(&cpu->grid, AC_MODULE_MAGNETIC) && !ac_grid_has_module(&cpu->grid, AC_MODULE_ENTROPY))
-        return AC_ERR_UNSUPPORTED; /* plain hydro: max_speed, plus cs */
-    for (int f = AC_NUM_FIELDS; f < cpu->grid.fields && fill_ghosts; ++f) /* B needs A's ghost zones */
-        cpu->k->fill_ghosts_bc(&cpu->grid, cpu->buf.home[f], f);
-    *out = cpu->k->max_signal_speed_mhd(&cpu->grid, cpu->buf.home);
+    const unsigned modules = cpu->grid.modules, terms = ac_grid_terms(&cpu->grid);
+    for (int r = 0; r < AC_FIELD_ROWS && fill_ghosts; ++r) /* gradients (B from A) read the ghost zones */
+        if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
+            cpu->k->fill_ghosts_bc(&cpu->grid, cpu->buf.home[ac_field_index(modules, r)], ac_field_index(modules, r));
+    *out = cpu->k->max_signal_speed(&cpu->grid, cpu->buf.home);
     return AC_OK;
 }
 

@@ -1,12 +1,10 @@
 /*
  * point_impl.h -- the CPU's point-wise helpers of the extended physics, for
  * one precision; included by kernels_impl.h: the shock viscosity's profile
- * (docs/guide/hyperdiffusion.md) and the fastest signal speed with MHD or
- * the entropy module (docs/guide/mhd.md).  The substeps themselves run on
+ * (docs/guide/hyperdiffusion.md) and the fastest signal speed of the CFL
+ * step (csrc/timestep.h).  The substeps themselves run on
  * the row loop of rows_impl.h.  Ghost zones are filled by the caller.
  */
-
-double AC_FN(max_signal_speed_generic)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS]);
 
 /* One pass of the shock profile over the interior: to[idx] from the
  * padded array `from` (ghost zones filled): the compression (axis -1,
@@ -59,50 +57,14 @@ void AC_FN(shock_profile)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void
         zeta[n] = scale * scratch[n];
 }
 
-/* max |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)) over the interior (NaN if not
- * finite); A's ghost zones filled.  With the entropy module (MHD or not)
- * the local sound speed's ac_signal_speed. */
-double AC_FN(max_signal_speed_mhd)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS])
+/* max of the signal speed (timestep.h's ac_signal_speed_at) over the
+ * interior, NaN if not finite; the ghost zones of the fields whose
+ * gradients it reads filled. */
+double AC_FN(max_signal_speed)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS])
 {
-    if (ac_grid_has_module(g, AC_MODULE_ENTROPY)) /* the local sound speed: physics.h's ac_signal_speed */
-        return AC_FN(max_signal_speed_generic)(g, fields_);
-    real *const *fields = (real *const *)fields_;
-    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
-    const ac_mhd_params q = make_mhd_params(g->eta, g->mu0, g->b_ext);
-    ptrdiff_t stride[3];
-    ac_grid_strides(g, stride);
-    double fastest = 0.0;
-    int nonfinite = 0;
-#pragma omp parallel for collapse(2) reduction(max : fastest) reduction(| : nonfinite) schedule(static)
-    for (int k = 0; k < g->n[2]; ++k)
-        for (int j = 0; j < g->n[1]; ++j) {
-            const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);
-            for (int i = 0; i < g->n[0]; ++i) {
-                const ptrdiff_t idx = row + i;
-                ac_magnetic_derivatives m;
-                for (int c = 0; c < 3; ++c)
-                    for (int a = 0; a < 3; ++a)
-                        m.grad_a[c][a] = first_derivative(fields[4 + c] + idx, stride[a], p.inv_ds[a]);
-                real b[3];
-                magnetic_field(&m, &q, b);
-                const real u[3] = {fields[1][idx], fields[2][idx], fields[3][idx]};
-                const double speed = fast_signal_speed(u, b, fields[0][idx], &p, &q);
-                nonfinite |= !isfinite(speed);
-                fastest = speed > fastest ? speed : fastest;
-            }
-        }
-    return nonfinite ? NAN : fastest;
-}
-
-/* max of ac_signal_speed (terms/entropy.h) over the interior, NaN if not
- * finite; with MHD A's ghost zones filled. */
-double AC_FN(max_signal_speed_generic)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS])
-{
-    real *const *fields = (real *const *)fields_;
-    const unsigned modules = ac_grid_modules(g);
+    const real *const *fields = (const real *const *)fields_;
+    const unsigned modules = ac_grid_modules(g), terms = ac_grid_terms(g);
     const ac_physics_params p = make_physics_params(g);
-    const int l = ac_field_index(modules, AC_FIELD_lnrho), u = ac_field_index(modules, AC_FIELD_ux);
-    const int a = ac_field_index(modules, AC_FIELD_ax), s = ac_field_index(modules, AC_FIELD_ss);
     ptrdiff_t stride[3];
     ac_grid_strides(g, stride);
     double fastest = 0.0;
@@ -112,18 +74,7 @@ double AC_FN(max_signal_speed_generic)(const ac_grid *g, void *const fields_[AC_
         for (int j = 0; j < g->n[1]; ++j) {
             const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);
             for (int i = 0; i < g->n[0]; ++i) {
-                const ptrdiff_t idx = row + i;
-                real b[3];
-                if (a >= 0) {
-                    real grad_a[3][3];
-                    for (int c = 0; c < 3; ++c)
-                        for (int x = 0; x < 3; ++x)
-                            grad_a[c][x] = first_derivative(fields[a + c] + idx, stride[x], p.inv_ds[x]);
-                    curl_plus(grad_a, p.b_ext, b);
-                }
-                const real uu[3] = {fields[u][idx], fields[u + 1][idx], fields[u + 2][idx]};
-                const double speed =
-                    ac_signal_speed(modules, &p, uu, a >= 0 ? b : NULL, fields[l][idx], s >= 0 ? fields[s][idx] : (real)0);
+                const double speed = ac_signal_speed_at(modules, terms, fields, row + i, stride, &p);
                 nonfinite |= !isfinite(speed);
                 fastest = speed > fastest ? speed : fastest;
             }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../reach.h"
 #include "kernels.h"
 #include "schedules.cuh"
 
@@ -234,7 +235,7 @@ static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double
                                   gpu->stream)
             : gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u,
                               gpu->zeta, s, dt, device_step, gpu->stream);
-    if (st != AC_OK || !ac_grid_has_gravity(&gpu->grid))
+    if (st != AC_OK || !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY))
         return st;
     return gpu->k->add_gravity(&gpu->grid, region, r.out, r.w_out, s, dt, gpu->stream); /* terms/gravity.h */
 }
@@ -280,9 +281,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     *out = NULL;
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
         return AC_ERR_ARGUMENT;
-    if (ac_cuda_device_count() < 1 || ((grid->fields != AC_NUM_FIELDS || grid->nu_shock != 0.0) &&
-                                       method != AC_METHOD_55P)) /* MHD, entropy, shock viscosity: the 55-point kernel */
-        return AC_ERR_UNSUPPORTED;
+    if (ac_cuda_device_count() < 1 || ac_choose_path(grid, method) == AC_PATH_NONE)
+        return AC_ERR_UNSUPPORTED; /* terms beyond plain hydrodynamics: the 55-point kernel */
     if (grid->bc.walls && (method != AC_METHOD_55P || grid->nu_shock != 0.0))
         return AC_ERR_UNSUPPORTED; /* walls: the 55-point kernel, no shock profile yet */
     for (int a = 0; a < 3; ++a)
@@ -448,8 +448,6 @@ static ac_status gpu_max_speed(void *self, double *out)
 static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    if (gpu->grid.fields == AC_NUM_FIELDS) /* plain hydro: max_speed, plus cs */
-        return AC_ERR_UNSUPPORTED;
     double fastest = 0.0;
     unsigned int flags = 0;
     if (gpu->grid.bc.walls && fill_ghosts) { /* B at the walls from their ghosts */
@@ -660,10 +658,10 @@ __global__ void cfl_members_kernel(member_states m, int count, int check_only)
 static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    const int mhd = gpu->grid.fields != AC_NUM_FIELDS;
+    const int mhd = run->full_reduction; /* the reduction gives the signal speed, else max |u|^2 */
     /* the configurations the loop drives (schedules.cuh); walls and gravity are stepped from the host */
     if (gpu->method != AC_METHOD_55P || !ac_device_driven(ac_config(gpu->grid.modules, gpu->zeta ? AC_KERNEL_SHOCK : 0u)) ||
-        gpu->grid.bc.walls || ac_grid_has_gravity(&gpu->grid))
+        gpu->grid.bc.walls || (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY))
         return AC_ERR_UNSUPPORTED;
     run->taken = 0;
     run->nonfinite = 0;
@@ -690,12 +688,11 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
     return AC_OK;
 }
 
-/* Whether hydro grid b can step in one launch with grid a (cuda_substep_members). */
+/* Whether grid b can step in one launch with grid a (cuda_substep_members: the terms of the hydro path). */
 static bool goes_with(const ac_gpu *a, const ac_gpu *b)
 {
-    return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k && b->grid.fields == AC_NUM_FIELDS &&
-           b->grid.nu_shock == 0.0 && !b->grid.bc.walls && !ac_grid_has_gravity(&b->grid) &&
-           b->grid.nu_hyper3 == 0.0 && b->grid.diff_hyper3 == 0.0 && b->grid.n[0] == a->grid.n[0] &&
+    return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k &&
+           ac_choose_path(&b->grid, b->method) == AC_PATH_HYDRO && !b->grid.bc.walls && b->grid.n[0] == a->grid.n[0] &&
            b->grid.n[1] == a->grid.n[1] && b->grid.n[2] == a->grid.n[2];
 }
 

@@ -29,4 +29,25 @@ AC_INLINE void advection_add(unsigned modules, const ac_point_derivatives *d, co
         advection_add_component(modules, d, i, rhs);
 }
 
+/* The time step: the flow carries signals at |u|. */
+AC_TERM_INLINE unsigned advection_signal_needs(unsigned modules, int row)
+{
+    return (void)modules, ac_row_is_velocity(row) ? (unsigned)AC_NEEDS_VALUE : 0u;
+}
+
+AC_INLINE double advection_flow_speed(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p)
+{
+    (void)p;
+    const real *u = d->value + ac_field_index(modules, AC_FIELD_ux);
+    return sqrt((double)u[0] * u[0] + (double)u[1] * u[1] + (double)u[2] * u[2]);
+}
+
+AC_INLINE double advection_wave_speed2(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p)
+{
+    (void)modules, (void)d, (void)p;
+    return 0.0;
+}
+
+AC_TERM_NO_DIFFUSION(advection)
+
 #endif

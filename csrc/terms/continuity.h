@@ -24,4 +24,6 @@ AC_INLINE void continuity_add(unsigned modules, const ac_point_derivatives *d, c
     rhs[l] += -(d->value[u] * d->grad[l][0] + d->value[u + 1] * d->grad[l][1] + d->value[u + 2] * d->grad[l][2]) - div_u;
 }
 
+AC_TERM_NO_TIME_STEP(continuity)
+
 #endif

@@ -16,13 +16,14 @@
  * src/viscosity.f90 `calc_viscous_heat`, src/magnetic.f90 `daa_dt`).  S is
  * the traceless rate of strain of viscosity.h; the shock heating joins with
  * shock viscosity, the Ohmic heating with MHD, chi_hyper3 with the hyper3
- * terms.  The pressure force of this gas, -cs2 (grad lnrho + grad lnTT) /
- * gamma, is in pressure.h.
+ * terms.  The gas itself (lnTT, the local cs2, the pressure force of
+ * terms/pressure.h) is csrc/eos/ideal_gas.h.
  */
 #ifndef ASTAROTH_TERMS_ENTROPY_H
 #define ASTAROTH_TERMS_ENTROPY_H
 
 #include "term.h"
+#include "../eos/ideal_gas.h"
 
 AC_TERM_INLINE unsigned entropy_needs(int row)
 {
@@ -32,18 +33,6 @@ AC_TERM_INLINE unsigned entropy_needs(int row)
            : (row == AC_FIELD_ax || row == AC_FIELD_ay || row == AC_FIELD_az)
                ? (unsigned)(AC_NEEDS_SECOND | AC_NEEDS_GRAD_DIV) /* J for the Ohmic heating */
                : 0u;
-}
-
-/* cv1 ss + (gamma - 1)(lnrho - ln rho0): lnTT - lnTT0 = ln(cs2 / cs^2). */
-AC_INLINE real entropy_log_excess(const ac_physics_params *p, real lnrho, real ss)
-{
-    return p->cv1 * ss + p->gamma_m1 * (lnrho - p->ln_rho0);
-}
-
-/* The local sound speed squared cs2 of the ideal gas. */
-AC_INLINE real entropy_cs2(const ac_physics_params *p, real lnrho, real ss)
-{
-    return p->cs2 * ac_exp(entropy_log_excess(p, lnrho, ss));
 }
 
 /* 2 S:S with the traceless S of the velocity gradient at u (its x index). */
@@ -68,7 +57,7 @@ AC_INLINE void entropy_add(unsigned modules, const ac_point_derivatives *d, cons
 {
     const int l = ac_field_index(modules, AC_FIELD_lnrho), u = ac_field_index(modules, AC_FIELD_ux);
     const int s = ac_field_index(modules, AC_FIELD_ss);
-    const real lnTT = p->lnTT0 + entropy_log_excess(p, d->value[l], d->value[s]);
+    const real lnTT = p->lnTT0 + ideal_gas_log_excess(p, d->value[l], d->value[s]);
     const real TT1 = ac_exp(-lnTT);
     real glnTT[3];
     AC_UNROLL
@@ -107,20 +96,22 @@ AC_INLINE void entropy_add(unsigned modules, const ac_point_derivatives *d, cons
     }
 }
 
-/* The fastest signal at a point for the CFL step: |u| + sqrt(cs2 + vA^2),
- * cs2 the local sound speed squared (entropy_cs2 with the entropy module,
- * else cs^2) and vA^2 = |B|^2 / (mu0 rho) (b: NULL without MHD).  In double,
- * as the reductions of the backends compare it. */
-AC_INLINE double ac_signal_speed(unsigned modules, const ac_physics_params *p, const real u[3], const real *b,
-                                 real lnrho, real ss)
+/* The time step: conduction diffuses lnTT at gamma chi (cp chi lap lnTT
+ * with lnTT = ... + (gamma / cp) ss), chi_hyper3 ss at sixth order.  The
+ * local sound speed is the equation of state's (terms/pressure.h). */
+AC_TERM_NO_SIGNAL(entropy)
+
+AC_INLINE double entropy_diffusivity(const ac_grid *g, int row, double max_zeta, const char **parameter)
 {
-    const double u2 = (double)u[0] * u[0] + (double)u[1] * u[1] + (double)u[2] * u[2];
-    double c2 = (modules & AC_MODULE_ENTROPY)
-                    ? (double)p->cs2 * exp((double)p->cv1 * ss + (double)p->gamma_m1 * ((double)lnrho - (double)p->ln_rho0))
-                    : (double)p->cs2;
-    if (b)
-        c2 += ((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2]) * (double)p->inv_mu0 * exp(-(double)lnrho);
-    return sqrt(u2) + sqrt(c2);
+    (void)max_zeta;
+    *parameter = "chi";
+    return row == AC_FIELD_ss ? g->chi * g->gamma : 0.0;
+}
+
+AC_INLINE double entropy_hyper_diffusivity(const ac_grid *g, int row, const char **parameter)
+{
+    *parameter = "chi_hyper3";
+    return row == AC_FIELD_ss ? g->chi_hyper3 : 0.0;
 }
 
 #endif

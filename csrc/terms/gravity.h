@@ -10,10 +10,6 @@
 
 #include "term.h"
 
-/* Bits 7 and 8 are the entropy and passive scalar terms (term.h,
- * passive_scalar.h). */
-enum { AC_TERM_GRAVITY = 1u << 9 };
-
 AC_TERM_INLINE unsigned gravity_needs(int row)
 {
     (void)row;
@@ -28,5 +24,7 @@ AC_INLINE void gravity_add(unsigned modules, const real gravity[3], real rhs[])
     for (int i = 0; i < 3; ++i)
         rhs[u + i] += gravity[i];
 }
+
+AC_TERM_NO_TIME_STEP(gravity) /* a uniform force limits no step (Pencil Code gravity_simple) */
 
 #endif

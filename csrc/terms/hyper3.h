@@ -33,4 +33,19 @@ AC_INLINE void hyper3_add(unsigned modules, const ac_point_derivatives *d, const
     }
 }
 
+/* The time step: the sixth-order limit of its coefficients. */
+AC_TERM_NO_SIGNAL(hyper3)
+
+AC_INLINE double hyper3_diffusivity(const ac_grid *g, int row, double max_zeta, const char **parameter)
+{
+    (void)g, (void)row, (void)max_zeta, (void)parameter;
+    return 0.0;
+}
+
+AC_INLINE double hyper3_hyper_diffusivity(const ac_grid *g, int row, const char **parameter)
+{
+    *parameter = row == AC_FIELD_lnrho ? "diff_hyper3" : "nu_hyper3";
+    return row == AC_FIELD_lnrho ? g->diff_hyper3 : ac_row_is_velocity(row) ? g->nu_hyper3 : 0.0;
+}
+
 #endif

@@ -50,13 +50,43 @@ AC_INLINE void magnetic_add(unsigned modules, const ac_point_derivatives *d, con
     }
 }
 
-/* |u| + sqrt(cs^2 + |B|^2 / (mu0 rho)): the fastest signal at a point (the
- * fast magnetosonic speed carried by the flow), for the CFL step. */
-AC_INLINE double magnetic_signal_speed(const real u[3], const real b[3], real lnrho, real cs2, real inv_mu0)
+/* The time step: the Alfven speed carries signals (with the sound speed,
+ * the fast magnetosonic speed), eta diffuses A. */
+AC_TERM_INLINE unsigned magnetic_signal_needs(unsigned modules, int row)
 {
-    const double u2 = (double)u[0] * u[0] + (double)u[1] * u[1] + (double)u[2] * u[2];
-    const double b2 = (double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2];
-    return sqrt(u2) + sqrt((double)cs2 + b2 * (double)inv_mu0 * exp(-(double)lnrho));
+    return (void)modules, row == AC_FIELD_lnrho ? (unsigned)AC_NEEDS_VALUE : ac_row_is_potential(row) ? (unsigned)AC_NEEDS_FIRST : 0u;
+}
+
+AC_INLINE double magnetic_flow_speed(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p)
+{
+    (void)modules, (void)d, (void)p;
+    return 0.0;
+}
+
+/* vA^2 = |B|^2 / (mu0 rho). */
+AC_INLINE double magnetic_wave_speed2(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p)
+{
+    const int l = ac_field_index(modules, AC_FIELD_lnrho), a = ac_field_index(modules, AC_FIELD_ax);
+    const real grad_a[3][3] = {{d->grad[a][0], d->grad[a][1], d->grad[a][2]},
+                               {d->grad[a + 1][0], d->grad[a + 1][1], d->grad[a + 1][2]},
+                               {d->grad[a + 2][0], d->grad[a + 2][1], d->grad[a + 2][2]}};
+    real b[3];
+    curl_plus(grad_a, p->b_ext, b);
+    return ((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2]) * (double)p->inv_mu0 *
+           exp(-(double)d->value[l]);
+}
+
+AC_INLINE double magnetic_diffusivity(const ac_grid *g, int row, double max_zeta, const char **parameter)
+{
+    (void)max_zeta;
+    *parameter = "eta";
+    return ac_row_is_potential(row) ? g->eta : 0.0;
+}
+
+AC_INLINE double magnetic_hyper_diffusivity(const ac_grid *g, int row, const char **parameter)
+{
+    (void)g, (void)row, (void)parameter;
+    return 0.0;
 }
 
 #endif

@@ -1,36 +1,26 @@
 /*
- * terms/pressure.h -- the pressure gradient in the momentum equation and
- * its equation of state.  Isothermal (p = rho cs^2, eq. 2 of Pekkila et al.
- * 2017): -grad p / rho = -cs^2 grad lnrho.  With the entropy module (an
- * ideal gas, terms/entropy.h; the Pencil Code's src/entropy.f90 `fpres`):
- * -grad p / rho = -cs2 (grad lnrho + grad lnTT) / gamma with the local cs2.
+ * terms/pressure.h -- the pressure force -grad p / rho in the momentum
+ * equation, of the configuration's equation of state (csrc/eos/eos.h:
+ * isothermal, -cs^2 grad lnrho, eq. 2 of Pekkila et al. 2017; or the ideal
+ * gas with the entropy module).  Its sound speed is the wave speed of the
+ * CFL step.
  */
 #ifndef ASTAROTH_TERMS_PRESSURE_H
 #define ASTAROTH_TERMS_PRESSURE_H
 
 #include "term.h"
-#include "entropy.h"
+#include "../eos/eos.h"
 
 AC_TERM_INLINE unsigned pressure_needs(int row)
 {
-    return row == AC_FIELD_lnrho ? (unsigned)AC_NEEDS_FIRST
-           : row == AC_FIELD_ss  ? (unsigned)(AC_NEEDS_VALUE | AC_NEEDS_FIRST) /* with the entropy module only */
-                                 : 0u;
+    return eos_needs(row);
 }
 
 /* Component i (physics.h sums the momentum equation component by component). */
 AC_INLINE void pressure_add_component(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p,
                                       int i, real rhs[])
 {
-    const int l = ac_field_index(modules, AC_FIELD_lnrho), u = ac_field_index(modules, AC_FIELD_ux);
-    if (modules & AC_MODULE_ENTROPY) {
-        const int s = ac_field_index(modules, AC_FIELD_ss);
-        const real cs2 = entropy_cs2(p, d->value[l], d->value[s]);
-        const real glnTT = p->gamma_m1 * d->grad[l][i] + p->cv1 * d->grad[s][i];
-        rhs[u + i] += -cs2 * (d->grad[l][i] + glnTT) * p->inv_gamma;
-        return;
-    }
-    rhs[u + i] -= p->cs2 * d->grad[l][i];
+    eos_add_pressure_force(modules, d, p, i, &rhs[ac_field_index(modules, AC_FIELD_ux) + i]);
 }
 
 AC_INLINE void pressure_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
@@ -39,5 +29,24 @@ AC_INLINE void pressure_add(unsigned modules, const ac_point_derivatives *d, con
     for (int i = 0; i < 3; ++i)
         pressure_add_component(modules, d, p, i, rhs);
 }
+
+/* The time step: the sound speed carries signals. */
+AC_TERM_INLINE unsigned pressure_signal_needs(unsigned modules, int row)
+{
+    return eos_signal_needs(modules, row);
+}
+
+AC_INLINE double pressure_flow_speed(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p)
+{
+    (void)modules, (void)d, (void)p;
+    return 0.0;
+}
+
+AC_INLINE double pressure_wave_speed2(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p)
+{
+    return eos_wave_speed2(modules, d, p);
+}
+
+AC_TERM_NO_DIFFUSION(pressure)
 
 #endif

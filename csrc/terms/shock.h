@@ -80,4 +80,21 @@ AC_INLINE void shock_add(unsigned modules, const ac_point_derivatives *d, const 
         rhs[u + i] += s->zeta * (div_u * d->grad[l][i] + d->grad_div[v][i]) + div_u * s->grad_zeta[i];
 }
 
+/* The time step: the profile's largest value diffuses u beside nu
+ * (max_zeta: the reduction's, of the fields the step starts from). */
+AC_TERM_NO_SIGNAL(shock)
+
+AC_INLINE double shock_diffusivity(const ac_grid *g, int row, double max_zeta, const char **parameter)
+{
+    (void)g;
+    *parameter = "nu_shock";
+    return ac_row_is_velocity(row) ? max_zeta : 0.0;
+}
+
+AC_INLINE double shock_hyper_diffusivity(const ac_grid *g, int row, const char **parameter)
+{
+    (void)g, (void)row, (void)parameter;
+    return 0.0;
+}
+
 #endif

@@ -17,8 +17,21 @@
  *   component (advection, pressure, viscosity) also
  *   AC_INLINE void <term>_add_component(..., int i, real rhs[])
  *       its contribution to component i of u alone (<term>_add loops it).
- * A term with a source but no derivatives (a uniform gravity) needs
- * nothing and reads only its parameters.  csrc/physics.h sums the terms.
+ * and its part of the time step (csrc/timestep.h sums them):
+ *   AC_TERM_INLINE unsigned <term>_signal_needs(unsigned modules, int row)
+ *       what its signal speed reads of field `row` (values and gradients);
+ *   AC_INLINE double <term>_flow_speed(modules, d, p), <term>_wave_speed2(...)
+ *       a speed that carries signals (|u|) and a wave speed squared (cs2,
+ *       vA^2): the signal speed at a point is the flow speeds' sum plus the
+ *       square root of the wave speeds' sum;
+ *   AC_INLINE double <term>_diffusivity(g, row, max_zeta, &parameter),
+ *                    <term>_hyper_diffusivity(g, row, &parameter)
+ *       the second- and sixth-order diffusivities it gives field `row`,
+ *       and the name of the parameter that sets them (for messages).
+ * AC_TERM_NO_TIME_STEP(term) declares a term that limits no time step, and
+ * AC_TERM_NO_SIGNAL(term) one that carries no signal.  A term with a source
+ * but no derivatives (a uniform gravity) needs nothing and reads only its
+ * parameters.  terms.def lists the terms; csrc/physics.h sums them.
  */
 #ifndef ASTAROTH_TERMS_TERM_H
 #define ASTAROTH_TERMS_TERM_H
@@ -40,16 +53,24 @@ enum {
     AC_NEEDS_EXP = 1u << 5       /* exp(-f) at the point (1 / rho from lnrho), which a CPU kernel computes apart */
 };
 
-/* The terms, as bits of a term mask (physics.h sums those that are set). */
+/* The terms, as bits of a term mask (physics.h sums those that are set),
+ * numbered by their rows in terms.def: AC_TERM_CONTINUITY = 1, ... */
 enum {
-    AC_TERM_CONTINUITY = 1u << 0, /* continuity.h: d lnrho/dt = -u.grad lnrho - div u */
-    AC_TERM_ADVECTION = 1u << 1,  /* advection.h: du/dt = -(u.grad) u */
-    AC_TERM_PRESSURE = 1u << 2,   /* pressure.h: -cs^2 grad lnrho (isothermal), or the ideal gas's */
-    AC_TERM_VISCOSITY = 1u << 3,  /* viscosity.h: nu (lap u + grad div u / 3 + 2 S.grad lnrho) */
-    AC_TERM_MAGNETIC = 1u << 4,   /* magnetic.h: J x B / rho and dA/dt = u x B + eta lap A */
-    AC_TERM_HYPER3 = 1u << 5,     /* hyper3.h: nu_hyper3 del6 u, diff_hyper3 del6 lnrho */
-    AC_TERM_SHOCK = 1u << 6,      /* shock.h: the shock viscosity of a profile zeta */
-    AC_TERM_ENTROPY = 1u << 7     /* entropy.h: dss/dt of an ideal gas (advection, heating, conduction) */
+#define AC_TERM(name, NAME, module, description) AC_TERM_ORDINAL_##NAME,
+#include "terms.def"
+#undef AC_TERM
+    AC_TERM_ROWS
+};
+enum {
+#define AC_TERM(name, NAME, module, description) AC_TERM_##NAME = 1u << AC_TERM_ORDINAL_##NAME,
+#include "terms.def"
+#undef AC_TERM
+};
+/* ... by the name parameters.def's rows give their term: AC_TERM_BIT_viscosity, ... */
+enum {
+#define AC_TERM(name, NAME, module, description) AC_TERM_BIT_##name = AC_TERM_##NAME,
+#include "terms.def"
+#undef AC_TERM
 };
 
 /* The number of vector fields in the table, and a vector's index among the
@@ -119,6 +140,47 @@ typedef struct {
 AC_INLINE real ac_divergence_of(const ac_point_derivatives *d, int first)
 {
     return d->grad[first][0] + d->grad[first + 1][1] + d->grad[first + 2][2];
+}
+
+/* The time step of a term that carries no signal (no flow or wave speed),
+ * of one that diffuses nothing, and of one that does neither. */
+#define AC_TERM_NO_SIGNAL(term)                                                                                        \
+    AC_TERM_INLINE unsigned term##_signal_needs(unsigned modules, int row)                                                               \
+    {                                                                                                                  \
+        return (void)modules, (void)row, 0u;                                                                                          \
+    }                                                                                                                  \
+    AC_INLINE double term##_flow_speed(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p)     \
+    {                                                                                                                  \
+        (void)modules, (void)d, (void)p;                                                                               \
+        return 0.0;                                                                                                    \
+    }                                                                                                                  \
+    AC_INLINE double term##_wave_speed2(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p)    \
+    {                                                                                                                  \
+        (void)modules, (void)d, (void)p;                                                                               \
+        return 0.0;                                                                                                    \
+    }
+#define AC_TERM_NO_DIFFUSION(term)                                                                                     \
+    AC_INLINE double term##_diffusivity(const ac_grid *g, int row, double max_zeta, const char **parameter)                                    \
+    {                                                                                                                  \
+        (void)g, (void)row, (void)max_zeta, (void)parameter;                                                                            \
+        return 0.0;                                                                                                    \
+    }                                                                                                                  \
+    AC_INLINE double term##_hyper_diffusivity(const ac_grid *g, int row, const char **parameter)                                               \
+    {                                                                                                                  \
+        (void)g, (void)row, (void)parameter;                                                                                            \
+        return 0.0;                                                                                                    \
+    }
+#define AC_TERM_NO_TIME_STEP(term) AC_TERM_NO_SIGNAL(term) AC_TERM_NO_DIFFUSION(term)
+
+/* Whether field row r is a component of u (of A). */
+AC_TERM_INLINE int ac_row_is_velocity(int r)
+{
+    return r == AC_FIELD_ux || r == AC_FIELD_uy || r == AC_FIELD_uz;
+}
+
+AC_TERM_INLINE int ac_row_is_potential(int r)
+{
+    return r == AC_FIELD_ax || r == AC_FIELD_ay || r == AC_FIELD_az;
 }
 
 #endif /* ASTAROTH_TERMS_TERM_H */

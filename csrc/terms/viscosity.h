@@ -39,4 +39,20 @@ AC_INLINE void viscosity_add(unsigned modules, const ac_point_derivatives *d, co
         viscosity_add_component(modules, d, p, i, rhs);
 }
 
+/* The time step: nu diffuses u. */
+AC_TERM_NO_SIGNAL(viscosity)
+
+AC_INLINE double viscosity_diffusivity(const ac_grid *g, int row, double max_zeta, const char **parameter)
+{
+    (void)max_zeta;
+    *parameter = "nu";
+    return ac_row_is_velocity(row) ? g->nu : 0.0;
+}
+
+AC_INLINE double viscosity_hyper_diffusivity(const ac_grid *g, int row, const char **parameter)
+{
+    (void)g, (void)row, (void)parameter;
+    return 0.0;
+}
+
 #endif

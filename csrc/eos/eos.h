@@ -1,0 +1,51 @@
+/*
+ * eos/eos.h -- the equation-of-state slot, as the Pencil Code's eos_*.f90
+ * behind one interface: the configuration's modules choose the gas (the
+ * ideal gas of eos/ideal_gas.h with the entropy module, else the isothermal
+ * gas of eos/isothermal.h), and the pressure term (terms/pressure.h), the
+ * energy equation (terms/entropy.h) and the signal speed of the CFL step
+ * (csrc/timestep.h) ask it for the pressure force and the sound speed.
+ * A second gas is a header here and a branch in each function below.
+ */
+#ifndef ASTAROTH_EOS_EOS_H
+#define ASTAROTH_EOS_EOS_H
+
+#include "ideal_gas.h"
+#include "isothermal.h"
+
+/* What the pressure force reads of field `row` (both gases' needs: a row of
+ * a module that is off is never read). */
+AC_TERM_INLINE unsigned eos_needs(int row)
+{
+    return isothermal_needs(row) | ideal_gas_needs(row);
+}
+
+/* Adds -grad p / rho, component i, of the configuration's gas to *rhs. */
+AC_INLINE void eos_add_pressure_force(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p,
+                                      int i, real *rhs)
+{
+    if (modules & AC_MODULE_ENTROPY)
+        ideal_gas_add_pressure_force(modules, d, p, i, rhs);
+    else
+        isothermal_add_pressure_force(modules, d, p, i, rhs);
+}
+
+/* What the sound speed reads of field `row`: nothing where it is uniform. */
+AC_TERM_INLINE unsigned eos_signal_needs(unsigned modules, int row)
+{
+    return (modules & AC_MODULE_ENTROPY) ? ideal_gas_signal_needs(modules, row) : 0u;
+}
+
+/* The sound speed squared at a point, in double (the CFL step). */
+AC_INLINE double eos_wave_speed2(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p)
+{
+    return (modules & AC_MODULE_ENTROPY) ? ideal_gas_wave_speed2(modules, d, p) : isothermal_wave_speed2(p);
+}
+
+/* The sound speed where it is uniform (the isothermal gas), in double. */
+static inline double eos_uniform_sound_speed(const ac_grid *g)
+{
+    return g->cs;
+}
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * reach.h -- where each term runs, for the code that has no working
+ * precision (the backends' host code, the binding): which terms a grid runs
+ * (ac_grid_terms), what they read (physics_needs, physics_signal_needs),
+ * the CFL step from what they declare (timestep.h), and the one choice of
+ * the loop or kernel that runs a configuration (ac_choose_path).  None of
+ * it computes in the working precision: `real` stands for double while the
+ * term headers are read.
+ */
+#ifndef ASTAROTH_REACH_H
+#define ASTAROTH_REACH_H
+
+#ifdef real
+#include "physics.h"
+#else
+#define real double
+#include "physics.h"
+#undef real
+#endif
+
+/* The terms' names, by their ordinal in terms/terms.def. */
+static const char *const ac_term_names[AC_TERM_ROWS] = {
+#define AC_TERM(name, NAME, module, description) #name,
+#include "terms/terms.def"
+#undef AC_TERM
+};
+
+/* The loops and kernels: the tuned hydrodynamics of csrc/cpu/kernels_impl.h
+ * (both methods) and of the CUDA 19-point kernels, which implement the
+ * terms AC_HYDRO_PATH_TERMS of the hydro module and are never chosen for
+ * others; and the generic ones over the term table, the CPU's row loop
+ * (csrc/cpu/rows_impl.h) and the GPU's streaming kernel
+ * (csrc/cuda/stream_substep.cuh), 55-point only. */
+typedef enum { AC_PATH_NONE = -1, AC_PATH_HYDRO = 0, AC_PATH_TERMS = 1 } ac_path;
+
+enum { AC_HYDRO_PATH_TERMS = AC_TERM_CONTINUITY | AC_TERM_ADVECTION | AC_TERM_PRESSURE | AC_TERM_VISCOSITY };
+
+/* The path that runs grid g by `method`. */
+static inline ac_path ac_choose_path(const ac_grid *g, ac_method method)
+{
+    if (g->modules == (unsigned)AC_MODULE_HYDRO && (ac_grid_terms(g) & ~(unsigned)AC_HYDRO_PATH_TERMS) == 0u)
+        return AC_PATH_HYDRO;
+    return method == AC_METHOD_55P ? AC_PATH_TERMS : AC_PATH_NONE;
+}
+
+/* Where ac_choose_path finds no path: the first term of g that the tuned
+ * hydro path lacks (its ordinal in terms.def), or -1 (a module's terms are
+ * named by the first of them). */
+static inline int ac_path_missing_term(const ac_grid *g)
+{
+    const unsigned missing = ac_grid_terms(g) & ~(unsigned)AC_HYDRO_PATH_TERMS;
+    for (int t = 0; t < AC_TERM_ROWS; ++t)
+        if (missing & (1u << t))
+            return t;
+    return -1;
+}
+
+#endif /* ASTAROTH_REACH_H */
