@@ -49,7 +49,7 @@ def numpy_cfl_dt(sim, cdt=0.4, cdtv=0.3):
         cv1, gm1 = sim.gamma / sim.cp, sim.gamma - 1
         wave2 = sim.cs ** 2 * np.exp(cv1 * v["ss"] + gm1 * (v["lnrho"] - math.log(sim.rho0)))
     if "ax" in v:
-        b = ac.analysis.magnetic_field(sim)
+        b = [c + e for c, e in zip(ac.ops.curl([v["ax"], v["ay"], v["az"]], sim.spacing), sim.b_ext)]
         wave2 = wave2 + (b[0] ** 2 + b[1] ** 2 + b[2] ** 2) / (sim.mu0 * np.exp(v["lnrho"]))
     speed = np.max(np.sqrt(v["ux"] ** 2 + v["uy"] ** 2 + v["uz"] ** 2) + np.sqrt(wave2))
     zeta = sim.shock_viscosity()

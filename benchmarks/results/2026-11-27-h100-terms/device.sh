@@ -39,7 +39,7 @@ ab)
     done
     cat "$OUT/ab.log" | tail -25 ;;
 sweeps)
-    for round in 1 2; do
+    for round in $(seq "${ROUNDS:-1}"); do
         for tree in /tmp/base "$ROOT"; do
             { header "python3 -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p (in $tree, round $round)"
               (cd "$tree" && PYTHONPATH=$tree timeout 100 python3 -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p 2>&1 | tail -9); } >> "$OUT/sweeps.log" 2>&1
