@@ -987,8 +987,117 @@ class Simulation:
 
 def _parameter_property(name):
     r = _registry.row(name)
-    return property(lambda self: self._values[name],
-                    doc=f"{r['description']} ({r['unit']}; module {r['module']}; astaroth.parameters()).")
+    if r["restart"]:  # as `astaroth run --restart` may change it (csrc/parameters.def, its restart column)
+        return property(lambda self: self._values[name], lambda self, value: _set_parameter(self, name, value),
+                        doc=f"{r['description']} ({r['unit']}; module {r['module']}; astaroth.parameters()). "
+                            f"May change on a live simulation (sim.{name} = value), as on a restart.")
+    return property(lambda self: self._values[name], lambda self, value: _refuse_fixed(name),
+                    doc=f"{r['description']} ({r['unit']}; module {r['module']}; astaroth.parameters()). "
+                        f"Fixed for the life of the simulation.")
+
+
+def changeable_parameters():
+    """The physics parameters a live Simulation may change (``sim.nu = 1e-3``):
+    those whose restart column in csrc/parameters.def is 1, the keys
+    `astaroth run --restart` may change."""
+    return tuple(n for n in _registry.NAMES if _registry.row(n)["restart"])
+
+
+def _refuse_fixed(name):
+    raise AttributeError(f"{name} ({_registry.meaning(name)}) is fixed for the life of a simulation (as on "
+                         f"`astaroth run --restart`); a live simulation may change "
+                         f"{', '.join(changeable_parameters())}; start a new Simulation with another {name}")
+
+
+def _set_parameter(sim, name, value):
+    """sim.<name> = value for a restart-changeable parameter: checked as the
+    constructor checks it (bounds, the module being on, the 55-point method,
+    one process), then in effect from the next step on.  The compiled Grid
+    takes its parameters when it is made (csrc/binding/grid_object.c,
+    Grid_init, has no setter), so the grid is made afresh with the new
+    values and the fields, the forcing's generator state, t and steps carried
+    over: the run goes on bit for bit as one started with the new value.
+    Views taken before (sim.view) keep the old grid's memory and no longer
+    follow the run."""
+    value = _registry.check(name, value)
+    values = dict(sim._values, **{name: value})
+    processes = sim._comm.Get_size() if sim._comm is not None else 1
+    try:  # a module that is off, the 55-point method, one process: named as the constructor names them
+        _registry.resolve(values, sim._switches, sim._method, processes)
+    except ValueError as e:
+        raise ValueError(f"sim.{name} = {value}: {e}") from None
+    if sim._walls and values.get("nu_shock", 0.0) != 0.0:
+        raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
+    if value == sim._values[name]:
+        return
+    _remake_grid(sim, values)
+    sim._values = values
+    setattr(sim, "_" + name, value)
+
+
+def _remake_grid(sim, values):
+    """A new compiled Grid of sim's configuration with `values`, holding sim's fields and forcing state."""
+    old = sim._grid
+    local_shape, offset = sim._shape, (0, 0, 0)
+    if sim._parallel is not None:
+        local_shape, offset = sim._parallel.local_shape, sim._parallel.offset
+    grid = _core.Grid(sim._backend, sim._dtype.name, sim._method, local_shape, sim._spacing, sim._origin, offset,
+                      _registry.module_mask(sim._modules), values,
+                      _walls.entries(sim._walls, sim._field_names, offset, local_shape, sim._shape))
+    count = len(sim._field_names)
+    xp = None
+    if sim._backend == "cuda":
+        try:
+            import cupy as xp
+        except ImportError:  # without CuPy through the host
+            pass
+    if xp is not None:  # device to device: no field comes to the host
+        from .device import DeviceView
+
+        sources = [xp.asarray(DeviceView(sim, _FIELD_BUFFER, i)) for i in range(count)]
+        sim._grid = grid
+        for i, source in enumerate(sources):
+            xp.asarray(DeviceView(sim, _FIELD_BUFFER, i))[...] = source
+        xp.cuda.Stream.null.synchronize()
+    else:
+        for i in range(count):
+            grid.write(i, np.asfortranarray(old.read(_FIELD_BUFFER, i)))
+        sim._grid = grid
+    if sim._forcing is not None:
+        state = old.forcing_state
+        grid.set_forcing(*sim._forcing.arguments(sim._box))
+        grid.forcing_state = state
+    if sim._parallel is not None:
+        from .parallel import ParallelStepper
+
+        sim._stepper = ParallelStepper(sim, sim._parallel)
+
+
+# Attributes a script sets on a Simulation besides its properties with setters.
+_PLAIN_ATTRIBUTES = ("t", "steps")
+
+
+def _setattr(self, name, value):
+    """Refuse an attribute that Simulation does not have (``sim.chi_hyper =
+    1e-3`` for chi_hyper3), naming the close matches, instead of keeping a
+    value that nothing reads.  Subclasses may add their own attributes,
+    except ones that look like a misspelt parameter."""
+    if name.startswith("_") or name in _PLAIN_ATTRIBUTES or hasattr(type(self), name):
+        return object.__setattr__(self, name, value)
+    import difflib
+
+    known = sorted(set(_registry.NAMES + _registry.SWITCHES + _PLAIN_ATTRIBUTES) |
+                   {n for n in dir(Simulation) if not n.startswith("_")})
+    by_lower = {n.lower(): n for n in known}  # "Nu" is nu: case counts as a misspelling too
+    close = [by_lower[n] for n in difflib.get_close_matches(name.lower(), by_lower, n=3, cutoff=0.75)]
+    if type(self) is not Simulation and not close:
+        return object.__setattr__(self, name, value)
+    hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+    raise AttributeError(f"Simulation has no attribute {name!r}{hint} (a live simulation may change "
+                         f"{', '.join(changeable_parameters())}, and t, steps and forcing)")
+
+
+Simulation.__setattr__ = _setattr
 
 
 def _switch_property(keyword, description):
