@@ -787,7 +787,8 @@ class Simulation:
         return bool(self._parallel.allreduce(bool(flag), self._parallel.MPI.LOR))
 
     def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, timeseries=None, diagnostics_every=10,
-            progress=False, stop_file=None, handle_signals=False, on_stop=None, dt=None):
+            progress=False, stop_file=None, handle_signals=False, on_stop=None, dt=None, diagnostics=None,
+            outputs=(), nt=None, reload_file=None, on_reload=None):
         """Advance with CFL steps to time `until`, the last step shortened to land on it.
 
         dt: a fixed time step in place of the CFL step (the Pencil Code's
@@ -808,25 +809,41 @@ class Simulation:
         check_every: the fields are checked for NaN/Inf every this many steps
             and at the end; a blow-up raises NonFiniteError naming the step,
             time and field (after writing a last time-series row).
-        timeseries, diagnostics_every: a CSV file to which a row of
-            diagnostics (astaroth.diagnostics.COLUMNS) is appended at every
-            step whose number (sim.steps) is a multiple of diagnostics_every,
-            and after the last step (so a run split into several calls, or
-            restarted from a snapshot, writes the rows one call would).
+        timeseries, diagnostics_every: a file (or a list of files) to which
+            a row of diagnostics is appended at every step whose number
+            (sim.steps) is a multiple of diagnostics_every, and after the
+            last step (so a run split into several calls, or restarted from
+            a snapshot, writes the rows one call would): CSV, or the Pencil
+            Code's time_series.dat format for a name ending in .dat
+            (pencil.read.ts reads it; docs/guide/diagnostics.md).
+        diagnostics: the columns of the time series, names from
+            astaroth.diagnostics.catalogue() (the Pencil Code's print.in);
+            it, t and dt come first.  None: the default set
+            (astaroth.diagnostics.columns(sim)).
+        outputs: averages, slices and spectra written at their own cadence
+            (astaroth.outputs.Averages, Slices, Spectra).
+        nt: take at most this many steps in this call (the Pencil Code's
+            `nt`); the run then returns before `until`.
+        reload_file, on_reload: when the file appears after a step it is
+            removed and on_reload(sim) called (`astaroth run` re-reads the
+            restart-changeable parameters of its TOML file, as the Pencil
+            Code's RELOAD re-reads run.in); if it returns True this call ends
+            there (the caller goes on with new arguments).
         progress: True for a progress line (step, t, steps/s, M updates/s,
             time left), or a diagnostics.Progress to go on with (one line
             over several calls, e.g. to the end of the whole run).
         stop_file: a path; the run stops cleanly after the step in which it
             appears.  handle_signals: SIGINT/SIGTERM finish the current step
             and stop cleanly.  (On a GPU, up to DEVICE_BATCH steps, or those
-            up to the next row of the time series, are taken at once, without
-            waiting between them; a stop comes at the end of such a batch, and
-            every step checks every field for NaN/Inf.)  on_stop: called as on_stop(sim) when the run
-            stops early this way (e.g. to write a checkpoint).
+            up to the next row of the time series or output, are taken at
+            once, without waiting between them; a stop comes at the end of
+            such a batch, and every step checks every field for NaN/Inf.)
+            on_stop: called as on_stop(sim) when the run stops early this
+            way (e.g. to write a checkpoint).
         Returns the number of steps taken.
         """
-        from .diagnostics import Progress, TimeSeries, row
-        from .diagnostics import columns as diagnostic_columns
+        from .diagnostics import Progress
+        from .during import RunOutputs
 
         until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every, dt)
         if dt is not None:
@@ -836,41 +853,39 @@ class Simulation:
             raise ValueError(f"diagnostics_every must be a positive integer, got {diagnostics_every!r}")
         if dt is not None and self.t < until:
             self._check_stability(dt, hint="")
-        # rows are computed on every rank (the reductions are global), written by one
-        series = (TimeSeries(timeseries, write=self.is_root, columns=diagnostic_columns(self))
-                  if timeseries is not None else None)
+        written = RunOutputs(self, timeseries, diagnostics, diagnostics_every, outputs, nt, reload_file, on_reload)
         bar = None
         if progress and self.is_root:
             bar = progress if isinstance(progress, Progress) else Progress(self, until)
         stop = _StopRequest(handle_signals)
         steps = self._cfl_steps(until, cdt, cdtv, check_every, dt)
 
-        def batch():  # the steps up to the next row of the time series, taken at once where the backend can
-            return diagnostics_every - self.steps % diagnostics_every if series is not None else DEVICE_BATCH
+        def batch():  # the steps up to the next output (and within nt), taken at once where the backend can
+            return written.batch(steps.taken, DEVICE_BATCH)
 
         steps.batch = batch()
         try:
             for dt in steps:
                 steps.batch = batch()
-                if series is not None and self.steps % diagnostics_every == 0:
-                    series.append(row(self, dt))
+                written.after_step(dt)
                 if bar is not None:
                     bar.update()
                 if self._agree(stop.requested or (stop_file is not None and os.path.exists(stop_file))):
                     if on_stop is not None:
                         on_stop(self)
                     break
+                if written.capped(steps.taken) or (written.reload_requested() and written.reload()):
+                    break
             self.check_finite()
         except NonFiniteError:
-            if series is not None:
-                series.append(row(self, steps.dt))
+            written.row(steps.dt)
             raise
         finally:
             stop.restore()
+            written.close()
             if bar is not None:
                 bar.close() if bar is not progress else bar.update()  # a caller's line goes on after this run
-        if series is not None and steps.taken and self.steps % diagnostics_every != 0:
-            series.append(row(self, steps.dt))
+        written.finish(steps.taken, steps.dt)
         return steps.taken
 
     def _run_arguments(self, until, cdt, cdtv, check_every, dt=None):
