@@ -376,10 +376,29 @@ def cmd_run(args):
     return EXIT_DONE
 
 
+def _is_spectra(path):
+    """Whether `path` is a spectra.h5 of astaroth.outputs.Spectra (an HDF5 file whose kind is 'spectra')."""
+    try:
+        import h5py
+
+        with h5py.File(path, "r", libver="latest", swmr=True) as f:
+            return f.attrs.get("kind") == "spectra"
+    except (ImportError, OSError):
+        return False
+
+
 def cmd_plot(args):
     from .diagnostics import read_timeseries
-    from .plot import summary
+    from .plot import spectra_evolution, summary
 
+    if _is_spectra(args.snapshot):  # the spectra's time evolution
+        path = spectra_evolution(args.snapshot, args.output)
+        if not path:
+            print("astaroth: plotting needs matplotlib (pip install matplotlib, or the package's [plot] extra)",
+                  file=sys.stderr)
+            return EXIT_INPUT
+        print(path)
+        return EXIT_DONE
     if args.timeseries is not None:
         if not os.path.isfile(args.timeseries):
             raise RunError(f"--timeseries {args.timeseries}: no such file")
@@ -500,7 +519,7 @@ def build_parser():
     p.add_argument("--no-plot", action="store_true", help="no summary picture at the end")
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("plot", help="a PNG of mid-plane slices, the spectrum and the time series")
-    p.add_argument("snapshot", help="an HDF5 snapshot or checkpoint")
+    p.add_argument("snapshot", help="an HDF5 snapshot or checkpoint, or a spectra.h5 (the spectra's time evolution)")
     p.add_argument("--timeseries", help="a time-series CSV to plot beside it")
     p.add_argument("-o", "--output", default=None, help="PNG path (default: SNAPSHOT with .png)")
     p.set_defaults(func=cmd_plot)

@@ -375,3 +375,16 @@ def test_reload_refuses_a_fixed_key_and_goes_on(tmp_path):
     assert child.returncode == 0, child.stderr
     assert "cannot change while the run goes on: [physics] cs = 2.0" in child.stdout
     assert ac.load(out / "checkpoint.h5").cs == 1.0
+
+
+def test_astaroth_plot_draws_the_spectras_time_evolution(tmp_path, capsys):
+    pytest.importorskip("h5py")
+    pytest.importorskip("matplotlib")
+    sim = ac.Simulation(shape=16, nu=2e-2)
+    ac.init.random_velocity(sim, urms=0.1, seed=2)
+    sim.run(until=1.0, outputs=[outputs.Spectra(tmp_path, ["kinetic"], every=2)])
+    assert main(["plot", str(tmp_path / "spectra.h5"), "-o", str(tmp_path / "s.png")]) == 0
+    assert (tmp_path / "s.png").stat().st_size > 10000
+    # the decay the picture shows: the energy at late times is below the early one
+    t, E = outputs.read_power(tmp_path / "power_kin.dat", 8)
+    assert E[-1].sum() < 0.9 * E[0].sum()
