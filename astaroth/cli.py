@@ -392,13 +392,7 @@ def cmd_plot(args):
     from .plot import spectra_evolution, summary
 
     if _is_spectra(args.snapshot):  # the spectra's time evolution
-        path = spectra_evolution(args.snapshot, args.output)
-        if not path:
-            print("astaroth: plotting needs matplotlib (pip install matplotlib, or the package's [plot] extra)",
-                  file=sys.stderr)
-            return EXIT_INPUT
-        print(path)
-        return EXIT_DONE
+        return _plotted(spectra_evolution(args.snapshot, args.output))
     if args.timeseries is not None:
         if not os.path.isfile(args.timeseries):
             raise RunError(f"--timeseries {args.timeseries}: no such file")
@@ -406,7 +400,11 @@ def cmd_plot(args):
             read_timeseries(args.timeseries)
         except (ValueError, UnicodeDecodeError) as e:
             raise RunError(f"--timeseries {args.timeseries} is not a time-series CSV of astaroth run: {e}") from None
-    path = summary(args.snapshot, args.timeseries, args.output)
+    return _plotted(summary(args.snapshot, args.timeseries, args.output))
+
+
+def _plotted(path):
+    """The exit status of a plot: its path printed, or (None: no matplotlib) a line saying what to install."""
     if not path:
         print("astaroth: plotting needs matplotlib (pip install matplotlib, or the package's [plot] extra)",
               file=sys.stderr)
