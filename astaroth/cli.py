@@ -105,28 +105,81 @@ def _restart(config, folder, checkpoint, config_name):
     if taken.get("physics"):  # the run-time parameters of csrc/parameters.def whose restart column is 1
         sim = load(checkpoint, backend=config["numerics"]["backend"],
                    parameters={key: new for key, (old, new) in taken["physics"].items()})
-    if taken.get("forcing"):  # a new shell, amplitude or helicity; the generator goes on from its state
-        from .forcing import Forcing
-
-        fo, old, state = config["forcing"], sim.forcing, sim._grid.forcing_state
-        common = dict(f0=fo["f0"], seed=old.seed, relhel=fo["relhel"], normalize=old.normalize)
-        if old.explicit:  # a k.dat file's set, kept
-            sim.forcing = Forcing(wavevectors=old.wavenumbers, kav=old.kav, **common)
-            sim.forcing.kdat = old.kdat
-        else:
-            sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], **common)
-        sim._grid.forcing_state = state
+    if taken.get("forcing"):
+        _change_forcing(sim, config["forcing"])
     for line in changed:
         print(f"astaroth: restart takes {line}")
     history = rundir.decode(recorded.get(rundir.HISTORY)) or []
     if taken:
         history.append(rundir.history_entry(sim, taken))
-    series = os.path.join(folder, rundir.TIMESERIES)
     keep_last = bool(recorded.get("segment_end", True)) or sim.steps % config["output"]["timeseries_every"] == 0
-    dropped = rundir.truncate_timeseries(series, sim.steps, keep_last)
-    if dropped:
-        print(f"astaroth: dropped {dropped} time-series rows written after the checkpoint's step {sim.steps}")
+    for name in (rundir.TIMESERIES, rundir.PENCIL_TIMESERIES):
+        dropped = rundir.truncate_timeseries(os.path.join(folder, name), sim.steps, keep_last)
+        if dropped:
+            print(f"astaroth: dropped {dropped} rows of {name} written after the checkpoint's step {sim.steps}")
+    from .outputs import truncate_files
+
+    for name, dropped in truncate_files(folder, sim.steps).items():
+        print(f"astaroth: dropped {dropped} rows of {name} written after the checkpoint's step {sim.steps}")
     return sim, history
+
+
+def _change_forcing(sim, fo):
+    """A new shell, amplitude or helicity of sim's forcing from the [forcing]
+    table `fo`; the generator goes on from its state."""
+    from .forcing import Forcing
+
+    old, state = sim.forcing, sim._grid.forcing_state
+    common = dict(f0=fo["f0"], seed=old.seed, relhel=fo["relhel"], normalize=old.normalize)
+    if old.explicit:  # a k.dat file's set, kept
+        sim.forcing = Forcing(wavevectors=old.wavenumbers, kav=old.kav, **common)
+        sim.forcing.kdat = old.kdat
+    else:
+        sim.forcing = Forcing(kmin=fo["kmin"], kmax=fo["kmax"], **common)
+    sim._grid.forcing_state = state
+
+
+def run_outputs(config, folder):
+    """The averages, slices and spectra that [diagnostics] asks for (astaroth.outputs), written in `folder`."""
+    from . import outputs
+
+    d = config["diagnostics"]
+    found = []
+    kinds = {kind: d[f"{kind}averages"] for kind in ("xy", "xz", "yz", "z")}
+    if any(kinds.values()):
+        found.append(outputs.Averages(folder, every=d["averages_every"], **kinds))
+    if d["slices"]:
+        found.append(outputs.Slices(folder, d["slices"], point=d["slice_point"] or None, every=d["slices_every"]))
+    if d["spectra"]:
+        found.append(outputs.Spectra(folder, d["spectra"], every=d["spectra_every"]))
+    return found
+
+
+def _reload(config, new_config, sim, config_name):
+    """What a RELOAD file asks: `new_config` (the TOML file read again) in
+    place of `config` where a restart could change it (astaroth.config,
+    CHANGED_ON_RESTART and the [numerics], [output] and forcing keys a
+    restart takes), the physics parameters set on the live simulation.
+    Returns (lines to print, the changes taken for the restart history), or
+    raises RunError naming the keys that cannot change while running."""
+    from . import rundir
+
+    refused, changed = rundir.compare(new_config, sim, config)
+    for section in ("diagnostics",):
+        refused += [f"[{section}] {key}" for key in new_config[section] if new_config[section][key] != config[section][key]]
+    if new_config["output"]["dir"] != config["output"]["dir"]:
+        refused.append("[output] dir")
+    if refused:
+        raise RunError(f"{config_name} differs in keys that cannot change while the run goes on: "
+                       f"{'; '.join(refused)}")
+    taken = rundir.changes(new_config, sim)
+    for key, (old, new) in taken.get("physics", {}).items():
+        setattr(sim, key, new)  # a restart-changeable parameter (Simulation's setters)
+    if taken.get("forcing"):
+        _change_forcing(sim, new_config["forcing"])
+    for section in new_config:
+        config[section] = new_config[section]
+    return changed, taken
 
 
 PHYSICS = {"hydro": "isothermal hydrodynamics", "mhd": "isothermal MHD (vector potential A)"}
@@ -225,8 +278,9 @@ def cmd_run(args):
         for name in rundir.remove_temporaries(folder):
             print(f"astaroth: removed {os.path.join(folder, name)}, left by a run killed while writing")
     checkpoint = os.path.join(folder, rundir.CHECKPOINT)
-    series = os.path.join(folder, rundir.TIMESERIES)
+    series = [os.path.join(folder, rundir.TIMESERIES), os.path.join(folder, rundir.PENCIL_TIMESERIES)]
     stop_file = os.path.join(folder, rundir.STOP)
+    reload_file = os.path.join(folder, rundir.RELOAD)
     if args.restart:
         sim, history = _restart(config, folder, checkpoint, config_name)
         start = f"restart from {checkpoint} at step {sim.steps}, t = {sim.t:g}"
@@ -234,6 +288,13 @@ def cmd_run(args):
         os.makedirs(folder, exist_ok=True)
         sim, history = build_simulation(config), []
         start = f"{config['initial']['kind']} start"
+    from .diagnostics import select
+
+    select(sim, config["diagnostics"]["columns"] or None, "[diagnostics] columns")  # refused before any work
+    for output in run_outputs(config, folder):
+        output.check(sim)
+    if os.path.exists(reload_file):
+        os.unlink(reload_file)  # asked of an earlier run: this one reads the file now
     for line in _start_lines(config, sim, config_name, start):
         print(f"astaroth: {line}")
     record = {"run_config": rundir.encode(config)}
@@ -252,33 +313,61 @@ def cmd_run(args):
             os.unlink(stop_file)  # done what it asked: a restart must not stop again at once
             print(f"astaroth: removed {stop_file}")
 
+    def on_reload(s):  # RELOAD: the TOML file's restart-changeable keys, read again (the Pencil Code's run.in)
+        if not args.config:
+            print("\nastaroth: RELOAD: the default configuration has no file to read again; nothing changed")
+            return False
+        try:
+            lines, taken = _reload(config, configuration.load(args.config), s, config_name)
+        except ValueError as e:
+            print(f"\nastaroth: RELOAD at step {s.steps}: {e}; nothing changed")
+            return False
+        print(f"\nastaroth: RELOAD at step {s.steps}, t = {s.t:g}: " + ("; ".join(lines) or "nothing changed"))
+        if taken:
+            history.append(rundir.history_entry(s, taken))
+            record[rundir.HISTORY] = rundir.encode(history)
+        record["run_config"] = rundir.encode(config)
+        return True  # this segment's call ends: the next takes the new cdt, cadences, until
+
+    left = config["output"]["nt"] or None  # the Pencil Code's nt: steps of this invocation
     signals = _StopRequest(True)  # between segments too, while snapshots are written; run() has its own
     bar = Progress(sim, out["until"]) if out["progress"] and not args.quiet else None  # the whole run's line
     try:
-        while sim.t < out["until"] and not stopped:
+        while sim.t < config["output"]["until"] and not stopped:
+            out = config["output"]  # a RELOAD may change it
             if signals.requested:
                 on_stop(sim)
                 break
             # segment ends at multiples of snapshot_every, so a restarted run takes the same steps
             every = out["snapshot_every"]
             target = min(out["until"], (math.floor(sim.t / every * (1 + 1e-12)) + 1) * every)
-            sim.run(until=target, cdt=config["numerics"]["cdt"], cdtv=config["numerics"]["cdtv"],
-                    dt=config["numerics"]["dt"] or None,
-                    timeseries=series, diagnostics_every=out["timeseries_every"], progress=bar or False,
-                    stop_file=stop_file, handle_signals=True, on_stop=on_stop)
-            if can_save and (not stopped or sim.t == target):  # a stop on a segment's last step still ends it
+            taken = sim.run(until=target, cdt=config["numerics"]["cdt"], cdtv=config["numerics"]["cdtv"],
+                            dt=config["numerics"]["dt"] or None, timeseries=series,
+                            diagnostics=config["diagnostics"]["columns"] or None,
+                            outputs=run_outputs(config, folder), diagnostics_every=out["timeseries_every"],
+                            progress=bar or False, stop_file=stop_file, handle_signals=True, on_stop=on_stop,
+                            nt=left, reload_file=reload_file, on_reload=on_reload)
+            if can_save and sim.t == target:  # a segment's end (a stop on its last step still ends it)
                 save(sim, os.path.join(folder, rundir.snapshot_name(sim.steps)), attributes=record)
                 save(sim, checkpoint, attributes={**record, "segment_end": True})  # .xdmf kept current
+            left = None if left is None else left - taken
+            if left is not None and left <= 0 and not stopped and sim.t < config["output"]["until"]:
+                if can_save and sim.t < target:
+                    save(sim, checkpoint, attributes={**record, "segment_end": False})
+                print(f"\nastaroth: reached nt = {config['output']['nt']} steps at step {sim.steps}, t = {sim.t:g}"
+                      + (f"; checkpoint {checkpoint}: continue with --restart" if can_save else ""))
+                break
     finally:
         signals.restore()
         if bar is not None:
             bar.close()
+    out = config["output"]
     for line in _end_lines(sim):
         print(line)
     if can_save and can_plot:
         from .plot import summary
 
-        path = summary(checkpoint, series, os.path.join(folder, rundir.SUMMARY))
+        path = summary(checkpoint, series[0], os.path.join(folder, rundir.SUMMARY))
         if path:
             print(f"picture: {path}")
     if stopped and sim.t < out["until"]:
@@ -287,10 +376,23 @@ def cmd_run(args):
     return EXIT_DONE
 
 
+def _is_spectra(path):
+    """Whether `path` is a spectra.h5 of astaroth.outputs.Spectra (an HDF5 file whose kind is 'spectra')."""
+    try:
+        import h5py
+
+        with h5py.File(path, "r", libver="latest", swmr=True) as f:
+            return f.attrs.get("kind") == "spectra"
+    except (ImportError, OSError):
+        return False
+
+
 def cmd_plot(args):
     from .diagnostics import read_timeseries
-    from .plot import summary
+    from .plot import spectra_evolution, summary
 
+    if _is_spectra(args.snapshot):  # the spectra's time evolution
+        return _plotted(spectra_evolution(args.snapshot, args.output))
     if args.timeseries is not None:
         if not os.path.isfile(args.timeseries):
             raise RunError(f"--timeseries {args.timeseries}: no such file")
@@ -298,7 +400,11 @@ def cmd_plot(args):
             read_timeseries(args.timeseries)
         except (ValueError, UnicodeDecodeError) as e:
             raise RunError(f"--timeseries {args.timeseries} is not a time-series CSV of astaroth run: {e}") from None
-    path = summary(args.snapshot, args.timeseries, args.output)
+    return _plotted(summary(args.snapshot, args.timeseries, args.output))
+
+
+def _plotted(path):
+    """The exit status of a plot: its path printed, or (None: no matplotlib) a line saying what to install."""
     if not path:
         print("astaroth: plotting needs matplotlib (pip install matplotlib, or the package's [plot] extra)",
               file=sys.stderr)
@@ -411,7 +517,7 @@ def build_parser():
     p.add_argument("--no-plot", action="store_true", help="no summary picture at the end")
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("plot", help="a PNG of mid-plane slices, the spectrum and the time series")
-    p.add_argument("snapshot", help="an HDF5 snapshot or checkpoint")
+    p.add_argument("snapshot", help="an HDF5 snapshot or checkpoint, or a spectra.h5 (the spectra's time evolution)")
     p.add_argument("--timeseries", help="a time-series CSV to plot beside it")
     p.add_argument("-o", "--output", default=None, help="PNG path (default: SNAPSHOT with .png)")
     p.set_defaults(func=cmd_plot)

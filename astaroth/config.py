@@ -46,7 +46,11 @@ SCHEMA = {
     "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed", "relhel": "real",
                 "normalize": ("per_k", "mean_k"), "kdat": "path"},
     "output": {"dir": "string", "until": "positive", "timeseries_every": "count", "snapshot_every": "positive",
-               "progress": "bool"},
+               "progress": "bool", "nt": "steps"},
+    "diagnostics": {"columns": "columns", "xyaverages": "quantities", "xzaverages": "quantities",
+                    "yzaverages": "quantities", "zaverages": "quantities", "averages_every": "count",
+                    "slices": "quantities", "slice_point": "point", "slices_every": "count",
+                    "spectra": "names", "spectra_every": "count"},
 }
 
 # Where the default run departs from the table's defaults: a lower viscosity
@@ -64,7 +68,10 @@ DEFAULT = {
     "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.07, "seed": 1, "relhel": 0.0, "normalize": "per_k",
                 "kdat": ""},
     "output": {"dir": "astaroth-run", "until": 10.0, "timeseries_every": 10, "snapshot_every": 5.0,
-               "progress": True},
+               "progress": True, "nt": 0},
+    "diagnostics": {"columns": [], "xyaverages": [], "xzaverages": [], "yzaverages": [], "zaverages": [],
+                    "averages_every": 10, "slices": [], "slice_point": [], "slices_every": 10, "spectra": [],
+                    "spectra_every": 100},
 }
 
 
@@ -91,8 +98,24 @@ HELP = {
                 "normalize": "per_k: N from each drawn |k|; mean_k: from the set's mean |k| (Pencil's kav)",
                 "kdat": "a Pencil Code k.dat file of wave vectors, in place of kmin and kmax"},
     "output": {"dir": "run directory", "until": "end time", "timeseries_every": "steps between time-series rows",
-               "snapshot_every": "time between snapshots (and checkpoints)", "progress": "a progress line"},
+               "snapshot_every": "time between snapshots (and checkpoints)", "progress": "a progress line",
+               "nt": "at most this many steps in one invocation (the Pencil Code's nt), 0: no cap"},
+    "diagnostics": {"columns": "time-series columns (the Pencil Code's print.in), []: the default set",
+                    "xyaverages": "quantities averaged over x and y, e.g. [\"uz\", \"uz*ss\"] (xyaverages.h5)",
+                    "xzaverages": "quantities averaged over x and z (xzaverages.h5)",
+                    "yzaverages": "quantities averaged over y and z (yzaverages.h5)",
+                    "zaverages": "quantities averaged over z (zaverages.h5)",
+                    "averages_every": "steps between rows of the averages",
+                    "slices": "quantities sliced through slice_point (slices.h5)",
+                    "slice_point": "grid indices [ix, iy, iz] of the slices, []: the middle",
+                    "slices_every": "steps between slices",
+                    "spectra": "kinetic, magnetic or field names (spectra.h5, power_kin.dat, ...)",
+                    "spectra_every": "steps between spectra"},
 }
+
+# Keys `astaroth run --help` lists but the README's TOML block leaves to
+# their own page (docs/guide/diagnostics.md, where a test finds each).
+DOCUMENTED_ELSEWHERE = {"output": ("nt",), "diagnostics": tuple(SCHEMA["diagnostics"])}
 
 # On --restart the checkpoint holds the state: these keys describe it and
 # cannot change (the grid, dtype and method, the module switches, the
@@ -205,6 +228,31 @@ def _check(section, key, kind, v):
             return walls.canonical_table(key, v)
         except ValueError as e:
             raise ConfigError(f"[{section}] {e}") from None
+    if kind == "steps":
+        if not (isinstance(v, int) and not isinstance(v, bool)) or v < 0:
+            raise ConfigError(f"{where} = {v!r}: must be a non-negative integer (0: no cap)")
+        return v
+    if kind in ("columns", "quantities", "names"):
+        if not (isinstance(v, list) and all(isinstance(x, str) and x for x in v)):
+            raise ConfigError(f'{where} = {v!r}: must be a list of names in quotes, e.g. ["uz", "uz*ss"]')
+        try:
+            if kind == "columns":
+                from .diagnostics import check_names
+                check_names(v, where)
+            elif kind == "quantities":
+                from .outputs import check_quantity
+                for q in v:
+                    check_quantity(None, q, where)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        if len(set(v)) != len(v):
+            raise ConfigError(f"{where} = {v!r}: a name appears twice")
+        return v
+    if kind == "point":
+        if not (isinstance(v, list) and (v == [] or (len(v) == 3 and all(
+                isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in v)))):
+            raise ConfigError(f"{where} = {v!r}: must be three grid indices [ix, iy, iz] (>= 0), or [] for the middle")
+        return v
     if kind == "string":
         if not isinstance(v, str) or not v:
             raise ConfigError(f"{where} = {v!r}: must be a non-empty string")

@@ -64,6 +64,102 @@ COLUMNS = ("it", "t", "dt", "urms", "umax", "ekin", "rhom", "lnrhomin", "lnrhoma
 MAGNETIC_COLUMNS = ("brms", "bmax", "b2m", "jrms", "jmax", "abm")
 ENTROPY_COLUMNS = ("TTm", "TTmax", "TTmin", "ssm", "ethm", "etotm")
 GRAVITY_COLUMNS = ("epot",)
+# (formula, meaning) of each default column, as in the table above.
+_DEFAULT_TABLE = {
+    "it": ("sim.steps", "steps taken"), "t": ("sim.t", "time after the step"), "dt": ("dt", "the step's length"),
+    "urms": ("<|u|^2>^(1/2)", "rms speed"), "umax": ("max |u|", "largest speed"),
+    "ekin": ("<rho |u|^2 / 2>", "kinetic energy per unit volume"), "rhom": ("<rho>", "mean density"),
+    "lnrhomin": ("min lnrho", "smallest log density"), "lnrhomax": ("max lnrho", "largest log density"),
+    "divu2m": ("<(div u)^2>", "compressibility"), "orms": ("<|omega|^2>^(1/2)", "rms vorticity"),
+    "omax": ("max |omega|", "largest vorticity"), "oum": ("<omega . u>", "kinetic helicity"),
+    "brms": ("<|B|^2>^(1/2)", "rms field, b_ext included"), "bmax": ("max |B|", "largest field"),
+    "b2m": ("<|B|^2>", "twice the magnetic energy per unit volume, times mu0"),
+    "jrms": ("<|J|^2>^(1/2)", "rms current density"), "jmax": ("max |J|", "largest current density"),
+    "abm": ("<A . curl A>", "magnetic helicity, without b_ext"),
+    "TTm": ("<T>", "mean temperature"), "TTmax": ("max T", "largest temperature"),
+    "TTmin": ("min T", "smallest temperature"), "ssm": ("<ss>", "mean specific entropy"),
+    "ethm": ("<rho cv T>", "thermal energy per unit volume"),
+    "etotm": ("<rho |u|^2/2 + rho cv T + |B|^2/(2 mu0) + rho Phi>", "total energy per unit volume"),
+    "epot": ("<rho Phi>", "potential energy per unit volume"),
+}
+
+# More columns a run may choose (run(diagnostics=[...]), [diagnostics] columns
+# in TOML), with the Pencil Code's print.in names and meaning: name ->
+# (formula, meaning, what it needs: None, "mhd", "entropy" or "gravity").
+EXTRA_COLUMNS = {
+    "uxm": ("<ux>", "mean x velocity", None), "uym": ("<uy>", "mean y velocity", None),
+    "uzm": ("<uz>", "mean z velocity", None),
+    "ux2m": ("<ux^2>", "mean square x velocity", None), "uy2m": ("<uy^2>", "mean square y velocity", None),
+    "uz2m": ("<uz^2>", "mean square z velocity", None),
+    "rhomin": ("min rho", "smallest density", None), "rhomax": ("max rho", "largest density", None),
+    "bxm": ("<Bx>", "mean x field", "mhd"), "bym": ("<By>", "mean y field", "mhd"),
+    "bzm": ("<Bz>", "mean z field", "mhd"),
+    "bx2m": ("<Bx^2>", "mean square x field", "mhd"), "by2m": ("<By^2>", "mean square y field", "mhd"),
+    "bz2m": ("<Bz^2>", "mean square z field", "mhd"),
+    "ssmin": ("min ss", "smallest specific entropy", "entropy"),
+    "ssmax": ("max ss", "largest specific entropy", "entropy"),
+}
+_NEEDS = {"mhd": 'physics="mhd"', "entropy": 'energy="entropy"', "gravity": "gravity (a nonzero sim.gravity)"}
+
+
+def catalogue():
+    """Every time-series column a run may choose: {name: (formula, meaning,
+    needs)}, needs None or what the simulation must have ("mhd", "entropy",
+    "gravity").  The default columns (columns(sim)) come first, then
+    EXTRA_COLUMNS; docs/guide/diagnostics.md has the same table."""
+    out = {}
+    for names, needs in ((COLUMNS, None), (MAGNETIC_COLUMNS, "mhd"), (ENTROPY_COLUMNS, "entropy"),
+                         (GRAVITY_COLUMNS, "gravity")):
+        out.update((name, _DEFAULT_TABLE[name] + (needs,)) for name in names)
+    out.update(EXTRA_COLUMNS)
+    return out
+
+
+def _available(sim, needs):
+    return (needs is None or (needs == "mhd" and getattr(sim, "physics", "hydro") == "mhd") or
+            (needs == "entropy" and getattr(sim, "energy", "isothermal") == "entropy") or
+            (needs == "gravity" and _has_gravity(sim)))
+
+
+def check_names(names, what="diagnostics"):
+    """`names` (a list of column names) checked against the catalogue: a
+    TypeError for what is not a list of strings, a ValueError naming an
+    unknown name and its close matches.  Returns them as a tuple."""
+    import difflib
+
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise TypeError(f"{what} must be a list of column names, e.g. ['it', 't', 'urms'], not {names!r}")
+    names = tuple(names)
+    known = catalogue()
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{what}: column names are strings, got {name!r}")
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=3)
+            hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+            raise ValueError(f"{what}: unknown column {name!r}{hint}; the columns are {', '.join(known)} "
+                             f"(docs/guide/diagnostics.md)")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{what}: a column is named twice in {list(names)}")
+    return names
+
+
+def select(sim, names=None, what="diagnostics"):
+    """The time-series columns of `sim` for the chosen `names` (None: the
+    default set, columns(sim)): checked against the catalogue and against
+    what `sim` has (brms needs physics="mhd", ...), each refused naming the
+    column; it, t and dt come first whether named or not (a restart
+    truncates the rows by `it`)."""
+    if names is None:
+        return columns(sim)
+    names = check_names(names, what)
+    known = catalogue()
+    for name in names:
+        needs = known[name][2]
+        if not _available(sim, needs):
+            raise ValueError(f"{what}: column {name!r} ({known[name][1]}) needs {_NEEDS[needs]}")
+    return ("it", "t", "dt") + tuple(n for n in names if n not in ("it", "t", "dt"))
+
 
 # Time series written before the columns took the Pencil Code's names:
 # old name -> (new name, conversion); read_timeseries and a restart's
@@ -85,13 +181,37 @@ def _has_gravity(sim):
     return any(float(g) != 0.0 for g in getattr(sim, "gravity", (0.0, 0.0, 0.0)))
 
 
-def row(sim, dt):
-    """One time-series row (a dict over columns(sim)) for the simulation now
-    (NaN entries, without warnings, once the run has blown up)."""
+def row(sim, dt, names=None):
+    """One time-series row (a dict over columns(sim), and over any of
+    `names` from EXTRA_COLUMNS) for the simulation now (NaN entries,
+    without warnings, once the run has blown up)."""
     import numpy as np
 
     with np.errstate(all="ignore"):
-        return _row(sim, dt)
+        out = _row(sim, dt)
+        extra = [n for n in names or () if n in EXTRA_COLUMNS]
+        if extra:
+            out.update(_extra(sim, extra))
+        return out
+
+
+def _extra(sim, names):
+    """The EXTRA_COLUMNS among `names`, reduced where the fields are (on the device under CuPy)."""
+    xp = analysis._array_module(sim)
+    value = analysis._host
+    out = {}
+    for name in names:
+        if name in ("rhomin", "rhomax"):
+            lnrho = analysis._field(sim, "lnrho", xp).astype(xp.float64)
+            out[name] = math.exp(value(xp.min(lnrho) if name == "rhomin" else xp.max(lnrho)))
+        elif name in ("ssmin", "ssmax"):
+            ss = analysis._field(sim, "ss", xp)
+            out[name] = value(xp.min(ss) if name == "ssmin" else xp.max(ss))
+        else:  # <u_i>, <u_i^2>, <B_i>, <B_i^2>
+            vector = analysis.velocity(sim) if name[0] == "u" else analysis.magnetic_field(sim)
+            component = vector["xyz".index(name[1])].astype(xp.float64)
+            out[name] = value(xp.mean(component ** 2 if name[2] == "2" else component))
+    return out
 
 
 def _row(sim, dt):
@@ -134,14 +254,71 @@ def _row(sim, dt):
     }
 
 
+def _pencil(path):
+    """Whether `path` is a time series in the Pencil Code's format (a name ending in .dat)."""
+    return os.fspath(path).endswith(".dat")
+
+
 def _read_csv(path):
-    """(header names, rows of cells) of a CSV time series; a partial last line is dropped."""
+    """(header names, rows of cells) of a time series, CSV or the Pencil
+    Code's time_series.dat (pencil_header); a partial last line is dropped."""
     with open(path) as f:
-        lines = [line for line in f.read().split("\n") if line]
+        lines = [line for line in f.read().split("\n") if line.strip()]
     if not lines:
         return [], []
+    if _pencil(path):
+        heads = [i for i, line in enumerate(lines) if line.startswith("#--")]
+        if not heads:
+            return [], []
+        header = [name for name in lines[heads[-1]].strip("#-").split("-") if name]
+        rows = (line.split() for line in lines[heads[-1] + 1:] if not line.startswith("#"))
+        return header, [cells for cells in rows if len(cells) == len(header)]
     header = lines[0].split(",")
     return header, [cells for cells in (line.split(",") for line in lines[1:]) if len(cells) == len(header)]
+
+
+# The Pencil Code's time_series.dat: a header line "#--it-----t-------dt---..."
+# naming the columns (each name right-aligned over its column, dashes as fill,
+# as its src/diagnostics.f90 writes it), then rows of numbers separated by
+# blanks; its Python reader, pencil.read.ts, strips "#-" from the header,
+# splits it at runs of dashes and the rows at blanks.
+_INT_WIDTH, _REAL_WIDTH = 8, 14
+
+
+def _widths(columns):
+    return [max(_INT_WIDTH if c == "it" else _REAL_WIDTH, len(c) + 2) for c in columns]
+
+
+def pencil_header(columns):
+    """The header line of a time_series.dat with `columns` (no name may hold a '-')."""
+    return "#" + "".join(c.rjust(w, "-") for c, w in zip(columns, _widths(columns)))
+
+
+def _cells(values, columns):
+    """The cells of one row as text: `it` an integer, the others repr'd floats (CSV)."""
+    return [str(int(values[c])) if c == "it" else repr(float(values[c])) for c in columns]
+
+
+def _line(cells, columns, pencil):
+    if not pencil:
+        return ",".join(cells)
+    out = []
+    for c, cell, w in zip(columns, cells, _widths(columns)):
+        if c != "it":
+            cell = f"{float(cell):.6e}"
+        out.append(cell.rjust(w))
+    return "".join(out)
+
+
+def _write_table(path, columns, rows):
+    """Write a whole time series (header and rows of cells) to `path` in its format, atomically."""
+    from .io import atomic_path
+
+    pencil = _pencil(path)
+    lines = [pencil_header(columns) if pencil else ",".join(columns)]
+    lines += [_line(cells, columns, pencil) for cells in rows]
+    with atomic_path(path, "time series") as tmp, open(tmp, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def _renamed(header, rows):
@@ -178,41 +355,67 @@ def read_timeseries(path):
 
 
 class TimeSeries:
-    """Appends rows to a CSV file, writing the header when the file is new.
-    A file whose header differs (an earlier run's, before a column was
-    renamed or added) is first rewritten under `columns`: renamed columns
-    keep their values, new ones read nan."""
+    """Appends rows to a time series, writing the header when the file is
+    new: CSV, or the Pencil Code's time_series.dat for a path ending in
+    .dat (pencil_header; pencil.read.ts reads it).  A file whose header
+    differs (an earlier run's, before a column was renamed, added or
+    chosen otherwise) is first rewritten under `columns`: renamed and kept
+    columns keep their values, new ones read nan."""
 
     def __init__(self, path, write=True, columns=COLUMNS):
         self.path = os.fspath(path)
         self.write = write  # False on all MPI ranks but one
         self.columns = columns
+        self.pencil = _pencil(self.path)
+        if self.pencil and any("-" in c for c in columns):
+            raise ValueError(f"{self.path}: the Pencil Code's time_series.dat cannot hold a column name with '-'")
         if not write:
             return
         if not os.path.exists(self.path) or os.path.getsize(self.path) == 0:
-            with open(self.path, "w") as f:
-                f.write(",".join(columns) + "\n")
+            _write_table(self.path, columns, [])
             return
         header, rows = _read_csv(self.path)
         if header != list(columns):
             self._upgrade(header, rows)
 
     def _upgrade(self, header, rows):
-        from .io import atomic_path
-
         names, rows = _renamed(header, rows)
         where = {name: i for i, name in enumerate(names)}
-        lines = [",".join(self.columns)]
-        lines += [",".join(cells[where[c]] if c in where else "nan" for c in self.columns) for cells in rows]
-        with atomic_path(self.path, "time series") as tmp, open(tmp, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        _write_table(self.path, self.columns,
+                     [[cells[where[c]] if c in where else "nan" for c in self.columns] for cells in rows])
 
     def append(self, values):
         if not self.write:
             return
         with open(self.path, "a") as f:
-            f.write(",".join(repr(float(values[c])) if c != "it" else str(int(values[c]))
-                             for c in self.columns) + "\n")
+            f.write(_line(_cells(values, self.columns), self.columns, self.pencil) + "\n")
+
+
+def truncate(path, steps, keep_last):
+    """Drop the rows of the time series `path` (CSV or .dat) past step
+    `steps`, the row at `steps` itself unless keep_last, and any partial
+    line a kill left; returns how many rows went.  The file is rewritten
+    atomically."""
+    if not os.path.exists(path):
+        return 0
+    with open(path) as f:
+        count = sum(1 for line in f.read().split("\n")[1:] if line.strip() and not line.startswith("#"))
+    header, rows = _read_csv(path)
+    if "it" not in header:
+        return 0
+    at = header.index("it")
+    kept = []
+    for cells in rows:
+        try:
+            step = int(cells[at])
+        except ValueError:
+            continue
+        if step < steps or (step == steps and keep_last):
+            kept.append(cells)
+    if len(kept) == count:
+        return 0
+    _write_table(path, header, kept)
+    return count - len(kept)
 
 
 class ProgressLine:

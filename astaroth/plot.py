@@ -129,3 +129,41 @@ def summary(snapshot, timeseries=None, output=None):
     fig.savefig(output, dpi=90, bbox_inches="tight")
     plt.close(fig)
     return output
+
+
+def spectra_evolution(path, output=None, curves=8):
+    """Write a PNG of the time evolution of the spectra in `path` (a
+    spectra.h5 of astaroth.outputs.Spectra): for each spectrum up to
+    `curves` rows evenly spread in time, coloured from early (light) to late
+    (dark) on log axes.  Returns the PNG's path, or None without matplotlib.
+    A ValueError names the file when it holds no spectra."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    import h5py
+
+    with h5py.File(path, "r", libver="latest", swmr=True) as f:
+        names = [k for k in f if k not in ("k", "t", "it")]
+        if f.attrs.get("kind") != "spectra" or "k" not in f or not names or f["t"].shape[0] == 0:
+            raise ValueError(f"{path} holds no spectra written during a run (astaroth.outputs.Spectra)")
+        k, t = f["k"][:], f["t"][:]
+        data = {name: f[name][:] for name in names}
+    rows = np.unique(np.linspace(0, len(t) - 1, min(curves, len(t))).round().astype(int))
+    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 4), squeeze=False)
+    colours = plt.get_cmap("viridis_r")(np.linspace(0.15, 1.0, len(rows)))
+    for ax, name in zip(axes[0], names):
+        for colour, i in zip(colours, rows):
+            E = data[name][i]
+            ax.loglog(k[1:], np.where(E[1:] > 0, E[1:], np.nan), color=colour, label=f"t = {t[i]:.3g}")
+        ax.set_xlabel("k")
+        ax.set_ylabel("E(k)")
+        ax.set_title(f"{name} spectrum")
+        ax.legend(fontsize="small")
+    output = output or os.path.splitext(os.fspath(path))[0] + ".png"
+    fig.savefig(output, dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return output

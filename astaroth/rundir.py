@@ -2,10 +2,15 @@
 restart checks and repairs before it continues.
 
     timeseries.csv                  one row per `timeseries_every` steps and per segment end
+    time_series.dat                 the same rows in the Pencil Code's format (pencil.read.ts reads it)
+    xyaverages.h5, ..., slices.h5   averages and slices ([diagnostics]; astaroth.outputs)
+    spectra.h5, power_*.dat         spectra ([diagnostics] spectra), power_kin.dat in the Pencil Code's format
     snapshot_NNNNNNN.h5, .xdmf      at every multiple of `snapshot_every`
     checkpoint.h5, .xdmf            the newest state, what --restart continues from
     summary.png                     the picture at the end
     STOP                            asks a running run to stop (removed once it has)
+    RELOAD                          asks a running run to re-read the restart-changeable keys of its
+                                    TOML file, as the Pencil Code's RELOAD re-reads run.in (removed once read)
 
 Every file is written to a temporary `.tmp-*` name and renamed, so a run
 killed mid-write leaves such a file behind; the next start removes it.
@@ -19,7 +24,9 @@ from . import parameters as registry
 from .io import TMP_PREFIX, atomic_path
 
 TIMESERIES, CHECKPOINT, SUMMARY, STOP = "timeseries.csv", "checkpoint.h5", "summary.png", "STOP"
+PENCIL_TIMESERIES, RELOAD = "time_series.dat", "RELOAD"
 SNAPSHOTS = "snapshot_*.h5"
+OUTPUTS = ("xyaverages.h5", "xzaverages.h5", "yzaverages.h5", "zaverages.h5", "slices.h5", "spectra.h5")
 
 
 def snapshot_name(steps):
@@ -32,9 +39,10 @@ def _path(folder, name):
 
 def run_files(folder):
     """The files of a run in `folder` (sorted paths), without STOP and temporaries."""
-    names = [TIMESERIES, CHECKPOINT, "checkpoint.xdmf", SUMMARY]
+    names = [TIMESERIES, PENCIL_TIMESERIES, CHECKPOINT, "checkpoint.xdmf", SUMMARY] + list(OUTPUTS)
     found = [_path(folder, n) for n in names if os.path.exists(_path(folder, n))]
-    return sorted(found + glob.glob(_path(folder, "snapshot_*.h5")) + glob.glob(_path(folder, "snapshot_*.xdmf")))
+    return sorted(found + glob.glob(_path(folder, "snapshot_*.h5")) + glob.glob(_path(folder, "snapshot_*.xdmf")) +
+                  glob.glob(_path(folder, "power_*.dat")))
 
 
 def holds_run(folder):
@@ -138,6 +146,8 @@ def compare(config, sim, recorded):
                 if key in configuration.FIXED_ON_RESTART.get(section, ()) or \
                         key in configuration.CHANGED_ON_RESTART.get(section, ()):
                     continue
+                if key not in recorded.get(section, {}) and config[section][key] == configuration.DEFAULT[section][key]:
+                    continue  # a key newer than the checkpoint, at its default
                 old, new = recorded.get(section, {}).get(key), config[section][key]
                 if old != new and key != "dir":
                     note = (" (ignored: the checkpoint holds the state)" if section == "initial" else
@@ -172,25 +182,10 @@ def decode(text):
 
 
 def truncate_timeseries(path, steps, keep_last):
-    """Drop the rows of `path` past step `steps`, the row at `steps` itself
-    unless keep_last, and any partial line a kill left; returns how many
-    rows went.  The file is rewritten atomically."""
-    if not os.path.exists(path):
-        return 0
-    with open(path) as f:
-        lines = f.read().split("\n")
-    header, rows = lines[0], [line for line in lines[1:] if line]
-    kept = []
-    for line in rows:
-        cells = line.split(",")
-        try:
-            step = int(cells[0])
-        except ValueError:
-            continue
-        if len(cells) == len(header.split(",")) and (step < steps or (step == steps and keep_last)):
-            kept.append(line)
-    if len(kept) == len(rows):
-        return 0
-    with atomic_path(path, "time series") as tmp, open(tmp, "w") as f:
-        f.write("\n".join([header] + kept) + "\n")
-    return len(rows) - len(kept)
+    """Drop the rows of the time series `path` (timeseries.csv or
+    time_series.dat) past step `steps`, the row at `steps` itself unless
+    keep_last, and any partial line a kill left; returns how many rows
+    went (astaroth.diagnostics.truncate)."""
+    from .diagnostics import truncate
+
+    return truncate(path, steps, keep_last)

@@ -747,7 +747,8 @@ class Simulation:
         return bool(self._parallel.allreduce(bool(flag), self._parallel.MPI.LOR))
 
     def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, timeseries=None, diagnostics_every=10,
-            progress=False, stop_file=None, handle_signals=False, on_stop=None, dt=None):
+            progress=False, stop_file=None, handle_signals=False, on_stop=None, dt=None, diagnostics=None,
+            outputs=(), nt=None, reload_file=None, on_reload=None):
         """Advance with CFL steps to time `until`, the last step shortened to land on it.
 
         dt: a fixed time step in place of the CFL step (the Pencil Code's
@@ -768,25 +769,41 @@ class Simulation:
         check_every: the fields are checked for NaN/Inf every this many steps
             and at the end; a blow-up raises NonFiniteError naming the step,
             time and field (after writing a last time-series row).
-        timeseries, diagnostics_every: a CSV file to which a row of
-            diagnostics (astaroth.diagnostics.COLUMNS) is appended at every
-            step whose number (sim.steps) is a multiple of diagnostics_every,
-            and after the last step (so a run split into several calls, or
-            restarted from a snapshot, writes the rows one call would).
+        timeseries, diagnostics_every: a file (or a list of files) to which
+            a row of diagnostics is appended at every step whose number
+            (sim.steps) is a multiple of diagnostics_every, and after the
+            last step (so a run split into several calls, or restarted from
+            a snapshot, writes the rows one call would): CSV, or the Pencil
+            Code's time_series.dat format for a name ending in .dat
+            (pencil.read.ts reads it; docs/guide/diagnostics.md).
+        diagnostics: the columns of the time series, names from
+            astaroth.diagnostics.catalogue() (the Pencil Code's print.in);
+            it, t and dt come first.  None: the default set
+            (astaroth.diagnostics.columns(sim)).
+        outputs: averages, slices and spectra written at their own cadence
+            (astaroth.outputs.Averages, Slices, Spectra).
+        nt: take at most this many steps in this call (the Pencil Code's
+            `nt`); the run then returns before `until`.
+        reload_file, on_reload: when the file appears after a step it is
+            removed and on_reload(sim) called (`astaroth run` re-reads the
+            restart-changeable parameters of its TOML file, as the Pencil
+            Code's RELOAD re-reads run.in); if it returns True this call ends
+            there (the caller goes on with new arguments).
         progress: True for a progress line (step, t, steps/s, M updates/s,
             time left), or a diagnostics.Progress to go on with (one line
             over several calls, e.g. to the end of the whole run).
         stop_file: a path; the run stops cleanly after the step in which it
             appears.  handle_signals: SIGINT/SIGTERM finish the current step
             and stop cleanly.  (On a GPU, up to DEVICE_BATCH steps, or those
-            up to the next row of the time series, are taken at once, without
-            waiting between them; a stop comes at the end of such a batch, and
-            every step checks every field for NaN/Inf.)  on_stop: called as on_stop(sim) when the run
-            stops early this way (e.g. to write a checkpoint).
+            up to the next row of the time series or output, are taken at
+            once, without waiting between them; a stop comes at the end of
+            such a batch, and every step checks every field for NaN/Inf.)
+            on_stop: called as on_stop(sim) when the run stops early this
+            way (e.g. to write a checkpoint).
         Returns the number of steps taken.
         """
-        from .diagnostics import Progress, TimeSeries, row
-        from .diagnostics import columns as diagnostic_columns
+        from .diagnostics import Progress
+        from .during import RunOutputs
 
         until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every, dt)
         if dt is not None:
@@ -796,41 +813,39 @@ class Simulation:
             raise ValueError(f"diagnostics_every must be a positive integer, got {diagnostics_every!r}")
         if dt is not None and self.t < until:
             self._check_stability(dt, hint="")
-        # rows are computed on every rank (the reductions are global), written by one
-        series = (TimeSeries(timeseries, write=self.is_root, columns=diagnostic_columns(self))
-                  if timeseries is not None else None)
+        written = RunOutputs(self, timeseries, diagnostics, diagnostics_every, outputs, nt, reload_file, on_reload)
         bar = None
         if progress and self.is_root:
             bar = progress if isinstance(progress, Progress) else Progress(self, until)
         stop = _StopRequest(handle_signals)
         steps = self._cfl_steps(until, cdt, cdtv, check_every, dt)
 
-        def batch():  # the steps up to the next row of the time series, taken at once where the backend can
-            return diagnostics_every - self.steps % diagnostics_every if series is not None else DEVICE_BATCH
+        def batch():  # the steps up to the next output (and within nt), taken at once where the backend can
+            return written.batch(steps.taken, DEVICE_BATCH)
 
         steps.batch = batch()
         try:
             for dt in steps:
                 steps.batch = batch()
-                if series is not None and self.steps % diagnostics_every == 0:
-                    series.append(row(self, dt))
+                written.after_step(dt)
                 if bar is not None:
                     bar.update()
                 if self._agree(stop.requested or (stop_file is not None and os.path.exists(stop_file))):
                     if on_stop is not None:
                         on_stop(self)
                     break
+                if written.capped(steps.taken) or (written.reload_requested() and written.reload()):
+                    break
             self.check_finite()
         except NonFiniteError:
-            if series is not None:
-                series.append(row(self, steps.dt))
+            written.row(steps.dt)
             raise
         finally:
             stop.restore()
+            written.close()
             if bar is not None:
                 bar.close() if bar is not progress else bar.update()  # a caller's line goes on after this run
-        if series is not None and steps.taken and self.steps % diagnostics_every != 0:
-            series.append(row(self, steps.dt))
+        written.finish(steps.taken, steps.dt)
         return steps.taken
 
     def _run_arguments(self, until, cdt, cdtv, check_every, dt=None):
@@ -947,8 +962,117 @@ class Simulation:
 
 def _parameter_property(name):
     r = _registry.row(name)
-    return property(lambda self: self._values[name],
-                    doc=f"{r['description']} ({r['unit']}; module {r['module']}; astaroth.parameters()).")
+    if r["restart"]:  # as `astaroth run --restart` may change it (csrc/parameters.def, its restart column)
+        return property(lambda self: self._values[name], lambda self, value: _set_parameter(self, name, value),
+                        doc=f"{r['description']} ({r['unit']}; module {r['module']}; astaroth.parameters()). "
+                            f"May change on a live simulation (sim.{name} = value), as on a restart.")
+    return property(lambda self: self._values[name], lambda self, value: _refuse_fixed(name),
+                    doc=f"{r['description']} ({r['unit']}; module {r['module']}; astaroth.parameters()). "
+                        f"Fixed for the life of the simulation.")
+
+
+def changeable_parameters():
+    """The physics parameters a live Simulation may change (``sim.nu = 1e-3``):
+    those whose restart column in csrc/parameters.def is 1, the keys
+    `astaroth run --restart` may change."""
+    return tuple(n for n in _registry.NAMES if _registry.row(n)["restart"])
+
+
+def _refuse_fixed(name):
+    raise AttributeError(f"{name} ({_registry.meaning(name)}) is fixed for the life of a simulation (as on "
+                         f"`astaroth run --restart`); a live simulation may change "
+                         f"{', '.join(changeable_parameters())}; start a new Simulation with another {name}")
+
+
+def _set_parameter(sim, name, value):
+    """sim.<name> = value for a restart-changeable parameter: checked as the
+    constructor checks it (bounds, the module being on, the 55-point method,
+    one process), then in effect from the next step on.  The compiled Grid
+    takes its parameters when it is made (csrc/binding/grid_object.c,
+    Grid_init, has no setter), so the grid is made afresh with the new
+    values and the fields, the forcing's generator state, t and steps carried
+    over: the run goes on bit for bit as one started with the new value.
+    Views taken before (sim.view) keep the old grid's memory and no longer
+    follow the run."""
+    value = _registry.check(name, value)
+    values = dict(sim._values, **{name: value})
+    processes = sim._comm.Get_size() if sim._comm is not None else 1
+    try:  # a module that is off, the 55-point method, one process: named as the constructor names them
+        _registry.resolve(values, sim._switches, sim._method, processes)
+    except ValueError as e:
+        raise ValueError(f"sim.{name} = {value}: {e}") from None
+    if sim._walls and values.get("nu_shock", 0.0) != 0.0:
+        raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
+    if value == sim._values[name]:
+        return
+    _remake_grid(sim, values)
+    sim._values = values
+    setattr(sim, "_" + name, value)
+
+
+def _remake_grid(sim, values):
+    """A new compiled Grid of sim's configuration with `values`, holding sim's fields and forcing state."""
+    old = sim._grid
+    local_shape, offset = sim._shape, (0, 0, 0)
+    if sim._parallel is not None:
+        local_shape, offset = sim._parallel.local_shape, sim._parallel.offset
+    grid = _core.Grid(sim._backend, sim._dtype.name, sim._method, local_shape, sim._spacing, sim._origin, offset,
+                      _registry.module_mask(sim._modules), values,
+                      _walls.entries(sim._walls, sim._field_names, offset, local_shape, sim._shape))
+    count = len(sim._field_names)
+    xp = None
+    if sim._backend == "cuda":
+        try:
+            import cupy as xp
+        except ImportError:  # without CuPy through the host
+            pass
+    if xp is not None:  # device to device: no field comes to the host
+        from .device import DeviceView
+
+        sources = [xp.asarray(DeviceView(sim, _FIELD_BUFFER, i)) for i in range(count)]
+        sim._grid = grid
+        for i, source in enumerate(sources):
+            xp.asarray(DeviceView(sim, _FIELD_BUFFER, i))[...] = source
+        xp.cuda.Stream.null.synchronize()
+    else:
+        for i in range(count):
+            grid.write(i, np.asfortranarray(old.read(_FIELD_BUFFER, i)))
+        sim._grid = grid
+    if sim._forcing is not None:
+        state = old.forcing_state
+        grid.set_forcing(*sim._forcing.arguments(sim._box))
+        grid.forcing_state = state
+    if sim._parallel is not None:
+        from .parallel import ParallelStepper
+
+        sim._stepper = ParallelStepper(sim, sim._parallel)
+
+
+# Attributes a script sets on a Simulation besides its properties with setters.
+_PLAIN_ATTRIBUTES = ("t", "steps")
+
+
+def _setattr(self, name, value):
+    """Refuse an attribute that Simulation does not have (``sim.chi_hyper =
+    1e-3`` for chi_hyper3), naming the close matches, instead of keeping a
+    value that nothing reads.  Subclasses may add their own attributes,
+    except ones that look like a misspelt parameter."""
+    if name.startswith("_") or name in _PLAIN_ATTRIBUTES or hasattr(type(self), name):
+        return object.__setattr__(self, name, value)
+    import difflib
+
+    known = sorted(set(_registry.NAMES + _registry.SWITCHES + _PLAIN_ATTRIBUTES) |
+                   {n for n in dir(Simulation) if not n.startswith("_")})
+    by_lower = {n.lower(): n for n in known}  # "Nu" is nu: case counts as a misspelling too
+    close = [by_lower[n] for n in difflib.get_close_matches(name.lower(), by_lower, n=3, cutoff=0.75)]
+    if type(self) is not Simulation and not close:
+        return object.__setattr__(self, name, value)
+    hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+    raise AttributeError(f"Simulation has no attribute {name!r}{hint} (a live simulation may change "
+                         f"{', '.join(changeable_parameters())}, and t, steps and forcing)")
+
+
+Simulation.__setattr__ = _setattr
 
 
 def _switch_property(keyword, description):
