@@ -73,17 +73,23 @@ AC_INLINE real rk3_beta(int substep)
     return substep == 0 ? (real)(1.0 / 3.0) : substep == 1 ? (real)(15.0 / 16.0) : (real)(8.0 / 15.0);
 }
 
-/* Physical parameters and inverse grid spacings as seen by one point of
- * the tuned hydro loops (the CPU's kernels_impl.h, the CUDA 19-point
- * kernels, ensembles): nu and cs^2 as they read them, and every parameter
- * of the table, which the terms read (so that a new parameter of a term
- * reaches these loops too). */
+/* Physical parameters and inverse grid spacings as seen by one point. */
 typedef struct {
     real inv_ds[3]; /* 1 / dx, 1 / dy, 1 / dz */
     real nu;        /* kinematic viscosity */
     real cs2;       /* isothermal sound speed squared */
-    ac_table_params table;
 } ac_point_params;
+
+/* The parameters of a grid of spacing `spacing`, in the working precision. */
+AC_INLINE ac_point_params make_point_params(const double spacing[3], double nu, double cs)
+{
+    ac_point_params p;
+    for (int a = 0; a < 3; ++a)
+        p.inv_ds[a] = (real)(1.0 / spacing[a]);
+    p.nu = (real)nu;
+    p.cs2 = (real)(cs * cs);
+    return p;
+}
 
 
 /* The modules a grid runs (csrc/fields.h). */
@@ -192,18 +198,6 @@ AC_INLINE ac_table_params make_table_params(const ac_grid *g)
 }
 #undef AC_TABLE_COPY_REAL
 #undef AC_TABLE_COPY_VECTOR
-
-/* The parameters of grid g as the tuned hydro loops see them. */
-AC_INLINE ac_point_params make_point_params(const ac_grid *g)
-{
-    ac_point_params p;
-    for (int a = 0; a < 3; ++a)
-        p.inv_ds[a] = (real)(1.0 / g->spacing[a]);
-    p.nu = (real)g->nu;
-    p.cs2 = (real)(g->cs * g->cs);
-    p.table = make_table_params(g);
-    return p;
-}
 
 AC_INLINE ac_physics_params make_physics_params(const ac_grid *g)
 {
@@ -431,7 +425,8 @@ AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const
     r.diff_hyper3 = h ? h->diff_hyper3 : (real)0;
     r.gamma_m1 = r.inv_gamma = r.cv1 = r.ln_rho0 = r.lnTT0 = r.cp = r.chi = r.chi_hyper3 = (real)0;
     r.mu0 = (real)1;
-    r.table = p->table;
+    const ac_table_params none = {0}; /* a kernel sets the table from its argument (ac_physics_params_with_table) */
+    r.table = none;
     return r;
 }
 

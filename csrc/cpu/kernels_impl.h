@@ -327,7 +327,7 @@ static AC_FN(row_job) AC_FN(make_job)(const ac_grid *g, void *const in[AC_NUM_FI
         job.w[f] = (real *)w[f];
     }
     job.div_u = (real *)div_u;
-    job.p = make_point_params(g);
+    job.p = make_point_params(g->spacing, g->nu, g->cs);
     ac_grid_strides(g, job.stride);
     job.dt = (real)dt;
     job.streaming = streaming;
@@ -612,7 +612,7 @@ void AC_FN(substep_19p_second)(const ac_grid *g, void *const out_[AC_NUM_FIELDS]
     real *const out[3] = {(real *)out_[1], (real *)out_[2], (real *)out_[3]};
     real *const w[3] = {(real *)w_[1], (real *)w_[2], (real *)w_[3]};
     const real *div_u = (const real *)div_u_;
-    const ac_point_params p = make_point_params(g);
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     ptrdiff_t stride[3];
     ac_grid_strides(g, stride);
     const real dt = (real)dt_;

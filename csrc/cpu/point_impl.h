@@ -12,7 +12,7 @@
  * smoothing along `axis`; then to's ghost zones. */
 static void AC_FN(shock_pass)(const ac_grid *g, real *const *in, const real *from, real *to, int axis)
 {
-    const ac_point_params p = make_point_params(g);
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     const real *const u[3] = {in[1], in[2], in[3]};
     ptrdiff_t stride[3];
     ac_grid_strides(g, stride);

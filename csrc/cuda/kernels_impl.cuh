@@ -516,7 +516,7 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
 {
     AC_FN(substep_args) a;
     a.s = &s;
-    a.p.p = make_point_params(g);
+    a.p.p = make_point_params(g->spacing, g->nu, g->cs);
     a.p.q = make_mhd_params(g->eta, g->mu0, g->b_ext);
     a.p.h = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
     a.p.e = make_gas_params(g);
@@ -548,7 +548,7 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                                          cudaStream_t stream)
 {
     AC_FN(shape) s = AC_FN(make_shape)(g);
-    const ac_point_params p = make_point_params(g);
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     AC_FN(field_set) in = AC_FN(make_set)(in_), out = AC_FN(make_set)(out_), w_in = AC_FN(make_set)(w_in_),
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;

@@ -1,5 +1,5 @@
 /*
- * members.cuh -- ensembles (astaroth/ensemble.py): the members of one shape stepped by
+ * members.cuh -- ensembles (issue 14): the members of one shape stepped by
  * one launch per substep.
  *
  * Included by kernels_impl.cuh (once per precision).  Each member keeps its
@@ -51,7 +51,7 @@ extern "C" ac_status AC_FN(cuda_load_members)(const ac_member *members, int coun
         const ac_grid *g = members[i].grid;
         for (int k = 0; k < 3; ++k)
             table[i].sets[k] = AC_FN(make_set)(members[i].sets[k]);
-        table[i].p = make_point_params(g);
+        table[i].p = make_point_params(g->spacing, g->nu, g->cs);
         table[i].c = AC_FN(make_scales)(table[i].p);
         table[i].step = members[i].step;
     }

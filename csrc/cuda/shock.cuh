@@ -230,7 +230,7 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
 {
     static AC_FN(kernel_fit) fit; /* the blocks of the profile kernel one GPU holds at once */
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const ac_point_params p = make_point_params(g);
+    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     real *zeta = (real *)zeta_;
     const double dxmin = ac_grid_dxmin(g);
     if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(shock_profile_kernel), AC_SHOCK_THREADS, 0) != AC_OK)
