@@ -1,5 +1,5 @@
 /*
- * members.cuh -- ensembles (issue 14): the members of one shape stepped by
+ * members.cuh -- ensembles (astaroth/ensemble.py): the members of one shape stepped by
  * one launch per substep.
  *
  * Included by kernels_impl.cuh (once per precision).  Each member keeps its

@@ -158,7 +158,7 @@ static constexpr ac_schedule_row ac_schedules[] = {
      {32, 4, 1, 128, true, true, AC_SHOCK_AT_USE}},
     {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_PSCALAR, AC_KERNEL_HYPER3, 8,
      {32, 8, 1, 128, true, true, AC_SHOCK_AT_USE}},
-    /* MHD with entropy (eight fields; issue 26).  In double the column
+    /* MHD with entropy (eight fields).  In double the column
      * below in registers spills 268 bytes a thread (ptxas, 255 registers;
      * 340 with shock viscosity), so it goes to shared memory.  The ring of
      * two planes ahead and the column take 264 kB, more than an SM has: one

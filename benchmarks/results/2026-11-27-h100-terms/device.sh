@@ -5,6 +5,7 @@
 #   build:  both builds side by side, then every GPU test of this tree
 #   ab:     scripts/ab.py (terms, 19p, entropy rows at 256^3) and the walls bench, both trees
 #   sweeps: `astaroth bench --sweeps` and sim.run rates of every physics (rates.py), both trees, interleaved
+#   hydro:  both builds, the GPU tests of this tree, scripts/ab.py's hydro rows (terms:hydro, 19p) and the sweeps
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$PWD
@@ -49,4 +50,13 @@ sweeps)
         done
     done
     tail -40 "$OUT/rates.log" ;;
+hydro)
+    "$0" build
+    { header "AB_GROUPS=terms:hydro,19p python3 scripts/ab.py 2 /tmp/base $ROOT"
+      AB_GROUPS=terms:hydro,19p timeout 200 python3 scripts/ab.py 2 /tmp/base "$ROOT" 2>&1; } > "$OUT/ab-hydro.log" 2>&1
+    for tree in /tmp/base "$ROOT"; do
+        { header "python3 -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p (in $tree)"
+          (cd "$tree" && PYTHONPATH=$tree timeout 100 python3 -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p 2>&1 | tail -9); } >> "$OUT/sweeps-hydro.log" 2>&1
+    done
+    tail -12 "$OUT/ab-hydro.log" ;;
 esac
