@@ -10,6 +10,8 @@
 #ifndef ASTAROTH_REACH_H
 #define ASTAROTH_REACH_H
 
+#include <string.h>
+
 #ifdef real
 #include "physics.h"
 #else
@@ -35,10 +37,31 @@ typedef enum { AC_PATH_NONE = -1, AC_PATH_HYDRO = 0, AC_PATH_TERMS = 1 } ac_path
 
 enum { AC_HYDRO_PATH_TERMS = AC_TERM_CONTINUITY | AC_TERM_ADVECTION | AC_TERM_PRESSURE | AC_TERM_VISCOSITY };
 
+/* The parameters of those terms that the tuned hydro loops read
+ * (ac_point_params in physics.h): any other parameter of theirs off its
+ * default (one added to parameters.def since) is a term they do not
+ * implement, and ac_hydro_path_unread names it. */
+#define AC_HYDRO_PATH_READS(name) (strcmp(name, "nu") == 0 || strcmp(name, "cs") == 0)
+#define AC_OFF_DEFAULT_REAL(v, dflt) ((v) != (dflt))
+#define AC_OFF_DEFAULT_VECTOR(v, dflt) ((v)[0] != (dflt) || (v)[1] != (dflt) || (v)[2] != (dflt))
+static inline const char *ac_hydro_path_unread(const ac_grid *g)
+{
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    if ((AC_TERM_BIT_##term & AC_HYDRO_PATH_TERMS) && !AC_HYDRO_PATH_READS(#name) && AC_OFF_DEFAULT_##kind(g->name, dflt)) \
+        return #name;
+#include "parameters.def"
+#undef AC_PARAMETER
+    return NULL;
+}
+#undef AC_OFF_DEFAULT_REAL
+#undef AC_OFF_DEFAULT_VECTOR
+
 /* The path that runs grid g by `method`. */
 static inline ac_path ac_choose_path(const ac_grid *g, ac_method method)
 {
-    if (g->modules == (unsigned)AC_MODULE_HYDRO && (ac_grid_terms(g) & ~(unsigned)AC_HYDRO_PATH_TERMS) == 0u)
+    if (g->modules == (unsigned)AC_MODULE_HYDRO && (ac_grid_terms(g) & ~(unsigned)AC_HYDRO_PATH_TERMS) == 0u &&
+        !ac_hydro_path_unread(g))
         return AC_PATH_HYDRO;
     return method == AC_METHOD_55P ? AC_PATH_TERMS : AC_PATH_NONE;
 }

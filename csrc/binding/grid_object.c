@@ -69,6 +69,11 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
         return -1;
     if (boundaries && boundaries != Py_None && boundaries_fill(&grid, boundaries) < 0)
         return -1;
+    if (ac_choose_path(&grid, meth) == AC_PATH_NONE && ac_path_missing_term(&grid) < 0) {
+        PyErr_Format(PyExc_ValueError, "method='%s' does not read the parameter %s: it needs method='55p'", method,
+                     ac_hydro_path_unread(&grid));
+        return -1;
+    }
     if (ac_choose_path(&grid, meth) == AC_PATH_NONE) { /* a term that only the 55-point loops run */
         const char *term = ac_term_names[ac_path_missing_term(&grid)];
         char names[256];
