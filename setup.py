@@ -50,6 +50,7 @@ C_SOURCES = [
     "csrc/binding/ensemble_binding.c",
     "csrc/binding/ops_binding.c",
     "csrc/binding/timestep_binding.c",
+    "csrc/binding/eos_binding.c",
     "csrc/binding/errors.c",
     "csrc/forcing.c",
     "csrc/cpu/cpu_backend.c",

@@ -11,6 +11,7 @@
  *   forcing_binding.c   the forcing of a Grid
  *   ensemble_binding.c  run_cfl_members: an ensemble's grids at once
  *   timestep_binding.c  the CFL step (csrc/timestep.h) of a Grid
+ *   eos_binding.c       the equation of state (csrc/eos/) on arrays
  *   ops_binding.c       astaroth.ops' derivatives
  *   errors.c            status codes as Python exceptions
  *
@@ -97,6 +98,9 @@ PyObject *Grid_cfl_dt(GridObject *self, PyObject *args);
 /* run's limits of grid g (cdt_dxmin, viscous_dt, cs, full_reduction): 0
  * where the step cannot be found on the device (shock viscosity; no limit) */
 int grid_cfl_run_limits(const ac_grid *g, double cdt, double cdtv, ac_cfl_run *run);
+
+/* eos_binding.c */
+PyObject *Grid_thermodynamics(GridObject *self, PyObject *args);
 
 /* ops_binding.c */
 PyObject *core_derivative(PyObject *m, PyObject *args);

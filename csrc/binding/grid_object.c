@@ -431,6 +431,9 @@ static PyMethodDef Grid_methods[] = {
     {"time_step_rates", (PyCFunction)Grid_time_step_rates, METH_VARARGS,
      "time_step_rates(max_zeta=0) -> (dxmin, diffusion, hyper, (field, term) or None, (field, term) or None): the "
      "rates of the CFL step's limits and the field and term of the largest diffusivity of each order."},
+    {"thermodynamics", (PyCFunction)Grid_thermodynamics, METH_VARARGS,
+     "thermodynamics(lnrho, ss=None) -> (lnTT, cs2, p) as float64 arrays: the equation of state (csrc/eos/) of "
+     "this grid's gas at the given points (lnTT NaN for the isothermal gas)."},
     {"cfl_dt", (PyCFunction)Grid_cfl_dt, METH_VARARGS,
      "cfl_dt(speed, max_zeta, cdt, cdtv) -> (dt, limit): the CFL step and what limits it ('advective', "
      "'diffusive', 'hyper'), or (inf, None)."},

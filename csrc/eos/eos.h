@@ -42,6 +42,26 @@ AC_INLINE double eos_wave_speed2(unsigned modules, const ac_point_derivatives *d
     return (modules & AC_MODULE_ENTROPY) ? ideal_gas_wave_speed2(modules, d, p) : isothermal_wave_speed2(p);
 }
 
+/* The gas's state at a point, for analysis (astaroth/thermo.py): the log
+ * temperature (NAN for the isothermal gas, which has none), the sound speed
+ * squared and the pressure. */
+AC_INLINE real eos_log_temperature(unsigned modules, const ac_physics_params *p, real lnrho, real ss)
+{
+    return (modules & AC_MODULE_ENTROPY) ? p->lnTT0 + ideal_gas_log_excess(p, lnrho, ss) : (real)NAN;
+}
+
+AC_INLINE real eos_sound_speed2(unsigned modules, const ac_physics_params *p, real lnrho, real ss)
+{
+    return (modules & AC_MODULE_ENTROPY) ? ideal_gas_cs2(p, lnrho, ss) : p->cs2;
+}
+
+/* p = rho cs2 / gamma for the ideal gas (= (cp - cv) rho T), rho cs^2 isothermal. */
+AC_INLINE real eos_pressure(unsigned modules, const ac_physics_params *p, real lnrho, real ss)
+{
+    const real rho_cs2 = ac_exp(lnrho) * eos_sound_speed2(modules, p, lnrho, ss);
+    return (modules & AC_MODULE_ENTROPY) ? rho_cs2 * p->inv_gamma : rho_cs2;
+}
+
 /* The sound speed where it is uniform (the isothermal gas), in double. */
 static inline double eos_uniform_sound_speed(const ac_grid *g)
 {
