@@ -209,8 +209,8 @@ def hydrostatic(sim, kind="isothermal", mpoly=1.5, zref=None, zinfty=None):
     where the stencils are exact, as on the isothermal layer's linear
     lnrho with 'a2' walls; on a polytrope between 'a2' walls, whose
     ghosts miss the curvature of lnrho and ss, it alternates in sign from
-    point to point next to the walls and falls at order 3 there, about 2.8
-    inside: tests/test_stratified.py).  The velocity along gravity needs kind 'a' on
+    point to point next to the walls and falls at order about 2, largest
+    at the top wall: tests/test_stratified.py).  The velocity along gravity needs kind 'a' on
     both walls (impenetrable); lnrho and ss need 's' or 'a2' (their wall
     values evolve), or for ss on the walls along gravity 'set' at the
     layer's own value there.  A warning says when a diffusion (chi,
