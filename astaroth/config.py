@@ -123,8 +123,10 @@ HELP = {
 }
 
 # Keys `astaroth run --help` lists but the README's TOML block leaves to
-# their own page (docs/guide/diagnostics.md, where a test finds each).
-DOCUMENTED_ELSEWHERE = {"output": ("nt",), "diagnostics": tuple(SCHEMA["diagnostics"])}
+# their own page (docs/guide/diagnostics.md and docs/guide/stratified.md,
+# where tests find each).
+STRATIFICATION_KEYS = ("stratification", "mpoly", "zref")
+DOCUMENTED_ELSEWHERE = {"output": ("nt",), "diagnostics": tuple(SCHEMA["diagnostics"]), "initial": STRATIFICATION_KEYS}
 
 # On --restart the checkpoint holds the state: these keys describe it and
 # cannot change (the grid, dtype and method, the module switches, the
