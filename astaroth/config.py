@@ -125,8 +125,9 @@ HELP = {
 # Keys `astaroth run --help` lists but the README's TOML block leaves to
 # their own page (docs/guide/diagnostics.md and docs/guide/stratified.md,
 # where tests find each).
-STRATIFICATION_KEYS = ("stratification", "mpoly", "zref")
-DOCUMENTED_ELSEWHERE = {"output": ("nt",), "diagnostics": tuple(SCHEMA["diagnostics"]), "initial": STRATIFICATION_KEYS}
+DOCUMENTED_ON = {"docs/guide/diagnostics.md": {"output": ("nt",), "diagnostics": tuple(SCHEMA["diagnostics"])},
+                 "docs/guide/stratified.md": {"initial": ("stratification", "mpoly", "zref")}}
+DOCUMENTED_ELSEWHERE = {section: keys for page in DOCUMENTED_ON.values() for section, keys in page.items()}
 
 # On --restart the checkpoint holds the state: these keys describe it and
 # cannot change (the grid, dtype and method, the module switches, the
