@@ -42,6 +42,9 @@ def build_simulation(config):
         init.radial_explosion(sim, amplitude=ic["amplitude"], r0=ic["r0"], width=ic["width"])
     elif ic["kind"] == "random_velocity":
         init.random_velocity(sim, urms=ic["urms"], spectrum=lambda k: k ** ic["slope"], seed=ic["seed"])
+    if ic["stratification"] != "none":
+        init.hydrostatic(sim, kind=ic["stratification"], mpoly=ic["mpoly"],
+                         zref=None if ic["zref"] == "bottom" else ic["zref"])
     if ic["seed_field"]:
         if sim.physics != "mhd":
             raise ValueError('[initial] seed_field seeds the vector potential A: it needs [physics] physics = "mhd"')

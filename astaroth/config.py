@@ -42,7 +42,8 @@ SCHEMA = {
                  "dt": "nonneg"},
     "initial": {"kind": ("rest", "sine_wave", "radial_explosion", "random_velocity"), "field": ("ux", "uy", "uz", "lnrho"),
                 "amplitude": "real", "k": "reals3_or_real", "r0": "nonneg", "width": "positive", "urms": "nonneg",
-                "slope": "real", "seed": "seed", "seed_field": "nonneg"},
+                "slope": "real", "seed": "seed", "seed_field": "nonneg",
+                "stratification": ("none", "isothermal", "polytropic"), "mpoly": "real", "zref": "height"},
     "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed", "relhel": "real",
                 "normalize": ("per_k", "mean_k"), "kdat": "path"},
     "output": {"dir": "string", "until": "positive", "timeseries_every": "count", "snapshot_every": "positive",
@@ -64,7 +65,8 @@ DEFAULT = {
     "numerics": {"backend": "auto", "method": "55p", "dtype": "float64", "cdt": 0.4, "cdtv": 0.3,
                  "dt": 0.0},
     "initial": {"kind": "rest", "field": "uy", "amplitude": 1e-3, "k": 1.0, "r0": 0.8, "width": 0.2, "urms": 0.1,
-                "slope": -2.0, "seed": 1, "seed_field": 0.0},
+                "slope": -2.0, "seed": 1, "seed_field": 0.0, "stratification": "none", "mpoly": 1.5,
+                "zref": "bottom"},
     "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.07, "seed": 1, "relhel": 0.0, "normalize": "per_k",
                 "kdat": ""},
     "output": {"dir": "astaroth-run", "until": 10.0, "timeseries_every": 10, "snapshot_every": 5.0,
@@ -90,7 +92,14 @@ HELP = {
                 "width": "radial_explosion: shell width", "urms": "random_velocity: rms speed",
                 "slope": "random_velocity: E(k) ~ k^slope",
                 "seed": "random_velocity and seed_field: random seed",
-                "seed_field": "mhd: rms of a random (white-noise) vector potential A, as a dynamo's seed"},
+                "seed_field": "mhd: rms of a random (white-noise) vector potential A, as a dynamo's seed",
+                "stratification": "a layer at rest under gravity, between walls along it (astaroth.init.hydrostatic): "
+                                  "isothermal or polytropic (energy = \"entropy\"), the Pencil Code's initlnrho "
+                                  "'isothermal' and 'polytropic_simple'; with kind rest, sine_wave of a velocity "
+                                  "or random_velocity",
+                "mpoly": "polytropic: the polytropic index",
+                "zref": "stratification: the height where rho = rho0 and the sound speed is cs, or \"bottom\" "
+                        "(the wall gravity points to)"},
     "forcing": {"kmin": "smallest |k| of the shell, units of 2 pi / L",
                 "kmax": "largest |k| of the shell, at most n / 2", "f0": "strength, >= 0",
                 "seed": "seed of the forcing's generator",
@@ -114,8 +123,11 @@ HELP = {
 }
 
 # Keys `astaroth run --help` lists but the README's TOML block leaves to
-# their own page (docs/guide/diagnostics.md, where a test finds each).
-DOCUMENTED_ELSEWHERE = {"output": ("nt",), "diagnostics": tuple(SCHEMA["diagnostics"])}
+# their own page (docs/guide/diagnostics.md and docs/guide/stratified.md,
+# where tests find each).
+DOCUMENTED_ON = {"docs/guide/diagnostics.md": {"output": ("nt",), "diagnostics": tuple(SCHEMA["diagnostics"])},
+                 "docs/guide/stratified.md": {"initial": ("stratification", "mpoly", "zref")}}
+DOCUMENTED_ELSEWHERE = {section: keys for page in DOCUMENTED_ON.values() for section, keys in page.items()}
 
 # On --restart the checkpoint holds the state: these keys describe it and
 # cannot change (the grid, dtype and method, the module switches, the
@@ -228,6 +240,10 @@ def _check(section, key, kind, v):
             return walls.canonical_table(key, v)
         except ValueError as e:
             raise ConfigError(f"[{section}] {e}") from None
+    if kind == "height":  # a coordinate, or "bottom"
+        if v != "bottom" and not _is_real(v):
+            raise ConfigError(f'{where} = {v!r}: must be a number or "bottom"')
+        return v if v == "bottom" else float(v)
     if kind == "steps":
         if not (isinstance(v, int) and not isinstance(v, bool)) or v < 0:
             raise ConfigError(f"{where} = {v!r}: must be a non-negative integer (0: no cap)")
@@ -281,6 +297,11 @@ def validate(user):
     if config["forcing"]["kdat"] and {"kmin", "kmax"} & set(user.get("forcing", {})):
         raise ConfigError("[forcing] kdat gives the wave vectors: leave out kmin and kmax")
     config["forcing"]["enabled"] = "forcing" in user
+    initial = config["initial"]
+    if initial["stratification"] != "none" and (initial["kind"] == "radial_explosion" or (
+            initial["kind"] == "sine_wave" and initial["field"] == "lnrho")):
+        raise ConfigError(f"[initial] stratification = {initial['stratification']!r} sets lnrho: it cannot go with "
+                          f"kind = {initial['kind']!r}" + (" of field 'lnrho'" if initial["kind"] == "sine_wave" else ""))
     return config
 
 

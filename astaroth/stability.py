@@ -47,6 +47,7 @@ import math
 
 import numpy as np
 
+from .diagnostics import ProgressLine
 from .simulation import Simulation
 
 
@@ -253,25 +254,57 @@ def interpolate(z_cheb, values, z):
     return out
 
 
-def most_unstable(layer, k_lo=0.5, k_hi=20.0, samples=40):
+GOLDEN_STEPS = 60
+
+
+def most_unstable(layer, k_lo=0.5, k_hi=20.0, samples=40, progress=None):
     """(k, rate): the horizontal wave number of the largest growth rate and
-    that rate, from a scan over [k_lo, k_hi] refined by golden-section search."""
+    that rate, from a scan over [k_lo, k_hi] refined by golden-section search
+    (samples + 2 GOLDEN_STEPS + 1 eigenvalue problems; progress, if given,
+    is called after each with the number done)."""
+    done = 0
+
+    def rate(k):
+        nonlocal done
+        value = layer.growth_rate(k)
+        done += 1
+        if progress is not None:
+            progress(done)
+        return value
+
     ks = np.linspace(k_lo, k_hi, samples)
-    i = int(np.argmax([layer.growth_rate(k) for k in ks]))
+    i = int(np.argmax([rate(k) for k in ks]))
     a, b = ks[max(i - 1, 0)], ks[min(i + 1, samples - 1)]
     ratio = (math.sqrt(5) - 1) / 2
-    for _ in range(60):
+    for _ in range(GOLDEN_STEPS):
         c, d = b - ratio * (b - a), a + ratio * (b - a)
-        if layer.growth_rate(c) > layer.growth_rate(d):
+        if rate(c) > rate(d):
             b = d
         else:
             a = c
     k = (a + b) / 2
-    return k, layer.growth_rate(k)
+    return k, rate(k)
+
+
+class _SetupProgress(ProgressLine):
+    """conv_slab's setup: the eigenvalue problems solved of those to solve."""
+
+    def __init__(self, total, stream=None):
+        super().__init__(stream=stream)
+        self.total, self.done = total, 0
+
+    def __call__(self, done):
+        self.done = done
+        self.update()
+
+    def text(self, elapsed):
+        left = elapsed * (self.total - self.done) / self.done if self.done else math.inf
+        return (f"conv_slab: the most unstable mode, {self.done} of {self.total} eigenvalue problems "
+                f"({elapsed:.0f} s, about {left:.0f} s left)")
 
 
 def conv_slab(shape=(32, 1, 32), backend="cpu", dtype="float64", nu=0.005, chi=0.005, gz=-1.0, flux=1.3,
-              T_bot=4.0, depth=1.0, amplitude=1e-4, n=40):
+              T_bot=4.0, depth=1.0, amplitude=1e-4, n=40, progress=True):
     """A convectively unstable layer between walls at z = 0 and depth, after
     the Pencil Code's conv-slab sample: energy="entropy", gravity (0, 0, gz),
     the conductive_layer of heat flux flux * chi (hydrostatic and in thermal
@@ -281,12 +314,22 @@ def conv_slab(shape=(32, 1, 32), backend="cpu", dtype="float64", nu=0.005, chi=0
     wide for the most unstable k, so that its mode fits once.  The flow
     starts as that mode (uniform in y) at largest speed `amplitude`.
 
+    The search for the mode solves some 160 eigenvalue problems of 4 (n + 1)
+    unknowns: progress=True shows how far it is on a line on stderr (as
+    Simulation.run's progress line), a stream shows it there, False is
+    silent.
+
     Returns (sim, layer, k, rate): the Simulation, the Layer of the linear
     problem (n + 1 Chebyshev points), the mode's k and its growth rate."""
+    samples = 40
+    line = _SetupProgress(samples + 2 * GOLDEN_STEPS + 1, stream=None if progress is True else progress) \
+        if progress else None
     gas = Gas()  # the Simulation's defaults: gamma 5/3, cp 1, cs 1, rho0 1
     background = lambda z: conductive_layer(z, gas, gz, chi, flux * chi, 0.0, T_bot, 1.0)
     layer = Layer(gas, gz, nu, chi, 0.0, depth, background, n=n)
-    k, rate = most_unstable(layer)
+    k, rate = most_unstable(layer, samples=samples, progress=line)
+    if line is not None:
+        line.close()
     width = 2 * math.pi / k
     z = np.linspace(0.0, depth, shape[2])  # a wall axis: the walls are its first and last points
     lnrho0, lnTT0 = background(z)

@@ -58,7 +58,7 @@ def test_the_catalogue_names_every_column_on_the_docs_page():
     page = (ROOT / "docs" / "guide" / "diagnostics.md").read_text()
     for name, (formula, meaning, needs) in diagnostics.catalogue().items():
         assert f"| `{name}` |" in page, name
-    for section, keys in configuration.DOCUMENTED_ELSEWHERE.items():
+    for section, keys in configuration.DOCUMENTED_ON["docs/guide/diagnostics.md"].items():
         block = page.split("```toml\n")[1].split("```")[0]
         for key in keys:
             assert re.search(rf"^{key} = ", block, re.M), key

@@ -201,7 +201,7 @@ def test_the_convection_notebooks_layer_grows_at_the_linear_rate():
     (tests/test_entropy_reference.py checks that against Rayleigh's onset)."""
     from astaroth import stability
 
-    sim, layer, k, rate = stability.conv_slab(shape=(32, 1, 32))
+    sim, layer, k, rate = stability.conv_slab(shape=(32, 1, 32), progress=False)
     assert sim.boundaries["z"]["uz"] == ("a", "a") and sim.box[0] == pytest.approx(2 * math.pi / k)
     t, ekin = [sim.t], [ac.analysis.energy_budget(sim)["kinetic"]]
     while sim.t < 20:
