@@ -20,14 +20,12 @@ AC_TERM_INLINE unsigned eos_needs(int row)
     return isothermal_needs(row) | ideal_gas_needs(row);
 }
 
-/* Adds -grad p / rho, component i, of the configuration's gas to *rhs. */
-AC_INLINE void eos_add_pressure_force(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p,
-                                      int i, real *rhs)
+/* -grad p / rho, component i, of the configuration's gas (added to du_i/dt
+ * as a value: a - b c and a + -(b c) are the same number). */
+AC_INLINE real eos_pressure_force(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, int i)
 {
-    if (modules & AC_MODULE_ENTROPY)
-        ideal_gas_add_pressure_force(modules, d, p, i, rhs);
-    else
-        isothermal_add_pressure_force(modules, d, p, i, rhs);
+    return (modules & AC_MODULE_ENTROPY) ? ideal_gas_pressure_force(modules, d, p, i)
+                                         : isothermal_pressure_force(modules, d, p, i);
 }
 
 /* What the sound speed reads of field `row`: nothing where it is uniform. */

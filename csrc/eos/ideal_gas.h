@@ -50,14 +50,14 @@ AC_INLINE real ideal_gas_cs2(const ac_physics_params *p, real lnrho, real ss)
     return p->cs2 * ac_exp(ideal_gas_log_excess(p, lnrho, ss));
 }
 
-/* Adds -grad p / rho, component i, to *rhs. */
-AC_INLINE void ideal_gas_add_pressure_force(unsigned modules, const ac_point_derivatives *d,
-                                            const ac_physics_params *p, int i, real *rhs)
+/* -grad p / rho, component i. */
+AC_INLINE real ideal_gas_pressure_force(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p,
+                                        int i)
 {
     const int l = ac_field_index(modules, AC_FIELD_lnrho), s = ac_field_index(modules, AC_FIELD_ss);
     const real cs2 = ideal_gas_cs2(p, d->value[l], d->value[s]);
     const real glnTT = p->gamma_m1 * d->grad[l][i] + p->cv1 * d->grad[s][i];
-    *rhs += -cs2 * (d->grad[l][i] + glnTT) * p->inv_gamma;
+    return -cs2 * (d->grad[l][i] + glnTT) * p->inv_gamma;
 }
 
 /* What the sound speed reads: lnrho and ss at the point. */

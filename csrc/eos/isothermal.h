@@ -16,11 +16,11 @@ AC_TERM_INLINE unsigned isothermal_needs(int row)
     return row == AC_FIELD_lnrho ? (unsigned)AC_NEEDS_FIRST : 0u;
 }
 
-/* Adds -grad p / rho, component i, to *rhs. */
-AC_INLINE void isothermal_add_pressure_force(unsigned modules, const ac_point_derivatives *d,
-                                             const ac_physics_params *p, int i, real *rhs)
+/* -grad p / rho, component i. */
+AC_INLINE real isothermal_pressure_force(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p,
+                                         int i)
 {
-    *rhs -= p->cs2 * d->grad[ac_field_index(modules, AC_FIELD_lnrho)][i];
+    return -(p->cs2 * d->grad[ac_field_index(modules, AC_FIELD_lnrho)][i]);
 }
 
 /* The sound speed squared, uniform (in double, for the CFL step). */

@@ -20,7 +20,7 @@ AC_TERM_INLINE unsigned pressure_needs(int row)
 AC_INLINE void pressure_add_component(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p,
                                       int i, real rhs[])
 {
-    eos_add_pressure_force(modules, d, p, i, &rhs[ac_field_index(modules, AC_FIELD_ux) + i]);
+    rhs[ac_field_index(modules, AC_FIELD_ux) + i] += eos_pressure_force(modules, d, p, i);
 }
 
 AC_INLINE void pressure_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])

@@ -40,8 +40,14 @@
 #include "../grid.h"
 #include "../stencils.h"
 
-/* Constant-foldable functions of rows and modules (constexpr in C++). */
+/* Constant-foldable functions of rows and modules (constexpr in C++; in C
+ * always inlined, so that a kernel's term mask folds to a constant and its
+ * loop is compiled for its terms alone). */
+#if defined(__GNUC__) && !defined(__cplusplus)
+#define AC_TERM_INLINE static inline __attribute__((always_inline))
+#else
 #define AC_TERM_INLINE AC_FIELDS_INLINE
+#endif
 
 /* The kinds of derivative a term can ask of a field. */
 enum {
