@@ -652,7 +652,10 @@ def write_var(sim, datadir, varfile="var.dat"):
     written (even as root).  The points are written where ``sim.x``
     has them; the Pencil Code puts a periodic axis's at
     ``x0 + (i + 1/2) dx`` and a wall axis's at ``x0 + i dx``, as
-    ``read_var`` gives.
+    ``read_var`` gives.  Every file is written to a temporary and flushed
+    to disk, then all are renamed over their targets, ``var.dat`` last
+    (astaroth.io.atomic_files): a writer killed at any moment leaves each
+    file whole, and before the renames the earlier set as it was.
 
     Returns the path of the snapshot written.
     """
@@ -686,33 +689,15 @@ def write_var(sim, datadir, varfile="var.dat"):
     grids = [os.path.join(datadir, sub, "grid.dat") for sub in ("proc0", "allprocs")]
     dim, proc_dim, index = (os.path.join(datadir, *name) for name in (("dim.dat",), ("proc0", "dim.dat"),
                                                                        ("index.pro",)))
-    # before any file is written: a read-only one is refused, even as root
-    _io.refuse_read_only(path, "Pencil Code snapshot")
-    for name in (*grids, dim, proc_dim, index):
-        _io.refuse_read_only(name, "Pencil Code file")
     for sub in ("proc0", "allprocs"):
         os.makedirs(os.path.join(datadir, sub), exist_ok=True)
     coordinates = np.concatenate([t, *ghosted, spacing])  # the record after the fields, and grid.dat's first
-    with _io.atomic_path(path, "Pencil Code snapshot") as tmp, open(tmp, "wb") as out:
-        _write_record(out, f)
-        _write_record(out, coordinates)
-
     inverse = [np.full(mm, 1 / d if n > 1 else 0.0, dtype=dtype) for mm, d, n in zip(m, sim.spacing, shape)]
-    for grid in grids:
-        with open(grid, "wb") as out:
-            _write_record(out, coordinates)
-            _write_record(out, spacing)
-            _write_record(out, np.asarray(sim.box, dtype=dtype))
-            _write_record(out, np.concatenate(inverse))
-            _write_record(out, np.zeros(sum(m), dtype=dtype))  # dx_tilde: 0 on an equidistant grid
-
+    grid_records = (coordinates, spacing, np.asarray(sim.box, dtype=dtype), np.concatenate(inverse),
+                    np.zeros(sum(m), dtype=dtype))  # the last: dx_tilde, 0 on an equidistant grid
     precision = "D" if dtype == np.float64 else "S"
     head = "".join(f"{v:7d}" for v in (*m, len(names), 0, 0)) + f"\n{precision}\n" + \
         "".join(f"{g:5d}" for g in nghost) + "\n"
-    with open(dim, "w") as out:
-        out.write(head + "".join(f"{v:5d}" for v in (1, 1, 1, 1)) + "\n")
-    with open(proc_dim, "w") as out:
-        out.write(head + "".join(f"{v:5d}" for v in (0, 0, 0)) + "\n")
     lines = []
     for k, name in enumerate(names, start=1):
         if name == "ux":
@@ -720,12 +705,22 @@ def write_var(sim, datadir, varfile="var.dat"):
         if name == "ax":
             lines.append(f" iaa={k}")
         lines.append(f" {_INDEX_OF[name]}={k}")
-    with open(index, "w") as out:
-        out.write("\n".join(lines) + "\n")
-    if not os.path.exists(os.path.join(datadir, "param.nml")):
-        _write_start_parameters(sim, os.path.join(datadir, "param.nml"), names)
-    if not os.path.exists(os.path.join(datadir, "param2.nml")):
-        _write_run_parameters(sim, os.path.join(datadir, "param2.nml"), names)
+    texts = {dim: head + "".join(f"{v:5d}" for v in (1, 1, 1, 1)) + "\n",
+             proc_dim: head + "".join(f"{v:5d}" for v in (0, 0, 0)) + "\n", index: "\n".join(lines) + "\n"}
+    for name, write in (("param.nml", _start_parameters), ("param2.nml", _run_parameters)):
+        if not os.path.exists(os.path.join(datadir, name)):  # where none exists (the Pencil run's own stays)
+            texts[os.path.join(datadir, name)] = write(sim, names)
+    # every file written to a temporary (unnamed where the system allows) and flushed, then all renamed at
+    # once, the snapshot last: a kill leaves the earlier set whole (a read-only file is refused before any work)
+    targets = [(g, "Pencil Code file") for g in grids] + [(p, "Pencil Code file") for p in texts]
+    with _io.atomic_files(targets + [(path, "Pencil Code snapshot")]) as files:
+        for out in files[:len(grids)]:
+            for record in grid_records:
+                _write_record(out, record)
+        for out, text in zip(files[len(grids):], texts.values()):
+            out.write(text.encode())
+        _write_record(files[-1], f)
+        _write_record(files[-1], coordinates)
     return path
 
 
@@ -831,30 +826,29 @@ def _unit_temperature(sim):
     return _UNIT_TEMPERATURE_CP1 * float(sim.cp) * (1 - 1 / float(sim.gamma))
 
 
-def _write_start_parameters(sim, path, names):
+def _start_parameters(sim, names):
     """A minimal param.nml (what start.x would record) where none exists: grid, box and equation of state.
 
     run.x reads it before run.in; namelist entries left out keep the Pencil Code's defaults.  In its
     cgs units mu0 = 4 pi (unit_velocity / unit_magnetic)^2, hence unit_magnetic = sqrt(4 pi / mu0)."""
     def values(v):
         return ", ".join(repr(float(x)) for x in v)
-    with open(path, "w") as out:
-        out.write(f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
-                  f"{_wall_values(sim, names)} LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
-                  " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n"
-                  f" UNIT_TEMPERATURE= {_unit_temperature(sim)!r},\n"
-                  f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
-                  " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
-                  f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim)}/\n"
-                  "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n" + _gravity_group(sim, "GRAV_INIT_PARS"))
-        if sim.energy == "entropy":
-            out.write("&ENTROPY_INIT_PARS\n/\n")
-        if sim.physics == "mhd":
-            out.write("&MAGNETIC_INIT_PARS\n/\n")
-        out.write("&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n")
+    text = (f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
+            f"{_wall_values(sim, names)} LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
+            " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n"
+            f" UNIT_TEMPERATURE= {_unit_temperature(sim)!r},\n"
+            f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
+            " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
+            f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim)}/\n"
+            "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n" + _gravity_group(sim, "GRAV_INIT_PARS"))
+    if sim.energy == "entropy":
+        text += "&ENTROPY_INIT_PARS\n/\n"
+    if sim.physics == "mhd":
+        text += "&MAGNETIC_INIT_PARS\n/\n"
+    return text + "&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n"
 
 
-def _write_run_parameters(sim, path, names):
+def _run_parameters(sim, names):
     """A param2.nml (what run.x records from run.in) with this simulation's run-time parameters.
 
     run.x writes its own from run.in; this one lets read_var (and pencil.read.param) give the
@@ -863,19 +857,19 @@ def _write_run_parameters(sim, path, names):
         return ", ".join(repr(float(x)) for x in v)
     ivisc = [mode for mode, on in (("nu-const", sim.nu), ("hyper3-simplified", sim.nu_hyper3),
                                    ("nu-shock", sim.nu_shock)) if on]
-    with open(path, "w") as out:
-        out.write(f"&RUN_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
-                  f"{_wall_values(sim, names)} COORD_SYSTEM='cartesian',\n/\n"
-                  f"&EOS_RUN_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim) if sim.energy == 'entropy' else ''}/\n"
-                  f"&VISCOSITY_RUN_PARS\n NU= {float(sim.nu)!r},\n NU_HYPER3= {float(sim.nu_hyper3)!r},\n"
-                  f" NU_SHOCK= {float(sim.nu_shock)!r},\n IVISC= {', '.join(repr(m) for m in ivisc) or repr('')},\n/\n"
-                  f"&DENSITY_RUN_PARS\n DIFF_HYPER3= {float(sim.diff_hyper3)!r},\n"
-                  f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n"
-                  + _gravity_group(sim, "GRAV_RUN_PARS"))
-        if sim.energy == "entropy":
-            iheatcond = [mode for mode, on in (("chi-const", sim.chi), ("hyper3_ss", sim.chi_hyper3)) if on]
-            out.write(f"&ENTROPY_RUN_PARS\n IHEATCOND= {', '.join(repr(m) for m in iheatcond) or repr('nothing')},\n"
-                      f" CHI= {float(sim.chi)!r},\n CHI_HYPER3= {float(sim.chi_hyper3)!r},\n/\n")
-        if sim.physics == "mhd":
-            out.write(f"&MAGNETIC_RUN_PARS\n ETA= {float(sim.eta)!r},\n B_EXT= {values(sim.b_ext)},\n"
-                      " IRESISTIVITY='eta-const',\n/\n")
+    text = (f"&RUN_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
+            f"{_wall_values(sim, names)} COORD_SYSTEM='cartesian',\n/\n"
+            f"&EOS_RUN_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim) if sim.energy == 'entropy' else ''}/\n"
+            f"&VISCOSITY_RUN_PARS\n NU= {float(sim.nu)!r},\n NU_HYPER3= {float(sim.nu_hyper3)!r},\n"
+            f" NU_SHOCK= {float(sim.nu_shock)!r},\n IVISC= {', '.join(repr(m) for m in ivisc) or repr('')},\n/\n"
+            f"&DENSITY_RUN_PARS\n DIFF_HYPER3= {float(sim.diff_hyper3)!r},\n"
+            f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n"
+            + _gravity_group(sim, "GRAV_RUN_PARS"))
+    if sim.energy == "entropy":
+        iheatcond = [mode for mode, on in (("chi-const", sim.chi), ("hyper3_ss", sim.chi_hyper3)) if on]
+        text += (f"&ENTROPY_RUN_PARS\n IHEATCOND= {', '.join(repr(m) for m in iheatcond) or repr('nothing')},\n"
+                 f" CHI= {float(sim.chi)!r},\n CHI_HYPER3= {float(sim.chi_hyper3)!r},\n/\n")
+    if sim.physics == "mhd":
+        text += (f"&MAGNETIC_RUN_PARS\n ETA= {float(sim.eta)!r},\n B_EXT= {values(sim.b_ext)},\n"
+                 " IRESISTIVITY='eta-const',\n/\n")
+    return text
