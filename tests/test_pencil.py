@@ -7,6 +7,7 @@ cs0 = 1, dt = 0.02 fixed, VAR0 at t = 0 and VAR1 after 6 steps.
 No Pencil Code is needed to run these tests.
 """
 import math
+import re
 import os
 import shutil
 import struct
@@ -535,3 +536,46 @@ def test_write_var_killed_at_random_moments_leaves_whole_files(tmp_path):
         outcomes.add("new" if now == new else "old" if now == old else "mixed")
         assert ac.pencil.read_var(run / "data", backend="cpu").t in (0.0, 1.0)
     assert statuses.count(-9) >= 10 and "old" in outcomes, (statuses, outcomes)
+
+
+def replace_line(path, pattern, new):
+    """Replace the first line of `path` matching the regular expression `pattern` by `new`."""
+    text = open(path).read()
+    assert re.search(pattern, text, re.M), pattern
+    open(path, "w").write(re.sub(pattern, new, text, count=1, flags=re.M))
+
+
+def written_run(tmp_path):
+    sim = ac.Simulation(shape=(8, 6, 4), backend="cpu")
+    sim.save_pencil(tmp_path / "data")
+    return tmp_path / "data"
+
+
+BINARY = bytes(range(256)) * 4
+
+
+@pytest.mark.parametrize("file, damage, words", [
+    ("dim.dat", lambda p: p.write_bytes(BINARY), "is not a Pencil Code dim.dat: it holds binary data"),
+    ("proc0/dim.dat", lambda p: p.write_bytes(BINARY), "is not a Pencil Code dim.dat: it holds binary data"),
+    ("index.pro", lambda p: p.write_bytes(BINARY), "is not a Pencil Code index.pro: it holds binary data"),
+    ("param.nml", lambda p: p.write_bytes(BINARY), "is not a Pencil Code namelist file: it holds binary data"),
+    ("param2.nml", lambda p: p.write_bytes(BINARY), "is not a Pencil Code namelist file: it holds binary data"),
+    ("dim.dat", lambda p: replace_line(p, r"^ +14 ", "    -10 "), "is damaged: mx = -10, which leaves -16 interior"),
+    ("dim.dat", lambda p: replace_line(p, r"^ +3 +3 +3$", "    9    9    9"), "is damaged: nghost = 9 along x"),
+    ("dim.dat", lambda p: replace_line(p, r"^ +14 ", " 2147483647 "), "is damaged: mx = 2147483647, more than"),
+    ("dim.dat", lambda p: (replace_line(p, r"^ +14 ", " 100000000 "),
+                           replace_line(p.parent / "proc0" / "dim.dat", r"^ +14 ", " 100000000 ")),
+     "points a process and mvar = 4 fields, at least"),
+    ("param.nml", lambda p: (replace_line(p, r"^ LXYZ=.*\n", ""), replace_line(p.parent / "param2.nml", r"^ LXYZ=.*\n", "")),
+     "give no lxyz (in &run_pars or &init_pars)"),
+    ("param2.nml", lambda p: replace_line(p, r"^ LXYZ=.*$", " LXYZ= 'a', 2.0, 3.0,"), "lxyz = ['a', 2.0, 3.0] is not 3 numbers"),
+    ("param.nml", lambda p: p.write_text(""), "has no &init_pars namelist"),
+])
+def test_damaged_files_are_named_with_what_is_wrong(tmp_path, file, damage, words):
+    """Damaged Pencil Code files give a ValueError naming the file and what is
+    wrong, never a raw decoding, type, shape or memory error."""
+    data = written_run(tmp_path)
+    damage(data / file)
+    with pytest.raises(ValueError, match=re.escape(words)) as info:
+        pencil.read_var(data, backend="cpu")
+    assert str(data) in str(info.value)
