@@ -53,6 +53,16 @@ def _kind(axis, field, spec):
     return name, 0.0
 
 
+def _pair(axis, field, spec):
+    """(lower, upper) of one field's entry: a kind for both faces, or a pair of them; ValueError
+    naming axis and field for anything else (None, a number, a list of another length)."""
+    if isinstance(spec, (list, tuple)):
+        if len(spec) != 2:
+            raise ValueError(f"boundaries[{axis!r}][{field!r}]: a kind or a pair (lower, upper), got {spec!r}")
+        return tuple(spec)
+    return spec, spec  # _kind refuses what is not a string
+
+
 def _text(kind, value):
     return f"set:{value!r}" if kind == "set" else kind
 
@@ -84,11 +94,7 @@ def parse(boundaries, field_names):
                              f"every field ({', '.join(field_names)})")
         faces = {}
         for field in field_names:
-            spec = kinds[field]
-            pair = (spec, spec) if isinstance(spec, str) else tuple(spec)
-            if len(pair) != 2:
-                raise ValueError(f"boundaries[{axis!r}][{field!r}]: a kind or a pair (lower, upper), got {spec!r}")
-            faces[field] = tuple(_text(*_kind(axis, field, s)) for s in pair)
+            faces[field] = tuple(_text(*_kind(axis, field, s)) for s in _pair(axis, field, kinds[field]))
         out[axis] = faces
     return {a: out[a] for a in AXES if a in out}
 
@@ -99,10 +105,7 @@ def canonical_table(axis, table):
     the fields themselves are checked by parse()."""
     out = {}
     for field, spec in table.items():
-        pair = (spec, spec) if isinstance(spec, str) else tuple(spec) if isinstance(spec, (list, tuple)) else (spec,)
-        if len(pair) != 2:
-            raise ValueError(f"boundaries[{axis!r}][{field!r}]: a kind or a pair (lower, upper), got {spec!r}")
-        out[field] = [_text(*_kind(axis, field, s)) for s in pair]
+        out[field] = [_text(*_kind(axis, field, s)) for s in _pair(axis, field, spec)]
     return out
 
 

@@ -11,6 +11,7 @@ beside a new snapshot).  Needs h5py (``pip install ".[io]"``).
 """
 import contextlib
 import errno
+import json
 import os
 import stat
 import tempfile
@@ -283,12 +284,26 @@ def _recorded_parameters(attrs):
     return out
 
 
-def _recorded_boundaries(attrs):
-    """The walls a snapshot records (astaroth.boundaries' JSON form), or None: periodic."""
+def _recorded_boundaries(attrs, path):
+    """The walls a snapshot records (astaroth.boundaries' JSON form) as a dict, or None: periodic;
+    ValueError naming the file where the attribute is not such a form (damaged or forged)."""
     value = attrs.get("boundaries")
     if value is None:
         return None
-    return value.decode() if isinstance(value, bytes) else str(value)
+    text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+    try:
+        walls = json.loads(text)
+    except ValueError as e:
+        walls, why = None, f"not JSON ({e})"
+    else:
+        why = "not a table {axis: {field: [lower, upper]}}"
+    if not isinstance(walls, dict) or not all(isinstance(t, dict) for t in walls.values()):
+        raise ValueError(f"{path}: attribute 'boundaries' is {_short(text)}, {why}: the snapshot is damaged")
+    return walls
+
+
+def _short(text, n=80):
+    return repr(text if len(text) <= n else text[:n] + "...")
 
 
 def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
@@ -352,10 +367,16 @@ def _load(path, h5py, backend, comm, exchange, parameters):
                 raise ValueError(f"{path} is not a complete astaroth snapshot{where}: it lacks {', '.join(missing)}")
         if parameters:
             extra.update(parameters)
-        sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
-                         dtype=str(a["dtype"]), backend=backend,
-                         method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
-                         exchange=exchange, boundaries=_recorded_boundaries(a), **extra)
+        walls = _recorded_boundaries(a, path)
+        try:
+            sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
+                             dtype=str(a["dtype"]), backend=backend,
+                             method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
+                             exchange=exchange, boundaries=walls, **extra)
+        except (TypeError, ValueError) as e:
+            if not str(e).startswith("boundaries"):
+                raise
+            raise ValueError(f"{path}: attribute 'boundaries' is not valid: {e}") from None
         for name in sim.field_names:
             data = f[f"fields/{name}"]
             if data.shape != sim.shape[::-1]:

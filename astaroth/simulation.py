@@ -440,6 +440,16 @@ class Simulation:
                        doc="Grid spacing (dx, dy, dz) = box / shape (box / (shape - 1) on a wall axis).")
 
     @property
+    def t(self):
+        """The simulation time; assigning it (e.g. to restart a run's clock) takes a finite real number,
+        a TypeError or ValueError naming `t` otherwise (NaN would stop every later run at its first check)."""
+        return self._t
+
+    @t.setter
+    def t(self, value):
+        self._t = _real(value, "t")
+
+    @property
     def boundaries(self):
         """The walls, ``{axis: {field: (lower, upper)}}`` (astaroth.boundaries); {} when periodic."""
         return {a: dict(k) for a, k in self._walls.items()}
