@@ -157,3 +157,26 @@ def refuse_wall_axes(parsed, axes, what):
     if bad:
         raise ValueError(f"{what} assumes periodic axes and {', '.join(repr(b) for b in bad)} "
                          f"{'has' if len(bad) == 1 else 'have'} walls")
+
+
+def _set_faces(parsed):
+    """(phrase, value) of every 'set' face: "boundaries['z']['lnrho'] lower = 'set:...'"."""
+    for axis, kinds in parsed.items():
+        for field, pair in kinds.items():
+            for face, spec in zip(("lower", "upper"), pair):
+                kind, value = _kind(axis, field, spec)
+                if kind == "set":
+                    yield f"boundaries[{axis!r}][{field!r}] {face} = {spec!r}", value
+
+
+def check_dtype(parsed, dtype_max, dtype_name):
+    """ValueError naming the first 'set' value beyond the precision's largest number (Inf in the step)."""
+    for phrase, value in _set_faces(parsed):
+        if abs(value) > dtype_max:
+            raise ValueError(f"{phrase} is beyond the largest {dtype_name} number ({dtype_max:.3g}): the ghosts "
+                             f"would be Inf; use dtype='float64' or a smaller value")
+
+
+def large_values(parsed, limit):
+    """Phrases naming the 'set' values beyond `limit` (what makes a step overflow)."""
+    return [phrase for phrase, value in _set_faces(parsed) if abs(value) > limit]

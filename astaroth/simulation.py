@@ -16,6 +16,7 @@ import numpy as np
 from . import _core
 from . import boundaries as _walls
 from . import parameters as _registry
+from . import thermo as _thermo
 
 FIELDS = _registry.field_names(("hydro",))  # lnrho, ux, uy, uz (csrc/fields.h)
 MAGNETIC_FIELDS = _registry.field_names(("magnetic",))  # the vector potential A, physics="mhd"
@@ -385,6 +386,11 @@ class Simulation:
             raise ValueError(f"backend {backend!r} is not available here (available: {available})")
 
         walls = _walls.parse(boundaries, _registry.field_names(modules))
+        # values the precision cannot hold, or from which the ideal gas's constants over- or underflow it
+        _registry.check_dtype(values, dtype)
+        _walls.check_dtype(walls, float(np.finfo(dtype).max), dtype)
+        if "entropy" in modules:
+            _thermo.check_constants(values, dtype)
         if walls:
             _walls.check_shape(walls, shape)
             if method != "55p":
@@ -882,6 +888,7 @@ class Simulation:
         if count <= MAX_RUN_STEPS:
             return
         why = (f"the fixed dt = {dt:.3g} (run(dt=...))" if fixed else self._limiting(dt, cdt, cdtv))
+        why += "".join(f"; {cause}" for cause in _thermo.overflow_causes(self))
         raise ValueError(f"run(until={until:g}) from t = {self.t:.6g} would take about {count:.3g} steps of "
                          f"dt = {dt:.3g}, more than {MAX_RUN_STEPS:.0e}: the time step is set by {why}. "
                          f"Check that parameter (units, a typo); a run this long would not finish")
@@ -947,6 +954,11 @@ class Simulation:
             why = "the run is unstable (try a smaller time step, cdt or dt, or a larger viscosity)"
         raise NonFiniteError(f"{what}: {why}")
 
+    def _overflowing_gas(self):
+        """What makes the ideal gas's exponents overflow (astaroth.thermo.overflow_causes) where no step has
+        run since the fields were set (after steps, large fields are the blow-up itself, not its cause)."""
+        return _thermo.overflow_causes(self) if getattr(self, "_fields_as_given", False) or not self.steps else []
+
     def save_pencil(self, datadir, varfile="var.dat"):
         """Write a Pencil Code snapshot that its run.x continues from; see astaroth.pencil.write_var."""
         from .pencil import write_var
@@ -962,6 +974,7 @@ class Simulation:
         large = []
         if self._physics == "mhd" and max(abs(b) for b in self._b_ext) > limit:
             large.append(f"b_ext = {self._b_ext}")
+        large += _walls.large_values(self._walls, limit) + self._overflowing_gas()
         for name in self._field_names if getattr(self, "_fields_as_given", False) else ():
             values = np.abs(self[name])
             finite = values[np.isfinite(values)]

@@ -529,6 +529,53 @@ def test_a_huge_seed_field_blow_up_names_the_field(tmp_path, capsys):
     assert "max |ax| = " in err and "e+200" in err and "smaller time step" not in err
 
 
+def noisy_gas(dtype="float64", **kw):
+    """An ideal gas (energy="entropy") whose fields hold small random values."""
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", dtype=dtype, energy="entropy", **kw)
+    rng = np.random.default_rng(1)
+    for name in sim.field_names:
+        sim[name] = 1e-2 * rng.standard_normal(sim.shape)
+    return sim
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: noisy_gas(gamma=1e300), "cv1 ss with cv1 = gamma / cp = 1e+300 (gamma = 1e+300, cp = 1)"),
+    (lambda: noisy_gas(cp=1e-300), "cv1 = gamma / cp = 1.67e+300 (gamma = 1.66667, cp = 1e-300)"),
+    (lambda: noisy_gas(cp=1e-30, dtype="float32"), "(gamma = 1.66667, cp = 1e-30)"),
+    (lambda: (lambda sim: (sim.__setitem__("ss", 1e3), sim)[1])(noisy_gas()), "max |ss| = 1e+03"),
+    (lambda: ac.Simulation(shape=(8, 8, 8), backend="cpu", boundaries={"z": {**WALLS, "lnrho": "set:1e200"}}),
+     "boundaries['z']['lnrho'] lower = 'set:1e+200'"),
+])
+def test_an_overflow_names_the_parameter_or_field_that_caused_it(make, words):
+    sim = make()
+    with pytest.raises(ac.NonFiniteError) as info:
+        sim.run(until=0.05)
+    assert words in str(info.value) and "smaller time step" not in str(info.value)
+
+
+def test_a_reference_density_that_makes_the_sound_speed_absurd_is_named():
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", energy="entropy", rho0=1e-300)
+    with pytest.raises(ValueError, match=r"rho0 = 1e-300 and max \|lnrho - ln rho0\| = 691"):
+        sim.run(until=0.05)
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(dtype="float32", gravity=(0, 0, -1e39), boundaries={"z": WALLS}),
+     "gravity = (0.0, 0.0, -1e+39) is beyond the largest float32 number"),
+    (dict(dtype="float32", energy="entropy", gamma=1e300), "gamma = 1e+300 is beyond the largest float32"),
+    (dict(dtype="float32", energy="entropy", cp=1e-300), "cp = 1e-300 is below the smallest normal float32"),
+    (dict(dtype="float32", nu=1e39), "nu = 1e+39 is beyond the largest float32"),
+    (dict(energy="entropy", gamma=1e300, cp=1e-10), "cv1 = gamma / cp = inf with gamma = 1e+300, cp = 1e-10"),
+    (dict(energy="entropy", cs=1e200), "cs^2 = inf with gamma = 1.66667, cp = 1, cs = 1e+200"),
+    (dict(dtype="float32", boundaries={"z": {**WALLS, "ux": "set:1e39"}}),
+     "boundaries['z']['ux'] lower = 'set:1e+39' is beyond the largest float32 number"),
+])
+def test_values_the_precision_cannot_hold_are_refused_at_construction(kw, words):
+    with pytest.raises(ValueError) as info:
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", **kw)
+    assert words in str(info.value)
+
+
 def test_an_ordinary_blow_up_keeps_the_advice():
     sim = ac.Simulation(shape=(16, 16, 16), nu=0.0, backend="cpu")
     sim["ux"] = np.sin(sim.x)[:, None, None]
