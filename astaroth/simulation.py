@@ -353,9 +353,10 @@ class Simulation:
     The fields start at rest with uniform density (lnrho = 0).
     """
 
-    def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=_registry.default("nu"),
-                 cs=_registry.default("cs"), dtype="float64", backend="auto", method="55p", origin=0.0, comm=None,
-                 exchange="auto", physics=_registry.default("physics"), boundaries=None, **parameters):
+    # the defaults of nu, cs and physics written out, as the API page shows them: csrc/parameters.def's
+    # (tests/test_docs_match_code.py checks that they agree)
+    def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64", backend="auto",
+                 method="55p", origin=0.0, comm=None, exchange="auto", physics="hydro", boundaries=None, **parameters):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")

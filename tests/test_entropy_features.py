@@ -194,7 +194,7 @@ def test_split_grid_equals_one_process_bit_for_bit(tmp_path):
     from test_mpi import HAVE_MPI4PY, MPIRUN, mpirun
 
     if not (MPIRUN and HAVE_MPI4PY):
-        pytest.skip("needs mpirun and mpi4py (README: MPI)")
+        pytest.skip("needs mpirun and mpi4py (docs/guide/parallel.md says how to install them)")
     sim = make_entropy()
     sim.run(until=T_HALF, timeseries=tmp_path / "ts.csv", diagnostics_every=2)
     series = np.genfromtxt(tmp_path / "ts.csv", delimiter=",", names=True)
