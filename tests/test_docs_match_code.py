@@ -170,6 +170,14 @@ def test_docs_name_the_codes_defaults_columns_and_toml_keys():
     assert not problems, "\n".join(problems)
 
 
+def test_the_site_loads_nothing_from_elsewhere():
+    """Scripts and fonts are served with the site (docs/site_hooks.py), so it renders offline."""
+    text = (ROOT / "mkdocs.yml").read_text()
+    scripts = re.search(r"^extra_javascript:\n((?:  - .*\n)+)", text, re.M).group(1)
+    assert "javascripts/mathjax/tex-mml-chtml.js" in scripts and "://" not in scripts
+    assert re.search(r"^  font: false", text, re.M)
+
+
 def test_the_check_finds_what_it_looks_for():
     """Each kind of statement the test above reads is found, and a wrong one is reported."""
     wrong = Path("wrong.md")
