@@ -138,7 +138,7 @@ def test_python_dash_m_astaroth(tmp_path):
     assert out.returncode == 0 and "CONFIG" in out.stdout.upper()
 
 
-# --- run directories: restarts, stops, kills (issue 15) ------------------------
+# --- run directories: restarts, stops, kills ---------- ------------------------
 LONG = SMALL.replace("until = 0.6", "until = 1.5").replace("snapshot_every = 0.3", "snapshot_every = 0.5")
 
 

@@ -1,4 +1,4 @@
-"""energy="entropy" with everything the other fields have (issue 26 item 1):
+"""energy="entropy" with everything the other fields have:
 the registry (switch, module, parameters, TOML keys), get/set and views of
 ss, save/load and restart bit for bit, ensembles, forcing, MHD, hyper3 and
 shock viscosity, the CFL step with the local sound speed and gamma chi, the

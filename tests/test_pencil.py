@@ -252,7 +252,7 @@ def test_written_into_an_existing_pencil_data_dir(tmp_path):
 @pytest.mark.parametrize("name", [("proc0", "var.dat"), ("proc0", "grid.dat"), ("allprocs", "grid.dat"),
                                   ("dim.dat",), ("index.pro",)])
 def test_a_read_only_pencil_file_is_not_replaced(tmp_path, name):
-    """Issue 28 item 21 for save_pencil: a read-only file it would write is refused before any is written
+    """save_pencil and read-only files: a read-only file it would write is refused before any is written
     (as root too, where open() and os.replace would succeed), and nothing in the directory changes."""
     sim = pencil.read_var(HYDRO, "VAR0", backend="cpu")
     sim.save_pencil(tmp_path / "data")
