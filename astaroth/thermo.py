@@ -55,7 +55,7 @@ def sound_speed_squared(sim):
 
 def check_constants(values, dtype):
     """ValueError naming gamma, cp and cs where the constants of the ideal
-    gas that the step computes from them (csrc/terms/entropy.h: cv1 = gamma /
+    gas that the step computes from them (csrc/eos/ideal_gas.h: cv1 = gamma /
     cp, cp (gamma - 1), lnTT0 = ln(cs^2 / (cp (gamma - 1)))) are not finite
     and nonzero in `dtype`, before any work (values: {name: float}, with the
     entropy module's parameters)."""
