@@ -21,7 +21,14 @@ Environment:
   ASTAROTH_TUNING=1      also build the tile-tuning instances of the 55-point
                          kernel (csrc/cuda/schedules.cuh), which
                          ASTAROTH_STREAM_TILE and scripts/tune-tiles.py pick
+  ASTAROTH_NO_BUILD_CACHE=1  compile even where build/astaroth-cache holds
+                         the extension of the same sources and flags
+A build keeps its extension in build/astaroth-cache/, under a hash of every
+file in csrc/, the flags, the compilers and the Python and NumPy versions: a
+later install (e.g. pip install ".[test]" after pip install ".") with all of
+those unchanged copies it from there instead of compiling again.
 """
+import hashlib
 import os
 import shlex
 import shutil
@@ -131,6 +138,22 @@ def compile_cuda(nvcc, build_temp):
     return objects, lib_dirs
 
 
+CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "build", "astaroth-cache")
+
+
+def cache_key(made_with):
+    """A hash of every file under csrc/ (names and bytes) and of what the build is made with."""
+    digest = hashlib.sha256(repr((made_with, sys.version, numpy.__version__, os.environ.get("CC"))).encode())
+    for folder, dirs, files in sorted(os.walk("csrc")):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            digest.update(path.encode() + b"\0")
+            with open(path, "rb") as f:
+                digest.update(f.read())
+    return digest.hexdigest()[:20]
+
+
 class BuildExt(build_ext):
     def build_extensions(self):
         # -fno-wrapv undoes Python's -fwrapv, which stops GCC vectorising the
@@ -154,6 +177,14 @@ class BuildExt(build_ext):
         stamp = os.path.join(self.build_temp, "astaroth-build-flags")
         if not os.path.exists(stamp) or open(stamp).read() != made_with:
             self.force = True
+        cached = os.path.join(CACHE, cache_key(made_with), os.path.basename(self.get_ext_filename("astaroth._core")))
+        if os.path.exists(cached) and os.environ.get("ASTAROTH_NO_BUILD_CACHE") != "1":
+            for ext in self.extensions:
+                os.makedirs(os.path.dirname(self.get_ext_fullpath(ext.name)), exist_ok=True)
+                shutil.copy2(cached, self.get_ext_fullpath(ext.name))
+            print(f"astaroth: csrc/ and the build flags are unchanged, the extension is taken from {cached}",
+                  file=sys.stderr)
+            return
         for ext in self.extensions:
             ext.extra_compile_args = flags + ext.extra_compile_args
             ext.extra_link_args = link + ext.extra_link_args
@@ -173,6 +204,9 @@ class BuildExt(build_ext):
         os.makedirs(self.build_temp, exist_ok=True)
         with open(stamp, "w") as f:
             f.write(made_with)
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        shutil.copy2(self.get_ext_fullpath(self.extensions[0].name), cached + ".tmp")
+        os.replace(cached + ".tmp", cached)
 
 
 setup(

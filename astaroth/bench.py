@@ -275,7 +275,7 @@ def run_bench(backend="cpu", sizes=(64, 128), dtypes=("float32", "float64"), met
     return rows
 
 
-# --- parameter sweeps: small grids and ensembles (issue 14) ----------------------
+# --- parameter sweeps: small grids and ensembles ---------- ----------------------
 
 SWEEP_SIZES = (32, 64, 128, 256)        # one simulation, sim.run with CFL steps
 SWEEP_ENSEMBLES = ((64, 32), (16, 64))  # (members, size): an Ensemble beside a loop over the same members
@@ -366,7 +366,7 @@ def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SI
     return rows
 
 
-# --- magnetohydrodynamics (issue 16) ---------------------------------------------
+# --- magnetohydrodynamics ----------- ---------------------------------------------
 
 def run_mhd_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), target_seconds=1.0, out=print):
     """Rows for physics="mhd" (55-point method): M/s, and on the GPU the
@@ -391,7 +391,7 @@ def run_mhd_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), tar
     return rows
 
 
-# --- the energy equation (issue 26) ------------------------------------------------
+# --- the energy equation ----------- ------------------------------------------------
 
 BYTES_PER_FIELD = {"float32": 40, "float64": 80}  # minimum traffic per field, point and full step (docs/performance/index.md)
 
@@ -431,7 +431,7 @@ def run_entropy_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"),
     return rows
 
 
-# --- higher Reynolds numbers (issue 17) --------------------------------------------
+# --- higher Reynolds numbers ----------- --------------------------------------------
 
 # Coefficients of the timed runs: at 256^3 (dx = 2 pi / 256) nu_hyper3 = 1e-10
 # damps the Nyquist mode about as nu = 5e-3 damps k = 15; nu_shock = 1 is the
@@ -493,7 +493,8 @@ def run_walls_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), p
 
 def run_terms_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"), physics=("hydro", "mhd"),
                     target_seconds=1.0, out=print):
-    """M/s of the 55-point step with each term of issue 17 beside the same
+    """M/s of the 55-point step with each term for higher Reynolds numbers (hyperdiffusion,
+    shock viscosity) beside the same
     run without it, timed interleaved; 'of none' is the ratio to the row
     without the terms (a term that a backend does not run is reported)."""
     out(f"# astaroth bench --terms: backend={backend}, date={time.strftime('%Y-%m-%d %H:%M:%S %Z')}; "

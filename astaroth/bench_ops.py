@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _core, ops
 
-TARGET_FRACTION = 0.8  # issue 8: every first-derivative kernel at >= 80% of the copy
+TARGET_FRACTION = 0.8  # the goal: every first-derivative kernel at >= 80% of the copy
 
 
 class NoDevice(RuntimeError):

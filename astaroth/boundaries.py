@@ -53,6 +53,16 @@ def _kind(axis, field, spec):
     return name, 0.0
 
 
+def _pair(axis, field, spec):
+    """(lower, upper) of one field's entry: a kind for both faces, or a pair of them; ValueError
+    naming axis and field for anything else (None, a number, a list of another length)."""
+    if isinstance(spec, (list, tuple)):
+        if len(spec) != 2:
+            raise ValueError(f"boundaries[{axis!r}][{field!r}]: a kind or a pair (lower, upper), got {spec!r}")
+        return tuple(spec)
+    return spec, spec  # _kind refuses what is not a string
+
+
 def _text(kind, value):
     return f"set:{value!r}" if kind == "set" else kind
 
@@ -84,11 +94,7 @@ def parse(boundaries, field_names):
                              f"every field ({', '.join(field_names)})")
         faces = {}
         for field in field_names:
-            spec = kinds[field]
-            pair = (spec, spec) if isinstance(spec, str) else tuple(spec)
-            if len(pair) != 2:
-                raise ValueError(f"boundaries[{axis!r}][{field!r}]: a kind or a pair (lower, upper), got {spec!r}")
-            faces[field] = tuple(_text(*_kind(axis, field, s)) for s in pair)
+            faces[field] = tuple(_text(*_kind(axis, field, s)) for s in _pair(axis, field, kinds[field]))
         out[axis] = faces
     return {a: out[a] for a in AXES if a in out}
 
@@ -99,10 +105,7 @@ def canonical_table(axis, table):
     the fields themselves are checked by parse()."""
     out = {}
     for field, spec in table.items():
-        pair = (spec, spec) if isinstance(spec, str) else tuple(spec) if isinstance(spec, (list, tuple)) else (spec,)
-        if len(pair) != 2:
-            raise ValueError(f"boundaries[{axis!r}][{field!r}]: a kind or a pair (lower, upper), got {spec!r}")
-        out[field] = [_text(*_kind(axis, field, s)) for s in pair]
+        out[field] = [_text(*_kind(axis, field, s)) for s in _pair(axis, field, spec)]
     return out
 
 
@@ -154,3 +157,26 @@ def refuse_wall_axes(parsed, axes, what):
     if bad:
         raise ValueError(f"{what} assumes periodic axes and {', '.join(repr(b) for b in bad)} "
                          f"{'has' if len(bad) == 1 else 'have'} walls")
+
+
+def _set_faces(parsed):
+    """(phrase, value) of every 'set' face: "boundaries['z']['lnrho'] lower = 'set:...'"."""
+    for axis, kinds in parsed.items():
+        for field, pair in kinds.items():
+            for face, spec in zip(("lower", "upper"), pair):
+                kind, value = _kind(axis, field, spec)
+                if kind == "set":
+                    yield f"boundaries[{axis!r}][{field!r}] {face} = {spec!r}", value
+
+
+def check_dtype(parsed, dtype_max, dtype_name):
+    """ValueError naming the first 'set' value beyond the precision's largest number (Inf in the step)."""
+    for phrase, value in _set_faces(parsed):
+        if abs(value) > dtype_max:
+            raise ValueError(f"{phrase} is beyond the largest {dtype_name} number ({dtype_max:.3g}): the ghosts "
+                             f"would be Inf; use dtype='float64' or a smaller value")
+
+
+def large_values(parsed, limit):
+    """Phrases naming the 'set' values beyond `limit` (what makes a step overflow)."""
+    return [phrase for phrase, value in _set_faces(parsed) if abs(value) > limit]

@@ -3,12 +3,15 @@
     sim.save("snap.h5")          # fields, coordinates, time, step, parameters, forcing state
     sim2 = ac.load("snap.h5")    # a Simulation to analyse or to continue, bit for bit
 
-Files are written to a temporary name in the same folder, flushed to disk
-and then renamed over the target, so a writer killed mid-write never spoils
-an earlier file of that name.  Needs h5py (``pip install ".[io]"``).
+Files are written to a temporary in the same folder (without a name where
+Linux's O_TMPFILE allows), flushed to disk and then renamed over the target,
+so a writer killed mid-write never spoils an earlier file of that name; a
+snapshot's XDMF index goes with it (a kill never leaves the old index
+beside a new snapshot).  Needs h5py (``pip install ".[io]"``).
 """
 import contextlib
 import errno
+import json
 import os
 import stat
 import tempfile
@@ -58,6 +61,16 @@ def refuse_read_only(path, what):
     return mode
 
 
+def _naming(error, path, what, temporaries):
+    """An OSError like `error` naming `path` and what it is, never its temporary files."""
+    reason = error.strerror or str(error)
+    for tmp in temporaries:
+        if tmp:
+            reason = reason.replace(tmp, path)
+    text = f"cannot write the {what} {path}: {reason}"
+    return OSError(error.errno, text) if error.errno else OSError(text)
+
+
 @contextlib.contextmanager
 def atomic_path(path, what):
     """A temporary path beside `path`: what the block writes there replaces
@@ -80,12 +93,98 @@ def atomic_path(path, what):
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError as e:
-        reason = (e.strerror or str(e)).replace(tmp or path, path)
-        raise (OSError(e.errno, f"cannot write the {what} {path}: {reason}") if e.errno else
-               OSError(f"cannot write the {what} {path}: {reason}")) from e
+        raise _naming(e, path, what, [tmp]) from e
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _unnamed_file(folder):
+    """A file opened for writing in `folder` that has no name yet (Linux's
+    O_TMPFILE), so that a writer killed before it is named leaves nothing
+    behind; None where the system or the file system has none."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_RDWR, 0o600)
+    except OSError:
+        return None
+
+
+def _name_unnamed(fd, folder, suffix):
+    """Give the unnamed file fd a temporary name in `folder` (linkat through
+    /proc/self/fd with AT_SYMLINK_FOLLOW, which os.link uses when given a
+    directory descriptor); returns that name."""
+    dir_fd = os.open(folder, os.O_RDONLY)
+    try:
+        for _ in range(100):
+            name = TMP_PREFIX + os.urandom(6).hex() + suffix
+            try:
+                os.link(f"/proc/self/fd/{fd}", name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                return os.path.join(folder, name)
+            except FileExistsError:
+                continue
+        raise FileExistsError(errno.EEXIST, f"no free temporary name in {folder}")
+    finally:
+        os.close(dir_fd)
+
+
+@contextlib.contextmanager
+def atomic_files(targets, drop_later=False):
+    """Binary files, opened for writing and reading, whose contents replace
+    the files `targets` (a list of (path, what) pairs, e.g. ("snap.h5",
+    "snapshot")) together when the block succeeds, and are dropped when it
+    fails.  Each is written without a name where the system allows (Linux's
+    O_TMPFILE: a writer killed mid-write leaves nothing behind; it gets a
+    temporary `.tmp-*` name just before it is renamed, so only a kill in
+    the instant between those two system calls leaves one, whole), else
+    under a temporary `.tmp-*` name beside its target; all are flushed to
+    disk before the first replaces its target, so a kill while they are
+    written leaves every earlier file whole.  They get the modes of the files they
+    replace (where there are none, the mode a new file gets under the
+    umask).  drop_later: the later targets are deleted before the first is
+    replaced, so that a kill between two renames leaves one missing rather
+    than an old one beside the new first (a stale index).  A read-only
+    target is refused with PermissionError before any work
+    (refuse_read_only); an OSError names the target and what it is."""
+    paths = [os.fspath(p) for p, _ in targets]
+    modes = [refuse_read_only(p, what) for p, (_, what) in zip(paths, targets)]
+    opened, named = [], []  # file objects; the temporary name of each, or None while unnamed
+    current = 0
+    try:
+        for current, path in enumerate(paths):
+            folder = os.path.dirname(os.path.abspath(path))
+            fd = _unnamed_file(folder)
+            if fd is None:
+                fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=os.path.splitext(path)[1], dir=folder)
+                named.append(tmp)
+            else:
+                named.append(None)
+            opened.append(os.fdopen(fd, "w+b"))
+        yield opened
+        for current, (f, mode) in enumerate(zip(opened, modes)):
+            f.flush()
+            os.chmod(f.fileno(), stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+            os.fsync(f.fileno())
+        if drop_later:
+            for current, path in enumerate(paths[1:], start=1):
+                if os.path.exists(path):
+                    os.unlink(path)
+        for current, (f, path) in enumerate(zip(opened, paths)):
+            if named[current] is None:  # named only now: the one instant a kill leaves a (whole) temporary
+                named[current] = _name_unnamed(f.fileno(), os.path.dirname(os.path.abspath(path)),
+                                               os.path.splitext(path)[1])
+            os.replace(named[current], path)
+            named[current] = None
+    except OSError as e:
+        raise _naming(e, paths[current], targets[current][1], named) from e
+    finally:
+        for f in opened:
+            f.close()
+        for tmp in named:
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 def save(sim, path, xdmf=True, attributes=None):
@@ -101,14 +200,16 @@ def save(sim, path, xdmf=True, attributes=None):
     if not sim.is_root:
         sim.comm.Barrier()  # returns once the file is complete
         return path
+    targets = [(path, "snapshot")] + ([(_xdmf_path(path), "XDMF index")] if xdmf else [])
     try:
-        with atomic_path(path, "snapshot") as tmp:
-            _write(sim, tmp, fields, h5py, attributes or {})
+        # the XDMF index goes with its snapshot: a kill leaves both old, both new, or the new snapshot alone
+        with atomic_files(targets, drop_later=True) as files:
+            _write(sim, files[0], fields, h5py, attributes or {})
+            if xdmf:
+                files[1].write(_xdmf_text(path, sim).encode())
     finally:
         if sim.comm is not None:
             sim.comm.Barrier()
-    if xdmf:
-        write_xdmf(path, sim)
     return path
 
 
@@ -183,12 +284,26 @@ def _recorded_parameters(attrs):
     return out
 
 
-def _recorded_boundaries(attrs):
-    """The walls a snapshot records (astaroth.boundaries' JSON form), or None: periodic."""
+def _recorded_boundaries(attrs, path):
+    """The walls a snapshot records (astaroth.boundaries' JSON form) as a dict, or None: periodic;
+    ValueError naming the file where the attribute is not such a form (damaged or forged)."""
     value = attrs.get("boundaries")
     if value is None:
         return None
-    return value.decode() if isinstance(value, bytes) else str(value)
+    text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+    try:
+        walls = json.loads(text)
+    except ValueError as e:
+        walls, why = None, f"not JSON ({e})"
+    else:
+        why = "not a table {axis: {field: [lower, upper]}}"
+    if not isinstance(walls, dict) or not all(isinstance(t, dict) for t in walls.values()):
+        raise ValueError(f"{path}: attribute 'boundaries' is {_short(text)}, {why}: the snapshot is damaged")
+    return walls
+
+
+def _short(text, n=80):
+    return repr(text if len(text) <= n else text[:n] + "...")
 
 
 def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
@@ -252,10 +367,16 @@ def _load(path, h5py, backend, comm, exchange, parameters):
                 raise ValueError(f"{path} is not a complete astaroth snapshot{where}: it lacks {', '.join(missing)}")
         if parameters:
             extra.update(parameters)
-        sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
-                         dtype=str(a["dtype"]), backend=backend,
-                         method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
-                         exchange=exchange, boundaries=_recorded_boundaries(a), **extra)
+        walls = _recorded_boundaries(a, path)
+        try:
+            sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
+                             dtype=str(a["dtype"]), backend=backend,
+                             method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
+                             exchange=exchange, boundaries=walls, **extra)
+        except (TypeError, ValueError) as e:
+            if not str(e).startswith("boundaries"):
+                raise
+            raise ValueError(f"{path}: attribute 'boundaries' is not valid: {e}") from None
         for name in sim.field_names:
             data = f[f"fields/{name}"]
             if data.shape != sim.shape[::-1]:
@@ -297,9 +418,21 @@ def _xml_number(x):
     return repr(float(x))
 
 
+def _xdmf_path(h5_path):
+    return os.path.splitext(os.fspath(h5_path))[0] + ".xdmf"
+
+
 def write_xdmf(h5_path, sim):
     """An XDMF file beside `h5_path` describing its fields on a 3-D CoRectMesh
     (XDMF 3: origin and spacing listed z, y, x, as the datasets are stored)."""
+    out = _xdmf_path(h5_path)
+    with atomic_path(out, "XDMF index") as tmp, open(tmp, "w") as f:
+        f.write(_xdmf_text(h5_path, sim))
+    return out
+
+
+def _xdmf_text(h5_path, sim):
+    """The text of write_xdmf's file."""
     nx, ny, nz = sim.shape
     dx, dy, dz = (_xml_number(h) for h in sim.spacing)
     origin = " ".join(_xml_number(c[0]) for c in (sim.z, sim.y, sim.x))
@@ -324,7 +457,4 @@ def write_xdmf(h5_path, sim):
   </Domain>
 </Xdmf>
 '''
-    out = os.path.splitext(h5_path)[0] + ".xdmf"
-    with atomic_path(out, "XDMF index") as tmp, open(tmp, "w") as f:
-        f.write(text)
-    return out
+    return text

@@ -335,3 +335,20 @@ class _CallableModule(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallableModule
 
+
+
+def check_dtype(values, dtype):
+    """ValueError naming the first parameter of `values` ({name: float or
+    tuple}) that the precision `dtype` cannot hold: beyond its largest number
+    (it would be Inf in the step, e.g. gravity = 1e39 in float32), or so
+    small that it would be 0 (a nonzero value below its smallest normal
+    number)."""
+    info = np.finfo(dtype)
+    largest, tiny = float(info.max), float(info.tiny)
+    for name, value in values.items():
+        for v in (value if isinstance(value, tuple) else (value,)):
+            huge = abs(v) > largest
+            if huge or 0 < abs(v) < tiny:
+                raise ValueError(f"{name} = {value} is {'beyond the largest' if huge else 'below the smallest normal'} "
+                                 f"{info.dtype.name} number ({largest if huge else tiny:.3g}): the step would "
+                                 f"compute with {'Inf' if huge else '0'}; use dtype='float64' or rescale the units")

@@ -56,6 +56,8 @@ _UNSUPPORTED_FIELDS = {
 # The order run.x registers our fields in (hydro, density, entropy, magnetic): index.pro of its runs.
 _PENCIL_ORDER = ("ux", "uy", "uz", "lnrho", "ss", "ax", "ay", "az")
 _INDEX_OF = {v: k for k, v in PENCIL_NAMES.items()}
+MAX_NGHOST = 4  # the Pencil Code's widest stencils (eighth order, deriv_8th) need 4 ghost points
+MAX_POINTS_PER_AXIS = 2 ** 31 - 128  # as astaroth.simulation.MAX_AXIS: indices within 32 bits
 
 
 # --- Fortran namelists ----------------------------------------------------------------------------
@@ -94,16 +96,28 @@ def _nml_value(text):
         return text
 
 
+def _read_text(path, what):
+    """The text of the file `path`, a `what` (e.g. "dim.dat"); ValueError
+    naming the file where it holds binary data (a NUL or other control
+    byte, or bytes that are not ASCII), as a damaged or misplaced file does."""
+    data = open(path, "rb").read()
+    bad = re.search(rb"[^\t\n\r\f\x20-\x7e]", data)
+    if bad:
+        raise ValueError(f"{path} is not a Pencil Code {what}: it holds binary data (byte 0x{bad.group()[0]:02x} "
+                         f"at offset {bad.start()}); the file is damaged or not the one start.x writes")
+    return data.decode("ascii")
+
+
 def read_namelist(path):
     """Read a file of Fortran namelists (e.g. ``data/param2.nml``).
 
     Returns ``{group: {key: value}}`` with group and key names in lower case;
     a value is a Python scalar (int, float, bool, str, complex), or a list for
     an array (repeat counts such as ``3*T`` are expanded).  Only what the
-    Pencil Code and hand-written ``start.in`` files use is understood.
+    Pencil Code and hand-written ``start.in`` files use is understood.  A
+    file holding binary data is refused with a ValueError naming it.
     """
-    with open(path, encoding="latin-1") as f:
-        text = f.read()
+    text = _read_text(path, "namelist file")
     groups, group, key = {}, None, None
     pending_repeat = None
     for m in _TOKEN.finditer(text):
@@ -146,8 +160,7 @@ def read_dim(path):
     (``nprocx, nprocy, nprocz`` in data/dim.dat; ``ipx, ipy, ipz`` in a
     procN/dim.dat).
     """
-    with open(path) as f:
-        lines = [line.split() for line in f if line.strip()]
+    lines = [line.split() for line in _read_text(path, "dim.dat").splitlines() if line.strip()]
     try:
         mx, my, mz, mvar, maux = (int(v) for v in lines[0][:5])
         precision = lines[1][0].upper()
@@ -155,17 +168,30 @@ def read_dim(path):
         procs = tuple(int(v) for v in lines[3][:3]) if len(lines) > 3 else (1, 1, 1)
     except (IndexError, ValueError) as e:
         raise ValueError(f"{path} is not a Pencil Code dim.dat ({e})") from None
+    # what cparam.f90 allows: nghost ghost points on each side (3 for the sixth-order stencils, at most
+    # 4 for the eighth-order ones), at least one interior point, whole field counts
+    problems = [f"nghost = {g} along {axis} (0 to {MAX_NGHOST})" for axis, g in zip("xyz", nghost)
+                if not 0 <= g <= MAX_NGHOST]
+    problems += [f"{name} = {m}, which leaves {m - 2 * g} interior points beside nghost = {g} ghosts on each side"
+                 for name, m, g in zip(("mx", "my", "mz"), (mx, my, mz), nghost) if 0 <= g <= MAX_NGHOST
+                 and m - 2 * g < 1]
+    problems += [f"{name} = {v}, more than {MAX_POINTS_PER_AXIS} points" for name, v in (("mx", mx), ("my", my), ("mz", mz))
+                 if v > MAX_POINTS_PER_AXIS]
+    problems += [f"{name} = {v}" for name, v in (("mvar", mvar), ("maux", maux)) if not 0 <= v <= 1000]
+    problems += [f"precision {precision!r} ('S' or 'D')"] if precision not in ("S", "D") else []
+    problems += [f"a process count or index of {p}" for p in procs if not 0 <= p <= 10 ** 6]
+    if problems:
+        raise ValueError(f"{path} is damaged: {'; '.join(problems)}")
     return dict(mx=mx, my=my, mz=mz, mvar=mvar, maux=maux, precision=precision, nghost=nghost, procs=procs)
 
 
 def read_index(path):
     """Read a Pencil Code ``index.pro``: ``{name: slot}`` for every ``name=integer`` line."""
     index = {}
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"\s*(\w+)\s*=\s*(-?\d+)\s*$", line)
-            if m:
-                index[m.group(1).lower()] = int(m.group(2))
+    for line in _read_text(path, "index.pro").splitlines():
+        m = re.match(r"\s*(\w+)\s*=\s*(-?\d+)\s*$", line)
+        if m:
+            index[m.group(1).lower()] = int(m.group(2))
     return index
 
 
@@ -249,6 +275,38 @@ def _modes(value):
     return [v.strip().lower() for v in _as_list(value, 1) if isinstance(v, str) and v.strip()]
 
 
+class _Namelists:
+    """The values of param2.nml over those of param.nml, by key and groups (get(key, *groups, default));
+    number() checks that a value is a number (or `count` of them), a ValueError naming the files and the
+    key where it is missing or something else (a damaged param.nml, or one start.x did not write)."""
+
+    def __init__(self, start_path, run_path):
+        self.start = read_namelist(start_path)
+        if "init_pars" not in self.start:
+            raise ValueError(f"{start_path} has no &init_pars namelist: it is damaged or not the one start.x "
+                             "writes")
+        self.run = read_namelist(run_path) if os.path.exists(run_path) else {}
+        self.where = start_path + (f" and {run_path}" if os.path.exists(run_path) else "")
+
+    def __call__(self, key, *groups, default=None):
+        for source in (self.run, self.start):
+            for g in groups:
+                if key in source.get(g, {}):
+                    return source[g][key]
+        return default
+
+    def number(self, key, *groups, default=None, count=None):
+        value = self(key, *groups, default=default)
+        if value is None:
+            raise ValueError(f"{self.where} give no {key} (in {' or '.join('&' + g for g in groups)}): "
+                             "damaged, or not written by start.x")
+        values = _as_list(value, count) if count else [value]
+        if (count and len(values) != count) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            raise ValueError(f"{self.where}: {key} = {value!r} is not {f'{count} numbers' if count else 'a number'}")
+        return [float(v) for v in values] if count else float(values[0])
+
+
 def _parameters(datadir, shape, slots, entropy=False):
     """Our Simulation keywords from param.nml and param2.nml (run parameters take precedence).
 
@@ -257,15 +315,7 @@ def _parameters(datadir, shape, slots, entropy=False):
     start_path, run_path = os.path.join(datadir, "param.nml"), os.path.join(datadir, "param2.nml")
     if not os.path.exists(start_path):
         raise FileNotFoundError(f"{start_path} not found: a Pencil Code data directory has it once start.x has run")
-    start = read_namelist(start_path)
-    run = read_namelist(run_path) if os.path.exists(run_path) else {}
-
-    def get(key, *groups, default=None):
-        for source in (run, start):
-            for g in groups:
-                if key in source.get(g, {}):
-                    return source[g][key]
-        return default
+    get = _Namelists(start_path, run_path)
 
     coords = str(get("coord_system", "run_pars", "init_pars", default="cartesian")).lower()
     if coords != "cartesian":
@@ -279,7 +329,7 @@ def _parameters(datadir, shape, slots, entropy=False):
             raise ValueError(f"lequidist: the {axis} grid is not equidistant; this package needs a uniform grid")
     if get("lshear", "lphysics", "run_pars", "init_pars", default=False) is True:
         raise ValueError("lshear: shearing-box runs are not supported in this version")
-    gamma = get("gamma", "eos_run_pars", "eos_init_pars", default=5.0 / 3.0 if entropy else 1.0)
+    gamma = get.number("gamma", "eos_run_pars", "eos_init_pars", default=5.0 / 3.0 if entropy else 1.0)
     if gamma != 1 and not entropy:
         raise ValueError(f"gamma={gamma}: without an entropy field this is a polytropic run; this package runs "
                          "isothermal flows (gamma = 1) or entropy runs (ENTROPY = entropy, field ss) only")
@@ -287,15 +337,15 @@ def _parameters(datadir, shape, slots, entropy=False):
     if omega:
         raise ValueError(f"Omega={omega}: rotation (Coriolis force) is not supported in this version")
 
-    box = tuple(float(v) for v in _as_list(get("lxyz", "run_pars", "init_pars")))
-    params = dict(box=box, cs=float(get("cs0", "eos_run_pars", "eos_init_pars", default=1.0)))
+    box = tuple(get.number("lxyz", "run_pars", "init_pars", count=3))
+    params = dict(box=box, cs=get.number("cs0", "eos_run_pars", "eos_init_pars", default=1.0))
     if walls:
         params["boundaries"] = walls
     gravity = _gravity(get)
     if any(gravity):
         params["gravity"] = gravity
 
-    nu = float(get("nu", "viscosity_run_pars", default=0.0))
+    nu = get.number("nu", "viscosity_run_pars", default=0.0)
     ivisc = _modes(get("ivisc", "viscosity_run_pars", default=""))
     if nu and not ivisc:
         ivisc = ["nu-const"]  # as the Pencil Code's viscosity module does
@@ -306,9 +356,9 @@ def _parameters(datadir, shape, slots, entropy=False):
             raise ValueError(f"ivisc={mode!r}: this package has the viscosities 'nu-const', 'hyper3-simplified' "
                              "and 'nu-shock' only")
     params["nu"] = nu if "nu-const" in ivisc else 0.0
-    params["nu_hyper3"] = (float(get("nu_hyper3", "viscosity_run_pars", default=0.0))
+    params["nu_hyper3"] = (get.number("nu_hyper3", "viscosity_run_pars", default=0.0)
                            if {"hyper3-simplified", "hyper3_simplified"} & set(ivisc) else 0.0)
-    params["nu_shock"] = (float(get("nu_shock", "viscosity_run_pars", default=0.0))
+    params["nu_shock"] = (get.number("nu_shock", "viscosity_run_pars", default=0.0)
                           if {"nu-shock", "shock"} & set(ivisc) else 0.0)
 
     if entropy:
@@ -318,15 +368,15 @@ def _parameters(datadir, shape, slots, entropy=False):
     for mode in idiff:
         if mode not in ("hyper3-lnrho", "hyper3lnrho"):
             raise ValueError(f"idiff={mode!r}: this package has the density diffusion 'hyper3-lnrho' only")
-    params["diff_hyper3"] = float(get("diff_hyper3", "density_run_pars", default=0.0)) if idiff else 0.0
+    params["diff_hyper3"] = get.number("diff_hyper3", "density_run_pars", default=0.0) if idiff else 0.0
 
     for flag in ("lupw_uu", "lupw_lnrho", "lupw_aa"):
         if get(flag, "hydro_run_pars", "density_run_pars", "magnetic_run_pars", default=False) is True:
             raise ValueError(f"{flag}=T: upwinding is not supported in this version")
 
-    magnetic = {"eta": float(get("eta", "magnetic_run_pars", default=0.0)),
-                "b_ext": tuple(float(v) for v in _as_list(get("b_ext", "magnetic_run_pars", default=0.0))),
-                "mu0": float(get("mu0", "init_pars", "run_pars", default=1.0))}
+    magnetic = {"eta": get.number("eta", "magnetic_run_pars", default=0.0),
+                "b_ext": tuple(get.number("b_ext", "magnetic_run_pars", default=0.0, count=3)),
+                "mu0": get.number("mu0", "init_pars", "run_pars", default=1.0)}
     iresistivity = _modes(get("iresistivity", "magnetic_run_pars", default=""))
     for mode in iresistivity:
         if mode != "eta-const":
@@ -362,7 +412,11 @@ def _walls_of_axis(get, axis, slots):
             if _WALL_KINDS[kind] == "set":
                 values = _as_list(get(f"fbc{axis}{face + 1}", "run_pars", "init_pars", default=0.0),
                                   max(slots.values()))
-                pair.append(f"set:{float(values[slot - 1])!r}")
+                value = values[slot - 1] if slot <= len(values) else None
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    raise ValueError(f"fbc{axis}{face + 1} gives {value!r} for {name} ({_INDEX_OF[name]}={slot}) "
+                                     f"at the {('lower', 'upper')[face]} {axis} wall, where 'set' needs a number")
+                pair.append(f"set:{float(value)!r}")
             else:
                 pair.append(_WALL_KINDS[kind])
         faces[name] = tuple(pair)
@@ -380,7 +434,7 @@ def _gravity(get):
             raise ValueError(f"grav{axis}_profile={profile!r}: this package has uniform gravity only "
                              "(gravity_simple with the profiles 'zero' and 'const')")
         on = profile == "const" and get(f"lgrav{axis}_gas", "grav_run_pars", "grav_init_pars", default=True)
-        out.append(float(get(f"grav{axis}", "grav_run_pars", "grav_init_pars", default=0.0)) if on else 0.0)
+        out.append(get.number(f"grav{axis}", "grav_run_pars", "grav_init_pars", default=0.0) if on else 0.0)
     for flag in ("lboussinesq_grav", "lxyzdependence"):
         if get(flag, "grav_run_pars", "grav_init_pars", default=False) is True:
             raise ValueError(f"{flag}=T: this package has uniform gravity only")
@@ -406,10 +460,10 @@ def _entropy_parameters(get, gamma):
             raise ValueError(f"iheatcond={mode!r}: this package has the heat conductions 'chi-const' and "
                              "'hyper3_ss' only")
     return dict(energy="entropy", gamma=float(gamma),
-                cp=float(get("cp", "eos_run_pars", "eos_init_pars", default=1.0)),
-                rho0=float(get("rho0", "eos_run_pars", "eos_init_pars", default=1.0)),
-                chi=float(get("chi", "entropy_run_pars", default=0.0)) if "chi-const" in iheatcond else 0.0,
-                chi_hyper3=(float(get("chi_hyper3", "entropy_run_pars", default=0.0))
+                cp=get.number("cp", "eos_run_pars", "eos_init_pars", default=1.0),
+                rho0=get.number("rho0", "eos_run_pars", "eos_init_pars", default=1.0),
+                chi=get.number("chi", "entropy_run_pars", default=0.0) if "chi-const" in iheatcond else 0.0,
+                chi_hyper3=(get.number("chi_hyper3", "entropy_run_pars", default=0.0)
                             if {"hyper3_ss", "hyper3"} & set(iheatcond) else 0.0))
 
 
@@ -495,7 +549,8 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
             raise ValueError(f"{pencil}={index[pencil]} in index.pro: {why}")
     missing = [n for n in ("ux", "uy", "uz", "lnrho") if n not in slots]
     if missing:
-        raise ValueError(f"index.pro has no {', '.join(_INDEX_OF[n] for n in missing)}: this package needs "
+        raise ValueError(f"{os.path.join(datadir, 'index.pro')} has no {', '.join(_INDEX_OF[n] for n in missing)}: "
+                         "this package needs "
                          "the Pencil Code's hydro and density modules (uu and lnrho)")
     mhd = all(n in slots for n in ("ax", "ay", "az"))
     covered = set(slots.values())
@@ -528,6 +583,11 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         if pdim is not None and (pdim["mx"], pdim["my"], pdim["mz"]) != mloc:
             raise ValueError(f"{folder}/dim.dat gives {pdim['mx']} x {pdim['my']} x {pdim['mz']} points, "
                              f"{mloc} expected from data/dim.dat")
+        least = math.prod(mloc) * dim["mvar"] * 4  # bytes of the fields in single precision
+        if least > os.path.getsize(path):  # before anything that size is read or allocated
+            raise ValueError(f"{os.path.join(datadir, 'dim.dat')} gives {' x '.join(map(str, mloc))} points a process "
+                             f"and mvar = {dim['mvar']} fields, at least {least} bytes, but {path} has "
+                             f"{os.path.getsize(path)}: dim.dat is damaged or from another run")
         fields, tp, x, y, z, fdt = _read_snapshot(path, mloc)
         if fields.shape[0] < dim["mvar"]:
             raise ValueError(f"{path} holds {fields.shape[0]} fields, dim.dat says mvar = {dim['mvar']}")
@@ -652,7 +712,10 @@ def write_var(sim, datadir, varfile="var.dat"):
     written (even as root).  The points are written where ``sim.x``
     has them; the Pencil Code puts a periodic axis's at
     ``x0 + (i + 1/2) dx`` and a wall axis's at ``x0 + i dx``, as
-    ``read_var`` gives.
+    ``read_var`` gives.  Every file is written to a temporary and flushed
+    to disk, then all are renamed over their targets, ``var.dat`` last
+    (astaroth.io.atomic_files): a writer killed at any moment leaves each
+    file whole, and before the renames the earlier set as it was.
 
     Returns the path of the snapshot written.
     """
@@ -686,33 +749,15 @@ def write_var(sim, datadir, varfile="var.dat"):
     grids = [os.path.join(datadir, sub, "grid.dat") for sub in ("proc0", "allprocs")]
     dim, proc_dim, index = (os.path.join(datadir, *name) for name in (("dim.dat",), ("proc0", "dim.dat"),
                                                                        ("index.pro",)))
-    # before any file is written: a read-only one is refused, even as root
-    _io.refuse_read_only(path, "Pencil Code snapshot")
-    for name in (*grids, dim, proc_dim, index):
-        _io.refuse_read_only(name, "Pencil Code file")
     for sub in ("proc0", "allprocs"):
         os.makedirs(os.path.join(datadir, sub), exist_ok=True)
     coordinates = np.concatenate([t, *ghosted, spacing])  # the record after the fields, and grid.dat's first
-    with _io.atomic_path(path, "Pencil Code snapshot") as tmp, open(tmp, "wb") as out:
-        _write_record(out, f)
-        _write_record(out, coordinates)
-
     inverse = [np.full(mm, 1 / d if n > 1 else 0.0, dtype=dtype) for mm, d, n in zip(m, sim.spacing, shape)]
-    for grid in grids:
-        with open(grid, "wb") as out:
-            _write_record(out, coordinates)
-            _write_record(out, spacing)
-            _write_record(out, np.asarray(sim.box, dtype=dtype))
-            _write_record(out, np.concatenate(inverse))
-            _write_record(out, np.zeros(sum(m), dtype=dtype))  # dx_tilde: 0 on an equidistant grid
-
+    grid_records = (coordinates, spacing, np.asarray(sim.box, dtype=dtype), np.concatenate(inverse),
+                    np.zeros(sum(m), dtype=dtype))  # the last: dx_tilde, 0 on an equidistant grid
     precision = "D" if dtype == np.float64 else "S"
     head = "".join(f"{v:7d}" for v in (*m, len(names), 0, 0)) + f"\n{precision}\n" + \
         "".join(f"{g:5d}" for g in nghost) + "\n"
-    with open(dim, "w") as out:
-        out.write(head + "".join(f"{v:5d}" for v in (1, 1, 1, 1)) + "\n")
-    with open(proc_dim, "w") as out:
-        out.write(head + "".join(f"{v:5d}" for v in (0, 0, 0)) + "\n")
     lines = []
     for k, name in enumerate(names, start=1):
         if name == "ux":
@@ -720,12 +765,22 @@ def write_var(sim, datadir, varfile="var.dat"):
         if name == "ax":
             lines.append(f" iaa={k}")
         lines.append(f" {_INDEX_OF[name]}={k}")
-    with open(index, "w") as out:
-        out.write("\n".join(lines) + "\n")
-    if not os.path.exists(os.path.join(datadir, "param.nml")):
-        _write_start_parameters(sim, os.path.join(datadir, "param.nml"), names)
-    if not os.path.exists(os.path.join(datadir, "param2.nml")):
-        _write_run_parameters(sim, os.path.join(datadir, "param2.nml"), names)
+    texts = {dim: head + "".join(f"{v:5d}" for v in (1, 1, 1, 1)) + "\n",
+             proc_dim: head + "".join(f"{v:5d}" for v in (0, 0, 0)) + "\n", index: "\n".join(lines) + "\n"}
+    for name, write in (("param.nml", _start_parameters), ("param2.nml", _run_parameters)):
+        if not os.path.exists(os.path.join(datadir, name)):  # where none exists (the Pencil run's own stays)
+            texts[os.path.join(datadir, name)] = write(sim, names)
+    # every file written to a temporary (unnamed where the system allows) and flushed, then all renamed at
+    # once, the snapshot last: a kill leaves the earlier set whole (a read-only file is refused before any work)
+    targets = [(g, "Pencil Code file") for g in grids] + [(p, "Pencil Code file") for p in texts]
+    with _io.atomic_files(targets + [(path, "Pencil Code snapshot")]) as files:
+        for out in files[:len(grids)]:
+            for record in grid_records:
+                _write_record(out, record)
+        for out, text in zip(files[len(grids):], texts.values()):
+            out.write(text.encode())
+        _write_record(files[-1], f)
+        _write_record(files[-1], coordinates)
     return path
 
 
@@ -831,30 +886,29 @@ def _unit_temperature(sim):
     return _UNIT_TEMPERATURE_CP1 * float(sim.cp) * (1 - 1 / float(sim.gamma))
 
 
-def _write_start_parameters(sim, path, names):
+def _start_parameters(sim, names):
     """A minimal param.nml (what start.x would record) where none exists: grid, box and equation of state.
 
     run.x reads it before run.in; namelist entries left out keep the Pencil Code's defaults.  In its
     cgs units mu0 = 4 pi (unit_velocity / unit_magnetic)^2, hence unit_magnetic = sqrt(4 pi / mu0)."""
     def values(v):
         return ", ".join(repr(float(x)) for x in v)
-    with open(path, "w") as out:
-        out.write(f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
-                  f"{_wall_values(sim, names)} LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
-                  " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n"
-                  f" UNIT_TEMPERATURE= {_unit_temperature(sim)!r},\n"
-                  f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
-                  " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
-                  f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim)}/\n"
-                  "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n" + _gravity_group(sim, "GRAV_INIT_PARS"))
-        if sim.energy == "entropy":
-            out.write("&ENTROPY_INIT_PARS\n/\n")
-        if sim.physics == "mhd":
-            out.write("&MAGNETIC_INIT_PARS\n/\n")
-        out.write("&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n")
+    text = (f"&INIT_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
+            f"{_wall_values(sim, names)} LEQUIDIST= 3*T,\n COORD_SYSTEM='cartesian',\n UNIT_SYSTEM='cgs',\n UNIT_LENGTH= 1.0,\n"
+            " UNIT_VELOCITY= 1.0,\n UNIT_DENSITY= 1.0,\n"
+            f" UNIT_TEMPERATURE= {_unit_temperature(sim)!r},\n"
+            f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
+            " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
+            f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim)}/\n"
+            "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n" + _gravity_group(sim, "GRAV_INIT_PARS"))
+    if sim.energy == "entropy":
+        text += "&ENTROPY_INIT_PARS\n/\n"
+    if sim.physics == "mhd":
+        text += "&MAGNETIC_INIT_PARS\n/\n"
+    return text + "&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n"
 
 
-def _write_run_parameters(sim, path, names):
+def _run_parameters(sim, names):
     """A param2.nml (what run.x records from run.in) with this simulation's run-time parameters.
 
     run.x writes its own from run.in; this one lets read_var (and pencil.read.param) give the
@@ -863,19 +917,19 @@ def _write_run_parameters(sim, path, names):
         return ", ".join(repr(float(x)) for x in v)
     ivisc = [mode for mode, on in (("nu-const", sim.nu), ("hyper3-simplified", sim.nu_hyper3),
                                    ("nu-shock", sim.nu_shock)) if on]
-    with open(path, "w") as out:
-        out.write(f"&RUN_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
-                  f"{_wall_values(sim, names)} COORD_SYSTEM='cartesian',\n/\n"
-                  f"&EOS_RUN_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim) if sim.energy == 'entropy' else ''}/\n"
-                  f"&VISCOSITY_RUN_PARS\n NU= {float(sim.nu)!r},\n NU_HYPER3= {float(sim.nu_hyper3)!r},\n"
-                  f" NU_SHOCK= {float(sim.nu_shock)!r},\n IVISC= {', '.join(repr(m) for m in ivisc) or repr('')},\n/\n"
-                  f"&DENSITY_RUN_PARS\n DIFF_HYPER3= {float(sim.diff_hyper3)!r},\n"
-                  f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n"
-                  + _gravity_group(sim, "GRAV_RUN_PARS"))
-        if sim.energy == "entropy":
-            iheatcond = [mode for mode, on in (("chi-const", sim.chi), ("hyper3_ss", sim.chi_hyper3)) if on]
-            out.write(f"&ENTROPY_RUN_PARS\n IHEATCOND= {', '.join(repr(m) for m in iheatcond) or repr('nothing')},\n"
-                      f" CHI= {float(sim.chi)!r},\n CHI_HYPER3= {float(sim.chi_hyper3)!r},\n/\n")
-        if sim.physics == "mhd":
-            out.write(f"&MAGNETIC_RUN_PARS\n ETA= {float(sim.eta)!r},\n B_EXT= {values(sim.b_ext)},\n"
-                      " IRESISTIVITY='eta-const',\n/\n")
+    text = (f"&RUN_PARS\n XYZ0= {values(_pencil_xyz0(sim))},\n LXYZ= {values(sim.box)},\n"
+            f"{_wall_values(sim, names)} COORD_SYSTEM='cartesian',\n/\n"
+            f"&EOS_RUN_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim) if sim.energy == 'entropy' else ''}/\n"
+            f"&VISCOSITY_RUN_PARS\n NU= {float(sim.nu)!r},\n NU_HYPER3= {float(sim.nu_hyper3)!r},\n"
+            f" NU_SHOCK= {float(sim.nu_shock)!r},\n IVISC= {', '.join(repr(m) for m in ivisc) or repr('')},\n/\n"
+            f"&DENSITY_RUN_PARS\n DIFF_HYPER3= {float(sim.diff_hyper3)!r},\n"
+            f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n"
+            + _gravity_group(sim, "GRAV_RUN_PARS"))
+    if sim.energy == "entropy":
+        iheatcond = [mode for mode, on in (("chi-const", sim.chi), ("hyper3_ss", sim.chi_hyper3)) if on]
+        text += (f"&ENTROPY_RUN_PARS\n IHEATCOND= {', '.join(repr(m) for m in iheatcond) or repr('nothing')},\n"
+                 f" CHI= {float(sim.chi)!r},\n CHI_HYPER3= {float(sim.chi_hyper3)!r},\n/\n")
+    if sim.physics == "mhd":
+        text += (f"&MAGNETIC_RUN_PARS\n ETA= {float(sim.eta)!r},\n B_EXT= {values(sim.b_ext)},\n"
+                 " IRESISTIVITY='eta-const',\n/\n")
+    return text

@@ -71,7 +71,7 @@ def figure(sim, timeseries=None):
     ax.set_xlabel("k")
     ax.set_ylabel("E(k)")
     ax.set_title("energy spectra" if mhd else "kinetic-energy spectrum")
-    if mhd:
+    if mhd and spectra:
         ax.legend()
     history = next(panels)
     energies = next(panels) if (mhd or entropy) else None

@@ -16,6 +16,7 @@ import numpy as np
 from . import _core
 from . import boundaries as _walls
 from . import parameters as _registry
+from . import thermo as _thermo
 
 FIELDS = _registry.field_names(("hydro",))  # lnrho, ux, uy, uz (csrc/fields.h)
 MAGNETIC_FIELDS = _registry.field_names(("magnetic",))  # the vector potential A, physics="mhd"
@@ -352,9 +353,10 @@ class Simulation:
     The fields start at rest with uniform density (lnrho = 0).
     """
 
-    def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=_registry.default("nu"),
-                 cs=_registry.default("cs"), dtype="float64", backend="auto", method="55p", origin=0.0, comm=None,
-                 exchange="auto", physics=_registry.default("physics"), boundaries=None, **parameters):
+    # the defaults of nu, cs and physics written out, as the API page shows them: csrc/parameters.def's
+    # (tests/test_docs_match_code.py checks that they agree)
+    def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64", backend="auto",
+                 method="55p", origin=0.0, comm=None, exchange="auto", physics="hydro", boundaries=None, **parameters):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")
@@ -385,6 +387,11 @@ class Simulation:
             raise ValueError(f"backend {backend!r} is not available here (available: {available})")
 
         walls = _walls.parse(boundaries, _registry.field_names(modules))
+        # values the precision cannot hold, or from which the ideal gas's constants over- or underflow it
+        _registry.check_dtype(values, dtype)
+        _walls.check_dtype(walls, float(np.finfo(dtype).max), dtype)
+        if "entropy" in modules:
+            _thermo.check_constants(values, dtype)
         if walls:
             _walls.check_shape(walls, shape)
             if method != "55p":
@@ -438,6 +445,16 @@ class Simulation:
     box = property(lambda self: self._box, doc="Box lengths (Lx, Ly, Lz).")
     spacing = property(lambda self: self._spacing,
                        doc="Grid spacing (dx, dy, dz) = box / shape (box / (shape - 1) on a wall axis).")
+
+    @property
+    def t(self):
+        """The simulation time; assigning it (e.g. to restart a run's clock) takes a finite real number,
+        a TypeError or ValueError naming `t` otherwise (NaN would stop every later run at its first check)."""
+        return self._t
+
+    @t.setter
+    def t(self, value):
+        self._t = _real(value, "t")
 
     @property
     def boundaries(self):
@@ -872,6 +889,7 @@ class Simulation:
         if count <= MAX_RUN_STEPS:
             return
         why = (f"the fixed dt = {dt:.3g} (run(dt=...))" if fixed else self._limiting(dt, cdt, cdtv))
+        why += "".join(f"; {cause}" for cause in _thermo.overflow_causes(self))
         raise ValueError(f"run(until={until:g}) from t = {self.t:.6g} would take about {count:.3g} steps of "
                          f"dt = {dt:.3g}, more than {MAX_RUN_STEPS:.0e}: the time step is set by {why}. "
                          f"Check that parameter (units, a typo); a run this long would not finish")
@@ -937,6 +955,11 @@ class Simulation:
             why = "the run is unstable (try a smaller time step, cdt or dt, or a larger viscosity)"
         raise NonFiniteError(f"{what}: {why}")
 
+    def _overflowing_gas(self):
+        """What makes the ideal gas's exponents overflow (astaroth.thermo.overflow_causes) where no step has
+        run since the fields were set (after steps, large fields are the blow-up itself, not its cause)."""
+        return _thermo.overflow_causes(self) if getattr(self, "_fields_as_given", False) or not self.steps else []
+
     def save_pencil(self, datadir, varfile="var.dat"):
         """Write a Pencil Code snapshot that its run.x continues from; see astaroth.pencil.write_var."""
         from .pencil import write_var
@@ -952,6 +975,7 @@ class Simulation:
         large = []
         if self._physics == "mhd" and max(abs(b) for b in self._b_ext) > limit:
             large.append(f"b_ext = {self._b_ext}")
+        large += _walls.large_values(self._walls, limit) + self._overflowing_gas()
         for name in self._field_names if getattr(self, "_fields_as_given", False) else ():
             values = np.abs(self[name])
             finite = values[np.isfinite(values)]

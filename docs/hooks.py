@@ -132,20 +132,24 @@ def render(result):
         return _HEAD + (f"!!! note\n    astaroth {result['version']} does not list its parameters yet "
                         "(`astaroth.parameters()` is not there); the keyword arguments are described in "
                         "the [Python API](api.md) under `Simulation`.\n")
-    text = [_HEAD, f"Generated from astaroth {result['version']}. *Needs*: a value other than the "
-                   "default needs the 55-point method or a single process.\n"]
+    text = [_HEAD, f"Generated from astaroth {result['version']}. A value other than the default of a "
+                   "parameter marked *55-point method* or *one process* needs that method or a single "
+                   "process.\n"]
     modules = []
     for row in rows:
         if row.get("module") not in modules:
             modules.append(row.get("module"))
     for module in modules:
-        text.append(f"\n## {_text(module)}\n\n| name | default | bounds | unit | restart | needs | description |\n"
-                    "| --- | --- | --- | --- | --- | --- | --- |\n")
+        # four columns, so that the table fits the page's width: unit under the bounds, restart and
+        # needs after the description
+        text.append(f"\n## {_text(module)}\n\n| name | default | bounds, unit | description |\n"
+                    "| --- | --- | --- | --- |\n")
         for row in rows:
             if row.get("module") == module:
-                text.append(f"| `{row['name']}` | {_cell(row.get('default'))} | {_bounds(row)} | "
-                            f"{_cell(row.get('unit'))} | {_cell(bool(row.get('restart')))} | {_notes(row)} | "
-                            f"{_cell(row.get('description'))} |\n")
+                notes = "; ".join(n for n in (f"restart: {_cell(bool(row.get('restart')))}", _notes(row)) if n)
+                unit = _cell(row.get("unit"))
+                text.append(f"| `{row['name']}` | {_cell(row.get('default'))} | {_bounds(row)}"
+                            f"{'<br>' + unit if unit else ''} | {_cell(row.get('description'))} (*{notes}*) |\n")
     text.append(_terms(result.get("terms")))
     return "".join(text)
 

@@ -1,5 +1,5 @@
 """Writes the validation notebooks (sources only; run them to fill outputs).
-usage: python3 scripts/make_notebooks.py [name ...]   (default: every notebook)"""
+usage: python3 scripts/make_notebooks.py [--keep-outputs] [name ...]   (default: every notebook)"""
 import json
 import os
 import sys
@@ -87,13 +87,13 @@ if FIGURES:
 plt.show()"""),
     ],
     "forced_turbulence": [
-        ("markdown", "# Forced non-helical turbulence (seed Sect. 6, Fig. 7)\n\nForcing at a shell of wave numbers $[k_f - 1/2, k_f + 1/2]$ (eqs. 24–25). The shell-integrated kinetic-energy spectrum should peak at $k_f$, be isotropic, and show a short range near $k^{-5/3}$. On the GPU: $256^3$ with the seed's $k_f$ = 1.53, 2.23, 3.13, 4.12 and 10.0; on the CPU a $32^3$ sketch."),
+        ("markdown", "# Forced non-helical turbulence (seed Sect. 6, Fig. 7)\n\nForcing at a shell of wave numbers $[k_f - 1/2, k_f + 1/2]$ (eqs. 24–25). The shell-integrated kinetic-energy spectrum should peak at $k_f$, be isotropic, and show a short range near $k^{-5/3}$. On the GPU: $256^3$ with the seed's $k_f$ = 1.53, 2.23, 3.13, 4.12 and 10.0; on the CPU a $32^3$ sketch, which has no inertial range: at $32^3$ the viscosity has to be large ($\\nu = 5 \\times 10^{-3}$) for the grid to resolve the dissipation scale, so the Reynolds number $u_\\mathrm{rms}/(\\nu k_f)$ is a few (the figure prints it) and the viscous range starts at the forcing scale; its figure says so and draws no $k^{-5/3}$ line."),
         ("code", COMMON),
         ("code", """N = 256 if GPU else 32
 NU = 2e-4 if GPU else 5e-3
 T_END = 40.0 if GPU else 4.0
 shells = [(1.0, 2.0), (1.5, 2.5), (2.5, 3.5), (3.5, 4.5), (9.5, 10.5)] if GPU else [(1.0, 2.0), (2.5, 3.5)]
-spectra = {}
+spectra, reynolds = {}, {}
 for kmin, kmax in shells:
     sim = ac.Simulation(shape=(N, N, N), nu=NU, cs=1.0, dtype="float32", backend=BACKEND, method="55p")
     forcing = ac.Forcing(kmin=kmin, kmax=kmax, f0=0.02, seed=1)
@@ -102,15 +102,21 @@ for kmin, kmax in shells:
     sim.run(until=T_END)
     k, E = ac.analysis.spectrum(sim)
     spectra[forcing.mean_k] = (k, E)
+    reynolds[forcing.mean_k] = ac.analysis.reynolds_numbers(sim)["Re"]
     parts = [ac.analysis.rms(sim, c) for c in ("ux", "uy", "uz")]
     print(f"kf = {forcing.mean_k:5.2f}: {sim.steps} steps in {time.time() - t0:.0f} s, urms = {ac.analysis.rms(sim, 'u'):.3f},"
           f" components {np.round(parts, 3)}, spectrum peak at k = {k[1:][np.argmax(E[1:])]:.0f}")"""),
         ("code", """fig, ax = plt.subplots(figsize=(6.5, 4.5))
 for kf, (k, E) in spectra.items():
     ax.loglog(k[1:], E[1:], label=f"$k_f$ = {kf:.2f}")
-kk = np.array([3.0, 30.0]) if GPU else np.array([2.0, 8.0])
-anchor = spectra[min(spectra)][1][int(kk[0])]
-ax.loglog(kk, anchor * (kk / kk[0]) ** (-5 / 3), "k--", label=r"$k^{-5/3}$")
+if GPU:
+    kk = np.array([3.0, 30.0])
+    anchor = spectra[min(spectra)][1][int(kk[0])]
+    ax.loglog(kk, anchor * (kk / kk[0]) ** (-5 / 3), "k--", label=r"$k^{-5/3}$")
+else:  # at this size no inertial range: say why rather than draw a -5/3 line
+    re_text = ", ".join(f"{r:.0f}" for r in reynolds.values())
+    ax.text(0.03, 0.04, r"Re = $u_\\mathrm{rms}/(\\nu k_f)$ = " + re_text + r": the viscous range starts at $k_f$," + "\\n"
+            + f"no inertial range at {N}$^3$ (256$^3$ on a GPU has one)", transform=ax.transAxes, fontsize=8)
 ax.set_xlabel("k"); ax.set_ylabel("E(k)"); ax.set_ylim(bottom=1e-12)
 ax.set_title(f"Forced turbulence, {N}$^3$, t = {T_END:g} ({BACKEND})"); ax.legend(fontsize=8)
 if FIGURES:
@@ -239,17 +245,24 @@ plt.show()"""),
     ],
 }
 
+# --keep-outputs: carry each code cell's stored outputs over from the notebook there now (for a change
+# that leaves them valid, e.g. to a branch the stored run did not take); otherwise they start empty
+KEEP = "--keep-outputs" in sys.argv
+NAMES = [a for a in sys.argv[1:] if a != "--keep-outputs"]
 for name, cells in NOTEBOOKS.items():
-    if sys.argv[1:] and name not in sys.argv[1:]:
+    if NAMES and name not in NAMES:
         continue
+    path = os.path.join(OUT, f"{name}.ipynb")
+    stored = {c["id"]: c for c in json.load(open(path))["cells"]} if KEEP and os.path.exists(path) else {}
     nb = {"cells": [], "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                                     "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
     for i, (kind, src) in enumerate(cells):
         cell = {"cell_type": kind, "id": f"{name}-{i}", "metadata": {}, "source": src.splitlines(keepends=True)}
         if kind == "code":
-            cell.update(execution_count=None, outputs=[])
+            old = stored.get(cell["id"], {})
+            cell.update(execution_count=old.get("execution_count"), outputs=old.get("outputs", []))
         nb["cells"].append(cell)
-    with open(os.path.join(OUT, f"{name}.ipynb"), "w") as f:
+    with open(path, "w") as f:
         json.dump(nb, f, indent=1)
         f.write("\n")
     print("wrote", name)

@@ -44,3 +44,44 @@ def assert_runs_agree(sims, tolerance, until=0.05):
         for name in sims[0].field_names:
             c, g = sims[0][name], other[name]
             assert np.max(np.abs(g - c)) <= 10 * tolerance * max(np.max(np.abs(c)), 1e-30), name
+
+
+KILL_PRELUDE = """
+import atexit, os, signal, sys
+_kill_at, _calls = int(os.environ["KILL_AT"]), [0]
+_IO = {"open", "write", "close", "flush", "fsync", "fdopen", "replace", "rename", "link", "unlink", "chmod",
+       "mkstemp", "truncate"}
+def _profile(frame, event, arg):
+    if event == "c_call" and getattr(arg, "__name__", "") in _IO and "astaroth" in frame.f_code.co_filename:
+        _calls[0] += 1
+        if _calls[0] == _kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+sys.setprofile(_profile)
+atexit.register(lambda: print("calls", _calls[0], flush=True))
+"""
+
+
+def kill_at_random_moments(script, folder, trials, reset, seed=0):
+    """Run the Python source `script` in `folder`, first to its end, then
+    `trials` times killed (SIGKILL) at a random one of the file-system calls
+    (open, write, flush, fsync, rename, ...) that code of the astaroth package
+    makes, just before that call: between any two steps of a write, e.g.
+    after a file is truncated and before it is written again.  reset() is
+    called before each start.  Yields the child's exit status after the first
+    run (0) and after each kill (-9), so that the caller can look at what it
+    left."""
+    import os
+    import subprocess
+    import sys
+
+    def run(kill_at):
+        reset()
+        return subprocess.run([sys.executable, "-c", KILL_PRELUDE + script], cwd=str(folder), capture_output=True,
+                              text=True, timeout=300, env={**os.environ, "KILL_AT": str(kill_at)})
+
+    first = run(0)
+    assert first.returncode == 0, first.stderr
+    calls = int(first.stdout.split("calls")[-1])
+    yield 0
+    for kill_at in np.random.default_rng(seed).choice(np.arange(1, calls + 1), min(trials, calls), replace=False):
+        yield run(kill_at).returncode

@@ -30,7 +30,7 @@ def make_mhd(comm=None):
 
 
 def make_entropy(comm=None):
-    """make_mhd's run with energy="entropy": conduction, a random ss (issue 26)."""
+    """make_mhd's run with energy="entropy": conduction, a random ss (the energy equation split over ranks)."""
     import numpy as np
 
     sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",

@@ -1,4 +1,4 @@
-"""CFL steps found on the device (issue 14, item 1): on the CUDA backend
+"""CFL steps found on the device: on the CUDA backend
 sim.run takes up to DEVICE_BATCH steps (or those up to the next time-series
 row) without waiting for the host, finding each dt with cfl_dt's arithmetic
 on the GPU from a reduction that the last substep of each step makes.  A run must equal the host's step-by-step loop bit for bit: the

@@ -153,7 +153,7 @@ def test_bench_sweeps_command(capsys):
     assert "Ensemble of 64" in out and "loop over 16" in out
 
 
-# --- members in shared launches on the GPU (issue 14, item 3) -------------------
+# --- members in shared launches on the GPU ------------------- -------------------
 
 def unforced(i, dtype="float32", shape=(32, 16, 12), **params):
     """Member i without forcing: on the GPU it finds dt on the device, so it

@@ -1,6 +1,6 @@
 """The energy equation (energy="entropy": the Pencil Code's entropy module
-with eos_idealgas; conventions in tests/entropy_reference.py), issue 26
-item 3:
+with eos_idealgas; conventions in tests/entropy_reference.py), checked
+against the reference:
 
   * the right-hand side agrees with tests/entropy_reference.py to 1e-10
     (float64) on a non-cubic grid with anisotropic spacing, hydro and MHD,
@@ -36,7 +36,7 @@ if not ON_REFERENCE:
     import astaroth as ac
     _switches = getattr(getattr(ac, "parameters", None), "SWITCHES", ())
     if "energy" not in _switches and "energy" not in inspect.signature(ac.Simulation).parameters:
-        pytest.skip("astaroth has no energy= switch yet (issue 26)", allow_module_level=True)
+        pytest.skip("astaroth has no energy= switch yet (the energy equation)", allow_module_level=True)
     BLOWUP = (ac.NonFiniteError, FloatingPointError)
 else:
     ac = None

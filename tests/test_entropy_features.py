@@ -1,4 +1,4 @@
-"""energy="entropy" with everything the other fields have (issue 26 item 1):
+"""energy="entropy" with everything the other fields have:
 the registry (switch, module, parameters, TOML keys), get/set and views of
 ss, save/load and restart bit for bit, ensembles, forcing, MHD, hyper3 and
 shock viscosity, the CFL step with the local sound speed and gamma chi, the
@@ -194,7 +194,7 @@ def test_split_grid_equals_one_process_bit_for_bit(tmp_path):
     from test_mpi import HAVE_MPI4PY, MPIRUN, mpirun
 
     if not (MPIRUN and HAVE_MPI4PY):
-        pytest.skip("needs mpirun and mpi4py (README: MPI)")
+        pytest.skip("needs mpirun and mpi4py (docs/guide/parallel.md says how to install them)")
     sim = make_entropy()
     sim.run(until=T_HALF, timeseries=tmp_path / "ts.csv", diagnostics_every=2)
     series = np.genfromtxt(tmp_path / "ts.csv", delimiter=",", names=True)

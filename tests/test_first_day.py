@@ -45,7 +45,7 @@ def write(tmp_path, physics="", initial="", forcing=""):
     return str(path)
 
 
-# --- item 1: the README as a front page, every notebook in the site with its figures ---------
+# --- the README as a front page, every notebook in the site with its figures ---------
 def test_readme_is_a_front_page():
     readme = (ROOT / "README.md").read_text()
     lines = readme.splitlines()
@@ -73,7 +73,7 @@ def test_every_notebook_is_in_the_site_with_its_figures():
         assert images >= plots, f"{path.name} plots, but stores no figure"
 
 
-# --- item 2: the default run is turbulent, and says how much -----------------------
+# --- the default run is turbulent, and says how much -----------------------
 def test_the_default_run_has_a_reynolds_number_of_tens():
     default = config.default()
     assert default["grid"]["shape"] == [64, 64, 64] and default["forcing"]["enabled"]
@@ -96,7 +96,7 @@ def test_the_end_summary_says_what_re_is(tmp_path, capsys):
     assert "at most" not in out and "on average" in out  # the forcing's power, not a bound it does not keep
 
 
-# --- item 4: Pencil Code names, kinetic helicity, one ekin -------------------------------
+# --- Pencil Code names, kinetic helicity, one ekin -------------------------------
 def test_columns_take_the_pencil_codes_names():
     for name in ("it", "t", "dt", "urms", "umax", "ekin", "rhom", "orms", "omax", "oum", "divu2m"):
         assert name in diagnostics.COLUMNS
@@ -169,7 +169,7 @@ def test_a_run_appending_to_an_old_time_series_rewrites_its_header(tmp_path):
     assert data["t"][-1] == pytest.approx(0.3)
 
 
-# --- item 5: MHD on the command line -----------------------------------------------------
+# --- MHD on the command line -----------------------------------------------------
 MHD = dict(physics='physics = "mhd"\neta = 0.02\nb_ext = [0.0, 0.0, 0.1]', initial="seed_field = 1e-3",
            forcing="relhel = 1.0")
 
@@ -278,7 +278,7 @@ def test_plot_reads_an_old_time_series(tmp_path):
     plt.close(fig)
 
 
-# --- item 7: the progress line of the whole run ----------------------------------------------
+# --- the progress line of the whole run ----------------------------------------------
 def test_progress_line_spans_the_whole_run():
     sim = ac.Simulation(shape=(8, 8, 8), nu=5e-2, backend="cpu")
     ac.init.random_velocity(sim, urms=0.1, seed=1)
@@ -312,7 +312,7 @@ def test_duration_reads_as_minutes_and_hours():
     assert diagnostics._duration(7800) == "2 h 10 min" and diagnostics._duration(math.inf) == "?"
 
 
-# --- item 8: XDMF that ParaView reads -------------------------------------------------------
+# --- XDMF that ParaView reads -------------------------------------------------------
 def _numbers(item):
     return [float(x) for x in item.text.split()]  # a ValueError on "np.float64(0.0)"
 
@@ -359,7 +359,7 @@ def test_xdmf_read_by_vtk(tmp_path):
     assert ux.GetRange() == (0.0, sim["ux"].size - 1.0)
 
 
-# --- item 9: spectra stop at the Nyquist shell ---------------------------------------------------
+# --- spectra stop at the Nyquist shell ---------------------------------------------------
 @pytest.mark.parametrize("shape, box, last", [((64, 64, 64), (2 * math.pi,) * 3, 32),
                                               ((32, 16, 1), (2 * math.pi,) * 3, 8),
                                               ((16, 16, 16), (4 * math.pi,) * 3, 8)])
@@ -379,7 +379,7 @@ def test_forced_spectrum_has_no_corner_drop():
     assert k[-1] == 16 and E[-1] > 1e-6 * E[-2]  # the last shell is a whole one
 
 
-# --- item 12: the helical dynamo notebook runs the sample's values ----------------------------------
+# --- the helical dynamo notebook runs the sample's values ----------------------------------
 def test_helical_dynamo_notebook_has_the_samples_values():
     nb = json.loads((ROOT / "notebooks" / "helical_dynamo.ipynb").read_text())
     code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")

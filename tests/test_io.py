@@ -154,3 +154,40 @@ def test_snapshots_get_the_mode_the_umask_gives(tmp_path, umask, mode):
         os.umask(old)
     assert os.stat(path).st_mode & 0o777 == mode
     assert os.stat(tmp_path / "snap.xdmf").st_mode & 0o777 == mode
+
+
+KILLED_SAVE = """
+import astaroth as ac
+sim = ac.Simulation(shape=(12, 10, 8), backend="cpu")
+sim.t, sim["ux"] = 1.0, 0.5
+sim.save("snap.h5")
+"""
+
+
+def test_save_killed_at_random_moments_leaves_no_stale_index_or_temporaries(tmp_path):
+    """sim.save killed before a random one of its file-system calls leaves the
+    earlier snapshot or the new one, an XDMF index of that very snapshot's
+    time or none (never the old index beside the new snapshot), and no
+    temporary files."""
+    from helpers import kill_at_random_moments
+    import re
+
+    def reset():
+        for p in tmp_path.iterdir():
+            p.unlink()
+        ac.Simulation(shape=(12, 10, 8), backend="cpu").save(tmp_path / "snap.h5")
+
+    statuses, instants = [], 0
+    for status in kill_at_random_moments(KILLED_SAVE, tmp_path, 12, reset):
+        statuses.append(status)
+        t = ac.load(tmp_path / "snap.h5", backend="cpu").t
+        assert t in (0.0, 1.0)
+        if (tmp_path / "snap.xdmf").exists():
+            assert float(re.search(r'<Time Value="([^"]+)"', (tmp_path / "snap.xdmf").read_text()).group(1)) == t
+        left = sorted(p.name for p in tmp_path.iterdir() if p.name not in ("snap.h5", "snap.xdmf"))
+        if left:  # only a kill between naming a finished file and renaming it (two system calls) leaves one
+            assert len(left) == 1 and (tmp_path / left[0]).read_bytes() == new[left[0].endswith(".xdmf")], left
+            instants += 1
+        elif status == 0:
+            new = [(tmp_path / "snap.h5").read_bytes(), (tmp_path / "snap.xdmf").read_bytes()]
+    assert statuses[0] == 0 and statuses.count(-9) >= 10 and instants <= 3, (statuses, instants)

@@ -2,7 +2,7 @@
 run bit for bit; snapshots restart on another number of ranks.
 
 Runs `mpirun --oversubscribe` on tests/mpi_script.py; skipped where mpi4py or
-mpirun is missing (README: "Running on many GPUs" says how to install them).
+mpirun is missing (docs/guide/parallel.md says how to install them).
 """
 import os
 import shutil
@@ -25,7 +25,7 @@ try:
     HAVE_MPI4PY = True
 except ImportError:
     HAVE_MPI4PY = False
-needs_mpi = pytest.mark.skipif(not (MPIRUN and HAVE_MPI4PY), reason="needs mpirun and mpi4py (README: MPI)")
+needs_mpi = pytest.mark.skipif(not (MPIRUN and HAVE_MPI4PY), reason="needs mpirun and mpi4py (docs/guide/parallel.md says how to install them)")
 
 
 def mpirun(ranks, *args, timeout=300):

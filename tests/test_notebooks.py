@@ -20,5 +20,6 @@ def test_notebook_runs(path, tmp_path):
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("ASTAROTH_NOTEBOOK_QUICK", "1")  # notebooks that read it take a small grid and a short run
     client.execute()  # raises CellExecutionError on any error
+    assert not list(tmp_path.iterdir()), "the notebook wrote files into its working folder"
     assert any(o.get("output_type") == "display_data" or o.get("output_type") == "stream"
                for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))

@@ -7,6 +7,7 @@ cs0 = 1, dt = 0.02 fixed, VAR0 at t = 0 and VAR1 after 6 steps.
 No Pencil Code is needed to run these tests.
 """
 import math
+import re
 import os
 import shutil
 import struct
@@ -251,7 +252,7 @@ def test_written_into_an_existing_pencil_data_dir(tmp_path):
 @pytest.mark.parametrize("name", [("proc0", "var.dat"), ("proc0", "grid.dat"), ("allprocs", "grid.dat"),
                                   ("dim.dat",), ("index.pro",)])
 def test_a_read_only_pencil_file_is_not_replaced(tmp_path, name):
-    """Issue 28 item 21 for save_pencil: a read-only file it would write is refused before any is written
+    """save_pencil and read-only files: a read-only file it would write is refused before any is written
     (as root too, where open() and os.replace would succeed), and nothing in the directory changes."""
     sim = pencil.read_var(HYDRO, "VAR0", backend="cpu")
     sim.save_pencil(tmp_path / "data")
@@ -486,3 +487,95 @@ def test_subrecords_are_named(tmp_path):
     rewrite_snapshot(data / "proc0" / "VAR0", "<", first_marker=-raw_length)
     with pytest.raises(ValueError, match="2 GiB"):
         pencil.read_var(data, "VAR0", backend="cpu")
+
+
+WRITE_VAR_SET = ("proc0/var.dat", "proc0/grid.dat", "allprocs/grid.dat", "proc0/dim.dat", "dim.dat", "index.pro",
+                 "param.nml", "param2.nml")
+KILLED_WRITER = """
+import numpy as np, astaroth as ac
+sim = ac.Simulation(shape=(12, 10, 8), backend="cpu", physics="mhd", energy="entropy", nu=1e-2)
+sim.t = 1.0
+for name in sim.field_names:
+    sim[name] = np.random.default_rng(1).standard_normal(sim.shape) * 1e-2
+ac.pencil.write_var(sim, "data")
+"""
+
+
+def test_write_var_killed_at_random_moments_leaves_whole_files(tmp_path):
+    """A write_var killed at any moment (before a random one of its file-system
+    calls) leaves each file whole, the earlier one or the new one (never empty
+    or cut short), and once the new var.dat is there (it is renamed last) the
+    rest of the new set is there too."""
+    from helpers import kill_at_random_moments
+
+    def written(folder):
+        return {name: (folder / name).read_bytes() for name in WRITE_VAR_SET}
+
+    old_sim = ac.Simulation(shape=(12, 10, 8), backend="cpu", physics="mhd", energy="entropy", nu=1e-2)
+    old_sim.save_pencil(tmp_path / "old")
+    old = written(tmp_path / "old")
+    run = tmp_path / "run"
+
+    def reset():
+        shutil.rmtree(run, ignore_errors=True)
+        shutil.copytree(tmp_path / "old", run / "data")
+
+    kills = kill_at_random_moments(KILLED_WRITER, run, 12, reset)
+    assert next(kills) == 0  # the first run, not killed, writes the new set
+    new = written(run / "data")
+    assert all(new[n] != old[n] for n in ("proc0/var.dat", "proc0/grid.dat"))
+    outcomes = set()
+    statuses = []
+    for status in kills:
+        statuses.append(status)
+        now = written(run / "data")
+        assert all(now[n] in (old[n], new[n]) for n in WRITE_VAR_SET), \
+            [n for n in WRITE_VAR_SET if now[n] not in (old[n], new[n])]
+        if now["proc0/var.dat"] == new["proc0/var.dat"]:
+            assert now == new
+        outcomes.add("new" if now == new else "old" if now == old else "mixed")
+        assert ac.pencil.read_var(run / "data", backend="cpu").t in (0.0, 1.0)
+    assert statuses.count(-9) >= 10 and "old" in outcomes, (statuses, outcomes)
+
+
+def replace_line(path, pattern, new):
+    """Replace the first line of `path` matching the regular expression `pattern` by `new`."""
+    text = open(path).read()
+    assert re.search(pattern, text, re.M), pattern
+    open(path, "w").write(re.sub(pattern, new, text, count=1, flags=re.M))
+
+
+def written_run(tmp_path):
+    sim = ac.Simulation(shape=(8, 6, 4), backend="cpu")
+    sim.save_pencil(tmp_path / "data")
+    return tmp_path / "data"
+
+
+BINARY = bytes(range(256)) * 4
+
+
+@pytest.mark.parametrize("file, damage, words", [
+    ("dim.dat", lambda p: p.write_bytes(BINARY), "is not a Pencil Code dim.dat: it holds binary data"),
+    ("proc0/dim.dat", lambda p: p.write_bytes(BINARY), "is not a Pencil Code dim.dat: it holds binary data"),
+    ("index.pro", lambda p: p.write_bytes(BINARY), "is not a Pencil Code index.pro: it holds binary data"),
+    ("param.nml", lambda p: p.write_bytes(BINARY), "is not a Pencil Code namelist file: it holds binary data"),
+    ("param2.nml", lambda p: p.write_bytes(BINARY), "is not a Pencil Code namelist file: it holds binary data"),
+    ("dim.dat", lambda p: replace_line(p, r"^ +14 ", "    -10 "), "is damaged: mx = -10, which leaves -16 interior"),
+    ("dim.dat", lambda p: replace_line(p, r"^ +3 +3 +3$", "    9    9    9"), "is damaged: nghost = 9 along x"),
+    ("dim.dat", lambda p: replace_line(p, r"^ +14 ", " 2147483647 "), "is damaged: mx = 2147483647, more than"),
+    ("dim.dat", lambda p: (replace_line(p, r"^ +14 ", " 100000000 "),
+                           replace_line(p.parent / "proc0" / "dim.dat", r"^ +14 ", " 100000000 ")),
+     "points a process and mvar = 4 fields, at least"),
+    ("param.nml", lambda p: (replace_line(p, r"^ LXYZ=.*\n", ""), replace_line(p.parent / "param2.nml", r"^ LXYZ=.*\n", "")),
+     "give no lxyz (in &run_pars or &init_pars)"),
+    ("param2.nml", lambda p: replace_line(p, r"^ LXYZ=.*$", " LXYZ= 'a', 2.0, 3.0,"), "lxyz = ['a', 2.0, 3.0] is not 3 numbers"),
+    ("param.nml", lambda p: p.write_text(""), "has no &init_pars namelist"),
+])
+def test_damaged_files_are_named_with_what_is_wrong(tmp_path, file, damage, words):
+    """Damaged Pencil Code files give a ValueError naming the file and what is
+    wrong, never a raw decoding, type, shape or memory error."""
+    data = written_run(tmp_path)
+    damage(data / file)
+    with pytest.raises(ValueError, match=re.escape(words)) as info:
+        pencil.read_var(data, backend="cpu")
+    assert str(data) in str(info.value)

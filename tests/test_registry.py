@@ -11,8 +11,8 @@ from astaroth import _core, config as configuration, parameters as registry
 from astaroth.cli import main
 
 ROWS = {"nu", "cs", "eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", "nu_shock", "gravity",
-        "gamma", "cp", "rho0", "chi", "chi_hyper3",  # energy="entropy" (issue 26)
-        "pscalar_diff"}  # passive_scalar=True (the pilot module of issue 25)
+        "gamma", "cp", "rho0", "chi", "chi_hyper3",  # energy="entropy"
+        "pscalar_diff"}  # passive_scalar=True (the first module added through the registry)
 
 
 def test_rows_have_the_documented_keys():
@@ -128,7 +128,7 @@ def test_snapshots_hold_every_parameter_and_old_ones_load_with_defaults(tmp_path
         ac.load(tmp_path / "s.h5")
 
 
-# --- astaroth run --restart with changed run-time parameters (issue 28, item 6) ----------------------
+# --- astaroth run --restart with changed run-time parameters -------------------- ----------------------
 RUN = """
 [grid]
 shape = [16, 8, 8]

@@ -40,7 +40,7 @@ def test_blow_up_writes_a_last_row_and_names_the_step(tmp_path):
     sim["ux"] = np.sin(sim.x)[:, None, None]
     path = tmp_path / "ts.csv"
     with pytest.raises(ac.NonFiniteError, match=r"at step \d+, t = "):
-        with pytest.warns(RuntimeWarning, match="beyond the stable limit"):  # cdt > 1.73 is refused (issue 28)
+        with pytest.warns(RuntimeWarning, match="beyond the stable limit"):  # cdt > 1.73 is refused (beyond RK3's bound)
             sim.run(until=100.0, cdt=1.6, timeseries=path, diagnostics_every=1000, check_every=1)
     data = np.genfromtxt(path, delimiter=",", names=True)
     assert data.size >= 1 and not np.isfinite(np.atleast_1d(data["urms"])[-1])

@@ -1,8 +1,9 @@
-"""Issue 28, items 10, 11 and 13-21: fixed time steps, the Pencil Code's
-forcing normalisation and explicit wave vectors, and bad input that was
-still accepted or met with an unclear error."""
+"""Fixed time steps, the Pencil Code's forcing normalisation and explicit
+wave vectors, and bad input (parameters, snapshots, walls, time, values that
+overflow the arithmetic) refused with an error that names it."""
 import math
 import os
+import re
 import shutil
 import time
 import warnings
@@ -26,7 +27,7 @@ def flow(shape=(16, 16, 16), **kw):
     return sim
 
 
-# --- 10: a fixed time step ------------------------------------------------------------
+# --- a fixed time step ------------------------------------------------------------
 def test_run_with_a_fixed_dt_equals_the_hand_written_step_loop_bit_for_bit():
     a, b = flow(), flow()
     taken = a.run(until=0.95, dt=0.1)
@@ -102,7 +103,7 @@ def test_numerics_dt_in_the_toml_file(tmp_path):
         configuration.validate({"numerics": {"dt": -1.0}})
 
 
-# --- 11: the Pencil Code's normalisation and explicit wave vectors ---------------------
+# --- the Pencil Code's normalisation and explicit wave vectors ---------------------
 def draws(forcing, count=200, dt=1e-3, box=2 * math.pi):
     sim = ac.Simulation(shape=(16, 16, 16), box=box, backend="cpu")
     sim.forcing = forcing
@@ -206,7 +207,7 @@ def test_forcing_keys_in_the_toml_file(tmp_path):
         configuration.validate({"forcing": {"normalize": "kav"}})
 
 
-# --- 13: Courant numbers beyond the stability bounds ----------------------------------
+# --- Courant numbers beyond the stability bounds ----------------------------------
 def test_courant_numbers_beyond_rk3s_bounds_are_refused_as_an_explicit_dt_is():
     sim = flow()
     with pytest.raises(ac.UnstableStepError, match="cdt = 1000 is beyond RK3's stability bound 1.73"):
@@ -221,7 +222,7 @@ def test_courant_numbers_beyond_rk3s_bounds_are_refused_as_an_explicit_dt_is():
         flow().run(until=0.05)  # the defaults warn of nothing
 
 
-# --- 14: absurd step counts --------------------------------------------------------------
+# --- absurd step counts --------------------------------------------------------------
 @pytest.mark.parametrize("kw, name, limit", [
     (dict(nu=1e300), "nu = 1e+300", "cdtv / (nu sum"), (dict(physics="mhd", eta=1e300), "eta = 1e+300", "(eta sum"),
     (dict(nu_hyper3=1e300), "nu_hyper3 = 1e+300", "(nu_hyper3 sum 1/dx^6)"),
@@ -250,7 +251,7 @@ def test_an_ensemble_of_absurdly_many_steps_is_refused():
         ac.Ensemble([flow(), flow(nu=1e300)], workers=1).run(until=0.01)
 
 
-# --- 15: relhel -------------------------------------------------------------------------
+# --- relhel -------------------------------------------------------------------------
 def test_relhel_is_bounded_to_where_the_normalisation_is_finite():
     with pytest.raises(ValueError, match=r"relhel must lie in \[-1e\+150, 1e\+150\].*sqrt\(1 \+ relhel\^2\)"):
         ac.Forcing(relhel=1e308)
@@ -278,7 +279,7 @@ def test_forcing_values_set_after_construction_are_checked(name, value, error, w
     assert forcing.relhel == -0.5 and isinstance(forcing.relhel, float)
 
 
-# --- 16: Ensemble(sim), workers=True ----------------------------------------------------------
+# --- Ensemble(sim), workers=True ----------------------------------------------------------
 def test_ensemble_of_one_simulation_asks_for_a_sequence():
     sim = flow()
     with pytest.raises(TypeError, match=r"a sequence of Simulation objects.*not one Simulation"):
@@ -294,7 +295,7 @@ def test_ensemble_workers_must_be_a_positive_int_not_a_bool(workers):
         ac.Ensemble([flow()], workers=workers)
 
 
-# --- 17: magnetic initial conditions -----------------------------------------------------------
+# --- magnetic initial conditions -----------------------------------------------------------
 def mhd(shape, **kw):
     return ac.Simulation(shape=shape, physics="mhd", eta=0.01, backend="cpu", **kw)
 
@@ -363,7 +364,7 @@ def test_sine_wave_below_nyquist_and_along_resolved_axes():
     np.testing.assert_allclose(sim["uy"][:, :, 0], 0.5 * np.sin(3 * x + 7 * y + 0.25), rtol=0, atol=1e-15)
 
 
-# --- 18: damaged snapshots ---------------------------------------------------------------------
+# --- damaged snapshots ---------------------------------------------------------------------
 @pytest.fixture
 def snapshot(tmp_path):
     return flow().save(tmp_path / "snap.h5")
@@ -415,6 +416,46 @@ def test_a_nan_snapshot_is_refused_naming_the_file_and_field(snapshot):
         ac.load(snapshot)
 
 
+WALLS = {"ux": "s", "uy": "s", "uz": "a", "lnrho": "a2"}
+
+
+@pytest.mark.parametrize("value, words", [
+    ('{"z": {"ux": ["s", "s"', "attribute 'boundaries' is '{\"z\": {\"ux\": [\"s\", \"s\"', not JSON"),
+    ('["z"]', "attribute 'boundaries' is '[\"z\"]', not a table"),
+    ('{"z": {"ux": ["s", 5]}}', "attribute 'boundaries' is not valid: boundaries['z']"),
+])
+def test_a_snapshot_with_damaged_walls_is_named_by_load_and_plot(tmp_path, capsys, value, words):
+    path = ac.Simulation(shape=(8, 8, 8), backend="cpu", boundaries={"z": WALLS}).save(tmp_path / "walls.h5")
+    with h5py.File(path, "r+") as f:
+        f.attrs["boundaries"] = value
+    with pytest.raises(ValueError, match="walls.h5: " + re.escape(words)):
+        ac.load(path)
+    capsys.readouterr()
+    assert main(["plot", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "walls.h5: " + words in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", [None, 5, 1.5, {"s": 1}])
+def test_a_wall_kind_that_is_not_a_string_is_refused_naming_axis_and_field(kind):
+    with pytest.raises(ValueError, match=r"boundaries\['z'\]\['uy'\]: a kind is a string"):
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", boundaries={"z": {**WALLS, "uy": kind}})
+    with pytest.raises(ValueError, match=r"boundaries\['x'\]\['lnrho'\]: a kind is a string"):
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", boundaries={"x": {**WALLS, "lnrho": ("s", kind)}})
+
+
+@pytest.mark.parametrize("value, error", [(math.nan, ValueError), (math.inf, ValueError), ("1", TypeError),
+                                          (None, TypeError), (True, TypeError)])
+def test_a_time_that_is_not_a_finite_number_is_refused(value, error):
+    sim = flow((8, 8, 8))
+    sim.t = 0.25
+    with pytest.raises(error, match=r"^t must be"):
+        sim.t = value
+    assert sim.t == 0.25
+    sim.run(until=0.3)
+    assert sim.t == pytest.approx(0.3)
+
+
 @pytest.mark.parametrize("damage", ["truncate", "nan"])
 def test_restart_from_a_damaged_checkpoint_names_it(tmp_path, capsys, damage):
     toml = tmp_path / "run.toml"
@@ -436,7 +477,7 @@ def test_restart_from_a_damaged_checkpoint_names_it(tmp_path, capsys, damage):
     assert str(checkpoint) in err and "Traceback" not in err
 
 
-# --- 19: astaroth bench options ------------------------------------------------------------------
+# --- astaroth bench options ------------------------------------------------------------------
 @pytest.mark.parametrize("argv, words", [
     (["--methods", "19p", "--terms"], "--methods 19p does not apply to --terms or --physics mhd"),
     (["--methods", "55p", "19p", "--physics", "mhd"], "--methods 19p does not apply"),
@@ -467,7 +508,7 @@ def test_bench_sweeps_honours_sizes_and_seconds(capsys):
     assert sweep_ensembles((16, 128)) == ((64, 16), (16, 16)) and sweep_ensembles((48,)) == ((64, 48), (16, 48))
 
 
-# --- 20: what blew up, plot --timeseries, shock_viscosity, workers ---------------------------------
+# --- what blew up, plot --timeseries, shock_viscosity, workers ---------------------------------
 def test_a_huge_b_ext_blow_up_names_b_ext():
     sim = mhd((8, 8, 8), b_ext=(0.0, 0.0, 1e200))
     sim["ux"] = 0.01
@@ -486,6 +527,53 @@ def test_a_huge_seed_field_blow_up_names_the_field(tmp_path, capsys):
     assert main(["run", str(toml), "--no-plot"]) == 4
     err = capsys.readouterr().err
     assert "max |ax| = " in err and "e+200" in err and "smaller time step" not in err
+
+
+def noisy_gas(dtype="float64", **kw):
+    """An ideal gas (energy="entropy") whose fields hold small random values."""
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", dtype=dtype, energy="entropy", **kw)
+    rng = np.random.default_rng(1)
+    for name in sim.field_names:
+        sim[name] = 1e-2 * rng.standard_normal(sim.shape)
+    return sim
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: noisy_gas(gamma=1e300), "cv1 ss with cv1 = gamma / cp = 1e+300 (gamma = 1e+300, cp = 1)"),
+    (lambda: noisy_gas(cp=1e-300), "cv1 = gamma / cp = 1.67e+300 (gamma = 1.66667, cp = 1e-300)"),
+    (lambda: noisy_gas(cp=1e-30, dtype="float32"), "(gamma = 1.66667, cp = 1e-30)"),
+    (lambda: (lambda sim: (sim.__setitem__("ss", 1e3), sim)[1])(noisy_gas()), "max |ss| = 1e+03"),
+    (lambda: ac.Simulation(shape=(8, 8, 8), backend="cpu", boundaries={"z": {**WALLS, "lnrho": "set:1e200"}}),
+     "boundaries['z']['lnrho'] lower = 'set:1e+200'"),
+])
+def test_an_overflow_names_the_parameter_or_field_that_caused_it(make, words):
+    sim = make()
+    with pytest.raises(ac.NonFiniteError) as info:
+        sim.run(until=0.05)
+    assert words in str(info.value) and "smaller time step" not in str(info.value)
+
+
+def test_a_reference_density_that_makes_the_sound_speed_absurd_is_named():
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", energy="entropy", rho0=1e-300)
+    with pytest.raises(ValueError, match=r"rho0 = 1e-300 and max \|lnrho - ln rho0\| = 691"):
+        sim.run(until=0.05)
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(dtype="float32", gravity=(0, 0, -1e39), boundaries={"z": WALLS}),
+     "gravity = (0.0, 0.0, -1e+39) is beyond the largest float32 number"),
+    (dict(dtype="float32", energy="entropy", gamma=1e300), "gamma = 1e+300 is beyond the largest float32"),
+    (dict(dtype="float32", energy="entropy", cp=1e-300), "cp = 1e-300 is below the smallest normal float32"),
+    (dict(dtype="float32", nu=1e39), "nu = 1e+39 is beyond the largest float32"),
+    (dict(energy="entropy", gamma=1e300, cp=1e-10), "cv1 = gamma / cp = inf with gamma = 1e+300, cp = 1e-10"),
+    (dict(energy="entropy", cs=1e200), "cs^2 = inf with gamma = 1.66667, cp = 1, cs = 1e+200"),
+    (dict(dtype="float32", boundaries={"z": {**WALLS, "ux": "set:1e39"}}),
+     "boundaries['z']['ux'] lower = 'set:1e+39' is beyond the largest float32 number"),
+])
+def test_values_the_precision_cannot_hold_are_refused_at_construction(kw, words):
+    with pytest.raises(ValueError) as info:
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", **kw)
+    assert words in str(info.value)
 
 
 def test_an_ordinary_blow_up_keeps_the_advice():
@@ -517,7 +605,7 @@ def test_shock_viscosity_without_nu_shock_is_none_as_documented():
     assert "Returns None when nu_shock = 0" in ac.Simulation.shock_viscosity.__doc__
 
 
-# --- 21: read-only snapshots ---------------------------------------------------------------------
+# --- read-only snapshots ---------------------------------------------------------------------
 def test_a_read_only_snapshot_is_not_replaced(snapshot):
     before = open(snapshot, "rb").read()
     os.chmod(snapshot, 0o444)
