@@ -186,6 +186,7 @@ class _StopRequest:
 
 DEVICE_BATCH = 64  # CFL steps a GPU takes between two looks from the host (_CflSteps.batch)
 FIRST_DEVICE_BATCH = 8  # ... when it cannot yet tell how many steps are left
+HOST_BATCH_SECONDS = 0.5  # a batch of steps in C on the host returns after about this long (_CflSteps._host_batch)
 
 
 def _device_batch_size(sim, until, dt, batch):
@@ -212,16 +213,19 @@ class _CflSteps:
     (Simulation._check_step_count).
 
     batch: how many steps the next iteration may take at once (default 1).
-    Above 1, a backend that can (CUDA, 55-point method, no forcing, one
-    process) takes them without waiting between steps: it finds each dt on
-    the device with cfl_dt's arithmetic, bit for bit, and the iteration
-    yields the last dt.  There every step checks every field for NaN/Inf
-    (the reduction for dt does), so check_every does not apply."""
+    Above 1, on one process, the steps are taken in C and the iteration
+    yields the last dt: where the backend can (CUDA, 55-point method, no
+    forcing) without waiting between steps, each dt found on the device with
+    cfl_dt's arithmetic, bit for bit, every step checking every field for
+    NaN/Inf (the reduction for dt does); else on the host (Grid.run_steps),
+    the same steps as one at a time, checked every check_every steps, for
+    at most about HOST_BATCH_SECONDS before Python looks in again."""
 
     def __init__(self, sim, until, cdt, cdtv, check_every, fixed_dt=None):
         self.sim, self.until, self.cdt, self.cdtv, self.check_every = sim, until, cdt, cdtv, check_every
         self.taken, self.dt = 0, 0.0
         self.batch = 1
+        self.stop_file = None  # a path whose appearance ends a batch on the host after its step (run's stop_file)
         self.fixed_dt = fixed_dt  # a fixed step (run(dt=...)) in place of the CFL step
         # steps found on the device where the backend can (run_cfl says which); split grids step from the host
         self._on_device = fixed_dt is None and sim._device_cfl and sim._parallel is None
@@ -234,13 +238,12 @@ class _CflSteps:
         sim = self.sim
         if not sim.t < self.until:
             raise StopIteration
-        if self.batch > 1 and self._on_device:
-            if not self._counted:  # one host reduction: the device finds the steps' dt itself
+        if self.batch > 1 and self.fixed_dt is None and sim._parallel is None:
+            if not self._counted:  # one host reduction: the backend finds the steps' dt itself
                 sim._check_step_count(self.until, sim.cfl_dt(self.cdt, self.cdtv), self.cdt, self.cdtv)
                 self._counted = True
-            dt = self._device_batch()
-            if dt is not None:
-                return dt
+            dt = self._device_batch() if self._on_device else None
+            return dt if dt is not None else self._host_batch()
         if self.fixed_dt is None:
             dt = sim.cfl_dt(self.cdt, self.cdtv)
             last = sim.t + dt >= self.until
@@ -260,6 +263,23 @@ class _CflSteps:
         if self.taken % self.check_every == 0:
             sim.check_finite()
         return dt
+
+    def _host_batch(self):
+        """Up to `batch` steps taken in C on the host (Grid.run_steps: the
+        same dt, forcing and NaN checks as one at a time, without Python
+        between them), returning after about HOST_BATCH_SECONDS."""
+        sim = self.sim
+        t, taken, dt, nonfinite = sim._grid.run_steps(sim.t, self.until, self.cdt, self.cdtv, self.batch, self.taken,
+                                                       self.check_every, HOST_BATCH_SECONDS, self.stop_file)
+        sim.t = t
+        if taken:
+            sim._fields_as_given = False
+            sim.steps += taken
+            self.taken += taken
+            self.dt = dt
+        if nonfinite:  # before a step, as cfl_dt raises, or after one, as check_finite does
+            sim._raise_nonfinite()
+        return self.dt
 
     def _device_batch(self):
         """Up to `batch` steps on the device; None if the backend cannot (then
@@ -811,10 +831,12 @@ class Simulation:
             over several calls, e.g. to the end of the whole run).
         stop_file: a path; the run stops cleanly after the step in which it
             appears.  handle_signals: SIGINT/SIGTERM finish the current step
-            and stop cleanly.  (On a GPU, up to DEVICE_BATCH steps, or those
-            up to the next row of the time series or output, are taken at
-            once, without waiting between them; a stop comes at the end of
-            such a batch, and every step checks every field for NaN/Inf.)
+            and stop cleanly.  (Up to DEVICE_BATCH steps, or those up to the
+            next row of the time series or output, are taken at once in C:
+            on a GPU without waiting between them, a stop coming at the end
+            of such a batch and every step checking every field for NaN/Inf;
+            elsewhere for at most about HOST_BATCH_SECONDS, a signal's stop
+            coming at the end of the batch.)
             on_stop: called as on_stop(sim) when the run stops early this
             way (e.g. to write a checkpoint).
         Returns the number of steps taken.
@@ -836,6 +858,7 @@ class Simulation:
             bar = progress if isinstance(progress, Progress) else Progress(self, until)
         stop = _StopRequest(handle_signals)
         steps = self._cfl_steps(until, cdt, cdtv, check_every, dt)
+        steps.stop_file = None if stop_file is None else os.fspath(stop_file)
 
         def batch():  # the steps up to the next output (and within nt), taken at once where the backend can
             return written.batch(steps.taken, DEVICE_BATCH)

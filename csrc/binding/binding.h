@@ -95,6 +95,7 @@ PyObject *Grid_signal_speed(GridObject *self, PyObject *args);
 PyObject *Grid_get_signal_reads_neighbours(GridObject *self, void *closure);
 PyObject *Grid_time_step_rates(GridObject *self, PyObject *args);
 PyObject *Grid_cfl_dt(GridObject *self, PyObject *args);
+PyObject *Grid_run_steps(GridObject *self, PyObject *args);
 /* run's limits of grid g (cdt_dxmin, viscous_dt, cs, full_reduction): 0
  * where the step cannot be found on the device (shock viscosity; no limit) */
 int grid_cfl_run_limits(const ac_grid *g, double cdt, double cdtv, ac_cfl_run *run);

@@ -434,6 +434,10 @@ static PyMethodDef Grid_methods[] = {
     {"thermodynamics", (PyCFunction)Grid_thermodynamics, METH_VARARGS,
      "thermodynamics(lnrho, ss=None) -> (lnTT, cs2, p) as float64 arrays: the equation of state (csrc/eos/) of "
      "this grid's gas at the given points (lnTT NaN for the isothermal gas)."},
+    {"run_steps", (PyCFunction)Grid_run_steps, METH_VARARGS,
+     "run_steps(t, until, cdt, cdtv, max_steps, taken, check_every, seconds=inf, stop_file=None) -> (t, steps, dt, "
+     "nonfinite): CFL steps toward until taken in C on the host (dt, forcing, NaN checks), bit for bit those of "
+     "Simulation.run's loop, returning after the step that ends past `seconds` or in which stop_file appears."},
     {"cfl_dt", (PyCFunction)Grid_cfl_dt, METH_VARARGS,
      "cfl_dt(speed, max_zeta, cdt, cdtv) -> (dt, limit): the CFL step and what limits it ('advective', "
      "'diffusive', 'hyper'), or (inf, None)."},

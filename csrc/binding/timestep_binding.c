@@ -8,6 +8,8 @@
 #include "binding.h"
 
 #include <math.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../reach.h"
 
@@ -27,23 +29,34 @@ double grid_uniform_wave_speed(const ac_grid *g)
     return ac_uniform_wave_speed(g);
 }
 
+/* The largest signal speed over the grid (NaN if not finite): max |u| plus
+ * the uniform wave speed, or the backend's pointwise reduction.  Without
+ * the GIL. */
+static ac_status signal_speed(GridObject *self, int fill_ghosts, double *out)
+{
+    if (grid_signal_uniform(&self->grid)) {
+        const ac_status st = self->ops->max_speed(self->self, out);
+        *out += grid_uniform_wave_speed(&self->grid);
+        return st;
+    }
+    return self->ops->max_signal_speed(self->self, fill_ghosts, out);
+}
+
 /* signal_speed(fill_ghosts=True) -> max over the grid of the signal speed
- * (NaN if not finite): max |u| plus the uniform wave speed, or the
- * backend's pointwise reduction. */
+ * (NaN if not finite). */
 PyObject *Grid_signal_speed(GridObject *self, PyObject *args)
 {
     int fill_ghosts = 1;
     if (!PyArg_ParseTuple(args, "|p", &fill_ghosts) || !check_ready(self))
         return NULL;
-    const int uniform = grid_signal_uniform(&self->grid);
     double v = 0.0;
     ac_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = uniform ? self->ops->max_speed(self->self, &v) : self->ops->max_signal_speed(self->self, fill_ghosts, &v);
+    st = signal_speed(self, fill_ghosts, &v);
     Py_END_ALLOW_THREADS
     if (st != AC_OK)
         return raise_status(st, self, "the signal speed of the CFL step");
-    return PyFloat_FromDouble(uniform ? v + grid_uniform_wave_speed(&self->grid) : v);
+    return PyFloat_FromDouble(v);
 }
 
 PyObject *Grid_get_signal_reads_neighbours(GridObject *self, void *closure)
@@ -114,3 +127,122 @@ int grid_cfl_run_limits(const ac_grid *g, double cdt, double cdtv, ac_cfl_run *r
     run->cs = run->full_reduction ? 0.0 : grid_uniform_wave_speed(g);
     return run->full_reduction || run->cs > 0.0 || which != AC_LIMIT_NONE; /* else no limit: cfl_dt refuses */
 }
+
+/* max zeta of the fields now (0 without shock viscosity), where the backend
+ * reduces it or from its profile on the host (scratch: n points or NULL). */
+static ac_status max_zeta(GridObject *self, double *scratch, double *out)
+{
+    *out = 0.0;
+    if (!(ac_grid_terms(&self->grid) & AC_TERM_SHOCK))
+        return AC_OK;
+    if (self->ops->shock_max)
+        return self->ops->shock_max(self->self, out);
+    const ac_status st = self->ops->shock_profile(self->self, scratch);
+    const size_t count = (size_t)self->grid.n[0] * self->grid.n[1] * self->grid.n[2];
+    for (size_t i = 0; i < count && st == AC_OK; ++i) {
+        const double z = self->precision == AC_FLOAT64 ? scratch[i] : (double)((const float *)scratch)[i];
+        *out = z > *out || z != z ? z : *out; /* NaN wins, as NumPy's max */
+    }
+    return st;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* run_steps(t, until, cdt, cdtv, max_steps, taken, check_every, seconds,
+ * stop_file) -> (t, steps, dt, nonfinite): up to max_steps CFL steps toward until on the
+ * host, without Python between them: each dt as Simulation.cfl_dt finds it
+ * (the signal speed, max zeta, ac_cfl_dt), the last shortened to land on
+ * until, the forcing drawn after each, the fields checked for NaN/Inf at
+ * every step count (taken + steps) divisible by check_every.  Bit for bit
+ * the steps of Simulation.run's host loop.  nonfinite: the run stopped
+ * before a step whose signal speed, or after one whose fields, are not
+ * finite.  It returns after the first step that ends past `seconds` of wall
+ * time, so that Python looks in (progress, signals) that often, and after
+ * the step in which the file stop_file (a path, or None) appears.
+ * One process only (a split grid reduces across ranks). */
+PyObject *Grid_run_steps(GridObject *self, PyObject *args)
+{
+    double t = 0.0, until = 0.0, cdt = 0.0, cdtv = 0.0;
+    long max_steps = 0, taken = 0, check_every = 1;
+    double seconds = INFINITY;
+    PyObject *stop_path = Py_None, *stop_bytes = NULL;
+    if (!PyArg_ParseTuple(args, "ddddlll|dO", &t, &until, &cdt, &cdtv, &max_steps, &taken, &check_every, &seconds,
+                          &stop_path) ||
+        !check_ready(self))
+        return NULL;
+    if (stop_path != Py_None && !PyUnicode_FSConverter(stop_path, &stop_bytes))
+        return NULL;
+    const char *stop_file = stop_bytes ? PyBytes_AS_STRING(stop_bytes) : NULL;
+    if (max_steps < 1 || check_every < 1) {
+        PyErr_SetString(PyExc_ValueError, "run_steps: max_steps and check_every must be positive");
+        return NULL;
+    }
+    const int shock = (ac_grid_terms(&self->grid) & AC_TERM_SHOCK) && !self->ops->shock_max;
+    double *scratch = shock ? PyMem_RawMalloc(sizeof(double) * (size_t)self->grid.n[0] * self->grid.n[1] *
+                                              self->grid.n[2])
+                            : NULL;
+    if (shock && !scratch) {
+        Py_XDECREF(stop_bytes);
+        return PyErr_NoMemory();
+    }
+    ac_status st = AC_OK;
+    long steps = 0;
+    double dt = 0.0;
+    int nonfinite = 0, no_limit = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const double start = seconds_now();
+    while (steps < max_steps && t < until && st == AC_OK && (steps == 0 || seconds_now() - start < seconds)) {
+        double speed = 0.0, zeta = 0.0;
+        if (self->grid.bc.walls && (st = self->ops->set_walls(self->self, 0)) != AC_OK)
+            break;
+        if ((st = signal_speed(self, 1, &speed)) != AC_OK || (st = max_zeta(self, scratch, &zeta)) != AC_OK)
+            break;
+        if (!isfinite(speed)) {
+            nonfinite = 1;
+            break;
+        }
+        const ac_time_step_rates r = ac_time_step_rates_of(&self->grid, ac_grid_terms(&self->grid), zeta);
+        ac_limit which = AC_LIMIT_NONE;
+        double step_dt = ac_cfl_dt(&r, speed, cdt, cdtv, &which);
+        if (which == AC_LIMIT_NONE) {
+            no_limit = 1;
+            break;
+        }
+        const int last = t + step_dt >= until;
+        if (last)
+            step_dt = until - t;
+        st = self->forcing.count == 0 ? self->ops->step(self->self, step_dt, 1, 1)
+                                      : forced_steps(self, step_dt, 1, 1); /* the profile of the reduction above */
+        if (st != AC_OK)
+            break;
+        t = last ? until : t + step_dt;
+        dt = step_dt;
+        steps += 1;
+        if ((taken + steps) % check_every == 0) {
+            int field = -1;
+            if ((st = self->ops->first_nonfinite_field(self->self, &field)) == AC_OK && field >= 0) {
+                nonfinite = 1;
+                break;
+            }
+        }
+        if (stop_file && access(stop_file, F_OK) == 0)
+            break;
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(scratch);
+    Py_XDECREF(stop_bytes);
+    if (st != AC_OK)
+        return raise_status(st, self, "run");
+    if (no_limit) {
+        PyErr_SetString(PyExc_ValueError,
+                        "no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly");
+        return NULL;
+    }
+    return Py_BuildValue("dldO", t, steps, dt, nonfinite ? Py_True : Py_False);
+}
+
