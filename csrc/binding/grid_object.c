@@ -429,8 +429,9 @@ static PyMethodDef Grid_methods[] = {
      "signal_speed(fill_ghosts=True) -> max over the grid of the CFL step's signal speed (csrc/timestep.h; NaN if not "
      "finite); fill_ghosts=False where the ghost zones of the fields were exchanged (split grids)."},
     {"time_step_rates", (PyCFunction)Grid_time_step_rates, METH_VARARGS,
-     "time_step_rates(max_zeta=0) -> (dxmin, diffusion, hyper, (field, term) or None, (field, term) or None): the "
-     "rates of the CFL step's limits and the field and term of the largest diffusivity of each order."},
+     "time_step_rates(max_zeta=0) -> (dxmin, diffusion, hyper, (field, parameter) or None, (field, parameter) or "
+     "None): the rates of the CFL step's limits and the field and parameter of the largest diffusivity of each "
+     "order."},
     {"thermodynamics", (PyCFunction)Grid_thermodynamics, METH_VARARGS,
      "thermodynamics(lnrho, ss=None) -> (lnTT, cs2, p) as float64 arrays: the equation of state (csrc/eos/) of "
      "this grid's gas at the given points (lnTT NaN for the isothermal gas)."},
