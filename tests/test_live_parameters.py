@@ -119,3 +119,22 @@ def test_a_subclass_may_add_attributes_but_not_misspelt_parameters():
 def test_changeable_parameters_are_the_restart_column():
     assert set(changeable_parameters()) == {p["name"] for p in ac.parameters() if p["restart"]}
     assert "nu" in changeable_parameters() and "cs" not in changeable_parameters()
+
+
+@pytest.mark.gpu
+def test_a_changed_parameter_on_the_gpu_goes_on_as_a_fresh_simulation_bit_for_bit():
+    if "cuda" not in ac.backends():
+        pytest.skip("no CUDA backend here")
+    sim = _turbulent(backend="cuda", physics="mhd", eta=1e-3)
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=5)
+    sim.run(until=0.1)
+    sim.eta, sim.nu_hyper3 = 3e-3, 1e-6
+    fresh = _copy(sim, backend="cuda", physics="mhd", eta=3e-3, nu_hyper3=1e-6)
+    fresh.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=5)
+    fresh._grid.forcing_state = sim._grid.forcing_state
+    sim.run(until=0.2)
+    fresh.run(until=0.2)
+    assert sim.steps == fresh.steps
+    for name in sim.field_names:
+        np.testing.assert_array_equal(sim[name], fresh[name])
+
