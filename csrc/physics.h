@@ -60,7 +60,6 @@
 #include "terms/entropy.h"
 #include "terms/passive_scalar.h"
 #include "terms/gravity.h"
-#include "timestep.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)
@@ -508,5 +507,7 @@ AC_INLINE void magnetic_field(const ac_magnetic_derivatives *m, const ac_mhd_par
 {
     curl_plus(m->grad_a, q->b_ext, b);
 }
+
+#include "timestep.h" /* the CFL step from what the terms declare */
 
 #endif /* ASTAROTH_PHYSICS_H */

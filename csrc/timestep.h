@@ -37,6 +37,17 @@ AC_TERM_INLINE unsigned physics_signal_needs(unsigned modules, unsigned terms, i
                                            0u;
 }
 
+/* The terms that parameters switch (parameters.def) and that carry a
+ * signal: none yet.  A reduction takes the module set's terms as the
+ * signal's, constants in its instance, and these where the grid runs them;
+ * a switched term with a flow or wave speed adds its bit here. */
+enum { AC_SWITCHED_SIGNAL_TERMS = 0u };
+
+AC_TERM_INLINE unsigned ac_signal_terms(unsigned modules, unsigned grid_terms)
+{
+    return ac_module_terms(modules) | (grid_terms & (unsigned)AC_SWITCHED_SIGNAL_TERMS);
+}
+
 /* Whether the signal speed reads nothing but u: then it is |u| plus a
  * uniform wave speed, and max c = max |u| + that speed (the reductions of
  * max |u|^2 that the hydro kernels fuse into their last substep serve). */
@@ -71,12 +82,14 @@ AC_INLINE double ac_signal_speed_at(unsigned modules, unsigned terms, const real
                                     const ptrdiff_t stride[3], const ac_physics_params *p)
 {
     ac_point_derivatives d;
-    for (int r = 0; r < AC_FIELD_ROWS; ++r) {
+    AC_UNROLL
+    for (int r = 0; r < AC_FIELD_ROWS; ++r) { /* unrolled, so that the needs and indices fold */
         const unsigned needs = physics_signal_needs(modules, terms, r);
         const int f = ac_field_index(modules, r);
         if (needs & AC_NEEDS_VALUE)
             d.value[f] = fields[f][idx];
         if (needs & AC_NEEDS_FIRST)
+            AC_UNROLL
             for (int a = 0; a < 3; ++a)
                 d.grad[f][a] = first_derivative(fields[f] + idx, stride[a], p->inv_ds[a]);
     }

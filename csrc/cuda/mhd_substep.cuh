@@ -52,7 +52,7 @@ __global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigne
         for (int f = 0; f < count; ++f)
             if (!isfinite(fields.f[f][idx]))
                 flags |= 1u << f;
-        const double speed = ac_signal_speed_at(MODULES, terms, fields.f, idx, stride, &p);
+        const double speed = ac_signal_speed_at(MODULES, ac_signal_terms(MODULES, terms), fields.f, idx, stride, &p);
         if (!isfinite(speed))
             flags |= 1u << 1; /* reported as the velocity's */
         else
