@@ -22,4 +22,20 @@ rates)
         done
     done
     grep -v "^# d\|^# c" "$OUT/sweep-rates.log" ;;
+final)
+    # B alone, then A (side by side, B's build has twice left no module), every GPU test of B, rates.py in A and B
+    rm -rf /tmp/base && cp -r .trees/base-tree /tmp/base
+    { echo "# date: $(date -u)"; echo "# commit: B = ${COMMIT:-unknown}"; echo "# command: python3 setup.py build_ext --inplace (B, then A in /tmp/base)"
+      python3 setup.py build_ext --inplace 2>&1 | grep -E "error|ptxas info.*signal_reduce" -A1 | head -40
+      (cd /tmp/base && python3 setup.py build_ext --inplace > /tmp/base-build.log 2>&1)
+      ls -l astaroth/_core*.so /tmp/base/astaroth/_core*.so; } > "$OUT/build.log" 2>&1
+    { echo "# device: $(nvidia-smi --query-gpu=name --format=csv,noheader)"; echo "# date: $(date -u)"; echo "# commit: ${COMMIT:-unknown}"; echo "# command: pytest -q -m gpu"
+      PYTHONPATH=$ROOT timeout 300 python3 -m pytest -q -m gpu -p no:cacheprovider 2>&1 | tail -8; } > "$OUT/gpu-tests.log" 2>&1
+    for tree in /tmp/base "$ROOT"; do
+        { echo "# device: $(nvidia-smi --query-gpu=name --format=csv,noheader)"; echo "# date: $(date -u)"
+          echo "# commit: A = 74dd058 (/tmp/base), B = ${COMMIT:-unknown}; this run: $tree"
+          echo "# command: python3 benchmarks/results/2026-11-27-h100-terms/rates.py"
+          (cd "$tree" && PYTHONPATH=$tree timeout 100 python3 "$ROOT/benchmarks/results/2026-11-27-h100-terms/rates.py" 2>&1); } >> "$OUT/rates.log" 2>&1
+    done
+    tail -3 "$OUT/gpu-tests.log"; grep -v "^# d\|^# c" "$OUT/rates.log" ;;
 esac
