@@ -52,7 +52,9 @@ __global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigne
         for (int f = 0; f < count; ++f)
             if (!isfinite(fields.f[f][idx]))
                 flags |= 1u << f;
-        const double speed = ac_signal_speed_at(MODULES, ac_signal_terms(MODULES, terms), fields.f, idx, stride, &p);
+        /* the grid's terms at run time: with the module set's as constants (the CPU's choice) the MHD+entropy
+         * instance takes 82 registers and 1.23 times as long (benchmarks/results/2026-11-27-h100-run-in-c) */
+        const double speed = ac_signal_speed_at(MODULES, terms, fields.f, idx, stride, &p);
         if (!isfinite(speed))
             flags |= 1u << 1; /* reported as the velocity's */
         else
