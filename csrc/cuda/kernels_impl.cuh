@@ -528,7 +528,8 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     a.wraps = wraps;
     a.stream = stream;
     /* the instance: the grid's modules, hyperdiffusion if on, shock viscosity when given its profile */
-    const unsigned terms = (ac_grid_terms(g) & AC_TERM_HYPER3 ? AC_KERNEL_HYPER3 : 0u) | (zeta ? AC_KERNEL_SHOCK : 0u);
+    const unsigned terms =
+        ac_kernel_bits((ac_grid_terms(g) & ~(unsigned)AC_TERM_SHOCK) | (zeta ? (unsigned)AC_TERM_SHOCK : 0u));
     const AC_FN(raw_sets) raw = {in, out, w_in, w_out};
     return AC_FN(stream_dispatch)<AC_CONFIG_END - 1>::run(ac_config(ac_grid_modules(g), terms), raw, a);
 }

@@ -21,12 +21,44 @@
 
 #include "../fields.h"
 
-/* Terms with code of their own in the streaming kernel, each a separate
- * instance so that runs without it keep their registers: hyperdiffusion
- * (del6 of the flow) and shock viscosity (the profile and its gradient
- * read per point).  Terms without derivatives or inputs of their own need
- * no bit here. */
-enum { AC_KERNEL_HYPER3 = 1u << 0, AC_KERNEL_SHOCK = 1u << 1, AC_KERNEL_TERM_BITS = 2 };
+#ifndef ASTAROTH_TERMS_TERM_H
+#error "include physics.h (or reach.h) before schedules.cuh: the term table numbers the kernel terms"
+#endif
+
+/* The terms of csrc/terms/terms.def with code of their own in the
+ * streaming kernel, each a separate instance so that runs without it keep
+ * their registers: hyperdiffusion (del6 of the flow) and shock viscosity
+ * (the profile and its gradient read per point).  Terms without derivatives
+ * or inputs of their own need none.  In a configuration key they take the
+ * low bits, packed in the table's order. */
+enum { AC_KERNEL_TERMS = AC_TERM_HYPER3 | AC_TERM_SHOCK };
+
+/* A term mask's kernel terms, packed (bits of `mask` kept, in order), and back. */
+static constexpr __host__ __device__ unsigned ac_kernel_bits(unsigned terms, unsigned mask = AC_KERNEL_TERMS)
+{
+    return mask == 0u ? 0u
+           : (mask & 1u) ? (terms & 1u) | ac_kernel_bits(terms >> 1, mask >> 1) << 1
+                         : ac_kernel_bits(terms >> 1, mask >> 1);
+}
+
+static constexpr __host__ __device__ unsigned ac_kernel_terms(unsigned bits, unsigned mask = AC_KERNEL_TERMS)
+{
+    return mask == 0u ? 0u
+           : (mask & 1u) ? (bits & 1u) | ac_kernel_terms(bits >> 1, mask >> 1) << 1
+                         : ac_kernel_terms(bits, mask >> 1) << 1;
+}
+
+static constexpr __host__ __device__ int ac_count_bits(unsigned m)
+{
+    return m ? (int)(m & 1u) + ac_count_bits(m >> 1) : 0;
+}
+
+enum {
+    AC_KERNEL_HYPER3 = ac_kernel_bits(AC_TERM_HYPER3),
+    AC_KERNEL_SHOCK = ac_kernel_bits(AC_TERM_SHOCK),
+    AC_KERNEL_TERM_BITS = ac_count_bits(AC_KERNEL_TERMS)
+};
+static_assert(ac_kernel_terms(AC_KERNEL_HYPER3 | AC_KERNEL_SHOCK) == AC_KERNEL_TERMS, "kernel terms round trip");
 
 /* Every module of the field table (fields.h), and the bits a module mask
  * takes in a configuration key. */

@@ -32,13 +32,12 @@
 
 enum { AC_SPAN = 2 * AC_GHOST + 1 }; /* points of a stencil along one axis */
 
-/* The terms of a configuration key (physics.h's ac_terms_of: those of its
- * modules, and the kernel terms of schedules.cuh), and every derivative
- * kind they need of some field (physics_needs). */
+/* The terms of a configuration key (those of its modules, and its kernel
+ * terms of schedules.cuh), and every derivative kind they need of some
+ * field (physics_needs). */
 static constexpr __host__ __device__ unsigned ac_config_physics_terms(unsigned config)
 {
-    return ac_terms_of(ac_config_modules(config), (ac_config_terms(config) & AC_KERNEL_HYPER3) != 0,
-                       (ac_config_terms(config) & AC_KERNEL_SHOCK) != 0);
+    return ac_module_terms(ac_config_modules(config)) | ac_kernel_terms(ac_config_terms(config));
 }
 
 static constexpr __host__ __device__ unsigned ac_config_needs(unsigned config, unsigned without = 0u)
