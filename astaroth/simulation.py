@@ -712,10 +712,6 @@ class Simulation:
         (the run has no shock viscosity, so zeta is zero everywhere)."""
         return self._grid.shock_profile()
 
-    def _resolved_spacing(self):
-        """The spacings of the axes with more than one point (all of them if none has)."""
-        return [dx for dx, n in zip(self._spacing, self._shape) if n > 1] or list(self._spacing)
-
     def step(self, dt=None, force=False):
         """One full RK3 step (three substeps) of length `dt` (default: the CFL step).
 

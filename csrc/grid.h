@@ -114,7 +114,7 @@ AC_GRID_INLINE int ac_grid_has_module(const ac_grid *g, unsigned bit)
 }
 
 /* The smallest spacing of the axes with more than one point (of all axes
- * if none has): Simulation._resolved_spacing's minimum. */
+ * if none has): the dxmin of the CFL step (timestep.h). */
 AC_GRID_INLINE double ac_grid_dxmin(const ac_grid *g)
 {
     double dxmin = 0.0;
