@@ -107,12 +107,6 @@ typedef struct {
     int lo[3], hi[3];
 } ac_region;
 
-/* Whether the grid runs module `bit` (AC_MODULE_*, fields.h). */
-AC_GRID_INLINE int ac_grid_has_module(const ac_grid *g, unsigned bit)
-{
-    return (g->modules & bit) != 0;
-}
-
 /* The smallest spacing of the axes with more than one point (of all axes
  * if none has): the dxmin of the CFL step (timestep.h). */
 AC_GRID_INLINE double ac_grid_dxmin(const ac_grid *g)

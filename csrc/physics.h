@@ -113,15 +113,20 @@ enum {
 };
 #undef AC_SWITCHED_TERM
 
-/* The terms of the modules `modules` that no parameter switches (terms.def). */
-AC_TERM_INLINE unsigned ac_module_terms(unsigned modules)
+/* The terms of the modules `modules` (terms.def), switched or not. */
+AC_TERM_INLINE unsigned ac_terms_of_modules(unsigned modules)
 {
-    return (
+    return
 #define AC_TERM(name, NAME, module, description) ((modules & (unsigned)(module)) ? (unsigned)AC_TERM_##NAME : 0u) |
 #include "terms/terms.def"
 #undef AC_TERM
-               0u) &
-           ~(unsigned)AC_SWITCHED_TERMS;
+        0u;
+}
+
+/* ... those that no parameter switches. */
+AC_TERM_INLINE unsigned ac_module_terms(unsigned modules)
+{
+    return ac_terms_of_modules(modules) & ~(unsigned)AC_SWITCHED_TERMS;
 }
 
 /* The terms a compiled configuration runs: those of its modules, plus
@@ -147,13 +152,7 @@ AC_INLINE unsigned ac_grid_terms(const ac_grid *g)
         switched_on |= (unsigned)AC_TERM_BIT_##term;
 #include "parameters.def"
 #undef AC_PARAMETER
-    unsigned modules_terms = 0u;
-#define AC_TERM(name, NAME, module, description)                                                                       \
-    if (g->modules & (unsigned)(module))                                                                               \
-        modules_terms |= (unsigned)AC_TERM_##NAME;
-#include "terms/terms.def"
-#undef AC_TERM
-    return modules_terms & (~(unsigned)AC_SWITCHED_TERMS | switched_on);
+    return ac_terms_of_modules(g->modules) & (~(unsigned)AC_SWITCHED_TERMS | switched_on);
 }
 #undef AC_NONZERO_REAL
 #undef AC_NONZERO_VECTOR
@@ -334,8 +333,6 @@ AC_INLINE real grad_div_19p(const real *div_u, const ptrdiff_t stride[3], const 
 }
 
 /* ---- magnetohydrodynamics: the vector potential A (terms/magnetic.h) ---- */
-enum { AC_MHD_FIELDS = 7 };
-
 typedef struct {
     real eta;      /* magnetic diffusivity */
     real inv_mu0;  /* 1 / mu0 */
@@ -351,14 +348,6 @@ AC_INLINE ac_mhd_params make_mhd_params(double eta, double mu0, const double b_e
         q.b_ext[a] = (real)b_ext[a];
     return q;
 }
-
-/* The stencils of A at a point (the same as u's, eqs. 6-8). */
-typedef struct {
-    real lnrho;          /* the value: J x B / rho needs rho itself */
-    real grad_a[3][3];   /* grad_a[i][j] = d_j A_i */
-    real lap_a[3];
-    real grad_div_a[3];
-} ac_magnetic_derivatives;
 
 /* ---- hyperdiffusion (terms/hyper3.h) ---- */
 typedef struct {
@@ -500,12 +489,6 @@ AC_INLINE void rk3_add_grad_div(real *u_out, real *w, real grad_div, int substep
     const real increment = dt * nu * AC_THIRD * grad_div;
     *w += increment;
     *u_out += rk3_beta(substep) * increment;
-}
-
-/* B = curl A + b_ext.  Transitional: terms/magnetic.h's curl_plus. */
-AC_INLINE void magnetic_field(const ac_magnetic_derivatives *m, const ac_mhd_params *q, real b[3])
-{
-    curl_plus(m->grad_a, q->b_ext, b);
 }
 
 #include "timestep.h" /* the CFL step from what the terms declare */

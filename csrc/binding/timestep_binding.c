@@ -19,12 +19,12 @@ static const char *const field_row_names[AC_FIELD_ROWS] = {
 #undef AC_FIELD_NAME
 };
 
-int grid_signal_uniform(const ac_grid *g)
+static int grid_signal_uniform(const ac_grid *g)
 {
     return ac_signal_speed_uniform(g->modules, ac_grid_terms(g));
 }
 
-double grid_uniform_wave_speed(const ac_grid *g)
+static double grid_uniform_wave_speed(const ac_grid *g)
 {
     return ac_uniform_wave_speed(g);
 }

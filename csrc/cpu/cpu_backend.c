@@ -143,7 +143,8 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P) ||
         grid->fields != ac_field_count(grid->modules) || !(grid->modules & AC_MODULE_HYDRO))
         return AC_ERR_ARGUMENT;
-    if (ac_choose_path(grid, method) == AC_PATH_NONE)
+    const ac_path path = ac_choose_path(grid, method);
+    if (path == AC_PATH_NONE)
         return AC_ERR_UNSUPPORTED; /* terms beyond plain hydrodynamics: the 55-point method */
     if (grid->bc.walls && (method != AC_METHOD_55P || grid->nu_shock != 0.0))
         return AC_ERR_UNSUPPORTED; /* walls: not yet the 19-point method's div u nor the shock profile */
@@ -155,7 +156,7 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
         return AC_ERR_NO_MEMORY;
     cpu->grid = *grid;
     cpu->method = method;
-    cpu->path = ac_choose_path(grid, method);
+    cpu->path = path;
     cpu->k = &kernels[precision];
     cpu->element_bytes = precision == AC_FLOAT64 ? 8 : 4;
     cpu->field_bytes = ac_grid_padded_count(grid) * cpu->element_bytes;

@@ -32,13 +32,6 @@ static AC_FN(mhd_field_set) AC_FN(make_mhd_set)(void *const f[AC_MAX_FIELDS])
     return s;
 }
 
-/* A's three arrays as a (four-wide) field set, for the ghost-zone kernels. */
-static AC_FN(field_set) AC_FN(potential_set)(void *const f[AC_MAX_FIELDS])
-{
-    AC_FN(field_set) s = {{(real *)f[4], (real *)f[5], (real *)f[6], NULL}};
-    return s;
-}
-
 /* Grid shape as the kernels see it. */
 typedef struct {
     int n[3], m[3], lo[3];
