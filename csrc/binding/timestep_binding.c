@@ -243,6 +243,11 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
                         "no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly");
         return NULL;
     }
-    return Py_BuildValue("dldO", t, steps, dt, nonfinite ? Py_True : Py_False);
+    ac_cfl_run done = {0}; /* as the device loop reports a run */
+    done.t = t;
+    done.taken = steps;
+    done.dt = dt;
+    done.nonfinite = nonfinite;
+    return cfl_run_result(&done);
 }
 
