@@ -152,8 +152,7 @@ class Ensemble:
         taken = [0] * len(sims)
         # members already at `until` go alone: their run is only the final NaN check; the device
         # finds each member's dt (_core.run_cfl_members refuses what it cannot step there)
-        together = [i for i, sim in enumerate(sims)
-                    if sim.backend == "cuda" and sim._device_cfl and sim._parallel is None and sim.t < until]
+        together = [i for i, sim in enumerate(sims) if sim._may_step_on_device() and sim.t < until]
         if len(together) < 2:
             return taken, list(range(len(sims)))
         for i in list(together):  # one host reduction each: the device finds the steps' dt itself

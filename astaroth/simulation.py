@@ -227,8 +227,7 @@ class _CflSteps:
         self.batch = 1
         self.stop_file = None  # a path whose appearance ends a batch on the host after its step (run's stop_file)
         self.fixed_dt = fixed_dt  # a fixed step (run(dt=...)) in place of the CFL step
-        # steps found on the device where the backend can (run_cfl says which); split grids step from the host
-        self._on_device = fixed_dt is None and sim._device_cfl and sim._parallel is None
+        self._on_device = fixed_dt is None and sim._may_step_on_device()
         self._counted = False  # the step count checked (sim._check_step_count) before the first step
 
     def __iter__(self):
@@ -672,6 +671,11 @@ class Simulation:
         if limit is None:
             raise ValueError("no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly")
         return dt
+
+    def _may_step_on_device(self):
+        """Whether a run may try the device's CFL loop (the binding's run_cfl and run_cfl_members say
+        which configurations it takes): a GPU, one process, and tests have not turned it off."""
+        return self._backend == "cuda" and self._device_cfl and self._parallel is None
 
     def _signal_speed(self):
         """The largest signal speed over the grid (csrc/timestep.h), on every
