@@ -48,8 +48,21 @@ typedef struct {
     double dt;         /* out: the length of the last step taken */
     double step_dt;    /* on the device: the step's length the substeps read, NaN once the run has ended */
     long long taken;   /* out: steps taken */
+    long long step_limit; /* the most steps to take (the backend sets it from its max_steps) */
+    double forcing_f0, forcing_cs; /* the forcing's strength (ac_forcing_batch), 0 unforced */
     int nonfinite;     /* out: a field is not finite: the run stopped before a step (or, run_cfl_members, after its last) */
 } ac_cfl_run;
+
+/* The forcing of a run's steps, drawn ahead on the host (forcing.h): step
+ * n of the run takes samples[n] scaled for its dt, as the host's draw would
+ * for that dt; at most AC_FORCING_SAMPLES_AHEAD (a run's steps are at most
+ * that many: the caller asks again for the rest). */
+enum { AC_FORCING_SAMPLES_AHEAD = 4096 };
+typedef struct {
+    const ac_forcing_sample *samples;
+    long count;
+    double f0, cs;
+} ac_forcing_batch;
 
 typedef struct ac_backend_ops {
     const char *name;
@@ -100,9 +113,10 @@ typedef struct ac_backend_ops {
     int field_sets;
     /* up to max_steps CFL steps of the 55-point method toward run->until,
      * the last shortened to land on it, with dt found and used on the
-     * device, so that the host does not wait between steps; NULL where the
-     * backend steps from the host only */
-    ac_status (*run_cfl)(void *self, ac_cfl_run *run, long max_steps);
+     * device, so that the host does not wait between steps; step n of the
+     * call forced by forcing->samples[n] after its third substep (forcing
+     * NULL: unforced); NULL where the backend steps from the host only */
+    ac_status (*run_cfl)(void *self, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing);
     /* the shock viscosity's profile zeta of the fields now (docs/guide/hyperdiffusion.md) into
      * a dense host array; NULL where the backend has no shock viscosity */
     ac_status (*shock_profile)(void *self, void *dense);

@@ -3,8 +3,13 @@
  * helical by relhel (docs/guide/mhd.md, Brandenburg 2001), drawn
  * once per time step on the host from a seeded generator, so that a seed
  * gives the same sequence on every backend and any number of processes.
- * The per-point increment it defines is applied by the backends through
- * forcing_increment() below (plain C99, usable in CUDA device code).
+ * A draw is in two parts: its random part (ac_forcing_next: the wave
+ * vector, phase and direction, which do not depend on the step) and its
+ * strength for the step's dt (ac_forcing_term_of: products, a quotient and
+ * a square root, so that the host and a device that knows dt only on the
+ * device give the same bits).  The per-point increment it defines is
+ * applied by the backends through forcing_increment() below (plain C99,
+ * usable in CUDA device code).
  */
 #ifndef ASTAROTH_FORCING_H
 #define ASTAROTH_FORCING_H
@@ -37,8 +42,36 @@ typedef struct {
     uint64_t state;  /* splitmix64 state: the whole generator */
 } ac_forcing;
 
-/* Draws the next step's k, phase and unit vector e and returns the term
- * for a step of length dt; advances the generator. */
+/* The random part of one step's forcing: its term is this for N = 1
+ * (eq. 25), scaled by N. */
+typedef struct {
+    double k[3];          /* wave vector, physical units */
+    double unit[3];       /* f_k / sqrt(1 + relhel^2): the cosine part for N = 1 */
+    double sine_unit[3];  /* relhel (khat x f_k) / sqrt(1 + relhel^2): the sine part for N = 1 */
+    double phase;
+    double knorm;         /* the |k| of N: the drawn vector's, or kav */
+} ac_forcing_sample;
+
+/* Draws the next step's k, phase and unit vector e; advances the
+ * generator. */
+void ac_forcing_sample_next(ac_forcing *forcing, ac_forcing_sample *draw);
+
+/* The term of a draw for a step of length dt: eq. (25)'s
+ * N = f0 cs sqrt(|k| cs / dt) times the draw's unit parts. */
+AC_FORCING_INLINE void ac_forcing_term_of(const ac_forcing_sample *d, double f0, double cs, double dt,
+                                          ac_forcing_term *term)
+{
+    const double n = f0 * cs * sqrt(d->knorm * cs / dt);
+    for (int a = 0; a < 3; ++a) {
+        term->k[a] = d->k[a];
+        term->amplitude[a] = n * d->unit[a];
+        term->sine_amplitude[a] = n * d->sine_unit[a];
+    }
+    term->phase = d->phase;
+}
+
+/* Draws the next step's term for a step of length dt; advances the
+ * generator. */
 void ac_forcing_draw(ac_forcing *forcing, double dt, ac_forcing_term *term);
 
 /* The velocity increment at position (x, y, z) for a step dt: the cosine

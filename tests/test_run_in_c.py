@@ -64,8 +64,43 @@ def test_a_run_in_c_equals_steps_one_at_a_time_bit_for_bit(name, dtype, backend,
     one_at_a_time(stepped, until)
     assert batches and taken == stepped.steps == ran.steps > 10
     assert ran.t == until
+    assert ran._grid.forcing_state == stepped._grid.forcing_state  # the generator where the steps leave it
     for field in ran.field_names:
         assert np.array_equal(ran[field], stepped[field]), field
+
+
+# the configurations the device's CFL loop takes (cuda_backend.cu's gpu_run_cfl); the others step from the host
+ON_THE_DEVICE = {"hydro", "forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar", "hyper3"}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
+def test_the_device_loop_takes_every_configuration_but_shock_walls_gravity_and_19p(name):
+    if "cuda" not in ac.backends():
+        pytest.skip("no cuda backend here")
+    sim = make(name, "float64", "cuda")
+    result = sim._grid.run_cfl(0.0, 10 * sim.cfl_dt(), 0.4, 0.3, 20)
+    assert (result is not None) == (name in ON_THE_DEVICE)
+    if result is not None:
+        t, steps, dt, nonfinite = result
+        assert 0 < steps <= 20 and dt > 0 and not nonfinite
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["forced", "mhd_entropy_forced", "entropy"])
+def test_device_steps_in_graphs_equal_steps_launched_one_by_one(name, monkeypatch):
+    if "cuda" not in ac.backends():
+        pytest.skip("no cuda backend here")
+    runs = []
+    for graphs in ("1", "0"):  # ASTAROTH_NO_GRAPHS: cuda_backend.cu's run_cfl launches each kernel
+        monkeypatch.setenv("ASTAROTH_NO_GRAPHS", "0" if graphs == "1" else "1")
+        sim = make(name, "float32", "cuda")
+        sim.run(until=30 * sim.cfl_dt())
+        runs.append(sim)
+    assert runs[0].steps == runs[1].steps > 20
+    assert runs[0]._grid.forcing_state == runs[1]._grid.forcing_state
+    for field in runs[0].field_names:
+        assert np.array_equal(runs[0][field], runs[1][field]), field
 
 
 def test_a_batch_ends_at_the_time_series_rows_and_stops_on_nan(tmp_path):

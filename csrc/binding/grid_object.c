@@ -303,8 +303,9 @@ PyObject *cfl_run_result(const ac_cfl_run *run)
 
 /* run_cfl(t, until, cdt, cdtv, max_steps) -> (t, steps, dt, nonfinite): up
  * to max_steps CFL steps with dt found on the device (the backend's
- * run_cfl); None where the backend has none, forcing is on, or the step's
- * limits change within the run. */
+ * run_cfl); None where the backend has none or the step's limits change
+ * within the run.  The forcing's random parts are drawn ahead for the
+ * steps, and the generator left where the steps taken leave it. */
 static PyObject *Grid_run_cfl(GridObject *self, PyObject *args)
 {
     ac_cfl_run run = {0};
@@ -312,16 +313,36 @@ static PyObject *Grid_run_cfl(GridObject *self, PyObject *args)
     long max_steps = 0;
     if (!PyArg_ParseTuple(args, "ddddl", &run.t, &run.until, &cdt, &cdtv, &max_steps) || !check_ready(self))
         return NULL;
-    if (self->ops->run_cfl == NULL || self->forcing.count != 0 || !grid_cfl_run_limits(&self->grid, cdt, cdtv, &run))
-        Py_RETURN_NONE; /* the forcing is drawn on the host from each step's dt */
+    if (self->ops->run_cfl == NULL || !grid_cfl_run_limits(&self->grid, cdt, cdtv, &run))
+        Py_RETURN_NONE;
     if (max_steps < 1) {
         PyErr_SetString(PyExc_ValueError, "run_cfl: max_steps must be positive");
         return NULL;
     }
+    ac_forcing_batch batch = {NULL, 0, self->forcing.f0, self->forcing.cs};
+    ac_forcing_sample *samples = NULL;
+    const uint64_t state = self->forcing.state;
+    if (self->forcing.count != 0) {
+        if (max_steps > AC_FORCING_SAMPLES_AHEAD)
+            max_steps = AC_FORCING_SAMPLES_AHEAD;
+        samples = PyMem_RawMalloc(sizeof *samples * (size_t)max_steps);
+        if (!samples)
+            return PyErr_NoMemory();
+        for (long n = 0; n < max_steps; ++n)
+            ac_forcing_sample_next(&self->forcing, samples + n);
+        batch.samples = samples;
+        batch.count = max_steps;
+    }
     ac_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = self->ops->run_cfl(self->self, &run, max_steps);
+    st = self->ops->run_cfl(self->self, &run, max_steps, samples ? &batch : NULL);
     Py_END_ALLOW_THREADS
+    if (samples) { /* the generator as the steps taken leave it */
+        self->forcing.state = state;
+        for (long long n = 0; st == AC_OK && n < run.taken; ++n)
+            ac_forcing_sample_next(&self->forcing, samples);
+    }
+    PyMem_RawFree(samples);
     if (st == AC_ERR_UNSUPPORTED)
         Py_RETURN_NONE;
     if (st != AC_OK)
@@ -424,7 +445,7 @@ static PyMethodDef Grid_methods[] = {
      "backend has no such reduction (then shock_profile().max()) or without shock viscosity."},
     {"run_cfl", (PyCFunction)Grid_run_cfl, METH_VARARGS,
      "run_cfl(t, until, cdt, cdtv, max_steps) -> (t, steps, dt, nonfinite), or None where the backend cannot find "
-     "dt on the device (the CPU, forcing, shock viscosity): CFL steps without waiting between them."},
+     "dt on the device (the CPU, shock viscosity, walls, gravity, 19p): CFL steps without waiting between them."},
     {"signal_speed", (PyCFunction)Grid_signal_speed, METH_VARARGS,
      "signal_speed(fill_ghosts=True) -> max over the grid of the CFL step's signal speed (csrc/timestep.h; NaN if not "
      "finite); fill_ghosts=False where the ghost zones of the fields were exchanged (split grids)."},

@@ -156,15 +156,19 @@ typedef struct {
     ac_status (*fill_ghost_axis_bc)(const ac_grid *, void *const *, int, cudaStream_t);
     ac_status (*fill_walls)(const ac_grid *, void *const *, cudaStream_t);
     ac_status (*add_gravity)(const ac_grid *, const ac_region *, void *const *, void *const *, int, double, cudaStream_t);
+    ac_status (*add_forcing_sample)(const ac_grid *, void *const *, const ac_forcing_sample *, const ac_cfl_run *,
+                                    cudaStream_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
      cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
-     cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32},
+     cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32,
+     cuda_add_forcing_sample_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
      cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
-     cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64}};
+     cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64,
+     cuda_add_forcing_sample_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -175,6 +179,8 @@ typedef struct {
     unsigned int *nonfinite;
     ac_cfl_run *cfl; /* run_cfl's state, device */
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
+    ac_forcing_sample *samples; /* run_cfl's forcing samples (AC_FORCING_SAMPLES_AHEAD), device, or NULL */
+    cudaGraphExec_t cfl_graph[2]; /* GRAPH_STEPS of run_cfl's steps, unforced and forced, captured on first use */
     void *zeta;              /* with nu_shock: the profile and its gradient (4 padded arrays) */
     int profile_fresh;       /* zeta is that of the fields now (shock_profile, shock_max; step may take it) */
     int device;              /* the GPU it lives on */
@@ -255,6 +261,10 @@ static void gpu_destroy(void *self)
     device_free(gpu->nonfinite);
     device_free(gpu->cfl);
     device_free(gpu->member_runs);
+    device_free(gpu->samples);
+    for (int g = 0; g < 2; ++g)
+        if (gpu->cfl_graph[g])
+            cudaGraphExecDestroy(gpu->cfl_graph[g]);
     device_free(gpu->zeta);
     if (gpu->stream) {
         cudaError_t err = cudaStreamDestroy(gpu->stream);
@@ -606,7 +616,7 @@ __device__ void cfl_step(ac_cfl_run *run, unsigned long long *max_bits, unsigned
         run->nonfinite = 1;
         return;
     }
-    if (check_only || !(run->t < run->until))
+    if (check_only || !(run->t < run->until) || run->taken >= run->step_limit)
         return;
     double dt = speed > 0.0 ? run->cdt_dxmin / speed : INFINITY;
     if (run->viscous_dt < dt)
@@ -655,34 +665,105 @@ __global__ void cfl_members_kernel(member_states m, int count, int check_only)
         cfl_step(m.run[threadIdx.x], m.max_bits[threadIdx.x], m.nonfinite[threadIdx.x], 0, check_only);
 }
 
-static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps)
+/* Queues one step of run_cfl: its reduction where every step needs one
+ * (else the last substep of the step before made it), its dt, its three
+ * substeps and its forcing. */
+static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forced)
+{
+    ac_status st = each_step ? queue_reduction(gpu, full, full ? 1 : 0, 0) : AC_OK;
+    if (st != AC_OK)
+        return st;
+    cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, full);
+    CHECK(cudaGetLastError(), "CFL step launch");
+    const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL},
+                         reducing = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite};
+    for (int s = 0; s < 3; ++s)
+        if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !each_step ? &reducing : &plain, 0)) != AC_OK)
+            return st;
+    return forced ? gpu->k->add_forcing_sample(&gpu->grid, gpu->buf.home, gpu->samples, gpu->cfl, gpu->stream) : AC_OK;
+}
+
+/* Steps a CUDA graph holds: one launch queues them all, where a launch each
+ * would leave small grids waiting on the host (ASTAROTH_NO_GRAPHS=1: a
+ * launch each, to compare). */
+enum { GRAPH_STEPS = 8 };
+
+static bool graphs_wanted(void)
+{
+    const char *no = getenv("ASTAROTH_NO_GRAPHS");
+    return !(no && no[0] == '1');
+}
+
+/* The graph of GRAPH_STEPS steps (queue_cfl_step), captured on first use;
+ * the arrays and the run state they read are the grid's for its life. */
+static ac_status cfl_graph(ac_gpu *gpu, int full, bool each_step, bool forced, cudaGraphExec_t *out)
+{
+    cudaGraphExec_t *cached = &gpu->cfl_graph[forced ? 1 : 0];
+    if (!*cached) {
+        cudaGraph_t graph = NULL;
+        CHECK(cudaStreamBeginCapture(gpu->stream, cudaStreamCaptureModeRelaxed), "capturing the CFL steps");
+        ac_status st = AC_OK;
+        for (int n = 0; n < GRAPH_STEPS && st == AC_OK; ++n)
+            st = queue_cfl_step(gpu, full, each_step, forced);
+        const cudaError_t ended = cudaStreamEndCapture(gpu->stream, &graph);
+        if (st == AC_OK)
+            st = ac_cuda_record(ended, "capturing the CFL steps");
+        if (st == AC_OK)
+            st = ac_cuda_record(cudaGraphInstantiate(cached, graph, 0), "instantiating the CFL steps");
+        if (graph)
+            cudaGraphDestroy(graph);
+        if (st != AC_OK) {
+            *cached = NULL;
+            return st;
+        }
+    }
+    *out = *cached;
+    return AC_OK;
+}
+
+static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    const int mhd = run->full_reduction; /* the reduction gives the signal speed, else max |u|^2 */
-    /* the configurations the loop drives (schedules.cuh); walls and gravity are stepped from the host */
-    if (gpu->method != AC_METHOD_55P || !ac_device_driven(ac_config(gpu->grid.modules, gpu->zeta ? AC_KERNEL_SHOCK : 0u)) ||
-        gpu->grid.bc.walls || (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY))
+    const int full = run->full_reduction; /* the reduction gives the signal speed, else max |u|^2 */
+    /* walls, gravity and shock viscosity are stepped from the host */
+    if (gpu->method != AC_METHOD_55P || gpu->zeta || gpu->grid.bc.walls ||
+        (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
+        (forcing && (forcing->count < max_steps || forcing->count > AC_FORCING_SAMPLES_AHEAD)))
         return AC_ERR_UNSUPPORTED;
     run->taken = 0;
     run->nonfinite = 0;
+    run->step_limit = max_steps;
+    run->forcing_f0 = forcing ? forcing->f0 : 0.0;
+    run->forcing_cs = forcing ? forcing->cs : 0.0;
+    gpu->profile_fresh = 0;
     CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, gpu->stream), "CFL run state");
-    /* hydro: the last substep of a step reduces what it writes for the next
-     * step (every field's flags, checked every step); only the first step
-     * needs a reduction launch.  MHD's signal speed needs B, so a launch
-     * every step. */
-    const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL},
-                         reducing = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite};
-    for (long n = 0; n < max_steps; ++n) {
-        /* the first clears what the host's reductions left; cfl_step_kernel clears the rest */
-        ac_status st = mhd || n == 0 ? queue_reduction(gpu, mhd, mhd ? 1 : 0, n == 0) : AC_OK;
-        if (st != AC_OK)
+    ac_status st = AC_OK;
+    if (forcing) {
+        if (!gpu->samples &&
+            (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
             return st;
-        cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, mhd);
-        CHECK(cudaGetLastError(), "CFL step launch");
-        for (int s = 0; s < 3; ++s)
-            if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !mhd ? &reducing : &plain, 0)) != AC_OK)
-                return st;
+        CHECK(cudaMemcpyAsync(gpu->samples, forcing->samples, forcing->count * sizeof *gpu->samples,
+                              cudaMemcpyHostToDevice, gpu->stream),
+              "forcing samples");
     }
+    /* plain hydro: the last substep of a step reduces what it writes for
+     * the next step (every field's flags, checked every step); only the
+     * first step needs a reduction launch.  Where the signal speed needs
+     * more than u (B, the local sound speed), the forcing changes u after
+     * the last substep, or the configuration has no instance that fuses the
+     * reduction (ac_device_driven), a launch every step.  Either way the
+     * first clears what the host's reductions left; cfl_step_kernel clears
+     * the rest.  Steps past the run's end or its step_limit do nothing. */
+    const bool each_step = full || forcing || !ac_device_driven(ac_config(gpu->grid.modules, 0u));
+    st = each_step ? clear_reduction(gpu, gpu->stream) : queue_reduction(gpu, full, 0, 1);
+    cudaGraphExec_t graph = NULL;
+    if (st == AC_OK && max_steps >= GRAPH_STEPS && graphs_wanted())
+        st = cfl_graph(gpu, full, each_step, forcing != NULL, &graph);
+    for (long n = 0; n < max_steps && st == AC_OK; n += graph ? GRAPH_STEPS : 1)
+        st = graph ? ac_cuda_record(cudaGraphLaunch(graph, gpu->stream), "CFL steps launch")
+                   : queue_cfl_step(gpu, full, each_step, forcing != NULL);
+    if (st != AC_OK)
+        return st;
     CHECK(cudaMemcpyAsync(run, gpu->cfl, sizeof *run, cudaMemcpyDeviceToHost, gpu->stream), "CFL run state");
     CHECK(cudaStreamSynchronize(gpu->stream), "CFL steps");
     return AC_OK;
@@ -710,6 +791,7 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, l
         CHECK(cudaStreamSynchronize(gpu->stream), "ensemble member's earlier work");
         runs[i].taken = 0;
         runs[i].nonfinite = 0;
+        runs[i].step_limit = max_steps;
         members[i].grid = &gpu->grid;
         for (int f = 0; f < AC_NUM_FIELDS; ++f) {
             members[i].sets[SET_HOME][f] = gpu->buf.home[f];

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include "../backend.h"
 #include "../forcing.h"
 #include "../grid.h"
 
@@ -70,6 +71,11 @@ typedef struct {
                                 unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream); \
     ac_status cuda_add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],                   \
                                      const ac_forcing_term *term, double dt, cudaStream_t stream);           \
+    /* the device CFL loop's: the term of run's last step, samples[taken - 1] for its step_dt (device),   \
+     * nothing where that is NaN */                                                                          \
+    ac_status cuda_add_forcing_sample_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],            \
+                                            const ac_forcing_sample *samples, const ac_cfl_run *run,        \
+                                            cudaStream_t stream);                                            \
     ac_status cuda_fill_ghost_axis_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int axis,       \
                                          cudaStream_t stream);                                                   \
     ac_status cuda_substep_mhd_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],       \

@@ -375,8 +375,9 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
 }
 
 /* The instance driven by the device-side CFL loop, or the one that takes
- * dt (only the latter where the loop does not drive the configuration:
- * ac_device_driven). */
+ * dt (only the latter where the configuration has no instance of its own
+ * for the loop, ac_device_driven: it reads the step's length at
+ * device_step->dt when given one). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                       const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt,
@@ -385,7 +386,8 @@ static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, cons
 {
     constexpr bool driven = ac_device_driven(CONFIG);
     if (device_step && !driven)
-        return AC_ERR_UNSUPPORTED;
+        return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
+            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, wraps, stream);
     if (device_step) /* (C++14 instantiates this call where !driven too: the host-driven instance below) */
         return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, driven>(
             in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, wraps, stream);
@@ -805,7 +807,8 @@ extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC
 }
 
 /* ---- forcing: the term of one step, eq. (24), added to the velocity ---- */
-__global__ void AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, ac_forcing_term term, double dt)
+static __device__ __forceinline__ void AC_FN(add_forcing_term)(const AC_FN(field_set) & fields, const AC_FN(shape) & s,
+                                                                const ac_forcing_term &term, double dt)
 {
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
     const bool helical = forcing_is_helical(&term);
@@ -830,12 +833,43 @@ __global__ void AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, a
     }
 }
 
+__global__ void AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, ac_forcing_term term, double dt)
+{
+    AC_FN(add_forcing_term)(fields, s, term, dt);
+}
+
+/* The device-side CFL loop's forcing after a step: the term of the run's
+ * last step, samples[taken - 1] for its length (forcing.h's
+ * ac_forcing_term_of, as the host finds it), nothing once the run has
+ * ended (NaN there). */
+__global__ void AC_FN(forcing_sample_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, const ac_forcing_sample *samples,
+                                             const ac_cfl_run *run)
+{
+    const double dt = run->step_dt;
+    if (dt != dt)
+        return;
+    ac_forcing_term term;
+    ac_forcing_term_of(samples + (run->taken - 1), run->forcing_f0, run->forcing_cs, dt, &term);
+    AC_FN(add_forcing_term)(fields, s, term, dt);
+}
+
 extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS],
                                              const ac_forcing_term *term, double dt, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
     AC_FN(forcing_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(AC_FN(make_set)(fields_), s, *term, dt);
+    return ac_cuda_record(cudaGetLastError(), "forcing launch");
+}
+
+extern "C" ac_status AC_FN(cuda_add_forcing_sample)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS],
+                                                    const ac_forcing_sample *samples, const ac_cfl_run *run,
+                                                    cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    AC_FN(forcing_sample_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(AC_FN(make_set)(fields_), s,
+                                                                                       samples, run);
     return ac_cuda_record(cudaGetLastError(), "forcing launch");
 }
 

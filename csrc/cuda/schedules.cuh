@@ -93,11 +93,12 @@ static constexpr __host__ __device__ unsigned ac_config_terms(unsigned config)
     return config >> AC_MODULE_BITS;
 }
 
-/* Whether the device-side CFL loop (cuda_backend.cu's gpu_run_cfl) drives
- * a configuration: hydro and MHD without shock viscosity (other modules'
- * signal speed holds cs, and shock viscosity's dt counts max zeta: their
- * dt comes from the host).  Those have a host-driven and a device-driven
- * instance, every other configuration one. */
+/* Whether a configuration has an instance of its own for the device-side
+ * CFL loop (cuda_backend.cu's gpu_run_cfl): hydro and MHD without shock
+ * viscosity, whose plain hydro instance fuses the next step's reduction
+ * into its last substep.  Those have a host-driven and a device-driven
+ * instance; every other configuration has one, which reads the step's
+ * length from the device when the loop drives it. */
 static constexpr __host__ __device__ bool ac_device_driven(unsigned config)
 {
     return (ac_config_modules(config) & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) == 0 &&

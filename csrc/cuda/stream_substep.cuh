@@ -245,7 +245,8 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
  * substep == 0 and w_out written unless it is NULL; out may be w_in's
  * arrays (each point reads its w before writing).  DEVICE_DT: driven by
  * the device-side CFL loop (step, kernels.h): the step's length is not dt
- * but the one at step.dt, and with step.max_u2_bits the kernel leaves max
+ * but the one at step.dt (so too in the one instance of a configuration
+ * the loop drives without an instance of its own), and with step.max_u2_bits the kernel leaves max
  * |u|^2 and the non-finite flags of what it writes there, as reduce_kernel
  * would find them.  Two terms have inputs whose arrival the schedule
  * places, and are added where they arrive, in physics_rhs's order after
@@ -270,7 +271,10 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     constexpr bool ENTROPY = (MODULES & AC_MODULE_ENTROPY) != 0;
     constexpr bool EARLY_SIXTH = (ac_config_needs(CONFIG, AC_TERM_HYPER3 | AC_TERM_SHOCK) & AC_NEEDS_SIXTH) ||
                                  (ENTROPY && SIXTH);
-    if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
+    /* a configuration without an instance of its own for the device-side CFL loop (ac_device_driven) reads
+     * the step's length there when step.dt is given */
+    constexpr bool RUNTIME_DT = !ac_device_driven(CONFIG);
+    if ((DEVICE_DT || RUNTIME_DT) && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
     enum { NF = ac_field_count(MODULES), VECTORS = ac_vector_count(MODULES), UX = ac_field_index(MODULES, AC_FIELD_ux) };
     /* the device-side CFL loop's speed is the flow's alone (max |u|^2) without a magnetic field */
