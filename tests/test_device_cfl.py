@@ -98,14 +98,16 @@ def test_a_blow_up_is_reported_as_the_host_reports_it():
 
 
 @GPU
-def test_forcing_and_the_19_point_method_keep_the_host_loop():
+def test_forcing_runs_on_the_device_and_the_19_point_method_on_the_host():
     def forced():
         sim = flow((16, 16, 16), "float64")
         sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=4)
         return sim
 
-    assert forced()._grid.run_cfl(0.0, 1.0, 0.4, 0.3, 5) is None
-    assert_same(*host_and_device(forced, until=0.2)[:2])
+    assert forced()._grid.run_cfl(0.0, 1.0, 0.4, 0.3, 5) is not None
+    host, device, _ = host_and_device(forced, until=0.2)
+    assert_same(host, device)
+    assert host._grid.forcing_state == device._grid.forcing_state
     sim = ac.Simulation(shape=(16, 16, 16), dtype="float64", backend="cuda", method="19p", nu=0.02)
     assert sim._grid.run_cfl(0.0, 1.0, 0.4, 0.3, 5) is None
 

@@ -694,31 +694,36 @@ static bool graphs_wanted(void)
     return !(no && no[0] == '1');
 }
 
-/* The graph of GRAPH_STEPS steps (queue_cfl_step), captured on first use;
- * the arrays and the run state they read are the grid's for its life. */
-static ac_status cfl_graph(ac_gpu *gpu, int full, bool each_step, bool forced, cudaGraphExec_t *out)
+/* The graph of GRAPH_STEPS steps (queue_cfl_step), captured on first use,
+ * or NULL where capturing failed (then the steps are launched one by one);
+ * the arrays and the run state it reads are the grid's for its life.  It is
+ * captured from a stream of its own that does not wait on the legacy
+ * stream, so that other threads' work there (a new simulation's cudaMemset)
+ * cannot break the capture; it is launched on the grid's stream. */
+static cudaGraphExec_t cfl_graph(ac_gpu *gpu, int full, bool each_step, bool forced)
 {
     cudaGraphExec_t *cached = &gpu->cfl_graph[forced ? 1 : 0];
-    if (!*cached) {
-        cudaGraph_t graph = NULL;
-        CHECK(cudaStreamBeginCapture(gpu->stream, cudaStreamCaptureModeRelaxed), "capturing the CFL steps");
-        ac_status st = AC_OK;
-        for (int n = 0; n < GRAPH_STEPS && st == AC_OK; ++n)
-            st = queue_cfl_step(gpu, full, each_step, forced);
-        const cudaError_t ended = cudaStreamEndCapture(gpu->stream, &graph);
-        if (st == AC_OK)
-            st = ac_cuda_record(ended, "capturing the CFL steps");
-        if (st == AC_OK)
-            st = ac_cuda_record(cudaGraphInstantiate(cached, graph, 0), "instantiating the CFL steps");
-        if (graph)
-            cudaGraphDestroy(graph);
-        if (st != AC_OK) {
-            *cached = NULL;
-            return st;
-        }
+    if (*cached)
+        return *cached;
+    cudaStream_t own = gpu->stream, capture = NULL;
+    if (cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
     }
-    *out = *cached;
-    return AC_OK;
+    cudaGraph_t graph = NULL;
+    ac_status st = ac_cuda_record(cudaStreamBeginCapture(capture, cudaStreamCaptureModeRelaxed), "capturing the CFL steps");
+    gpu->stream = capture; /* the launchers queue on gpu->stream */
+    for (int n = 0; n < GRAPH_STEPS && st == AC_OK; ++n)
+        st = queue_cfl_step(gpu, full, each_step, forced);
+    gpu->stream = own;
+    if (cudaStreamEndCapture(capture, &graph) != cudaSuccess || st != AC_OK ||
+        cudaGraphInstantiate(cached, graph, 0) != cudaSuccess)
+        *cached = NULL;
+    if (graph)
+        cudaGraphDestroy(graph);
+    cudaStreamDestroy(capture);
+    cudaGetLastError(); /* a capture that failed leaves no error behind: the steps are launched one by one */
+    return *cached;
 }
 
 static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing)
@@ -756,9 +761,9 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps, const 
      * the rest.  Steps past the run's end or its step_limit do nothing. */
     const bool each_step = full || forcing || !ac_device_driven(ac_config(gpu->grid.modules, 0u));
     st = each_step ? clear_reduction(gpu, gpu->stream) : queue_reduction(gpu, full, 0, 1);
-    cudaGraphExec_t graph = NULL;
-    if (st == AC_OK && max_steps >= GRAPH_STEPS && graphs_wanted())
-        st = cfl_graph(gpu, full, each_step, forcing != NULL, &graph);
+    const cudaGraphExec_t graph =
+        st == AC_OK && max_steps >= GRAPH_STEPS && graphs_wanted() ? cfl_graph(gpu, full, each_step, forcing != NULL)
+                                                                   : NULL;
     for (long n = 0; n < max_steps && st == AC_OK; n += graph ? GRAPH_STEPS : 1)
         st = graph ? ac_cuda_record(cudaGraphLaunch(graph, gpu->stream), "CFL steps launch")
                    : queue_cfl_step(gpu, full, each_step, forcing != NULL);
