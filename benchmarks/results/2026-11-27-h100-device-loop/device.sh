@@ -5,6 +5,7 @@
 # in /tmp/base).  Logs to $OUT.
 #   check: build B, every GPU test, the CUDA bit-for-bit fixture compared
 #          (and made again into $OUT when it differs), sweep_rates.py in B
+#   loops: build B; loop_rates.py (the host's loop, the device's, in graphs or not) in B
 #   ab:    build B then A; scripts/ab.py's rows and the walls bench, and
 #          sweep_rates.py, in both trees
 set -uo pipefail
@@ -43,6 +44,11 @@ check)
       PYTHONPATH=$ROOT python3 scripts/make_bitwise_fixture.py cuda "$OUT/bitwise_cuda.npz"; } > "$OUT/bitwise-cuda.log" 2>&1
     rates "$ROOT"
     tail -4 "$OUT/gpu-tests.log"; tail -3 "$OUT/bitwise-cuda.log"; grep -v "^#" "$OUT/sweep-rates.log" ;;
+loops)
+    build_b
+    { header "python3 $HERE/loop_rates.py (B)"
+      PYTHONPATH=$ROOT timeout 420 python3 "$HERE/loop_rates.py" 2>&1; } > "$OUT/loop-rates.log" 2>&1
+    grep -v "^#" "$OUT/loop-rates.log" ;;
 ab)
     rm -rf /tmp/base && cp -r .trees/base-tree /tmp/base
     build_b
