@@ -120,11 +120,13 @@ typedef struct ac_backend_ops {
     /* the shock viscosity's profile zeta of the fields now (docs/guide/hyperdiffusion.md) into
      * a dense host array; NULL where the backend has no shock viscosity */
     ac_status (*shock_profile)(void *self, void *dense);
-    /* run_cfl for `count` grids of one shape, precision and physics at once
-     * (an Ensemble), each with its own run in runs[i]: each ends as its own
-     * run_cfl would, bit for bit; AC_ERR_UNSUPPORTED where the grids cannot
-     * go together (then each runs alone); NULL where the backend has none */
-    ac_status (*run_cfl_members)(void *const *selves, ac_cfl_run *runs, int count, long max_steps);
+    /* run_cfl for `count` grids at once (an Ensemble), each with its own run
+     * in runs[i] and forcing in forcings[i] (NULL: unforced): each ends as
+     * its own run_cfl would, bit for bit; AC_ERR_UNSUPPORTED where the
+     * grids cannot go together (then each runs alone); NULL where the
+     * backend has none */
+    ac_status (*run_cfl_members)(void *const *selves, ac_cfl_run *runs, const ac_forcing_batch *const *forcings,
+                                 int count, long max_steps);
     /* max over the grid of the shock viscosity's profile of the fields now
      * (NaN if not finite), where copying the profile (shock_profile) would
      * cost more than the step; NULL: use shock_profile */

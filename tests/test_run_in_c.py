@@ -87,50 +87,37 @@ def test_the_device_loop_takes_every_configuration_but_shock_walls_gravity_and_1
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", ["forced", "mhd_entropy_forced", "entropy"])
-def test_device_steps_in_graphs_equal_steps_launched_one_by_one(name, monkeypatch):
+@pytest.mark.parametrize("graphs", [True, False])
+@pytest.mark.parametrize("name", ["forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar"])
+def test_ensemble_members_in_one_graph_equal_their_solo_runs(name, graphs, monkeypatch):
+    """Members of any configuration the device loop takes step together from
+    one host thread (cuda_backend.cu's run_members_graphed: one CUDA graph of
+    every member's steps, or ASTAROTH_NO_GRAPHS=1 their launches one by one),
+    each as its own sim.run would, bit for bit, forcing generator included."""
     if "cuda" not in ac.backends():
         pytest.skip("no cuda backend here")
-    runs = []
-    for graphs in ("1", "0"):  # ASTAROTH_NO_GRAPHS: cuda_backend.cu's run_cfl launches each kernel
-        monkeypatch.setenv("ASTAROTH_NO_GRAPHS", "0" if graphs == "1" else "1")
-        sim = make(name, "float64", "cuda")
-        sim.run(until=25 * sim.cfl_dt())
-        runs.append(sim)
-    assert runs[0].steps == runs[1].steps > 20
-    assert runs[0]._grid.forcing_state == runs[1]._grid.forcing_state
-    for field in runs[0].field_names:
-        assert np.array_equal(runs[0][field], runs[1][field]), field
+    monkeypatch.setenv("ASTAROTH_NO_GRAPHS", "0" if graphs else "1")
 
+    def members():
+        sims = [make(name, "float64", "cuda") for _ in range(3)]
+        for i, sim in enumerate(sims):
+            sim.nu = 4e-3 * (1 + 0.2 * i)
+            if sim.forcing is not None:
+                sim.forcing = ac.Forcing(**{**CONFIGURATIONS[name]["forcing"], "seed": 10 + i})
+        return sims
 
-def test_a_batch_ends_at_the_time_series_rows_and_stops_on_nan(tmp_path):
-    ran, stepped = make("forced", "float64"), make("forced", "float64")
-    until = 30 * ran.cfl_dt()
-    ran.run(until=until, timeseries=tmp_path / "a.csv", diagnostics_every=7)
-    stepped.run(until=until, timeseries=tmp_path / "b.csv", diagnostics_every=7, dt=None, check_every=1)
-    assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
-    blown = make("hydro", "float64")
-    ux = blown["ux"]
-    ux[3, 3, 3] = np.nan
-    blown["ux"] = np.nan_to_num(ux)  # finite now; a NaN appears below through the view
-    blown.view("ux")[3, 3, 3] = np.nan
-    with pytest.raises(ac.NonFiniteError, match="'ux'"):
-        blown.run(until=1.0)
-    assert blown.steps == 0
-
-
-def test_a_batch_in_c_returns_after_its_time_bound(monkeypatch):
-    monkeypatch.setattr(simulation, "HOST_BATCH_SECONDS", 0.0)  # one step a batch
-    sizes = []
-    host_batch = simulation._CflSteps._host_batch
-
-    def counted(self):
-        before = self.taken
-        dt = host_batch(self)
-        sizes.append(self.taken - before)
-        return dt
-
-    monkeypatch.setattr(simulation._CflSteps, "_host_batch", counted)
-    sim = make("hydro", "float64")
-    sim.run(until=6 * sim.cfl_dt())
-    assert sizes and set(sizes) == {1}
+    together, alone = members(), members()
+    until = 25 * min(sim.cfl_dt() for sim in together)
+    calls = []
+    members_run = ac.ensemble._core.run_cfl_members
+    monkeypatch.setattr(ac.ensemble._core, "run_cfl_members",
+                        lambda *a: calls.append(members_run(*a)) or calls[-1])
+    ac.Ensemble(together).run(until=until)
+    assert calls and all(c is not None for c in calls)  # they went together
+    for sim in alone:
+        sim.run(until=until)
+    for a, b in zip(alone, together):
+        assert (a.t, a.steps) == (b.t, b.steps) and a.steps > 10
+        assert a._grid.forcing_state == b._grid.forcing_state
+        for field in a.field_names:
+            assert np.array_equal(a[field], b[field]), field

@@ -86,6 +86,13 @@ PyObject *Grid_get_forcing_state(GridObject *self, void *closure);
 int Grid_set_forcing_state(GridObject *self, PyObject *value, void *closure);
 /* count steps of length dt with the forcing after each (the GIL released) */
 ac_status forced_steps(GridObject *self, double dt, long count, int profile_current);
+/* The forcing of a device run of up to *max_steps steps, drawn ahead
+ * (*max_steps capped at AC_FORCING_SAMPLES_AHEAD); batch->samples NULL
+ * without forcing.  -1 (a Python error) where memory runs out. */
+int forcing_draw_ahead(GridObject *self, long *max_steps, ac_forcing_batch *batch);
+/* After the run: the generator where its `taken` steps leave it (where the
+ * run failed, as before it), and the samples freed. */
+void forcing_keep_taken(GridObject *self, ac_forcing_batch *batch, long long taken, int ran);
 
 /* ensemble_binding.c */
 PyObject *core_run_cfl_members(PyObject *m, PyObject *args);

@@ -10,9 +10,9 @@
 
 /* run_cfl_members(grids, runs, max_steps) -> [(t, steps, dt, nonfinite), ...]:
  * Grid.run_cfl for an ensemble's grids at once, runs[i] = (t, until, cdt,
- * cdtv) of grid i; None where they cannot go together
- * (the backend has no such op, forcing is on, or they differ in what one
- * launch needs), and then each runs alone. */
+ * cdtv) of grid i, each grid's forcing drawn ahead from its own generator;
+ * None where they cannot go together (the backend has no such op, or one
+ * of them cannot step on the device), and then each runs alone. */
 PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
 {
     PyObject *grids_in = NULL, *runs_in = NULL, *grids = NULL, *result = NULL;
@@ -30,8 +30,12 @@ PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
     const Py_ssize_t count = PyTuple_GET_SIZE(grids);
     void **selves = count > 0 ? (void **)calloc((size_t)count, sizeof *selves) : NULL;
     ac_cfl_run *runs = count > 0 ? (ac_cfl_run *)calloc((size_t)count, sizeof *runs) : NULL;
+    ac_forcing_batch *batches = count > 0 ? (ac_forcing_batch *)calloc((size_t)count, sizeof *batches) : NULL;
+    const ac_forcing_batch **forcings =
+        count > 0 ? (const ac_forcing_batch **)calloc((size_t)count, sizeof *forcings) : NULL;
     const ac_backend_ops *ops = NULL;
-    if (count < 1 || count > INT_MAX || !selves || !runs) {
+    int forced = 0;
+    if (count < 1 || count > INT_MAX || !selves || !runs || !batches || !forcings) {
         if (count < 1)
             PyErr_SetString(PyExc_ValueError, "run_cfl_members: no grids");
         else
@@ -60,16 +64,25 @@ PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
         if (!check_ready(grid))
             goto done;
         ops = i == 0 ? grid->ops : ops;
-        if (grid->ops != ops || !ops->run_cfl_members || grid->forcing.count != 0 ||
-            !grid_cfl_run_limits(&grid->grid, cdt, cdtv, r))
+        if (grid->ops != ops || !ops->run_cfl_members || !grid_cfl_run_limits(&grid->grid, cdt, cdtv, r))
             together = 0;
+        forced |= grid->forcing.count != 0;
         selves[i] = grid->self;
+    }
+    if (forced && max_steps > AC_FORCING_SAMPLES_AHEAD) /* every member's steps drawn ahead */
+        max_steps = AC_FORCING_SAMPLES_AHEAD;
+    for (Py_ssize_t i = 0; i < count && together; ++i) {
+        if (forcing_draw_ahead((GridObject *)PyTuple_GET_ITEM(grids, i), &max_steps, &batches[i]) < 0)
+            goto done;
+        forcings[i] = batches[i].samples ? &batches[i] : NULL;
     }
     if (together) {
         Py_BEGIN_ALLOW_THREADS
-        st = ops->run_cfl_members(selves, runs, (int)count, max_steps);
+        st = ops->run_cfl_members(selves, runs, forcings, (int)count, max_steps);
         Py_END_ALLOW_THREADS
     }
+    for (Py_ssize_t i = 0; i < count && together; ++i)
+        forcing_keep_taken((GridObject *)PyTuple_GET_ITEM(grids, i), &batches[i], runs[i].taken, st == AC_OK);
     if (st == AC_ERR_UNSUPPORTED) {
         Py_INCREF(Py_None);
         result = Py_None;
@@ -90,8 +103,12 @@ PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
         PyList_SET_ITEM(result, i, item);
     }
 done:
+    for (Py_ssize_t i = 0; batches && i < count; ++i) /* where drawing ahead ran out of memory */
+        forcing_keep_taken((GridObject *)PyTuple_GET_ITEM(grids, i), &batches[i], 0, 0);
     free(selves);
     free(runs);
+    free(batches);
+    free(forcings);
     Py_DECREF(grids);
     return result;
 }

@@ -23,6 +23,40 @@ ac_status forced_steps(GridObject *self, double dt, long count, int profile_curr
     return st;
 }
 
+int forcing_draw_ahead(GridObject *self, long *max_steps, ac_forcing_batch *batch)
+{
+    batch->samples = NULL;
+    batch->count = 0;
+    batch->f0 = self->forcing.f0;
+    batch->cs = self->forcing.cs;
+    if (self->forcing.count == 0)
+        return 0;
+    if (*max_steps > AC_FORCING_SAMPLES_AHEAD)
+        *max_steps = AC_FORCING_SAMPLES_AHEAD;
+    ac_forcing_sample *samples = PyMem_RawMalloc(sizeof *samples * (size_t)*max_steps);
+    if (!samples) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    ac_forcing state = self->forcing; /* the generator stays where it is until the run has taken its steps */
+    for (long n = 0; n < *max_steps; ++n)
+        ac_forcing_sample_next(&state, samples + n);
+    batch->samples = samples;
+    batch->count = *max_steps;
+    return 0;
+}
+
+void forcing_keep_taken(GridObject *self, ac_forcing_batch *batch, long long taken, int ran)
+{
+    if (!batch->samples)
+        return;
+    ac_forcing_sample skipped;
+    for (long long n = 0; ran && n < taken; ++n)
+        ac_forcing_sample_next(&self->forcing, &skipped);
+    PyMem_RawFree((void *)batch->samples);
+    batch->samples = NULL;
+}
+
 /* add_forcing(dt): draw the forcing term of one step and add it (no-op
  * without forcing); what step() does after the third substep. */
 PyObject *Grid_add_forcing(GridObject *self, PyObject *args)

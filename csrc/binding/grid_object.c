@@ -319,30 +319,14 @@ static PyObject *Grid_run_cfl(GridObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "run_cfl: max_steps must be positive");
         return NULL;
     }
-    ac_forcing_batch batch = {NULL, 0, self->forcing.f0, self->forcing.cs};
-    ac_forcing_sample *samples = NULL;
-    const uint64_t state = self->forcing.state;
-    if (self->forcing.count != 0) {
-        if (max_steps > AC_FORCING_SAMPLES_AHEAD)
-            max_steps = AC_FORCING_SAMPLES_AHEAD;
-        samples = PyMem_RawMalloc(sizeof *samples * (size_t)max_steps);
-        if (!samples)
-            return PyErr_NoMemory();
-        for (long n = 0; n < max_steps; ++n)
-            ac_forcing_sample_next(&self->forcing, samples + n);
-        batch.samples = samples;
-        batch.count = max_steps;
-    }
+    ac_forcing_batch batch;
+    if (forcing_draw_ahead(self, &max_steps, &batch) < 0)
+        return NULL;
     ac_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = self->ops->run_cfl(self->self, &run, max_steps, samples ? &batch : NULL);
+    st = self->ops->run_cfl(self->self, &run, max_steps, batch.samples ? &batch : NULL);
     Py_END_ALLOW_THREADS
-    if (samples) { /* the generator as the steps taken leave it */
-        self->forcing.state = state;
-        for (long long n = 0; st == AC_OK && n < run.taken; ++n)
-            ac_forcing_sample_next(&self->forcing, samples);
-    }
-    PyMem_RawFree(samples);
+    forcing_keep_taken(self, &batch, run.taken, st == AC_OK);
     if (st == AC_ERR_UNSUPPORTED)
         Py_RETURN_NONE;
     if (st != AC_OK)

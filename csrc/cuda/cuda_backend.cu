@@ -180,7 +180,11 @@ typedef struct {
     ac_cfl_run *cfl; /* run_cfl's state, device */
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
     ac_forcing_sample *samples; /* run_cfl's forcing samples (AC_FORCING_SAMPLES_AHEAD), device, or NULL */
-    cudaGraphExec_t cfl_graph[2]; /* GRAPH_STEPS of run_cfl's steps, unforced and forced, captured on first use */
+    unsigned long long serial;    /* unique among the grids of this process: names it in members_graph's key */
+    /* the graph of run_cfl_members' steps for the members of members_key (serials, forced in bit 63), led by this grid */
+    cudaGraphExec_t members_graph;
+    unsigned long long *members_key;
+    int members_count;
     void *zeta;              /* with nu_shock: the profile and its gradient (4 padded arrays) */
     int profile_fresh;       /* zeta is that of the fields now (shock_profile, shock_max; step may take it) */
     int device;              /* the GPU it lives on */
@@ -262,9 +266,9 @@ static void gpu_destroy(void *self)
     device_free(gpu->cfl);
     device_free(gpu->member_runs);
     device_free(gpu->samples);
-    for (int g = 0; g < 2; ++g)
-        if (gpu->cfl_graph[g])
-            cudaGraphExecDestroy(gpu->cfl_graph[g]);
+    if (gpu->members_graph)
+        cudaGraphExecDestroy(gpu->members_graph);
+    free(gpu->members_key);
     device_free(gpu->zeta);
     if (gpu->stream) {
         cudaError_t err = cudaStreamDestroy(gpu->stream);
@@ -301,6 +305,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
     if (!gpu)
         return AC_ERR_NO_MEMORY;
+    static unsigned long long serials = 0;
+    gpu->serial = __atomic_add_fetch(&serials, 1ull, __ATOMIC_RELAXED);
     gpu->grid = *grid;
     gpu->method = method;
     const cudaError_t device_err = cudaGetDevice(&gpu->device);
@@ -683,9 +689,72 @@ static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forc
     return forced ? gpu->k->add_forcing_sample(&gpu->grid, gpu->buf.home, gpu->samples, gpu->cfl, gpu->stream) : AC_OK;
 }
 
-/* Steps a CUDA graph holds: one launch queues them all, where a launch each
- * would leave small grids waiting on the host (ASTAROTH_NO_GRAPHS=1: a
- * launch each, to compare). */
+/* Why gpu_run_cfl cannot take a run: walls, gravity and shock viscosity
+ * are stepped from the host, and so is the 19-point method; AC_OK where it
+ * can. */
+static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_forcing_batch *forcing)
+{
+    if (gpu->method != AC_METHOD_55P || gpu->zeta || gpu->grid.bc.walls ||
+        (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
+        (forcing && (forcing->count < max_steps || forcing->count > AC_FORCING_SAMPLES_AHEAD)))
+        return AC_ERR_UNSUPPORTED;
+    return AC_OK;
+}
+
+/* Queues the start of a run on `stream`: its state and forcing samples
+ * copied to the device, and the reduction its first step reads.  *each_step:
+ * every step reduces with a launch of its own (queue_cfl_step).  Plain
+ * hydro: the last substep of a step reduces what it writes for the next
+ * step (every field's flags, checked every step); only the first step needs
+ * a reduction launch.  Where the signal speed needs more than u (B, the
+ * local sound speed), the forcing changes u after the last substep, or the
+ * configuration has no instance that fuses the reduction
+ * (ac_device_driven), a launch every step.  Either way the first clears
+ * what the host's reductions left; cfl_step_kernel clears the rest.  Steps
+ * past the run's end or its step_limit do nothing. */
+static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing,
+                               cudaStream_t stream, bool *each_step)
+{
+    run->taken = 0;
+    run->nonfinite = 0;
+    run->step_limit = max_steps;
+    run->forcing_f0 = forcing ? forcing->f0 : 0.0;
+    run->forcing_cs = forcing ? forcing->cs : 0.0;
+    gpu->profile_fresh = 0;
+    CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, stream), "CFL run state");
+    if (forcing) {
+        ac_status st = AC_OK;
+        if (!gpu->samples &&
+            (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
+            return st;
+        CHECK(cudaMemcpyAsync(gpu->samples, forcing->samples, forcing->count * sizeof *gpu->samples,
+                              cudaMemcpyHostToDevice, stream),
+              "forcing samples");
+    }
+    *each_step = run->full_reduction || forcing || !ac_device_driven(ac_config(gpu->grid.modules, 0u));
+    return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, 0, 0, 1, stream);
+}
+
+static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    bool each_step = true;
+    ac_status st = cfl_run_refused(gpu, max_steps, forcing);
+    if (st == AC_OK)
+        st = begin_cfl_run(gpu, run, max_steps, forcing, gpu->stream, &each_step);
+    for (long n = 0; n < max_steps && st == AC_OK; ++n)
+        st = queue_cfl_step(gpu, run->full_reduction, each_step, forcing != NULL);
+    if (st != AC_OK)
+        return st;
+    CHECK(cudaMemcpyAsync(run, gpu->cfl, sizeof *run, cudaMemcpyDeviceToHost, gpu->stream), "CFL run state");
+    CHECK(cudaStreamSynchronize(gpu->stream), "CFL steps");
+    return AC_OK;
+}
+
+/* Steps of every member a CUDA graph holds (run_members_graphed): one
+ * launch queues them all, where a launch per kernel and member would leave
+ * small grids waiting on the host (ASTAROTH_NO_GRAPHS=1: a launch each, to
+ * compare). */
 enum { GRAPH_STEPS = 8 };
 
 static bool graphs_wanted(void)
@@ -694,83 +763,113 @@ static bool graphs_wanted(void)
     return !(no && no[0] == '1');
 }
 
-/* The graph of GRAPH_STEPS steps (queue_cfl_step), captured on first use,
- * or NULL where capturing failed (then the steps are launched one by one);
- * the arrays and the run state it reads are the grid's for its life.  It is
- * captured from a stream of its own that does not wait on the legacy
- * stream, so that other threads' work there (a new simulation's cudaMemset)
- * cannot break the capture; it is launched on the grid's stream. */
-static cudaGraphExec_t cfl_graph(ac_gpu *gpu, int full, bool each_step, bool forced)
+/* The graph of GRAPH_STEPS steps of every member, each member's a chain of
+ * its own (queue_cfl_step) beside the others', captured where the members
+ * differ from those of the graph the first member holds; NULL where
+ * capturing failed (then the steps are launched one by one).  The arrays and
+ * run states it reads are the grids' for their lives, and the key names the
+ * grids by serial, so a graph is never launched for grids that are gone.
+ * Captured from streams of its own that do not wait on the legacy stream,
+ * so that other threads' work there cannot break the capture. */
+static cudaGraphExec_t members_graph(ac_gpu *const *gpus, const ac_cfl_run *runs,
+                                     const ac_forcing_batch *const *forcings, const bool *each_step, int count)
 {
-    cudaGraphExec_t *cached = &gpu->cfl_graph[forced ? 1 : 0];
-    if (*cached)
-        return *cached;
-    cudaStream_t own = gpu->stream, capture = NULL;
-    if (cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking) != cudaSuccess) {
-        cudaGetLastError();
-        return NULL;
-    }
+    ac_gpu *first = gpus[0];
+    unsigned long long key[AC_MAX_MEMBERS];
+    for (int i = 0; i < count; ++i)
+        key[i] = gpus[i]->serial | (forcings[i] ? 1ull << 63 : 0ull) | (runs[i].full_reduction ? 1ull << 62 : 0ull);
+    if (first->members_graph && first->members_count == count &&
+        memcmp(first->members_key, key, count * sizeof *key) == 0)
+        return first->members_graph;
+    if (first->members_graph)
+        cudaGraphExecDestroy(first->members_graph);
+    first->members_graph = NULL;
+    free(first->members_key);
+    first->members_key = NULL;
+    cudaStream_t capture = NULL, chains[AC_MAX_MEMBERS] = {NULL};
+    cudaEvent_t fork = NULL, joins[AC_MAX_MEMBERS] = {NULL};
     cudaGraph_t graph = NULL;
-    ac_status st = ac_cuda_record(cudaStreamBeginCapture(capture, cudaStreamCaptureModeRelaxed), "capturing the CFL steps");
-    gpu->stream = capture; /* the launchers queue on gpu->stream */
-    for (int n = 0; n < GRAPH_STEPS && st == AC_OK; ++n)
-        st = queue_cfl_step(gpu, full, each_step, forced);
-    gpu->stream = own;
-    if (cudaStreamEndCapture(capture, &graph) != cudaSuccess || st != AC_OK ||
-        cudaGraphInstantiate(cached, graph, 0) != cudaSuccess)
-        *cached = NULL;
+    bool ok = cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking) == cudaSuccess &&
+              cudaEventCreateWithFlags(&fork, cudaEventDisableTiming) == cudaSuccess &&
+              cudaStreamBeginCapture(capture, cudaStreamCaptureModeRelaxed) == cudaSuccess;
+    const bool capturing = ok;
+    ok = ok && cudaEventRecord(fork, capture) == cudaSuccess;
+    for (int i = 0; i < count && ok; ++i) {
+        ok = cudaStreamCreateWithFlags(&chains[i], cudaStreamNonBlocking) == cudaSuccess &&
+             cudaEventCreateWithFlags(&joins[i], cudaEventDisableTiming) == cudaSuccess &&
+             cudaStreamWaitEvent(chains[i], fork, 0) == cudaSuccess;
+        cudaStream_t own = gpus[i]->stream;
+        gpus[i]->stream = chains[i]; /* the launchers queue on gpu->stream */
+        for (int n = 0; n < GRAPH_STEPS && ok; ++n)
+            ok = queue_cfl_step(gpus[i], runs[i].full_reduction, each_step[i], forcings[i] != NULL) == AC_OK;
+        gpus[i]->stream = own;
+        ok = ok && cudaEventRecord(joins[i], chains[i]) == cudaSuccess &&
+             cudaStreamWaitEvent(capture, joins[i], 0) == cudaSuccess;
+    }
+    if (capturing)
+        ok = cudaStreamEndCapture(capture, &graph) == cudaSuccess && ok;
+    ok = ok && cudaGraphInstantiate(&first->members_graph, graph, 0) == cudaSuccess;
+    if (ok && (first->members_key = (unsigned long long *)malloc(count * sizeof *key)) != NULL) {
+        memcpy(first->members_key, key, count * sizeof *key);
+        first->members_count = count;
+    } else if (first->members_graph) {
+        cudaGraphExecDestroy(first->members_graph);
+        first->members_graph = NULL;
+    }
     if (graph)
         cudaGraphDestroy(graph);
-    cudaStreamDestroy(capture);
+    for (int i = 0; i < count; ++i) {
+        if (joins[i])
+            cudaEventDestroy(joins[i]);
+        if (chains[i])
+            cudaStreamDestroy(chains[i]);
+    }
+    if (fork)
+        cudaEventDestroy(fork);
+    if (capture)
+        cudaStreamDestroy(capture);
     cudaGetLastError(); /* a capture that failed leaves no error behind: the steps are launched one by one */
-    return *cached;
+    return first->members_graph;
 }
 
-static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing)
+/* The members' runs from one host thread, on the first member's stream:
+ * their steps in the graph of members_graph, or launched member by member.
+ * Each member's kernels are those of its own run_cfl, so it ends as that
+ * would, bit for bit. */
+static ac_status run_members_graphed(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_forcing_batch *const *forcings,
+                                     int count, long max_steps)
 {
-    ac_gpu *gpu = (ac_gpu *)self;
-    const int full = run->full_reduction; /* the reduction gives the signal speed, else max |u|^2 */
-    /* walls, gravity and shock viscosity are stepped from the host */
-    if (gpu->method != AC_METHOD_55P || gpu->zeta || gpu->grid.bc.walls ||
-        (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
-        (forcing && (forcing->count < max_steps || forcing->count > AC_FORCING_SAMPLES_AHEAD)))
-        return AC_ERR_UNSUPPORTED;
-    run->taken = 0;
-    run->nonfinite = 0;
-    run->step_limit = max_steps;
-    run->forcing_f0 = forcing ? forcing->f0 : 0.0;
-    run->forcing_cs = forcing ? forcing->cs : 0.0;
-    gpu->profile_fresh = 0;
-    CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, gpu->stream), "CFL run state");
+    ac_gpu *first = gpus[0];
+    cudaStream_t stream = first->stream;
+    bool each_step[AC_MAX_MEMBERS];
+    for (int i = 0; i < count; ++i)
+        if (gpus[i]->device != first->device || cfl_run_refused(gpus[i], max_steps, forcings[i]) != AC_OK)
+            return AC_ERR_UNSUPPORTED;
     ac_status st = AC_OK;
-    if (forcing) {
-        if (!gpu->samples &&
-            (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
-            return st;
-        CHECK(cudaMemcpyAsync(gpu->samples, forcing->samples, forcing->count * sizeof *gpu->samples,
-                              cudaMemcpyHostToDevice, gpu->stream),
-              "forcing samples");
+    for (int i = 0; i < count && st == AC_OK; ++i) {
+        CHECK(cudaStreamSynchronize(gpus[i]->stream), "ensemble member's earlier work");
+        st = begin_cfl_run(gpus[i], &runs[i], max_steps, forcings[i], stream, &each_step[i]);
     }
-    /* plain hydro: the last substep of a step reduces what it writes for
-     * the next step (every field's flags, checked every step); only the
-     * first step needs a reduction launch.  Where the signal speed needs
-     * more than u (B, the local sound speed), the forcing changes u after
-     * the last substep, or the configuration has no instance that fuses the
-     * reduction (ac_device_driven), a launch every step.  Either way the
-     * first clears what the host's reductions left; cfl_step_kernel clears
-     * the rest.  Steps past the run's end or its step_limit do nothing. */
-    const bool each_step = full || forcing || !ac_device_driven(ac_config(gpu->grid.modules, 0u));
-    st = each_step ? clear_reduction(gpu, gpu->stream) : queue_reduction(gpu, full, 0, 1);
     const cudaGraphExec_t graph =
-        st == AC_OK && max_steps >= GRAPH_STEPS && graphs_wanted() ? cfl_graph(gpu, full, each_step, forcing != NULL)
-                                                                   : NULL;
-    for (long n = 0; n < max_steps && st == AC_OK; n += graph ? GRAPH_STEPS : 1)
-        st = graph ? ac_cuda_record(cudaGraphLaunch(graph, gpu->stream), "CFL steps launch")
-                   : queue_cfl_step(gpu, full, each_step, forcing != NULL);
+        st == AC_OK && graphs_wanted() ? members_graph(gpus, runs, forcings, each_step, count) : NULL;
+    for (long n = 0; n < max_steps && st == AC_OK; n += graph ? GRAPH_STEPS : 1) {
+        if (graph) {
+            st = ac_cuda_record(cudaGraphLaunch(graph, stream), "ensemble CFL steps launch");
+            continue;
+        }
+        for (int i = 0; i < count && st == AC_OK; ++i) {
+            cudaStream_t own = gpus[i]->stream;
+            gpus[i]->stream = stream;
+            st = queue_cfl_step(gpus[i], runs[i].full_reduction, each_step[i], forcings[i] != NULL);
+            gpus[i]->stream = own;
+        }
+    }
+    for (int i = 0; i < count && st == AC_OK; ++i)
+        st = ac_cuda_record(cudaMemcpyAsync(&runs[i], gpus[i]->cfl, sizeof *runs, cudaMemcpyDeviceToHost, stream),
+                            "CFL run states");
     if (st != AC_OK)
         return st;
-    CHECK(cudaMemcpyAsync(run, gpu->cfl, sizeof *run, cudaMemcpyDeviceToHost, gpu->stream), "CFL run state");
-    CHECK(cudaStreamSynchronize(gpu->stream), "CFL steps");
+    CHECK(cudaStreamSynchronize(stream), "ensemble CFL steps");
     return AC_OK;
 }
 
@@ -843,14 +942,20 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, l
 /* One ensemble at a time loads the kernels' member table and launches. */
 static pthread_mutex_t members_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, int count, long max_steps)
+/* Members of the hydro path and one shape, unforced, step in shared
+ * launches (run_members); any others of one GPU in one graph
+ * (run_members_graphed). */
+static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, const ac_forcing_batch *const *forcings,
+                                     int count, long max_steps)
 {
     ac_gpu *const *gpus = (ac_gpu *const *)selves;
     if (count < 1 || count > AC_MAX_MEMBERS)
         return count < 1 ? AC_ERR_ARGUMENT : AC_ERR_UNSUPPORTED;
+    bool shared = true;
     for (int i = 0; i < count; ++i)
-        if (!goes_with(gpus[0], gpus[i]))
-            return AC_ERR_UNSUPPORTED;
+        shared = shared && !forcings[i] && goes_with(gpus[0], gpus[i]);
+    if (!shared)
+        return run_members_graphed(gpus, runs, forcings, count, max_steps);
     pthread_mutex_lock(&members_lock);
     const ac_status st = run_members(gpus, runs, count, max_steps);
     pthread_mutex_unlock(&members_lock);

@@ -6,8 +6,9 @@
 #   check: build B, every GPU test, the CUDA bit-for-bit fixture compared
 #          (and made again into $OUT when it differs), sweep_rates.py in B
 #   loops: build B; loop_rates.py (the host's loop, the device's, in graphs or not) in B
-#   ab:    build B then A; scripts/ab.py's rows and the walls bench, and
-#          sweep_rates.py, in both trees
+#   ab:    build B then A; the GPU tests of the loops; scripts/ab.py's rows
+#          and the walls bench in both trees
+#   sweeps: (warm, after ab) sweep_rates.py in both trees, loop_rates.py in B
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$PWD
@@ -50,15 +51,24 @@ loops)
       PYTHONPATH=$ROOT timeout 420 python3 "$HERE/loop_rates.py" 2>&1; } > "$OUT/loop-rates.log" 2>&1
     grep -v "^#" "$OUT/loop-rates.log" ;;
 ab)
+    # builds of B and A, the GPU tests of the loops, scripts/ab.py's kernel rows and the walls bench
     rm -rf /tmp/base && cp -r .trees/base-tree /tmp/base
     build_b
     (cd /tmp/base && python3 setup.py build_ext --inplace > /tmp/base-build.log 2>&1); ls -l /tmp/base/astaroth/_core*.so >> "$OUT/build-b.log"
-    { header "AB_GROUPS=${AB_GROUPS:-terms,19p,entropy} python3 scripts/ab.py 2 /tmp/base $ROOT"
-      AB_GROUPS=${AB_GROUPS:-terms,19p,entropy} timeout 300 python3 scripts/ab.py 2 /tmp/base "$ROOT" 2>&1; } > "$OUT/ab.log" 2>&1
+    { header "pytest -q -m gpu tests/test_run_in_c.py tests/test_device_cfl.py tests/test_ensemble.py tests/test_bitwise.py tests/test_forcing.py (B)"
+      PYTHONPATH=$ROOT timeout 150 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_run_in_c.py tests/test_device_cfl.py \
+          tests/test_ensemble.py tests/test_bitwise.py tests/test_forcing.py 2>&1 | tail -15; } > "$OUT/gpu-tests-loops.log" 2>&1
+    { header "AB_GROUPS=${AB_GROUPS:-terms,entropy} python3 scripts/ab.py 2 /tmp/base $ROOT"
+      AB_GROUPS=${AB_GROUPS:-terms,entropy} timeout 150 python3 scripts/ab.py 2 /tmp/base "$ROOT" 2>&1; } > "$OUT/ab.log" 2>&1
     for tree in /tmp/base "$ROOT"; do
         { header "python3 -m astaroth bench --backend cuda --walls --sizes 256 (in $tree)"
-          (cd "$tree" && PYTHONPATH=$tree timeout 60 python3 -m astaroth bench --backend cuda --walls --sizes 256 2>&1 | tail -8); } >> "$OUT/bench-walls.log" 2>&1
+          (cd "$tree" && PYTHONPATH=$tree timeout 40 python3 -m astaroth bench --backend cuda --walls --sizes 256 2>&1 | tail -8); } >> "$OUT/bench-walls.log" 2>&1
     done
+    tail -4 "$OUT/gpu-tests-loops.log"; tail -14 "$OUT/ab.log"; grep -v "^# d\|^# c" "$OUT/bench-walls.log" ;;
+sweeps)
+    # on the machine the ab stage left warm: sweep_rates.py in A and B, loop_rates.py in B
     rates /tmp/base "$ROOT"
-    tail -25 "$OUT/ab.log"; grep -v "^# d\|^# c" "$OUT/bench-walls.log"; grep -v "^# d\|^# c" "$OUT/sweep-rates.log" ;;
+    { header "python3 $HERE/loop_rates.py ${LOOPS:-hydro mhd} (B)"
+      PYTHONPATH=$ROOT timeout 150 python3 "$HERE/loop_rates.py" ${LOOPS:-hydro mhd} 2>&1; } > "$OUT/loop-rates.log" 2>&1
+    grep -v "^# d\|^# c" "$OUT/sweep-rates.log"; grep -v "^#" "$OUT/loop-rates.log" ;;
 esac
