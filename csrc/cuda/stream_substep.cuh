@@ -272,8 +272,9 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     constexpr bool EARLY_SIXTH = (ac_config_needs(CONFIG, AC_TERM_HYPER3 | AC_TERM_SHOCK) & AC_NEEDS_SIXTH) ||
                                  (ENTROPY && SIXTH);
     /* a configuration without an instance of its own for the device-side CFL loop (ac_device_driven) reads
-     * the step's length there when step.dt is given */
-    constexpr bool RUNTIME_DT = !ac_device_driven(CONFIG);
+     * the step's length there when step.dt is given; shock viscosity's dt comes from the host (its profile's
+     * maximum), and its instances keep the registers they had */
+    constexpr bool RUNTIME_DT = !ac_device_driven(CONFIG) && !SHOCK;
     if ((DEVICE_DT || RUNTIME_DT) && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
     enum { NF = ac_field_count(MODULES), VECTORS = ac_vector_count(MODULES), UX = ac_field_index(MODULES, AC_FIELD_ux) };

@@ -9,6 +9,7 @@
 #   ab:    build B then A; the GPU tests of the loops; scripts/ab.py's rows
 #          and the walls bench in both trees
 #   sweeps: (warm, after ab) sweep_rates.py in both trees, loop_rates.py in B
+#   final: build B; the GPU tests of the loops, loop_rates.py and sweep_rates.py in B
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$PWD
@@ -71,4 +72,14 @@ sweeps)
     { header "python3 $HERE/loop_rates.py ${LOOPS:-hydro mhd} (B)"
       PYTHONPATH=$ROOT timeout 150 python3 "$HERE/loop_rates.py" ${LOOPS:-hydro mhd} 2>&1; } > "$OUT/loop-rates.log" 2>&1
     grep -v "^# d\|^# c" "$OUT/sweep-rates.log"; grep -v "^#" "$OUT/loop-rates.log" ;;
+final)
+    # B alone (its shock instances' PTX is A's again): the GPU tests of the loops, loop_rates.py, sweep_rates.py
+    build_b
+    { header "pytest -q -m gpu tests/test_run_in_c.py tests/test_device_cfl.py tests/test_ensemble.py tests/test_bitwise.py tests/test_forcing.py (B)"
+      PYTHONPATH=$ROOT timeout 150 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_run_in_c.py tests/test_device_cfl.py \
+          tests/test_ensemble.py tests/test_bitwise.py tests/test_forcing.py 2>&1 | tail -15; } > "$OUT/gpu-tests-loops.log" 2>&1
+    { header "python3 $HERE/loop_rates.py (B)"
+      PYTHONPATH=$ROOT timeout 200 python3 "$HERE/loop_rates.py" 2>&1; } > "$OUT/loop-rates.log" 2>&1
+    rates "$ROOT"
+    tail -3 "$OUT/gpu-tests-loops.log"; grep -v "^#" "$OUT/loop-rates.log"; grep -v "^#" "$OUT/sweep-rates.log" ;;
 esac
