@@ -28,7 +28,8 @@ The run directory holds
 A later call with the same sweep (after a kill, say) reads the finished
 members from their files and runs only the others; a member killed while
 it ran starts again from make().  A member that blows up (NaN or Inf)
-ends there with status "blew up", its last row NaN; the others go on.
+ends there with status "blew up", its last row at the time it blew up (NaN or
+Inf in the columns the bad values reach); the others go on.
 """
 import csv
 import gc
@@ -464,7 +465,7 @@ def blowups(records):
     named = "; ".join(f"member {r['member']} ({_params_text(r['params'])}): {r['message']}" for r in blown[:5])
     more = f"; and {len(blown) - 5} more" if len(blown) > 5 else ""
     return (f"{len(blown)} of {len(records)} sweep members blew up (status {BLEW_UP!r} in the table, their last row "
-            f"NaN); the others ran on: {named}{more}")
+            f"at the blow-up); the others ran on: {named}{more}")
 
 
 def table(records, names):
