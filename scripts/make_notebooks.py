@@ -258,10 +258,11 @@ plt.show()"""),
          "$\\ln E_M$ over the last two thirds of the run (the first third lets the seed's small scales decay).\n"
          "- $\\mathrm{Rm}_c$ is where a straight line through $\\lambda$ against $\\ln \\mathrm{Rm}$ (all members) crosses "
          "zero; its uncertainty comes from a bootstrap over the seeds (each $\\eta$'s seeds drawn with replacement, 2000 times).\n\n"
-         "Sizes: on a GPU $32^3$ (the sample's; `ASTAROTH_ONSET_N` sets another) with 8 values of $\\eta$ and 4 seeds to "
-         "$t = 400$; on a CPU $24^3$, 6 values and 3 seeds to $t = 300$; `ASTAROTH_NOTEBOOK_QUICK=1` (CI) a few members at "
-         "$8^3$ to $t = 12$, too short for a growth rate. **The outputs stored with this notebook are from the CPU run at "
-         "$24^3$** (`scripts/dynamo_onset_gpu.sh` runs it at $32^3$ on a GPU and stores those). `ASTAROTH_ONSET_DIR` keeps "
+         "Sizes: the sample's $32^3$, on a CPU 6 values of $\\eta$ and 3 seeds to $t = 300$, on a GPU 8 values and 4 seeds "
+         "to $t = 400$ (`ASTAROTH_ONSET_N` sets another size); `ASTAROTH_NOTEBOOK_QUICK=1` (what CI runs) a few members at "
+         "$8^3$ to $t = 12$, too short for a growth rate. The stored outputs are from the run their first lines name "
+         "(backend, grid, wall-clock time): a CPU run, or after `scripts/dynamo_onset_gpu.sh` (the notebook run on a GPU "
+         "and stored) a GPU run. `ASTAROTH_ONSET_DIR` keeps "
          "the sweep's run directory: a second run reads the finished members instead of running them again."),
         ("code", COMMON + """
 import tempfile
@@ -271,9 +272,9 @@ QUICK = os.environ.get("ASTAROTH_NOTEBOOK_QUICK") == "1\""""),
     N, ETAS, SEEDS, T_END = 8, [0.03, 0.05, 0.08], [1, 2], 12.0
 elif GPU:
     N = int(os.environ.get("ASTAROTH_ONSET_N", "32"))
-    ETAS, SEEDS, T_END = [0.022, 0.025, 0.028, 0.032, 0.036, 0.041, 0.047, 0.054], [1, 2, 3, 4], 400.0
+    ETAS, SEEDS, T_END = [0.018, 0.021, 0.024, 0.028, 0.032, 0.037, 0.043, 0.05], [1, 2, 3, 4], 400.0
 else:
-    N, ETAS, SEEDS, T_END = 24, [0.025, 0.03, 0.035, 0.04, 0.045, 0.05], [1, 2, 3], 300.0
+    N, ETAS, SEEDS, T_END = 32, [0.02, 0.025, 0.03, 0.035, 0.04, 0.045], [1, 2, 3], 300.0
 
 
 def make(eta, seed):
@@ -336,12 +337,13 @@ ax = axes[0]
 ax.plot(rates.Rm, rates.rate, ".", color="gray", alpha=0.6, label="each member")
 ax.errorbar(by_eta.Rm, by_eta.rate, yerr=by_eta.err, fmt="o", color="k", capsize=3, label="mean over seeds, standard error")
 if np.isfinite(rm_c):
-    r = np.geomspace(rates.Rm.min(), rates.Rm.max(), 50)
+    r = np.geomspace(min(rates.Rm.min(), rm_c), max(rates.Rm.max(), rm_c), 50)
     ax.plot(r, slope * np.log(r / rm_c), "r-", label=f"fit: Rm$_c$ = {rm_c:.2f}")
     if np.isfinite(low):
         ax.axvspan(low, high, color="r", alpha=0.15, label=f"68 % bootstrap: {low:.2f}-{high:.2f}")
 ax.axhline(0, color="gray", lw=0.8)
-ax.set_xscale("log"); ax.set_xlabel(r"Rm = $u_\\mathrm{rms} / (\\eta k_f)$"); ax.set_ylabel(r"growth rate of $E_M$")
+ax.set_xscale("log"); ax.xaxis.set_major_formatter(plt.ScalarFormatter()); ax.xaxis.set_minor_formatter(plt.NullFormatter())
+ax.set_xlabel(r"Rm = $u_\\mathrm{rms} / (\\eta k_f)$"); ax.set_ylabel(r"growth rate of $E_M$")
 ax.set_title(f"{N}$^3$, {len(SEEDS)} seeds per $\\\\eta$ ({BACKEND})"); ax.legend(fontsize=8)
 ax = axes[1]
 colors = plt.cm.viridis(np.linspace(0, 0.9, len(ETAS)))
@@ -373,9 +375,11 @@ plt.show()"""),
          "Brandenburg (2001); definitions with $k_1$ or $2\\pi/k_f$ give values 2.44 or $2\\pi$ times larger.\n"
          "- **Magnetic Prandtl number.** $\\nu$ is held at the sample's $5\\times10^{-3}$ so that the flow is the same in every "
          "member; near onset $\\mathrm{Pm} = \\nu/\\eta \\approx 0.1$–$0.25$, not 1.\n"
-         "- **Resolution and time.** The stored CPU outputs are $24^3$, below the sample's $32^3$ (the GPU script runs "
-         "$32^3$, and `ASTAROTH_ONSET_N=64` doubles it); near onset the growth rates are small and fluctuate with the "
-         "forcing's realisation, so the run length and the number of seeds set the error bar.\n"
+         "- **Resolution and time.** $32^3$, the sample's resolution; at these low Rm the "
+         "magnetic field is smooth, but the flow ($\\mathrm{Re} \\approx 23$) is only just resolved "
+         "(`ASTAROTH_ONSET_N=64` on a GPU checks it). Near onset the growth rates are small and fluctuate with the forcing's "
+         "realisation (the seeds' $u_\\mathrm{rms}$ differ by 20 %), so the run length and the number of seeds set the "
+         "error bar.\n"
          "- **Time step and forcing normalisation.** As in the helical dynamo notebook: the CFL step instead of the sample's "
          "fixed `dt`, each forcing step normalised by the drawn $|k|$ rather than the set's mean."),
     ],
