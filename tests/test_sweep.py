@@ -221,29 +221,16 @@ def test_a_run_directory_of_another_sweep_is_refused_naming_what_differs(tmp_pat
 
 
 # --- astaroth sweep CONFIG.toml ---------------------------------------------------------
-SWEEP_TOML = """
-[grid]
-shape = [8, 8, 8]
-[physics]
-nu = 0.02
-[numerics]
-backend = "cpu"
-[initial]
-kind = "random_velocity"
-urms = 0.05
-[output]
-dir = "{dir}"
-until = 0.3
-progress = false
-[sweep]
-physics.nu = [0.01, 0.02]
-seed = [1, 2]
-every = 0.1
-"""
+SWEEP = {"grid": {"shape": [8, 8, 8]}, "physics": {"nu": 0.02}, "numerics": {"backend": "cpu"},
+         "initial": {"kind": "random_velocity", "urms": 0.05}, "output": {"until": 0.3, "progress": False},
+         "sweep": {"physics.nu": [0.01, 0.02], "seed": [1, 2], "every": 0.1}}
 
 
-def sweep_file(tmp_path, text=SWEEP_TOML, **changes):
-    text = text.format(dir=(tmp_path / "out").as_posix())
+def sweep_file(tmp_path, tables=SWEEP, **changes):
+    """The TOML file of `tables` (writing to tmp_path/out), then changes {"old text": "new text"} made to it."""
+    tables = {**tables, "output": {"dir": (tmp_path / "out").as_posix(), **tables["output"]}}
+    text = "".join(f"[{section}]\n" + "".join(f"{key} = {configuration.toml_value(value)}\n" for key, value in keys.items())
+                   for section, keys in tables.items())
     for old, new in changes.items():
         assert old in text
         text = text.replace(old, new)
@@ -277,24 +264,10 @@ def test_astaroth_sweep_runs_the_files_members_and_goes_on_from_its_directory(tm
 
 
 def test_astaroth_sweep_exits_4_naming_the_members_that_blew_up(tmp_path, capsys):
-    text = """
-[grid]
-shape = [16, 1, 1]
-[physics]
-nu = 1e-4
-[numerics]
-backend = "cpu"
-[initial]
-kind = "sine_wave"
-field = "ux"
-[output]
-dir = "{dir}"
-until = 1.5
-progress = false
-[sweep]
-initial.amplitude = [0.01, 5.0]
-"""
-    assert main(["sweep", sweep_file(tmp_path, text), "--quiet"]) == 4
+    shock = {**SWEEP, "grid": {"shape": [16, 1, 1]}, "physics": {"nu": 1e-4},
+             "initial": {"kind": "sine_wave", "field": "ux"}, "output": {"until": 1.5, "progress": False},
+             "sweep": {"initial.amplitude": [0.01, 5.0]}}
+    assert main(["sweep", sweep_file(tmp_path, shock), "--quiet"]) == 4
     captured = capsys.readouterr()
     assert "member 1: initial.amplitude = 5.0: blew up at t = 0.8" in captured.out
     assert "1 of 2 sweep members blew up" in captured.err and "member 1 (initial.amplitude=5.0)" in captured.err
