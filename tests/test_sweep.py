@@ -325,3 +325,12 @@ def test_the_record_files_hold_what_the_docstring_says(tmp_path):
     assert spec["format"] == sweeps.FORMAT and spec["grid"] == {"nu": [0.01]} and spec["until"] == 0.1
     record = json.loads((tmp_path / sweeps.MEMBERS / "00000.json").read_text())
     assert record["params"] == {"nu": 0.01} and record["status"] == "done" and record["columns"][:3] == ["it", "t", "dt"]
+
+
+def test_sweep_help_lists_the_sweep_table_and_the_exit_statuses(capsys):
+    with pytest.raises(SystemExit):
+        main(["sweep", "--help"])
+    text = capsys.readouterr().out
+    assert "SECTION.KEY = [values]" in text and "seed = [values]" in text and "exit status: 0" in text
+    for key in configuration.SWEEP:
+        assert f"    {key} = " in text
