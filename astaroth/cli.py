@@ -2,6 +2,8 @@
 
     astaroth run [CONFIG.toml]   a run from a TOML file (default: forced
                                  turbulence at 64^3 on the default backend)
+    astaroth sweep CONFIG.toml   a run for every value of the keys its [sweep]
+                                 table lists (astaroth.sweeps), resumable
     astaroth plot SNAPSHOT       slices, spectrum and time series as a PNG
     astaroth bench               million grid-point updates per second
     astaroth bench ops           GB/s of the GPU derivative kernels of
@@ -379,6 +381,43 @@ def cmd_run(args):
     return EXIT_DONE
 
 
+def cmd_sweep(args):
+    from . import config as configuration, sweeps
+
+    user, grid, settings = configuration.load_sweep(args.config)
+    base = configuration.validate(user)
+    out, numerics = base["output"], base["numerics"]
+    folder = out["dir"]
+
+    def make(**params):
+        return build_simulation(configuration.sweep_member(user, params))
+
+    count = math.prod(len(values) for values in grid.values())
+    print(f"astaroth sweep: {count} members ({' x '.join(f'{len(v)} {name}' for name, v in grid.items())}) to "
+          f"t = {out['until']:g}; results in {folder}/ (run again to go on after a stop)")
+    try:
+        records = sweeps.run(make, grid, out["until"], folder, every=settings["every"] or None,
+                             diagnostics=base["diagnostics"]["columns"] or None, wave=settings["wave"] or None,
+                             progress=out["progress"] and not args.quiet, overwrite=args.overwrite,
+                             cdt=numerics["cdt"], cdtv=numerics["cdtv"], dt=numerics["dt"] or None)
+    except KeyboardInterrupt:
+        print(f"\nastaroth: stopped; the members that finished are in {folder}/{sweeps.MEMBERS}/: the same command "
+              f"goes on from there", file=sys.stderr)
+        return EXIT_STOPPED
+    for record in records:
+        last = dict(zip(record["columns"], record["rows"][-1]))
+        values = ", ".join(f"{name} = {configuration.toml_value(v)}" for name, v in record["params"].items())
+        shown = ", ".join(f"{c} = {last[c]:.4g}" for c in ("urms", "brms") if c in last)
+        print(f"member {record['member']}: {values}: {record['status']} at t = {record['t']:g}"
+              + (f", {shown}" if shown else ""))
+    print(f"table: {os.path.join(folder, sweeps.TABLE)}")
+    report = sweeps.blowups(records)
+    if report:
+        print(f"astaroth: exit status {EXIT_BLOWUP}: {report}", file=sys.stderr)
+        return EXIT_BLOWUP
+    return EXIT_DONE
+
+
 def _is_spectra(path):
     """Whether `path` is a spectra.h5 of astaroth.outputs.Spectra (an HDF5 file whose kind is 'spectra')."""
     try:
@@ -494,6 +533,20 @@ continues it: --restart); {blowup} the fields became NaN or Inf; {error} an unex
 {keys}"""
 
 
+EPILOG_SWEEP = """Each member is the run of the file's keys with one combination of the [sweep] values;
+the members run in waves of an ensemble (astaroth.Ensemble) to [output] until, and each
+finished member's results are written to OUTPUT_DIR/members/ at once: the same command
+after a stop or kill runs only the members not finished. The table of all members'
+time series is OUTPUT_DIR/sweep.csv.
+
+exit status: {done} every member reached until; {input} refused before any work (bad
+configuration, options, or an output directory holding another sweep); {stopped} stopped by
+SIGINT (the same command goes on); {blowup} the sweep finished, but some members' fields became
+NaN or Inf (named, and status "blew up" in the table); {error} an unexpected error.
+
+{keys}"""
+
+
 def build_parser():
     from . import __version__, config as configuration
 
@@ -519,6 +572,16 @@ def build_parser():
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--no-plot", action="store_true", help="no summary picture at the end")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("sweep", help="a run for every value of the keys a TOML file's [sweep] table lists",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=EPILOG_SWEEP.format(done=EXIT_DONE, input=EXIT_INPUT, stopped=EXIT_STOPPED,
+                                                  blowup=EXIT_BLOWUP, error=EXIT_ERROR,
+                                                  keys=configuration.describe_sweep()))
+    p.add_argument("config", help="TOML configuration: the keys of astaroth run, and a [sweep] table")
+    p.add_argument("--overwrite", action="store_true",
+                   help="delete the results of an earlier sweep in the output directory and start afresh")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=cmd_sweep)
     p = sub.add_parser("plot", help="a PNG of mid-plane slices, the spectrum and the time series")
     p.add_argument("snapshot", help="an HDF5 snapshot or checkpoint, or a spectra.h5 (the spectra's time evolution)")
     p.add_argument("--timeseries", help="a time-series CSV to plot beside it")

@@ -7,6 +7,7 @@ value out of range names the key.  `DEFAULT` (forced turbulence at 64^3 on
 the default backend) is what `astaroth run` does without a file.
 """
 import copy
+import itertools
 import math
 
 from . import boundaries as walls
@@ -244,9 +245,10 @@ def _check(section, key, kind, v):
         if v != "bottom" and not _is_real(v):
             raise ConfigError(f'{where} = {v!r}: must be a number or "bottom"')
         return v if v == "bottom" else float(v)
-    if kind == "steps":
+    if kind in ("steps", "auto_count"):
         if not (isinstance(v, int) and not isinstance(v, bool)) or v < 0:
-            raise ConfigError(f"{where} = {v!r}: must be a non-negative integer (0: no cap)")
+            raise ConfigError(f"{where} = {v!r}: must be a non-negative integer (0: "
+                              f"{'no cap' if kind == 'steps' else 'chosen for you'})")
         return v
     if kind in ("columns", "quantities", "names"):
         if not (isinstance(v, list) and all(isinstance(x, str) and x for x in v)):
@@ -284,6 +286,9 @@ def validate(user):
         raise ConfigError("a configuration must be a TOML table")
     config = copy.deepcopy(DEFAULT)
     for section, table in user.items():
+        if section == "sweep":
+            raise ConfigError("[sweep] is for `astaroth sweep CONFIG.toml`, which runs a member for every value; "
+                              "astaroth run runs one simulation")
         if section not in SCHEMA:
             raise ConfigError(f"unknown section [{section}]; allowed sections: {', '.join(SCHEMA)}")
         if not isinstance(table, dict):
@@ -305,8 +310,8 @@ def validate(user):
     return config
 
 
-def load(path):
-    """Read and validate a TOML configuration file."""
+def _read(path):
+    """The tables of a TOML file, as a dict."""
     try:
         import tomllib
     except ImportError:  # Python < 3.11
@@ -316,9 +321,104 @@ def load(path):
             raise ConfigError("reading TOML needs Python 3.11 or the tomli package") from None
     with open(path, "rb") as f:
         try:
-            user = tomllib.load(f)
+            return tomllib.load(f)
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: not valid TOML: {e}") from None
+
+
+def load(path):
+    """Read and validate a TOML configuration file."""
+    return validate(_read(path))
+
+
+# `astaroth sweep CONFIG.toml` (astaroth.sweeps): the file is a run's, plus a
+# [sweep] table of the swept keys, SECTION.KEY = [values] (physics.eta =
+# [0.01, 0.02]), seed = [values] for [initial] seed and [forcing] seed
+# together, and these settings:
+SWEEP = {"every": "nonneg", "wave": "auto_count"}
+SWEEP_DEFAULT = {"every": 0.0, "wave": 0}
+SWEEP_HELP = {"every": "simulated time between rows of each member's time series, 0: until / 100",
+              "wave": "members run at once, 0: as many as fit (GPU) or one per OpenMP thread (CPU)"}
+SWEEP_DIR = "astaroth-sweep"  # [output] dir when the file names none
+
+
+def load_sweep(path):
+    """The sweep of `astaroth sweep CONFIG.toml`: (tables, grid, settings).
+    tables: the file's tables without [sweep] (sweep_member makes each
+    member's configuration from them; [output] dir defaults to SWEEP_DIR);
+    grid: {"section.key" or "seed": list of values}; settings: [sweep]'s
+    every and wave.  Every value, and every member's whole configuration,
+    is checked: an error names the key."""
+    user = _read(path)
+    if not isinstance(user.get("sweep"), dict):
+        raise ConfigError(f"{path} has no [sweep] table of the keys to sweep, e.g. [sweep] physics.eta = [0.01, 0.02] "
+                          f"and seed = [1, 2, 3] (astaroth run runs a file without one)")
+    table = user.pop("sweep")
+    user.setdefault("output", {}).setdefault("dir", SWEEP_DIR)
+    settings, grid = dict(SWEEP_DEFAULT), {}
+    for name, value in table.items():
+        if name in SWEEP:
+            settings[name] = _check("sweep", name, SWEEP[name], value)
+        elif name == "seed":
+            grid[name] = [_check("sweep", name, "seed", v) for v in _swept(name, value)]
+        elif name in SCHEMA and name != "output" and isinstance(value, dict):
+            for key, values in value.items():
+                if key not in SCHEMA[name]:
+                    raise ConfigError(f"unknown key [sweep] {name}.{key}: [{name}] has no key {key!r}; allowed keys: "
+                                      f"{', '.join(SCHEMA[name])}")
+                try:
+                    grid[f"{name}.{key}"] = [_check(name, key, SCHEMA[name][key], v)
+                                             for v in _swept(f"{name}.{key}", values)]
+                except ConfigError as e:
+                    raise ConfigError(str(e).replace(f"[{name}] {key}", f"[sweep] {name}.{key}", 1)) from None
+        else:
+            raise ConfigError(f"unknown key {name!r} in [sweep]; it takes SECTION.KEY = [values] of the sections "
+                              f"{', '.join(s for s in SCHEMA if s != 'output')} (e.g. physics.eta = [0.01, 0.02]), "
+                              f"seed = [values], {', '.join(SWEEP)}")
+    if not grid:
+        raise ConfigError("[sweep] sweeps nothing: give the keys to sweep, e.g. physics.eta = [0.01, 0.02] or "
+                          "seed = [1, 2, 3]")
+    validate(user)
+    for values in itertools.product(*grid.values()):  # every member's configuration, before any runs
+        params = dict(zip(grid, values))
+        try:
+            sweep_member(user, params)
+        except ConfigError as e:
+            raise ConfigError(f"[sweep] the member {', '.join(f'{k} = {toml_value(v)}' for k, v in params.items())}: "
+                              f"{e}") from None
+    return user, grid, settings
+
+
+def describe_sweep():
+    """The [sweep] table's keys (for `astaroth sweep --help`)."""
+    lines = ["[sweep] keys (the other sections are those of astaroth run --help):",
+             "    SECTION.KEY = [values]: the values of a key of astaroth run's sections, e.g. physics.eta = "
+             "[0.01, 0.02]",
+             "    seed = [values]: [initial] seed, and [forcing] seed where the run is forced"]
+    lines += [f"    {key} = {toml_value(SWEEP_DEFAULT[key])}: {SWEEP_HELP[key]}" for key in SWEEP]
+    return "\n".join(lines)
+
+
+def _swept(name, values):
+    """The list of values of a swept key, or a ConfigError naming it."""
+    if not isinstance(values, list) or not values:
+        raise ConfigError(f"[sweep] {name} = {values!r}: must be a non-empty list of values, e.g. [1, 2, 3]")
+    return values
+
+
+def sweep_member(user, params):
+    """The validated configuration of one member of a sweep: the tables
+    `user` (load_sweep's) with the swept values `params` ({"section.key" or
+    "seed": value}; seed sets [initial] seed, and [forcing] seed where the
+    run is forced)."""
+    user = copy.deepcopy(user)
+    for name, value in params.items():
+        if name == "seed":
+            for section in ("initial", "forcing") if "forcing" in user else ("initial",):
+                user.setdefault(section, {})["seed"] = value
+        else:
+            section, key = name.split(".", 1)
+            user.setdefault(section, {})[key] = value
     return validate(user)
 
 

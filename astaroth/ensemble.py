@@ -112,7 +112,9 @@ class Ensemble:
         landing exactly on it (as Simulation.run; cdt, cdtv, check_every and
         dt, a fixed time step for every member, mean the same).  progress:
         True for a line every few seconds (members done, slowest member's
-        time, aggregate M updates/s).  Returns the list of steps each member
+        time, aggregate M updates/s), or a diagnostics.ProgressLine to go
+        on with (one line over several calls, e.g. a whole sweep's:
+        astaroth.sweeps).  Returns the list of steps each member
         took.  A member that blows up raises NonFiniteError naming it, after
         the others have finished."""
         plans = [sim._run_arguments(until, cdt, cdtv, check_every, dt) for sim in self._sims]
@@ -121,7 +123,7 @@ class Ensemble:
             for i, sim in enumerate(self._sims):
                 if sim.t < until:
                     _named(i, sim._check_stability, dt, 3, "")
-        bar = _Progress(self, until) if progress else None
+        bar = progress if isinstance(progress, ProgressLine) else _Progress(self, until) if progress else None
 
         def advance(sim, plan):
             steps = sim._cfl_steps(*plan, check_every, dt)
@@ -140,7 +142,7 @@ class Ensemble:
             return taken
         finally:
             if bar is not None:
-                bar.close()
+                bar.close() if bar is not progress else bar.update()  # a caller's line goes on after this run
 
     def _run_together(self, until, cdt, cdtv, bar):
         """The members that can, to `until` in shared launches on the GPU

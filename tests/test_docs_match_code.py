@@ -108,6 +108,11 @@ def toml_problems(page, text):
     out = []
     for block in re.findall(r"```toml\n(.*?)```", text, re.S):
         for section, key, value, comment in _toml_lines(block):
+            if section == "sweep":  # astaroth sweep's table: SECTION.KEY = [values], seed, its settings
+                swept, _, name = key.partition(".")
+                if not (key in config.SWEEP or key == "seed" or name in config.DEFAULT.get(swept, {})):
+                    out.append(f"{page}: TOML key [sweep] {key} is not one that astaroth/config.py's load_sweep takes")
+                continue
             if section not in config.DEFAULT or key not in config.DEFAULT[section]:
                 out.append(f"{page}: TOML key [{section}] {key} is not one of astaroth/config.py's")
                 continue
@@ -191,6 +196,8 @@ def test_the_check_finds_what_it_looks_for():
     assert len(toml_problems(Path("README.md"), "```toml\n[physics]\nnu = 2e-4  # default 5e-3\n```")) == 1
     assert len(toml_problems(Path("README.md"), "```toml\n[forcing]\nf0 = 0.02\n```")) == 1
     assert len(toml_problems(wrong, "```toml\n[physics]\nviscosity = 1\n```")) == 1
+    assert toml_problems(wrong, "```toml\n[sweep]\nphysics.eta = [0.1]\nseed = [1]\nevery = 2.0\n```") == []
+    assert len(toml_problems(wrong, "```toml\n[sweep]\nphysics.etaa = [0.1]\nseeds = [1]\n```")) == 2
 
 
 def test_the_docs_claim_no_missing_feature_that_exists():
