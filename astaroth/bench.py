@@ -35,12 +35,12 @@ def check_bench_options(args):
         raise ValueError("--methods 19p does not apply to --terms or --physics mhd (nor to --energy entropy or "
                          "--walls): hyperdiffusion, shock viscosity, MHD, entropy and walls run with the 55-point "
                          "method only (leave out --methods, or give 55p)")
-    if args.sweeps and args.physics != "hydro":
-        raise ValueError(f"--sweeps times hydrodynamic parameter sweeps; --physics {args.physics} does not apply "
-                         f"to it (run them as separate benchmarks)")
-    if args.physics == "all" and not (args.terms or walls or energy):
-        raise ValueError("--physics all goes with --terms, --walls or --energy entropy (the other benchmarks take "
-                         "hydro or mhd)")
+    if args.sweeps and args.physics == "mhd":
+        raise ValueError("--sweeps times hydro sweeps, or with --physics all those of hydro, MHD, hydro+entropy and "
+                         "MHD+entropy, each forced and not; --physics mhd does not apply to it")
+    if args.physics == "all" and not (args.terms or walls or energy or args.sweeps):
+        raise ValueError("--physics all goes with --terms, --walls, --energy entropy or --sweeps (the other "
+                         "benchmarks take hydro or mhd)")
 
 
 BYTES_PER_POINT = {"float32": 160, "float64": 320}  # minimum traffic per full step (docs/performance/index.md)
@@ -281,13 +281,26 @@ SWEEP_SIZES = (32, 64, 128, 256)        # one simulation, sim.run with CFL steps
 SWEEP_ENSEMBLES = ((64, 32), (16, 64))  # (members, size): an Ensemble beside a loop over the same members
 
 
-def sweep_members(backend, method, dtype, n, count):
-    """`count` simulations of one sweep: the same smooth flow, viscosities 5e-3 (1 + i/10)."""
+# the physics of `bench --sweeps --physics all`: Simulation's keywords, and the forcing's relhel when forced
+SWEEP_PHYSICS = {"hydro": ({}, 0.0), "mhd": (dict(physics="mhd", eta=5e-3), 1.0),
+                 "hydro+entropy": (dict(energy="entropy", chi=5e-3), 0.0),
+                 "mhd+entropy": (dict(physics="mhd", energy="entropy", eta=5e-3, chi=5e-3), 0.0)}
+
+
+def sweep_members(backend, method, dtype, n, count, physics="hydro", forced=False):
+    """`count` simulations of one sweep: the same smooth flow, viscosities
+    5e-3 (1 + i/10); of SWEEP_PHYSICS[physics], forced at kf 1-2 (seed
+    1 + i; helically for MHD) if `forced`."""
+    from .forcing import Forcing
+
+    keywords, relhel = SWEEP_PHYSICS[physics]
     sims = []
     for i in range(count):
         sim = Simulation(shape=(n, n, n), nu=5e-3 * (1 + 0.1 * i), cs=1.0, dtype=dtype, backend=backend,
-                         method=method)
+                         method=method, **keywords)
         smooth_start(sim)
+        if forced:
+            sim.forcing = Forcing(kmin=1, kmax=2, f0=0.02, seed=1 + i, relhel=relhel)
         sims.append(sim)
     return sims
 
@@ -363,6 +376,39 @@ def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SI
         del ens, sims
     for row in rows:
         out(f"{row['what']:<24}{str(row['n']) + '^3':>8}{row['mps']:>11.2f}{row['mps'] / reference:>16.2f}")
+    return rows
+
+
+def run_sweep_physics_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SIZES, ensembles=None,
+                            physics=tuple(SWEEP_PHYSICS), steps=20, target_seconds=1.0, out=print):
+    """Rows for sweeps of each physics, unforced and forced: sim.run of one
+    simulation at the largest of `sizes` and each ensemble's aggregate rate
+    (default: sweep_ensembles(sizes)), with the ensembles' ratios to that
+    run.  Returns the rows."""
+    from .ensemble import Ensemble
+
+    ensembles = sweep_ensembles(sizes) if ensembles is None else ensembles
+    n = max(sizes)
+    out(f"# parameter sweeps of each physics ({dtype}, {method}, {backend}): M/s = grid points x CFL steps taken / "
+        f"seconds through sim.run / Ensemble.run, aggregate over the members; in brackets, of the {n}^3 run")
+    out(f"{'physics':<16}{'forced':<8}{str(n) + '^3 run':>12}" + "".join(f"{f'{c} x {m}^3':>18}" for c, m in ensembles))
+    rows = []
+    for name in physics:
+        for forced in (False, True):
+            sims = sweep_members(backend, method, dtype, n, 1, name, forced)
+            row = dict(physics=name, forced=forced, n=n,
+                       mps=run_rate(lambda until: sims[0].run(until=until), sims, steps, target_seconds),
+                       ensembles=[])
+            del sims
+            for count, m in ensembles:
+                sims = sweep_members(backend, method, dtype, m, count, name, forced)
+                ens = Ensemble(sims)
+                row["ensembles"].append(dict(count=count, n=m, mps=run_rate(lambda until: ens.run(until=until), sims,
+                                                                             steps, target_seconds)))
+                del ens, sims
+            rows.append(row)
+            out(f"{name:<16}{str(forced):<8}{row['mps']:>12.0f}" +
+                "".join(f"{e['mps']:>11.0f} ({e['mps'] / row['mps']:.2f})" for e in row["ensembles"]))
     return rows
 
 

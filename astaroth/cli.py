@@ -494,11 +494,11 @@ def cmd_bench(args):
         run_mhd_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), target_seconds=args.seconds)
         return EXIT_DONE
     if args.sweeps:
-        from .bench import SWEEP_SIZES, run_sweep_bench
+        from .bench import SWEEP_SIZES, run_sweep_bench, run_sweep_physics_bench
 
         sizes = tuple(args.sizes) if args.sizes else SWEEP_SIZES
-        run_sweep_bench(backend=backend, dtype=args.dtype[0], method=args.methods[0], sizes=sizes,
-                        target_seconds=args.seconds)
+        bench = run_sweep_physics_bench if args.physics == "all" else run_sweep_bench
+        bench(backend=backend, dtype=args.dtype[0], method=args.methods[0], sizes=sizes, target_seconds=args.seconds)
         return EXIT_DONE
     sizes = tuple(args.sizes) if args.sizes else ((64, 128) if backend == "cpu" else (128, 256, 512))
     run_bench(backend=backend, sizes=sizes, dtypes=tuple(args.dtype), methods=tuple(args.methods),
@@ -611,7 +611,9 @@ def build_parser():
                    help="parameter-sweep rows instead: sim.run of one simulation at --sizes (default 32 64 128 "
                         "256), an Ensemble of 64 at 32^3 and of 16 at 64^3 (or the nearest smaller --sizes) beside "
                         "a loop over the same members "
-                        "(the first --dtype and --methods; e.g. --dtype float32 --methods 55p); hydro only")
+                        "(the first --dtype and --methods; e.g. --dtype float32 --methods 55p); with --physics all, "
+                        "the largest size's run and the ensembles of hydro, MHD, hydro+entropy and MHD+entropy, "
+                        "each forced and not")
     p.set_defaults(func=cmd_bench)
     q = p.add_subparsers(dest="bench_target", title="other benchmarks", metavar="ops").add_parser(
         "ops", help="GB/s of the astaroth.ops first-derivative kernels on the GPU (x, y, z) against a device copy")

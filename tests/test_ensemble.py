@@ -145,6 +145,17 @@ def test_sweep_bench_rows():
     assert "of 12^3 run" in lines[1] and lines[-1].startswith("loop over 3")
 
 
+def test_sweep_bench_rows_of_every_physics_forced_and_not():
+    from astaroth.bench import SWEEP_PHYSICS, run_sweep_physics_bench
+
+    lines = []
+    rows = run_sweep_physics_bench(backend="cpu", sizes=(8,), ensembles=((2, 8),), steps=2, target_seconds=0.02,
+                                   out=lines.append)
+    assert [(r["physics"], r["forced"]) for r in rows] == [(p, f) for p in SWEEP_PHYSICS for f in (False, True)]
+    assert all(r["mps"] > 0 and r["ensembles"][0]["mps"] > 0 for r in rows)
+    assert lines[-1].startswith("mhd+entropy") and "True" in lines[-1] and "(" in lines[-1]
+
+
 def test_bench_sweeps_command(capsys):
     from astaroth.cli import main
 
