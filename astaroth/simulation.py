@@ -758,9 +758,11 @@ class Simulation:
         state = (f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has Courant number {courant:.3g} "
                  f"(dt max(|u| + cs) / dxmin) and diffusion number {diffusion:.3g} (dt nu sum 1/dx^2)")
         if courant > RK3_COURANT or diffusion > RK3_DIFFUSION:
+            causes = _thermo.overflow_causes(self) if courant > RK3_COURANT else []
+            large = "".join(f"; the sound speed is that large because {c}" for c in causes)
             raise UnstableStepError(
                 f"{state}: beyond RK3's stability bounds ({RK3_COURANT:.3g} and {RK3_DIFFUSION:.3g}), so the step "
-                f"would blow up; the CFL step here is {self.cfl_dt():.3g} (sim.cfl_dt()).{hint}")
+                f"would blow up; the CFL step here is {self.cfl_dt():.3g} (sim.cfl_dt()){large}.{hint}")
         if courant > STABLE_COURANT or diffusion > STABLE_DIFFUSION:
             warnings.warn(f"{state}: beyond the stable limits of this scheme ({STABLE_COURANT} and "
                           f"{STABLE_DIFFUSION}); the run will likely blow up (sim.cfl_dt() = {self.cfl_dt():.3g})",
@@ -909,10 +911,16 @@ class Simulation:
         """Refuse a run to `until` whose (first) step dt would make it take
         more than MAX_RUN_STEPS steps, naming what limits dt."""
         count = (until - self.t) / dt if dt > 0 else math.inf
-        if count <= MAX_RUN_STEPS:
+        causes = _thermo.overflow_causes(self)
+        if count <= MAX_RUN_STEPS and not causes:
             return
         why = (f"the fixed dt = {dt:.3g} (run(dt=...))" if fixed else self._limiting(dt, cdt, cdtv))
-        why += "".join(f"; {cause}" for cause in _thermo.overflow_causes(self))
+        if count <= MAX_RUN_STEPS:  # a float32 run can crawl this way (rho0 = 1e-30: 1e9 steps of dt = 3e-11)
+            raise ValueError(f"run(until={until:g}) from t = {self.t:.6g}: {'; '.join(causes)}, so cs2 times a "
+                             f"gradient may overflow {self._dtype.name}, and the step is dt = {dt:.3g} (about "
+                             f"{count:.3g} steps to until), set by {why}. Check those parameters (units, a typo), "
+                             f"or use dtype='float64'")
+        why += "".join(f"; {cause}" for cause in causes)
         raise ValueError(f"run(until={until:g}) from t = {self.t:.6g} would take about {count:.3g} steps of "
                          f"dt = {dt:.3g}, more than {MAX_RUN_STEPS:.0e}: the time step is set by {why}. "
                          f"Check that parameter (units, a typo); a run this long would not finish")

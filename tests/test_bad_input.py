@@ -559,6 +559,21 @@ def test_a_reference_density_that_makes_the_sound_speed_absurd_is_named():
         sim.run(until=0.05)
 
 
+@pytest.mark.parametrize("make", [lambda: noisy_gas(dtype="float32", rho0=1e-30),
+                                  lambda: ac.Simulation(shape=(8, 8, 8), backend="cpu", dtype="float32",
+                                                        energy="entropy", rho0=1e-30)])
+def test_a_float32_reference_density_that_makes_the_sound_speed_huge_is_named(make):
+    """rho0 = 1e-30 in float32 is within the precision (refused only below its smallest normal number) but
+    puts cs2 at 1e20: a CFL run would crawl through 1e9 steps and a fixed step is unstable; both name rho0."""
+    words = "rho0 = 1e-30 and max |lnrho - ln rho0| = 69.1 reaches 46.1 in the exponent of the sound speed"
+    with pytest.raises(ValueError) as crawl:
+        make().run(until=0.05)
+    assert words in str(crawl.value) and "dtype='float64'" in str(crawl.value)
+    with pytest.raises(ac.UnstableStepError) as unstable:
+        make().run(until=0.05, dt=1e-3)
+    assert words in str(unstable.value) and "the sound speed is that large because" in str(unstable.value)
+
+
 @pytest.mark.parametrize("kw, words", [
     (dict(dtype="float32", gravity=(0, 0, -1e39), boundaries={"z": WALLS}),
      "gravity = (0.0, 0.0, -1e+39) is beyond the largest float32 number"),
