@@ -10,6 +10,7 @@ import os
 import signal
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -620,10 +621,21 @@ class Simulation:
         ``__cuda_array_interface__`` and DLPack (``cupy.asarray(view)``,
         ``torch.from_dlpack(view)``).  Either way it follows every step, and
         writing to it changes the run.
+
+        Setting a restart-changeable parameter (``sim.nu = 1e-3``) makes the
+        simulation's memory afresh.  A DeviceView follows it (it looks up
+        the simulation's memory at each use); a NumPy view of the CPU
+        backend, and arrays made from a DeviceView before (CuPy, torch),
+        cannot: the setter warns, and the NumPy views taken here then hold
+        NaN and refuse writes (``ValueError: assignment destination is
+        read-only``) rather than show the run's old state.  Take them again
+        after the change.
         """
         index = self._field_index(name)
         if self._backend == "cpu":
-            return self._grid.host_view(_FIELD_BUFFER, index)
+            view = self._grid.host_view(_FIELD_BUFFER, index)
+            self._views = [v for v in getattr(self, "_views", []) if v() is not None] + [weakref.ref(view)]
+            return view
         from .device import DeviceView  # CUDA backend only
         return DeviceView(self, _FIELD_BUFFER, index)
 
@@ -1047,8 +1059,8 @@ def _set_parameter(sim, name, value):
     Grid_init, has no setter), so the grid is made afresh with the new
     values and the fields, the forcing's generator state, t and steps carried
     over: the run goes on bit for bit as one started with the new value.
-    Views taken before (sim.view) keep the old grid's memory and no longer
-    follow the run."""
+    A DeviceView follows the new grid; the NumPy views of the CPU backend
+    taken before (sim.view) cannot, and are disowned (_disown_views)."""
     value = _registry.check(name, value)
     values = dict(sim._values, **{name: value})
     processes = sim._comm.Get_size() if sim._comm is not None else 1
@@ -1063,6 +1075,24 @@ def _set_parameter(sim, name, value):
     _remake_grid(sim, values)
     sim._values = values
     setattr(sim, "_" + name, value)
+    _disown_views(sim, f"sim.{name} = {value}")
+
+
+def _disown_views(sim, change):
+    """After the grid was made afresh: the NumPy views of the old one that
+    are still held (sim.view on the CPU) are filled with NaN and made
+    read-only, so that a stale view cannot pass for the run (reading it
+    gives NaN, writing it raises), and a warning says so."""
+    held = [v for v in (ref() for ref in getattr(sim, "_views", [])) if v is not None]
+    sim._views = []
+    if not held:
+        return
+    for view in held:
+        view[...] = np.nan
+        view.flags.writeable = False
+    warnings.warn(f"{change} made the simulation's memory afresh: the {len(held)} view(s) of its fields taken "
+                  f"before (sim.view) no longer follow the run; they now hold NaN and are read-only. Take them "
+                  f"again with sim.view(name)", RuntimeWarning, stacklevel=5)
 
 
 def _remake_grid(sim, values):
