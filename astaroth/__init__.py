@@ -24,6 +24,7 @@ except ImportError as e:  # pragma: no cover - depends on how Python was started
     ) from e
 
 from . import analysis, init, ops
+from . import outputs  # averages, slices and spectra during a run (ac.outputs.Averages, ...)
 from . import pencil  # Pencil Code files in and out
 from .ensemble import Ensemble
 from .forcing import Forcing
@@ -33,5 +34,5 @@ from .parameters import terms  # the rows of csrc/terms/terms.def
 from .simulation import FIELDS, METHODS, NonFiniteError, Simulation, UnstableStepError, backends
 
 __version__ = "0.1.0"
-__all__ = ["Simulation", "Ensemble", "Forcing", "load", "backends", "parameters", "terms", "analysis", "init", "ops", "FIELDS",
+__all__ = ["Simulation", "Ensemble", "Forcing", "load", "backends", "parameters", "terms", "analysis", "init", "ops", "outputs", "FIELDS",
            "METHODS", "NonFiniteError", "UnstableStepError"]
