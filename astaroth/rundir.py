@@ -22,7 +22,7 @@ import os
 
 from . import config as configuration
 from . import parameters as registry
-from .io import atomic_path, cleanup_folder
+from .io import cleanup_folder
 
 TIMESERIES, CHECKPOINT, SUMMARY, STOP = "timeseries.csv", "checkpoint.h5", "summary.png", "STOP"
 PENCIL_TIMESERIES, RELOAD = "time_series.dat", "RELOAD"

@@ -1,4 +1,4 @@
-"""Test data."""
+"""Test data, and what tests and scripts/check_second_week.py share."""
 import numpy as np
 
 
@@ -95,3 +95,34 @@ def kill_at_random_moments(script, folder, trials, reset, seed=0, every_from=Non
         chosen |= {i + 1 for i in range(first, calls) if names[i] in ("write", "link", "rename", "replace", "unlink")}
     for kill_at in sorted(int(k) for k in chosen):
         yield run(kill_at).returncode
+
+
+def noisy_gas(dtype="float64", **kw):
+    """An ideal gas (energy="entropy") whose fields hold small random values."""
+    import astaroth as ac
+
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", dtype=dtype, energy="entropy", **kw)
+    rng = np.random.default_rng(1)
+    for name in sim.field_names:
+        sim[name] = 1e-2 * rng.standard_normal(sim.shape)
+    return sim
+
+
+# A save over an earlier snapshot (t = 0) of the same grid, for kill_at_random_moments.
+KILLED_SAVE = """
+import astaroth as ac
+sim = ac.Simulation(shape=(12, 10, 8), backend="cpu")
+sim.t, sim["ux"] = 1.0, 0.5
+sim.save("snap.h5")
+"""
+# A write_var over an earlier set (the same grid and modules at t = 0), and the files it writes.
+KILLED_WRITER = """
+import numpy as np, astaroth as ac
+sim = ac.Simulation(shape=(12, 10, 8), backend="cpu", physics="mhd", energy="entropy", nu=1e-2)
+sim.t = 1.0
+for name in sim.field_names:
+    sim[name] = np.random.default_rng(1).standard_normal(sim.shape) * 1e-2
+ac.pencil.write_var(sim, "data")
+"""
+WRITE_VAR_SET = ("proc0/var.dat", "proc0/grid.dat", "allprocs/grid.dat", "proc0/dim.dat", "dim.dat", "index.pro",
+                 "param.nml", "param2.nml")

@@ -14,6 +14,7 @@ import pytest
 import astaroth as ac
 from astaroth import config as configuration
 from astaroth.cli import build_simulation, main
+from helpers import noisy_gas
 
 h5py = pytest.importorskip("h5py")
 
@@ -527,15 +528,6 @@ def test_a_huge_seed_field_blow_up_names_the_field(tmp_path, capsys):
     assert main(["run", str(toml), "--no-plot"]) == 4
     err = capsys.readouterr().err
     assert "max |ax| = " in err and "e+200" in err and "smaller time step" not in err
-
-
-def noisy_gas(dtype="float64", **kw):
-    """An ideal gas (energy="entropy") whose fields hold small random values."""
-    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", dtype=dtype, energy="entropy", **kw)
-    rng = np.random.default_rng(1)
-    for name in sim.field_names:
-        sim[name] = 1e-2 * rng.standard_normal(sim.shape)
-    return sim
 
 
 @pytest.mark.parametrize("make, words", [

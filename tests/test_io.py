@@ -156,14 +156,6 @@ def test_snapshots_get_the_mode_the_umask_gives(tmp_path, umask, mode):
     assert os.stat(tmp_path / "snap.xdmf").st_mode & 0o777 == mode
 
 
-KILLED_SAVE = """
-import astaroth as ac
-sim = ac.Simulation(shape=(12, 10, 8), backend="cpu")
-sim.t, sim["ux"] = 1.0, 0.5
-sim.save("snap.h5")
-"""
-
-
 def _snapshot_time(folder):
     """(t of snap.h5, t of snap.xdmf or None), read without astaroth (whose ac.load sets the folder right)."""
     import re
@@ -182,7 +174,7 @@ def test_save_killed_at_any_moment_leaves_no_stale_index_and_after_the_next_load
     beside the new snapshot); after the next ac.load it holds exactly
     snap.h5 and snap.xdmf, both the earlier or both the new, and no
     temporary file (astaroth.io.cleanup_folder)."""
-    from helpers import kill_at_random_moments
+    from helpers import KILLED_SAVE, kill_at_random_moments
 
     def reset():
         for p in tmp_path.iterdir():

@@ -489,16 +489,6 @@ def test_subrecords_are_named(tmp_path):
         pencil.read_var(data, "VAR0", backend="cpu")
 
 
-WRITE_VAR_SET = ("proc0/var.dat", "proc0/grid.dat", "allprocs/grid.dat", "proc0/dim.dat", "dim.dat", "index.pro",
-                 "param.nml", "param2.nml")
-KILLED_WRITER = """
-import numpy as np, astaroth as ac
-sim = ac.Simulation(shape=(12, 10, 8), backend="cpu", physics="mhd", energy="entropy", nu=1e-2)
-sim.t = 1.0
-for name in sim.field_names:
-    sim[name] = np.random.default_rng(1).standard_normal(sim.shape) * 1e-2
-ac.pencil.write_var(sim, "data")
-"""
 
 
 def test_write_var_killed_at_any_moment_leaves_whole_files_and_the_next_read_a_whole_set(tmp_path):
@@ -509,7 +499,7 @@ def test_write_var_killed_at_any_moment_leaves_whole_files_and_the_next_read_a_w
     read_var sets right what it left (astaroth.io.cleanup_folder): the set is
     then the earlier one whole or the new one whole, and no temporary is
     left."""
-    from helpers import kill_at_random_moments
+    from helpers import KILLED_WRITER, WRITE_VAR_SET, kill_at_random_moments
 
     def written(folder):
         return {name: (folder / name).read_bytes() for name in WRITE_VAR_SET}
