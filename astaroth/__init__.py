@@ -24,6 +24,7 @@ except ImportError as e:  # pragma: no cover - depends on how Python was started
     ) from e
 
 from . import analysis, init, ops
+from . import outputs  # averages, slices and spectra during a run (ac.outputs.Averages, ...)
 from . import pencil  # Pencil Code files in and out
 from .ensemble import Ensemble
 from .forcing import Forcing
@@ -36,4 +37,4 @@ from .sweeps import sweep  # a run for every point of a grid of parameters and s
 
 __version__ = "0.1.0"
 __all__ = ["Simulation", "Ensemble", "Forcing", "sweep", "load", "backends", "parameters", "terms", "analysis", "init",
-           "ops", "FIELDS", "METHODS", "NonFiniteError", "UnstableStepError"]
+           "ops", "outputs", "FIELDS", "METHODS", "NonFiniteError", "UnstableStepError"]

@@ -6,6 +6,12 @@ of the field through ``__cuda_array_interface__`` (version 3) and DLPack, so
 ``cupy.asarray(view)`` and ``torch.from_dlpack(view)`` see (and may write)
 the running simulation without a copy.  The interior is strided: rows are
 padded by the ghost zones.
+
+A DeviceView follows its simulation when a changed parameter (``sim.nu =
+...``) makes the simulation's memory afresh: it looks up the simulation's
+memory each time it is exported.  An array made from it before (CuPy,
+torch) keeps the memory it was made from (kept alive as long as the view
+or the array lives) and no longer follows the run: make it again.
 """
 
 from . import _core
@@ -15,13 +21,23 @@ class DeviceView:
     """The live interior of one device field, shape (nx, ny, nz), x fastest."""
 
     def __init__(self, sim, buffer, field):
-        self._grid = sim._grid  # keeps the device memory alive
+        self._sim = sim
+        self._exported = [sim._grid]  # every grid whose memory this view has handed out, kept alive for
+        # the arrays made from it (CuPy keeps a reference to this view, not to the grid)
         self._buffer, self._field = buffer, field
         self.shape = sim.shape
         self.dtype = sim.dtype
-        mx, my, _ = self._grid.padded_shape
+        mx, my, _ = sim._grid.padded_shape
         item = self.dtype.itemsize
         self.strides = (item, item * mx, item * mx * my)  # bytes, as NumPy and CuPy count them
+
+    @property
+    def _grid(self):
+        """The simulation's grid now (a new one after sim.nu = ...), kept alive with the earlier ones."""
+        grid = self._sim._grid
+        if grid is not self._exported[-1]:
+            self._exported.append(grid)
+        return grid
 
     @property
     def ptr(self):

@@ -9,8 +9,24 @@ snapshot, writes what one call would; on a GPU the steps up to the next such
 step are taken at once (Simulation.run's batches)."""
 import numbers
 import os
+import warnings
 
-from . import diagnostics
+from . import analysis, diagnostics
+
+
+def host_copies(sim):
+    """Where a CUDA run's time series and outputs cannot be computed on the
+    device (analysis._array_module: without CuPy, or a grid split over MPI
+    ranks), what that costs, as a sentence; None where they are (the CPU
+    backend, or CUDA with CuPy: only the reduced numbers come to the host)."""
+    if getattr(sim, "backend", "cpu") != "cuda" or analysis._array_module(sim) is not analysis.np:
+        return None
+    if getattr(sim, "decomposition", None) is not None:
+        return ("this CUDA run is split over MPI ranks: each row of its time series and each average, slice "
+                "and spectrum gathers the whole fields it needs on every rank and computes on the host")
+    return ("CuPy is not installed: each row of this CUDA run's time series and each average, slice and "
+            "spectrum copies the whole fields it needs from the GPU and computes on the host; install CuPy "
+            "(pip install cupy-cuda12x) to compute them on the device")
 
 
 def _count(value, name, allow_none=True):
@@ -57,6 +73,9 @@ class RunOutputs:
         self.series = [diagnostics.TimeSeries(p, write=sim.is_root, columns=self.columns) for p in paths]
         for out in self.outputs:
             out.open(sim)
+        note = host_copies(sim) if self.series or self.outputs else None
+        if note:
+            warnings.warn(note, RuntimeWarning, stacklevel=3)
 
     def cadences(self):
         return ([self.every] if self.series else []) + [out.every for out in self.outputs]

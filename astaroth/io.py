@@ -7,14 +7,18 @@ Files are written to a temporary in the same folder (without a name where
 Linux's O_TMPFILE allows), flushed to disk and then renamed over the target,
 so a writer killed mid-write never spoils an earlier file of that name; a
 snapshot's XDMF index goes with it (a kill never leaves the old index
-beside a new snapshot).  Needs h5py (``pip install ".[io]"``).
+beside a new snapshot).  What a writer killed in the instant of naming and
+renaming left (a whole `.tmp-*` file, renames of a committed pair still to
+make) the next writer or reader of that folder sets right (cleanup_folder).
+Needs h5py (``pip install ".[io]"``).
 """
 import contextlib
 import errno
 import json
 import os
+import re
+import socket
 import stat
-import tempfile
 
 import numpy as np
 
@@ -36,13 +40,109 @@ def _h5py():
     return h5py
 
 
-TMP_PREFIX = ".tmp-"  # temporary files of an atomic write; a writer killed mid-write leaves one behind
+# Temporary files of an atomic write: .tmp-<host>.<pid>.<random><suffix>, so that a later writer or reader in
+# that folder can tell that the process which made one is gone (cleanup_folder); a commit record, which lists
+# the renames of a set of files, ends in COMMIT.
+TMP_PREFIX = ".tmp-"
+COMMIT = ".commit"
+_TEMPORARY = re.compile(r"^\.tmp-(?P<host>[A-Za-z0-9_-]+)\.(?P<pid>\d+)\.[0-9a-f]{12}")
+
+
+def _host():
+    """This machine's name as a temporary's name holds it (a pid tells a live writer only on its own host)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname())[:40] or "host"
+
+
+def _temporary_name(suffix):
+    return f"{TMP_PREFIX}{_host()}.{os.getpid()}.{os.urandom(6).hex()}{suffix}"
+
+
+def _writer_gone(name):
+    """Whether the temporary `name` is one whose writer, on this host, has ended (killed while writing)."""
+    m = _TEMPORARY.match(name)
+    if m is None or m["host"] != _host() or int(m["pid"]) == os.getpid():
+        return False
+    try:
+        os.kill(int(m["pid"]), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
 
 
 def _umask():
     mask = os.umask(0)  # the only portable way to read it
     os.umask(mask)
     return mask
+
+
+def _sync_folder(folder):
+    """Flush a folder's entries (new names, renames) to disk; a no-op where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def cleanup_folder(folder, everything=False):
+    """What writers killed in `folder` left, set right; returns the names removed.
+
+    A commit record (a set of files that were all written and flushed,
+    killed while being renamed over their targets) is finished: its
+    remaining renames are made, so the set is the new one whole.  Then the
+    temporaries of writers that have ended are removed, so the earlier
+    files stand as they were.  Temporaries of a writer still running (this
+    process, or a live process of this host) are left alone; everything=True
+    removes every `.tmp-*` name that is not a live writer's (`astaroth run`
+    at its start; also those of older versions and other hosts).  Every
+    astaroth writer does this in the folders it writes (atomic_files,
+    atomic_path), and ac.load and astaroth.pencil.read_var in the folders
+    they read; errors (a read-only folder) are ignored."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    for name in names:
+        if name.startswith(TMP_PREFIX) and name.endswith(COMMIT) and _writer_gone(name):
+            _finish(folder, name)
+    removed = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    for name in names:
+        m = _TEMPORARY.match(name)
+        live = m is not None and not _writer_gone(name) and (m["host"] == _host() or not everything)
+        if name.startswith(TMP_PREFIX) and not live and (everything or m is not None):
+            try:
+                os.unlink(os.path.join(folder, name))
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
+
+
+def _finish(folder, name):
+    """Make the renames that the commit record `name` in `folder` lists and that are still to be made."""
+    record = os.path.join(folder, name)
+    try:
+        with open(record) as f:
+            renames = json.load(f)
+        for tmp, target in renames:
+            tmp, target = os.path.join(folder, tmp), os.path.join(folder, target)
+            if os.path.exists(tmp):
+                os.replace(tmp, target)
+                _sync_folder(os.path.dirname(target))
+        os.unlink(record)
+    except (OSError, ValueError, TypeError):
+        pass  # unreadable: its temporaries go as any dead writer's
 
 
 def refuse_read_only(path, what):
@@ -71,24 +171,38 @@ def _naming(error, path, what, temporaries):
     return OSError(error.errno, text) if error.errno else OSError(text)
 
 
+def _named_file(folder, suffix):
+    """A new file in `folder` under a temporary name, opened for writing: (fd, path)."""
+    for _ in range(100):
+        path = os.path.join(folder, _temporary_name(suffix))
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, f"no free temporary name in {folder}")
+
+
 @contextlib.contextmanager
 def atomic_path(path, what):
     """A temporary path beside `path`: what the block writes there replaces
     `path` at once when the block succeeds (flushed to disk first, with the
     mode of the file it replaces, or where there is none the mode a new
-    file would get under the umask), and is removed when it fails.
-    An existing `path` that no one may write (e.g. mode 0444) is refused
-    with PermissionError before any work (refuse_read_only).  An OSError
-    names `path` and `what` it is, never the temporary file."""
+    file would get under the umask), and is removed when it fails; a writer
+    killed meanwhile leaves it, which the next writer or reader of that
+    folder removes (cleanup_folder).  An existing `path` that no one may
+    write (e.g. mode 0444) is refused with PermissionError before any work
+    (refuse_read_only).  An OSError names `path` and `what` it is, never
+    the temporary file."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None
     mode = refuse_read_only(path, what)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=os.path.splitext(path)[1], dir=folder)
+        cleanup_folder(folder)
+        fd, tmp = _named_file(folder, os.path.splitext(path)[1])
         os.close(fd)
         yield tmp
-        os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())  # mkstemp makes 0600 files
+        os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -112,22 +226,65 @@ def _unnamed_file(folder):
         return None
 
 
-def _name_unnamed(fd, folder, suffix):
-    """Give the unnamed file fd a temporary name in `folder` (linkat through
-    /proc/self/fd with AT_SYMLINK_FOLLOW, which os.link uses when given a
-    directory descriptor); returns that name."""
+def _link_unnamed(fd, path):
+    """Give the unnamed file fd the name `path` (linkat through /proc/self/fd
+    with AT_SYMLINK_FOLLOW, which os.link calls when given directory
+    descriptors; plain link() would not follow /proc's link): at once,
+    whole, and only where no file has that name (FileExistsError
+    otherwise)."""
+    folder, name = os.path.split(os.path.abspath(path))
     dir_fd = os.open(folder, os.O_RDONLY)
     try:
+        os.link(f"/proc/self/fd/{fd}", name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _name_unnamed(fd, folder, suffix):
+    """Give the unnamed file fd a temporary name in `folder`; returns it."""
+    for _ in range(100):
+        path = os.path.join(folder, _temporary_name(suffix))
+        try:
+            _link_unnamed(fd, path)
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, f"no free temporary name in {folder}")
+
+
+def _commit(folder, renames):
+    """Write the commit record of `renames` ((temporary, target) paths) in
+    `folder` at once, flushed to disk: from then on the set is the new one,
+    whatever stops the renames (cleanup_folder makes those left); returns
+    its path."""
+    text = json.dumps([[os.path.relpath(t, folder), os.path.relpath(p, folder)] for t, p in renames]).encode()
+    fd = _unnamed_file(folder)
+    if fd is None:
+        fd, tmp = _named_file(folder, ".part")
+    else:
+        tmp = None
+    try:
+        os.write(fd, text)
+        os.fsync(fd)
         for _ in range(100):
-            name = TMP_PREFIX + os.urandom(6).hex() + suffix
+            record = os.path.join(folder, _temporary_name(COMMIT))
             try:
-                os.link(f"/proc/self/fd/{fd}", name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-                return os.path.join(folder, name)
+                if tmp is None:
+                    _link_unnamed(fd, record)
+                elif not os.path.exists(record):
+                    os.rename(tmp, record)  # a new name: never over another record
+                    tmp = None
+                else:
+                    continue
+                _sync_folder(folder)
+                return record
             except FileExistsError:
                 continue
         raise FileExistsError(errno.EEXIST, f"no free temporary name in {folder}")
     finally:
-        os.close(dir_fd)
+        os.close(fd)
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 @contextlib.contextmanager
@@ -135,29 +292,40 @@ def atomic_files(targets, drop_later=False):
     """Binary files, opened for writing and reading, whose contents replace
     the files `targets` (a list of (path, what) pairs, e.g. ("snap.h5",
     "snapshot")) together when the block succeeds, and are dropped when it
-    fails.  Each is written without a name where the system allows (Linux's
-    O_TMPFILE: a writer killed mid-write leaves nothing behind; it gets a
-    temporary `.tmp-*` name just before it is renamed, so only a kill in
-    the instant between those two system calls leaves one, whole), else
-    under a temporary `.tmp-*` name beside its target; all are flushed to
-    disk before the first replaces its target, so a kill while they are
-    written leaves every earlier file whole.  They get the modes of the files they
-    replace (where there are none, the mode a new file gets under the
-    umask).  drop_later: the later targets are deleted before the first is
-    replaced, so that a kill between two renames leaves one missing rather
-    than an old one beside the new first (a stale index).  A read-only
-    target is refused with PermissionError before any work
-    (refuse_read_only); an OSError names the target and what it is."""
+    fails.
+
+    Each is written without a name where the system allows (Linux's
+    O_TMPFILE), else under a temporary `.tmp-*` name beside its target.
+    When the block has written them, all are flushed to disk and named (a
+    new single file straight under its own name); a set of several then gets
+    a commit record, and only then are they renamed over their targets.  A
+    writer killed at any moment therefore leaves, once the next astaroth
+    writer or reader of that folder has set right what it left
+    (cleanup_folder, which every writer and ac.load and pencil.read_var
+    call): killed before the commit record, the earlier files as they were
+    and no temporary; after it, the new set whole.  Until then a kill
+    leaves at most the temporaries (whole files) and, killed among the
+    renames, some targets new and others old.  The files get the modes of
+    the files they replace (where there are none, the mode a new file gets
+    under the umask).  drop_later: the later targets are deleted before the
+    first is replaced, so that a kill between two renames leaves one missing
+    rather than an old one beside the new first (a stale index), even before
+    any cleanup.  A read-only target is refused with PermissionError before
+    any work (refuse_read_only); an OSError names the target and what it
+    is."""
     paths = [os.fspath(p) for p, _ in targets]
     modes = [refuse_read_only(p, what) for p, (_, what) in zip(paths, targets)]
+    folders = [os.path.dirname(os.path.abspath(p)) for p in paths]
+    common = os.path.commonpath(folders)
     opened, named = [], []  # file objects; the temporary name of each, or None while unnamed
-    current = 0
+    record, current = None, 0
     try:
-        for current, path in enumerate(paths):
-            folder = os.path.dirname(os.path.abspath(path))
+        for folder in dict.fromkeys([common] + folders):
+            cleanup_folder(folder)
+        for current, (path, folder) in enumerate(zip(paths, folders)):
             fd = _unnamed_file(folder)
             if fd is None:
-                fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=os.path.splitext(path)[1], dir=folder)
+                fd, tmp = _named_file(folder, os.path.splitext(path)[1])
                 named.append(tmp)
             else:
                 named.append(None)
@@ -167,22 +335,39 @@ def atomic_files(targets, drop_later=False):
             f.flush()
             os.chmod(f.fileno(), stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
             os.fsync(f.fileno())
+        if len(paths) == 1 and named[0] is None and not os.path.lexists(paths[0]):
+            try:  # a new file: named at once under its own name, no temporary ever named
+                _link_unnamed(opened[0].fileno(), paths[0])
+                _sync_folder(folders[0])
+                return
+            except FileExistsError:
+                pass  # made meanwhile: replaced as any other
+        for current, (f, path) in enumerate(zip(opened, paths)):
+            if named[current] is None:
+                named[current] = _name_unnamed(f.fileno(), folders[current], os.path.splitext(path)[1])
+        if len(paths) > 1:
+            for folder in dict.fromkeys(folders):
+                _sync_folder(folder)
+            current = 0
+            record = _commit(common, list(zip(named, paths)))
         if drop_later:
             for current, path in enumerate(paths[1:], start=1):
-                if os.path.exists(path):
+                if os.path.lexists(path):
                     os.unlink(path)
-        for current, (f, path) in enumerate(zip(opened, paths)):
-            if named[current] is None:  # named only now: the one instant a kill leaves a (whole) temporary
-                named[current] = _name_unnamed(f.fileno(), os.path.dirname(os.path.abspath(path)),
-                                               os.path.splitext(path)[1])
+        for current, path in enumerate(paths):
             os.replace(named[current], path)
             named[current] = None
+        for folder in dict.fromkeys(folders):
+            _sync_folder(folder)
+        if record is not None:
+            os.unlink(record)
+            record = None
     except OSError as e:
         raise _naming(e, paths[current], targets[current][1], named) from e
     finally:
         for f in opened:
             f.close()
-        for tmp in named:
+        for tmp in named + [record]:
             if tmp is not None and os.path.exists(tmp):
                 os.unlink(tmp)
 
@@ -321,6 +506,10 @@ def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
     """
     h5py = _h5py()
     path = os.fspath(path)
+    if comm is None or comm.Get_rank() == 0:  # what a writer killed there left, set right (cleanup_folder)
+        cleanup_folder(os.path.dirname(os.path.abspath(path)))
+    if comm is not None:
+        comm.Barrier()
     try:
         return _load(path, h5py, backend, comm, exchange, parameters)
     except (OSError, KeyError, RuntimeError) as e:  # h5py's errors reading a truncated or damaged file

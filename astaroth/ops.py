@@ -134,7 +134,9 @@ def derivative(f, axis, n=1, accuracy=6, spacing=1.0, walls=False):
     walls=True: the axis has walls at its first and last points
     (astaroth.boundaries), and the accuracy/2 points next to each end take
     one-sided (biased) stencils on the accuracy + 1 points nearest them, of
-    the same order, in place of the periodic wrap (NumPy arrays)."""
+    the same order, in place of the periodic wrap (device arrays: those
+    points by CuPy's arithmetic on the device, the rest by the CUDA
+    kernels)."""
     a = _array(f)
     if n not in (1, 2):
         raise ValueError(f"n must be 1 or 2, got {n!r}")
@@ -148,9 +150,12 @@ def derivative(f, axis, n=1, accuracy=6, spacing=1.0, walls=False):
     if not h > 0:
         raise ValueError(f"spacing must be positive, got {spacing!r}")
     if not isinstance(a, np.ndarray):
+        d = _device_derivative(a, axis % a.ndim, n, accuracy, h)
         if walls:
-            raise ValueError("derivative: walls=True takes a NumPy array")
-        return _device_derivative(a, axis % a.ndim, n, accuracy, h)
+            import cupy
+
+            _one_sided_ends(a, d, axis % a.ndim, n, accuracy, h, cupy)
+        return d
     d = _core.derivative(a, axis % a.ndim, n, accuracy, h)
     if walls:
         _one_sided_ends(a, d, axis % a.ndim, n, accuracy, h)
@@ -167,16 +172,18 @@ def _stencil_weights(offsets, n):
     return np.linalg.solve(powers, rhs)
 
 
-def _one_sided_ends(a, d, axis, n, accuracy, h):
+def _one_sided_ends(a, d, axis, n, accuracy, h, xp=np):
     """Overwrite the accuracy/2 points at each end of `axis` of d with the
-    biased stencils of derivative(walls=True)."""
+    biased stencils of derivative(walls=True); xp: the array module of a
+    and d (NumPy, or CuPy for device arrays, the work then on the device)."""
     size = a.shape[axis]
     points = accuracy + 1
     if size < points:
         raise ValueError(f"derivative: walls=True needs at least {points} points along the axis, got {size}")
-    fa, fd = np.moveaxis(a, axis, -1), np.moveaxis(d, axis, -1)
+    fa, fd = xp.moveaxis(a, axis, -1), xp.moveaxis(d, axis, -1)
     for i in range(accuracy // 2):
         w = _stencil_weights(np.arange(points) - i, n) / h ** n
+        w = w if xp is np else [float(c) for c in w]  # Python numbers: CuPy scales on the device
         fd[..., i] = sum(w[j] * fa[..., j] for j in range(points))
         # the upper end mirrors the lower: offsets -(j - i), so odd derivatives change sign
         fd[..., size - 1 - i] = (-1) ** n * sum(w[j] * fa[..., size - 1 - j] for j in range(points))

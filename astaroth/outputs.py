@@ -41,7 +41,9 @@ as any other).
 
 On the CUDA backend with CuPy the quantities and their means are computed
 on the device (astaroth.analysis's array module): only the averages, slices
-and spectra come to the host.
+and spectra come to the host.  Without CuPy, or with a grid split over MPI
+ranks, each write copies the whole fields it needs to the host and computes
+there (astaroth.during.host_copies: the run warns).
 """
 import difflib
 import math

@@ -474,6 +474,15 @@ def _proc_dirs(datadir, procs):
             for ipz in range(nprocz) for ipy in range(nprocy) for ipx in range(nprocx)]
 
 
+def _cleanup(datadir):
+    """What a write_var killed in `datadir` left, set right (astaroth.io.cleanup_folder): a set it had
+    committed renamed into place, the temporaries of one killed before removed."""
+    from .io import cleanup_folder
+
+    for folder in (datadir, os.path.join(datadir, "proc0"), os.path.join(datadir, "allprocs")):
+        cleanup_folder(folder)
+
+
 def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     """Read a Pencil Code snapshot into a new :class:`astaroth.Simulation`.
 
@@ -531,6 +540,7 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     if not os.path.exists(os.path.join(datadir, "dim.dat")) and \
             os.path.exists(os.path.join(datadir, "data", "dim.dat")):
         datadir = os.path.join(datadir, "data")  # the run directory was given
+    _cleanup(datadir)
     for name in ("dim.dat", "index.pro"):
         if not os.path.exists(os.path.join(datadir, name)):
             raise FileNotFoundError(f"{os.path.join(datadir, name)} not found: is {datadir!r} a Pencil Code data "
@@ -712,10 +722,14 @@ def write_var(sim, datadir, varfile="var.dat"):
     written (even as root).  The points are written where ``sim.x``
     has them; the Pencil Code puts a periodic axis's at
     ``x0 + (i + 1/2) dx`` and a wall axis's at ``x0 + i dx``, as
-    ``read_var`` gives.  Every file is written to a temporary and flushed
-    to disk, then all are renamed over their targets, ``var.dat`` last
-    (astaroth.io.atomic_files): a writer killed at any moment leaves each
-    file whole, and before the renames the earlier set as it was.
+    ``read_var`` gives.  Every file is written to a temporary (without a
+    name on Linux) and flushed to disk; then a commit record lists them and
+    all are renamed over their targets, ``var.dat`` last
+    (astaroth.io.atomic_files).  A writer killed at any moment leaves each
+    file whole, never empty, and the next ``read_var`` or ``write_var`` of
+    that directory first sets right what it left: killed before the commit
+    record, the earlier set stands as it was and its temporaries go; after
+    it, the remaining renames are made and the new set stands whole.
 
     Returns the path of the snapshot written.
     """
@@ -733,6 +747,8 @@ def write_var(sim, datadir, varfile="var.dat"):
     shape, dtype = sim.shape, sim.dtype
     nghost = (3, 3, 3)  # the Pencil Code keeps 3 ghost points on every axis, flat ones too (cparam.f90)
     m = tuple(n + 2 * g for n, g in zip(shape, nghost))
+    if sim.is_root:
+        _cleanup(datadir)  # a write killed here before: its set whole (the new or the earlier) for the checks below
     _check_target(sim, datadir, m)
     f = np.empty((len(names),) + m[::-1], dtype=dtype)  # (nvar, mz, my, mx): x fastest on disk
     for k, name in enumerate(names):
@@ -770,8 +786,9 @@ def write_var(sim, datadir, varfile="var.dat"):
     for name, write in (("param.nml", _start_parameters), ("param2.nml", _run_parameters)):
         if not os.path.exists(os.path.join(datadir, name)):  # where none exists (the Pencil run's own stays)
             texts[os.path.join(datadir, name)] = write(sim, names)
-    # every file written to a temporary (unnamed where the system allows) and flushed, then all renamed at
-    # once, the snapshot last: a kill leaves the earlier set whole (a read-only file is refused before any work)
+    # every file written to a temporary (unnamed where the system allows) and flushed, then committed and all
+    # renamed, the snapshot last: after a kill the next read_var or write_var finds the earlier set whole or
+    # the new one (astaroth.io.atomic_files; a read-only file is refused before any work)
     targets = [(g, "Pencil Code file") for g in grids] + [(p, "Pencil Code file") for p in texts]
     with _io.atomic_files(targets + [(path, "Pencil Code snapshot")]) as files:
         for out in files[:len(grids)]:

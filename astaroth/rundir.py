@@ -12,8 +12,9 @@ restart checks and repairs before it continues.
     RELOAD                          asks a running run to re-read the restart-changeable keys of its
                                     TOML file, as the Pencil Code's RELOAD re-reads run.in (removed once read)
 
-Every file is written to a temporary `.tmp-*` name and renamed, so a run
-killed mid-write leaves such a file behind; the next start removes it.
+Every file is written to a temporary and renamed (astaroth.io.atomic_files,
+atomic_path), so a run killed mid-write may leave a `.tmp-*` file behind; the
+next start removes it (remove_temporaries).
 """
 import glob
 import json
@@ -21,7 +22,7 @@ import os
 
 from . import config as configuration
 from . import parameters as registry
-from .io import TMP_PREFIX, atomic_path
+from .io import cleanup_folder
 
 TIMESERIES, CHECKPOINT, SUMMARY, STOP = "timeseries.csv", "checkpoint.h5", "summary.png", "STOP"
 PENCIL_TIMESERIES, RELOAD = "time_series.dat", "RELOAD"
@@ -59,11 +60,11 @@ def remove_run(folder):
 
 
 def remove_temporaries(folder):
-    """Delete the `.tmp-*` files a killed writer left in `folder`; returns their names."""
-    found = sorted(glob.glob(_path(folder, TMP_PREFIX + "*")))
-    for p in found:
-        os.unlink(p)
-    return [os.path.basename(p) for p in found]
+    """Set right what writers killed in `folder` left: the renames of a set
+    they had committed made, then every other `.tmp-*` file deleted that no
+    running process is writing (astaroth.io.cleanup_folder); returns the
+    names deleted."""
+    return cleanup_folder(folder, everything=True)
 
 
 def newest_snapshot(folder):

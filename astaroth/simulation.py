@@ -10,6 +10,7 @@ import os
 import signal
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -620,10 +621,21 @@ class Simulation:
         ``__cuda_array_interface__`` and DLPack (``cupy.asarray(view)``,
         ``torch.from_dlpack(view)``).  Either way it follows every step, and
         writing to it changes the run.
+
+        Setting a restart-changeable parameter (``sim.nu = 1e-3``) makes the
+        simulation's memory afresh.  A DeviceView follows it (it looks up
+        the simulation's memory at each use); a NumPy view of the CPU
+        backend, and arrays made from a DeviceView before (CuPy, torch),
+        cannot: the setter warns, and the NumPy views taken here then hold
+        NaN and refuse writes (``ValueError: assignment destination is
+        read-only``) rather than show the run's old state.  Take them again
+        after the change.
         """
         index = self._field_index(name)
         if self._backend == "cpu":
-            return self._grid.host_view(_FIELD_BUFFER, index)
+            view = self._grid.host_view(_FIELD_BUFFER, index)
+            self._views = [v for v in getattr(self, "_views", []) if v() is not None] + [weakref.ref(view)]
+            return view
         from .device import DeviceView  # CUDA backend only
         return DeviceView(self, _FIELD_BUFFER, index)
 
@@ -758,9 +770,11 @@ class Simulation:
         state = (f"dt = {dt:g} at step {self.steps}, t = {self.t:.6g} has Courant number {courant:.3g} "
                  f"(dt max(|u| + cs) / dxmin) and diffusion number {diffusion:.3g} (dt nu sum 1/dx^2)")
         if courant > RK3_COURANT or diffusion > RK3_DIFFUSION:
+            causes = _thermo.overflow_causes(self) if courant > RK3_COURANT else []
+            large = "".join(f"; the sound speed is that large because {c}" for c in causes)
             raise UnstableStepError(
                 f"{state}: beyond RK3's stability bounds ({RK3_COURANT:.3g} and {RK3_DIFFUSION:.3g}), so the step "
-                f"would blow up; the CFL step here is {self.cfl_dt():.3g} (sim.cfl_dt()).{hint}")
+                f"would blow up; the CFL step here is {self.cfl_dt():.3g} (sim.cfl_dt()){large}.{hint}")
         if courant > STABLE_COURANT or diffusion > STABLE_DIFFUSION:
             warnings.warn(f"{state}: beyond the stable limits of this scheme ({STABLE_COURANT} and "
                           f"{STABLE_DIFFUSION}); the run will likely blow up (sim.cfl_dt() = {self.cfl_dt():.3g})",
@@ -909,10 +923,16 @@ class Simulation:
         """Refuse a run to `until` whose (first) step dt would make it take
         more than MAX_RUN_STEPS steps, naming what limits dt."""
         count = (until - self.t) / dt if dt > 0 else math.inf
-        if count <= MAX_RUN_STEPS:
+        causes = _thermo.overflow_causes(self)
+        if count <= MAX_RUN_STEPS and not causes:
             return
         why = (f"the fixed dt = {dt:.3g} (run(dt=...))" if fixed else self._limiting(dt, cdt, cdtv))
-        why += "".join(f"; {cause}" for cause in _thermo.overflow_causes(self))
+        if count <= MAX_RUN_STEPS:  # a float32 run can crawl this way (rho0 = 1e-30: 1e9 steps of dt = 3e-11)
+            raise ValueError(f"run(until={until:g}) from t = {self.t:.6g}: {'; '.join(causes)}, so cs2 times a "
+                             f"gradient may overflow {self._dtype.name}, and the step is dt = {dt:.3g} (about "
+                             f"{count:.3g} steps to until), set by {why}. Check those parameters (units, a typo), "
+                             f"or use dtype='float64'")
+        why += "".join(f"; {cause}" for cause in causes)
         raise ValueError(f"run(until={until:g}) from t = {self.t:.6g} would take about {count:.3g} steps of "
                          f"dt = {dt:.3g}, more than {MAX_RUN_STEPS:.0e}: the time step is set by {why}. "
                          f"Check that parameter (units, a typo); a run this long would not finish")
@@ -1039,8 +1059,8 @@ def _set_parameter(sim, name, value):
     Grid_init, has no setter), so the grid is made afresh with the new
     values and the fields, the forcing's generator state, t and steps carried
     over: the run goes on bit for bit as one started with the new value.
-    Views taken before (sim.view) keep the old grid's memory and no longer
-    follow the run."""
+    A DeviceView follows the new grid; the NumPy views of the CPU backend
+    taken before (sim.view) cannot, and are disowned (_disown_views)."""
     value = _registry.check(name, value)
     values = dict(sim._values, **{name: value})
     processes = sim._comm.Get_size() if sim._comm is not None else 1
@@ -1055,6 +1075,24 @@ def _set_parameter(sim, name, value):
     _remake_grid(sim, values)
     sim._values = values
     setattr(sim, "_" + name, value)
+    _disown_views(sim, f"sim.{name} = {value}")
+
+
+def _disown_views(sim, change):
+    """After the grid was made afresh: the NumPy views of the old one that
+    are still held (sim.view on the CPU) are filled with NaN and made
+    read-only, so that a stale view cannot pass for the run (reading it
+    gives NaN, writing it raises), and a warning says so."""
+    held = [v for v in (ref() for ref in getattr(sim, "_views", [])) if v is not None]
+    sim._views = []
+    if not held:
+        return
+    for view in held:
+        view[...] = np.nan
+        view.flags.writeable = False
+    warnings.warn(f"{change} made the simulation's memory afresh: the {len(held)} view(s) of its fields taken "
+                  f"before (sim.view) no longer follow the run; they now hold NaN and are read-only. Take them "
+                  f"again with sim.view(name)", RuntimeWarning, stacklevel=5)
 
 
 def _remake_grid(sim, values):

@@ -1,4 +1,4 @@
-"""Test data."""
+"""Test data, and what tests and scripts/check_second_week.py share."""
 import numpy as np
 
 
@@ -48,28 +48,33 @@ def assert_runs_agree(sims, tolerance, until=0.05):
 
 KILL_PRELUDE = """
 import atexit, os, signal, sys
-_kill_at, _calls = int(os.environ["KILL_AT"]), [0]
+_kill_at, _calls = int(os.environ["KILL_AT"]), []
 _IO = {"open", "write", "close", "flush", "fsync", "fdopen", "replace", "rename", "link", "unlink", "chmod",
        "mkstemp", "truncate"}
 def _profile(frame, event, arg):
     if event == "c_call" and getattr(arg, "__name__", "") in _IO and "astaroth" in frame.f_code.co_filename:
-        _calls[0] += 1
-        if _calls[0] == _kill_at:
+        _calls.append(arg.__name__)
+        if len(_calls) == _kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
 sys.setprofile(_profile)
-atexit.register(lambda: print("calls", _calls[0], flush=True))
+atexit.register(lambda: print("calls", " ".join(_calls), flush=True))
 """
 
 
-def kill_at_random_moments(script, folder, trials, reset, seed=0):
+def kill_at_random_moments(script, folder, trials, reset, seed=0, every_from=None):
     """Run the Python source `script` in `folder`, first to its end, then
     `trials` times killed (SIGKILL) at a random one of the file-system calls
-    (open, write, flush, fsync, rename, ...) that code of the astaroth package
-    makes, just before that call: between any two steps of a write, e.g.
-    after a file is truncated and before it is written again.  reset() is
-    called before each start.  Yields the child's exit status after the first
-    run (0) and after each kill (-9), so that the caller can look at what it
-    left."""
+    (open, write, flush, fsync, link, rename, ...) that code of the astaroth
+    package makes, just before that call: between any two steps of a write,
+    e.g. after a file is truncated and before it is written again.
+    every_from: the name of a call (e.g. "link"): besides, killed before
+    each call from the first of that name on that changes what the folder
+    holds (write, link, rename, replace, unlink: every state a kill can
+    leave there, through the naming and renaming of finished files, where a
+    kill leaves the most to set right).  reset() is
+    called before each start.  Yields the child's exit status after the
+    first run (0) and after each kill (-9), so that the caller can look at
+    what it left."""
     import os
     import subprocess
     import sys
@@ -81,7 +86,43 @@ def kill_at_random_moments(script, folder, trials, reset, seed=0):
 
     first = run(0)
     assert first.returncode == 0, first.stderr
-    calls = int(first.stdout.split("calls")[-1])
+    names = first.stdout.split("calls")[-1].split()
+    calls = len(names)
     yield 0
-    for kill_at in np.random.default_rng(seed).choice(np.arange(1, calls + 1), min(trials, calls), replace=False):
+    chosen = set(np.random.default_rng(seed).choice(np.arange(1, calls + 1), min(trials, calls), replace=False))
+    if every_from is not None:
+        first = names.index(every_from)
+        chosen |= {i + 1 for i in range(first, calls) if names[i] in ("write", "link", "rename", "replace", "unlink")}
+    for kill_at in sorted(int(k) for k in chosen):
         yield run(kill_at).returncode
+
+
+def noisy_gas(dtype="float64", **kw):
+    """An ideal gas (energy="entropy") whose fields hold small random values."""
+    import astaroth as ac
+
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", dtype=dtype, energy="entropy", **kw)
+    rng = np.random.default_rng(1)
+    for name in sim.field_names:
+        sim[name] = 1e-2 * rng.standard_normal(sim.shape)
+    return sim
+
+
+# A save over an earlier snapshot (t = 0) of the same grid, for kill_at_random_moments.
+KILLED_SAVE = """
+import astaroth as ac
+sim = ac.Simulation(shape=(12, 10, 8), backend="cpu")
+sim.t, sim["ux"] = 1.0, 0.5
+sim.save("snap.h5")
+"""
+# A write_var over an earlier set (the same grid and modules at t = 0), and the files it writes.
+KILLED_WRITER = """
+import numpy as np, astaroth as ac
+sim = ac.Simulation(shape=(12, 10, 8), backend="cpu", physics="mhd", energy="entropy", nu=1e-2)
+sim.t = 1.0
+for name in sim.field_names:
+    sim[name] = np.random.default_rng(1).standard_normal(sim.shape) * 1e-2
+ac.pencil.write_var(sim, "data")
+"""
+WRITE_VAR_SET = ("proc0/var.dat", "proc0/grid.dat", "allprocs/grid.dat", "proc0/dim.dat", "dim.dat", "index.pro",
+                 "param.nml", "param2.nml")

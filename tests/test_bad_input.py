@@ -14,6 +14,7 @@ import pytest
 import astaroth as ac
 from astaroth import config as configuration
 from astaroth.cli import build_simulation, main
+from helpers import noisy_gas
 
 h5py = pytest.importorskip("h5py")
 
@@ -529,15 +530,6 @@ def test_a_huge_seed_field_blow_up_names_the_field(tmp_path, capsys):
     assert "max |ax| = " in err and "e+200" in err and "smaller time step" not in err
 
 
-def noisy_gas(dtype="float64", **kw):
-    """An ideal gas (energy="entropy") whose fields hold small random values."""
-    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", dtype=dtype, energy="entropy", **kw)
-    rng = np.random.default_rng(1)
-    for name in sim.field_names:
-        sim[name] = 1e-2 * rng.standard_normal(sim.shape)
-    return sim
-
-
 @pytest.mark.parametrize("make, words", [
     (lambda: noisy_gas(gamma=1e300), "cv1 ss with cv1 = gamma / cp = 1e+300 (gamma = 1e+300, cp = 1)"),
     (lambda: noisy_gas(cp=1e-300), "cv1 = gamma / cp = 1.67e+300 (gamma = 1.66667, cp = 1e-300)"),
@@ -557,6 +549,21 @@ def test_a_reference_density_that_makes_the_sound_speed_absurd_is_named():
     sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", energy="entropy", rho0=1e-300)
     with pytest.raises(ValueError, match=r"rho0 = 1e-300 and max \|lnrho - ln rho0\| = 691"):
         sim.run(until=0.05)
+
+
+@pytest.mark.parametrize("make", [lambda: noisy_gas(dtype="float32", rho0=1e-30),
+                                  lambda: ac.Simulation(shape=(8, 8, 8), backend="cpu", dtype="float32",
+                                                        energy="entropy", rho0=1e-30)])
+def test_a_float32_reference_density_that_makes_the_sound_speed_huge_is_named(make):
+    """rho0 = 1e-30 in float32 is within the precision (refused only below its smallest normal number) but
+    puts cs2 at 1e20: a CFL run would crawl through 1e9 steps and a fixed step is unstable; both name rho0."""
+    words = "rho0 = 1e-30 and max |lnrho - ln rho0| = 69.1 reaches 46.1 in the exponent of the sound speed"
+    with pytest.raises(ValueError) as crawl:
+        make().run(until=0.05)
+    assert words in str(crawl.value) and "dtype='float64'" in str(crawl.value)
+    with pytest.raises(ac.UnstableStepError) as unstable:
+        make().run(until=0.05, dt=1e-3)
+    assert words in str(unstable.value) and "the sound speed is that large because" in str(unstable.value)
 
 
 @pytest.mark.parametrize("kw, words", [

@@ -388,3 +388,21 @@ def test_astaroth_plot_draws_the_spectras_time_evolution(tmp_path, capsys):
     # the decay the picture shows: the energy at late times is below the early one
     t, E = outputs.read_power(tmp_path / "power_kin.dat", 8)
     assert E[-1].sum() < 0.9 * E[0].sum()
+
+
+def test_a_cuda_run_without_cupy_is_told_that_its_outputs_copy_fields_to_the_host(monkeypatch):
+    """Without CuPy the time series and outputs of a CUDA run are computed on the host from copies of the
+    whole fields (astaroth.analysis._array_module); the run warns of it, and is silent where they are
+    computed on the device or the run is on the CPU."""
+    import sys
+    from types import SimpleNamespace
+
+    from astaroth.during import host_copies
+
+    cuda = SimpleNamespace(backend="cuda", decomposition=None)
+    monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy raises ImportError
+    assert "copies the whole fields it needs from the GPU" in host_copies(cuda)
+    assert "gathers the whole fields" in host_copies(SimpleNamespace(backend="cuda", decomposition=(2, 1, 1)))
+    assert host_copies(SimpleNamespace(backend="cpu", decomposition=None)) is None
+    monkeypatch.setitem(sys.modules, "cupy", SimpleNamespace())  # CuPy importable: on the device
+    assert host_copies(cuda) is None

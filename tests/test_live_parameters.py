@@ -58,6 +58,51 @@ def test_changed_term_switches_on_hyperdiffusion_and_keeps_forcing_state():
         np.testing.assert_array_equal(forced[name], fresh[name])
 
 
+def test_a_numpy_view_taken_before_a_changed_parameter_is_disowned_loudly():
+    """The setter makes the simulation's memory afresh: a CPU view taken before cannot follow, so it holds
+    NaN and refuses writes (never the run's old state passing for its present), and a warning says so; a
+    view taken after follows the run."""
+    sim = _turbulent()
+    stale = sim.view("ux")
+    part = stale[:, 0, :]
+    with pytest.warns(RuntimeWarning, match=r"sim.nu = 0.001 made the simulation's memory afresh: the 1 view"):
+        sim.nu = 1e-3
+    assert np.all(np.isnan(stale)) and np.all(np.isnan(part)) and not stale.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        stale[0, 0, 0] = 1.0
+    assert np.all(np.isfinite(sim["ux"]))
+    view = sim.view("ux")
+    sim.run(until=0.05)
+    np.testing.assert_array_equal(view, sim["ux"])
+
+
+def test_no_view_no_warning():
+    import warnings
+
+    sim = _turbulent()
+    sim.view("ux")  # dropped at once: nothing left to disown
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sim.nu = 1e-3
+
+
+def test_a_device_view_follows_the_simulation_across_a_changed_parameter():
+    """The CUDA backend's DeviceView looks up the simulation's memory at each use, and keeps every grid it
+    handed out alive (for the arrays made from it); its addresses checked here on the CPU grid."""
+    from astaroth.device import DeviceView
+    from astaroth.simulation import _FIELD_BUFFER
+
+    sim = _turbulent()
+    ux = sim.field_names.index("ux")
+    view = DeviceView(sim, _FIELD_BUFFER, ux)
+    old, before = sim._grid, view.ptr
+    sim.nu = 1e-3
+    assert sim._grid is not old and view.ptr == sim._grid.interior_address(_FIELD_BUFFER, ux) != before
+    assert view._exported == [old, sim._grid]
+    sim.run(until=0.05)
+    np.testing.assert_array_equal(view.get(), sim["ux"])
+
+
 def test_mhd_resistivity_and_external_field():
     sim = ac.Simulation(shape=16, physics="mhd", eta=1e-3)
     sim.eta = 2e-3

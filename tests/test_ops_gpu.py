@@ -189,3 +189,43 @@ def test_device_bad_arguments_raise_before_any_work():
             ac.ops.derivative(a, **args)
     with pytest.raises(ValueError, match="1-, 2- or 3-D"):
         ac.ops.derivative(cupy.zeros((2, 2, 2, 2)), 0)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_device_walls_one_sided_ends_match_the_host(order, dtype):
+    """derivative(walls=True) of a device array: the periodic kernels, then the one-sided points next to
+    each wall by CuPy on the device, as the host computes them."""
+    rng = np.random.default_rng(4)
+    a = cupy.asarray(np.asarray(rng.standard_normal((12, 10, 16)), dtype=dtype, order=order))
+    for axis in range(3):
+        for n in (1, 2):
+            got = ac.ops.derivative(a, axis, n=n, accuracy=6, spacing=0.3, walls=True)
+            assert isinstance(got, cupy.ndarray) and got.dtype == np.dtype(dtype)
+            want = ac.ops.derivative(cupy.asnumpy(a), axis, n=n, accuracy=6, spacing=0.3, walls=True)
+            assert rel(got, want) < TOLERANCE[dtype], (axis, n)
+
+
+def test_mhd_with_walls_diagnostics_and_averages_on_the_device_agree_with_the_cpu(tmp_path):
+    """A CUDA MHD run with walls writes its time series (orms, jrms: one-sided derivatives at the walls)
+    and xy averages of derived quantities, computed on the device, as the CPU run does."""
+    pytest.importorskip("h5py")
+    import h5py
+
+    walls = {"z": {"ux": "s", "uy": "s", "uz": "a", "lnrho": "a2", "ax": "a", "ay": "a", "az": "s"}}
+    rows = {}
+    for backend in ("cpu", "cuda"):
+        sim = ac.Simulation(shape=(16, 16, 24), box=(1.0, 1.0, 1.5), backend=backend, physics="mhd", eta=5e-3,
+                            nu=5e-3, boundaries=walls)
+        ac.init.random_velocity(sim, urms=0.05, seed=2)
+        sim["ax"] = 0.01 * np.sin(2 * np.pi * sim.y)[None, :, None] * np.sin(np.pi * sim.z / 1.5)[None, None, :]
+        out = tmp_path / backend
+        sim.run(until=0.1, timeseries=str(out / "ts.csv"), diagnostics_every=1,
+                outputs=[ac.outputs.Averages(out, xy=["uz*lnrho", "bx*by", "jz", "ox"], every=2)])
+        with h5py.File(out / "xyaverages.h5", "r") as f:
+            rows[backend] = {k: f[k][:] for k in ("bx*by", "jz", "ox")}
+        rows[backend]["ts"] = np.genfromtxt(out / "ts.csv", delimiter=",", names=True)
+    for k in ("bx*by", "jz", "ox"):
+        np.testing.assert_allclose(rows["cuda"][k], rows["cpu"][k], rtol=1e-8, atol=1e-12)
+    for column in ("urms", "orms", "brms", "jrms"):
+        np.testing.assert_allclose(rows["cuda"]["ts"][column], rows["cpu"]["ts"][column], rtol=1e-8)

@@ -489,27 +489,24 @@ def test_subrecords_are_named(tmp_path):
         pencil.read_var(data, "VAR0", backend="cpu")
 
 
-WRITE_VAR_SET = ("proc0/var.dat", "proc0/grid.dat", "allprocs/grid.dat", "proc0/dim.dat", "dim.dat", "index.pro",
-                 "param.nml", "param2.nml")
-KILLED_WRITER = """
-import numpy as np, astaroth as ac
-sim = ac.Simulation(shape=(12, 10, 8), backend="cpu", physics="mhd", energy="entropy", nu=1e-2)
-sim.t = 1.0
-for name in sim.field_names:
-    sim[name] = np.random.default_rng(1).standard_normal(sim.shape) * 1e-2
-ac.pencil.write_var(sim, "data")
-"""
 
 
-def test_write_var_killed_at_random_moments_leaves_whole_files(tmp_path):
-    """A write_var killed at any moment (before a random one of its file-system
-    calls) leaves each file whole, the earlier one or the new one (never empty
-    or cut short), and once the new var.dat is there (it is renamed last) the
-    rest of the new set is there too."""
-    from helpers import kill_at_random_moments
+def test_write_var_killed_at_any_moment_leaves_whole_files_and_the_next_read_a_whole_set(tmp_path):
+    """A write_var killed at any moment (before a random one of its
+    file-system calls, and before each from the naming of its finished files
+    on) leaves each file whole, the earlier one or the new one (never empty
+    or cut short), and nothing but `.tmp-*` temporaries besides; the next
+    read_var sets right what it left (astaroth.io.cleanup_folder): the set is
+    then the earlier one whole or the new one whole, and no temporary is
+    left."""
+    from helpers import KILLED_WRITER, WRITE_VAR_SET, kill_at_random_moments
 
     def written(folder):
         return {name: (folder / name).read_bytes() for name in WRITE_VAR_SET}
+
+    def others(folder):
+        return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                      if p.is_file() and str(p.relative_to(folder)) not in WRITE_VAR_SET)
 
     old_sim = ac.Simulation(shape=(12, 10, 8), backend="cpu", physics="mhd", energy="entropy", nu=1e-2)
     old_sim.save_pencil(tmp_path / "old")
@@ -520,22 +517,27 @@ def test_write_var_killed_at_random_moments_leaves_whole_files(tmp_path):
         shutil.rmtree(run, ignore_errors=True)
         shutil.copytree(tmp_path / "old", run / "data")
 
-    kills = kill_at_random_moments(KILLED_WRITER, run, 12, reset)
+    kills = kill_at_random_moments(KILLED_WRITER, run, 12, reset, every_from="link")
     assert next(kills) == 0  # the first run, not killed, writes the new set
     new = written(run / "data")
     assert all(new[n] != old[n] for n in ("proc0/var.dat", "proc0/grid.dat"))
-    outcomes = set()
-    statuses = []
+    outcomes, statuses, left_by_kill, finished = [], [], 0, 0
     for status in kills:
         statuses.append(status)
         now = written(run / "data")
         assert all(now[n] in (old[n], new[n]) for n in WRITE_VAR_SET), \
             [n for n in WRITE_VAR_SET if now[n] not in (old[n], new[n])]
-        if now["proc0/var.dat"] == new["proc0/var.dat"]:
-            assert now == new
-        outcomes.add("new" if now == new else "old" if now == old else "mixed")
-        assert ac.pencil.read_var(run / "data", backend="cpu").t in (0.0, 1.0)
-    assert statuses.count(-9) >= 10 and "old" in outcomes, (statuses, outcomes)
+        left = others(run / "data")
+        assert all(os.path.basename(name).startswith(".tmp-") for name in left), left
+        left_by_kill += bool(left)
+        t = ac.pencil.read_var(run / "data", backend="cpu").t
+        after = written(run / "data")
+        assert after in (old, new) and others(run / "data") == [], others(run / "data")
+        assert t == (1.0 if after == new else 0.0)
+        finished += after != now  # killed among the renames: read_var made those left
+        outcomes.append("new" if after == new else "old")
+    assert statuses.count(-9) >= 25 and left_by_kill >= 1 and finished >= 1, (statuses, left_by_kill, finished)
+    assert "old" in outcomes and "new" in outcomes, outcomes
 
 
 def replace_line(path, pattern, new):
