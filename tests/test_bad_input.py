@@ -490,7 +490,7 @@ def test_restart_from_a_damaged_checkpoint_names_it(tmp_path, capsys, damage):
     (["--walls", "--energy", "entropy"], "--walls and --energy entropy are 2 benchmarks"),
     (["--energy", "entropy", "--terms", "--sweeps"], "--energy entropy, --terms and --sweeps are 3 benchmarks"),
     (["--walls", "--methods", "19p"], "--methods 19p does not apply"),
-    (["--physics", "all"], "--physics all goes with --terms, --walls or --energy entropy"),
+    (["--physics", "all"], "--physics all goes with --terms, --walls, --energy entropy or --sweeps"),
 ])
 def test_bench_refuses_options_that_do_not_apply(argv, words, capsys):
     assert main(["bench", "--backend", "cpu"] + argv) == 2
