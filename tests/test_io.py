@@ -210,8 +210,11 @@ def test_a_temporary_of_a_live_writer_is_left_alone(tmp_path):
     other = tmp_path / ".tmp-notes.h5"
     for p in (mine, other):
         p.write_bytes(b"x")
+    # from tmp_path, so that an installed astaroth is imported, not the source tree's (which has no extension)
     dead = subprocess.run([sys.executable, "-c", "from astaroth.io import _temporary_name; "
-                                                 "print(_temporary_name('.h5'))"], capture_output=True, text=True)
+                                                 "print(_temporary_name('.h5'))"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert dead.returncode == 0, dead.stderr
     gone = tmp_path / dead.stdout.strip()
     gone.write_bytes(b"x")
     assert cleanup_folder(tmp_path) == [gone.name]
