@@ -19,7 +19,8 @@ read: an isothermal (``noentropy``, ``gamma = 1``) or entropy (``entropy``
 with ``eos_idealgas``, field ``ss``: ``energy="entropy"``) hydro or MHD run
 on a Cartesian equidistant grid, periodic or with walls (``lperi = F``
 with the boundary kinds ``s``, ``a``, ``a2``, ``set``: astaroth.boundaries)
-and uniform gravity (``gravity_simple`` with constant profiles); anything
+and uniform gravity (``gravity_simple`` with constant profiles), in a
+rotating frame (``Omega``, ``theta``: the Coriolis force); anything
 else is refused with a ``ValueError`` naming what is not supported.
 
 Snapshots (``var.dat``, ``VARn``) are Fortran unformatted sequential files:
@@ -333,9 +334,7 @@ def _parameters(datadir, shape, slots, entropy=False):
     if gamma != 1 and not entropy:
         raise ValueError(f"gamma={gamma}: without an entropy field this is a polytropic run; this package runs "
                          "isothermal flows (gamma = 1) or entropy runs (ENTROPY = entropy, field ss) only")
-    omega = get("omega", "hydro_run_pars", "hydro_init_pars", default=0.0)
-    if omega:
-        raise ValueError(f"Omega={omega}: rotation (Coriolis force) is not supported in this version")
+    omega = _rotation(get)
 
     box = tuple(get.number("lxyz", "run_pars", "init_pars", count=3))
     params = dict(box=box, cs=get.number("cs0", "eos_run_pars", "eos_init_pars", default=1.0))
@@ -344,6 +343,8 @@ def _parameters(datadir, shape, slots, entropy=False):
     gravity = _gravity(get)
     if any(gravity):
         params["gravity"] = gravity
+    if any(omega):
+        params["omega"] = omega
 
     nu = get.number("nu", "viscosity_run_pars", default=0.0)
     ivisc = _modes(get("ivisc", "viscosity_run_pars", default=""))
@@ -421,6 +422,34 @@ def _walls_of_axis(get, axis, slots):
                 pair.append(_WALL_KINDS[kind])
         faces[name] = tuple(pair)
     return faces
+
+
+def _rotation(get):
+    """omega of the Pencil Code's Omega and theta (src/hydro.f90, coriolis_cartesian: the frame's
+    angular velocity Omega (-sin theta, 0, cos theta), theta in degrees); (0, 0, 0) without rotation."""
+    omega = get.number("omega", "hydro_run_pars", "hydro_init_pars", default=0.0)
+    theta = get.number("theta", "hydro_run_pars", "hydro_init_pars", default=0.0)
+    if omega == 0 or get("lcoriolis_force", "hydro_run_pars", "hydro_init_pars", default=True) is False:
+        return (0.0, 0.0, 0.0)
+    if get("lcentrifugal_force", "hydro_run_pars", "hydro_init_pars", default=False) is True:
+        raise ValueError("lcentrifugal_force=T: this package has the Coriolis force of a rotating frame, not the "
+                         "centrifugal force")
+    angle = math.radians(theta)
+    return (-omega * math.sin(angle), 0.0, omega * math.cos(angle)) if theta else (0.0, 0.0, omega)
+
+
+def _rotation_values(sim):
+    """OMEGA and THETA for the hydro namelist groups, or "" without rotation; an omega with a y
+    component has no Pencil Code equivalent and is refused, naming it."""
+    ox, oy, oz = (float(v) for v in sim.omega)
+    if ox == oy == oz == 0:
+        return ""
+    if oy != 0:
+        raise ValueError(f"omega={tuple(sim.omega)}: the Pencil Code's Omega and theta give omega = Omega (-sin "
+                         "theta, 0, cos theta), with no y component")
+    omega = math.hypot(ox, oz)
+    theta = 0.0 if ox == 0 and oz > 0 else math.degrees(math.atan2(-ox, oz))
+    return f" OMEGA= {omega!r},\n THETA= {theta!r},\n"
 
 
 def _gravity(get):
@@ -744,6 +773,7 @@ def write_var(sim, datadir, varfile="var.dat"):
     extra = [n for n in sim.field_names if n not in names]
     if extra:
         raise ValueError(f"the fields {extra} have no Pencil Code counterpart in this version")
+    _rotation_values(sim)  # refuses a rotation the Pencil Code cannot express, before any work
     shape, dtype = sim.shape, sim.dtype
     nghost = (3, 3, 3)  # the Pencil Code keeps 3 ghost points on every axis, flat ones too (cparam.f90)
     m = tuple(n + 2 * g for n, g in zip(shape, nghost))
@@ -917,7 +947,7 @@ def _start_parameters(sim, names):
             f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
             " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
             f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim)}/\n"
-            "&HYDRO_INIT_PARS\n/\n&DENSITY_INIT_PARS\n/\n" + _gravity_group(sim, "GRAV_INIT_PARS"))
+            f"&HYDRO_INIT_PARS\n{_rotation_values(sim)}/\n&DENSITY_INIT_PARS\n/\n" + _gravity_group(sim, "GRAV_INIT_PARS"))
     if sim.energy == "entropy":
         text += "&ENTROPY_INIT_PARS\n/\n"
     if sim.physics == "mhd":
@@ -942,6 +972,8 @@ def _run_parameters(sim, names):
             f"&DENSITY_RUN_PARS\n DIFF_HYPER3= {float(sim.diff_hyper3)!r},\n"
             f" IDIFF= {repr('hyper3-lnrho') if sim.diff_hyper3 else repr('')},\n/\n"
             + _gravity_group(sim, "GRAV_RUN_PARS"))
+    if any(sim.omega):
+        text += f"&HYDRO_RUN_PARS\n{_rotation_values(sim)}/\n"
     if sim.energy == "entropy":
         iheatcond = [mode for mode, on in (("chi-const", sim.chi), ("hyper3_ss", sim.chi_hyper3)) if on]
         text += (f"&ENTROPY_RUN_PARS\n IHEATCOND= {', '.join(repr(m) for m in iheatcond) or repr('nothing')},\n"

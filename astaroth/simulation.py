@@ -52,6 +52,27 @@ def default_backend():
     return "cuda" if "cuda" in backends() else "cpu"
 
 
+def _auto_backend(parameters):
+    """default_backend(), but the CPU (with a warning naming why) where a
+    parameter given off its default switches on a term that CUDA does not
+    run yet (_core.terms_missing)."""
+    backend = default_backend()
+    if backend == "cpu":
+        return backend
+    missing = set(_core.terms_missing(backend))
+    for row in _core.parameter_table():
+        value = parameters.get(row["name"], row["default"])
+        try:
+            off = bool(np.any(np.asarray(value, dtype=float) != row["default"]))
+        except (TypeError, ValueError):  # a bad value: the parameter's own check names it
+            continue
+        if row["term_switch"] and row["term"] in missing and off:
+            warnings.warn(f"backend='auto' runs on the CPU: the term '{row['term']}' ({row['name']} = {value!r}) "
+                          "does not run on the GPU yet", RuntimeWarning, stacklevel=3)
+            return "cpu"
+    return backend
+
+
 def _three(value, name, kind):
     """A number or a sequence of three, as a tuple of three of `kind`."""
     if isinstance(value, (numbers.Number, np.number)):
@@ -400,7 +421,7 @@ class Simulation:
         _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":
-            backend = default_backend()
+            backend = _auto_backend(parameters)
         elif backend not in ("cpu", "cuda"):
             raise ValueError(f"backend must be 'auto', 'cpu' or 'cuda', got {backend!r}")
         elif backend not in available:

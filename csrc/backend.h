@@ -136,6 +136,9 @@ typedef struct ac_backend_ops {
      * ghost zones are filled or exchanged; NULL where the backend has no
      * walls (it then refuses grids with them) */
     ac_status (*set_walls)(void *self, int s);
+    /* the terms (terms/terms.def bits) this backend does not run yet: a grid
+     * that runs one is refused, naming it (the binding) */
+    unsigned terms_missing;
 } ac_backend_ops;
 
 #endif

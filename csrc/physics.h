@@ -60,6 +60,7 @@
 #include "terms/entropy.h"
 #include "terms/passive_scalar.h"
 #include "terms/gravity.h"
+#include "terms/coriolis.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)
@@ -272,16 +273,20 @@ AC_INLINE void physics_rhs(unsigned modules, unsigned terms, const ac_point_deri
         shock_add(modules, d, shock, rhs);
 }
 
-/* The terms without derivatives (gravity.h) of `terms`, added to rhs right
- * after physics_rhs (the hydro and MHD point loop adds hyperdiffusion and
- * shock viscosity after them): du/dt += g after the Lorentz force, as the
- * Pencil Code adds it.  Kept out of physics_rhs so that GCC's code for the
- * configurations without it (and the stored runs of
- * tests/data/bitwise_cpu.npz) stays as it was. */
-AC_INLINE void physics_sources(unsigned modules, unsigned terms, const ac_physics_params *p, real rhs[])
+/* The terms without derivatives (gravity.h, coriolis.h) of `terms`, added
+ * to rhs right after physics_rhs (the hydro and MHD point loop adds
+ * hyperdiffusion and shock viscosity after them): du/dt += g and the
+ * Coriolis force after the Lorentz force, as the Pencil Code adds gravity.
+ * Kept out of physics_rhs so that GCC's code for the configurations
+ * without them (and the stored runs of tests/data/bitwise_cpu.npz) stays as
+ * it was. */
+AC_INLINE void physics_sources(unsigned modules, unsigned terms, const ac_point_derivatives *d,
+                               const ac_physics_params *p, real rhs[])
 {
     if (terms & AC_TERM_GRAVITY)
         gravity_add(modules, p->table.gravity, rhs);
+    if (terms & AC_TERM_CORIOLIS)
+        coriolis_add(modules, p->table.omega, d, rhs);
 }
 
 /* The four fields at one point: pointers to lnrho, ux, uy, uz there. */

@@ -20,7 +20,7 @@ from helpers import smooth_random_fields
 OFF_DEFAULT = {
     "nu": 0.02, "cs": 1.3, "eta": 0.02, "mu0": 1.7, "b_ext": (0.1, -0.2, 0.3), "nu_hyper3": 1e-4,
     "diff_hyper3": 1e-4, "nu_shock": 1.0, "gravity": (0.05, 0.0, -0.3), "gamma": 1.4, "cp": 1.3, "rho0": 1.4,
-    "chi": 0.02, "chi_hyper3": 1e-4, "pscalar_diff": 0.05,
+    "chi": 0.02, "chi_hyper3": 1e-4, "pscalar_diff": 0.05, "omega": (0.3, -0.2, 1.1),
 }
 
 WALLS = {"z": {"lnrho": "a2", "ux": "s", "uy": "s", "uz": "a", "ax": "a", "ay": "a", "az": "s", "ss": "a2"}}
@@ -35,7 +35,9 @@ PATHS = ("step", "run", "ensemble")
 # what is refused, by design: the terms beyond plain hydrodynamics with the
 # 19-point method, shock viscosity between walls
 REFUSED = {("hydro_19p", "nu_hyper3"), ("hydro_19p", "diff_hyper3"), ("hydro_19p", "nu_shock"),
-           ("hydro_19p", "gravity"), ("walls", "nu_shock")}
+           ("hydro_19p", "gravity"), ("hydro_19p", "omega"), ("walls", "nu_shock")}
+# ... and on the GPU the rotation, which runs on the CPU only for now (the backend's terms_missing)
+REFUSED_ON_THE_GPU = REFUSED | {(c, "omega") for c in CONFIGURATIONS}
 SHAPE, BOX, DT = (10, 8, 9), (2 * np.pi, 1.7 * np.pi, 1.3 * np.pi), 2e-3
 
 
@@ -99,4 +101,4 @@ def test_each_parameter_changes_the_run_or_is_refused_naming_it_on_the_gpu(confi
     if "cuda" not in ac.backends():
         pytest.skip("no CUDA backend here")
     outcomes = {check(configuration, name, path, "cuda") for path in PATHS}
-    assert outcomes == {"refused" if (configuration, name) in REFUSED else "changed"}
+    assert outcomes == {"refused" if (configuration, name) in REFUSED_ON_THE_GPU else "changed"}

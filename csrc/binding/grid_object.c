@@ -84,6 +84,15 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
                      method, term, !names[0] ? "" : strchr(names, ',') ? " (parameters " : " (parameter ", names);
         return -1;
     }
+    for (int t = 0; t < AC_TERM_ROWS; ++t)
+        if (ac_grid_terms(&grid) & ops->terms_missing & (1u << t)) {
+            char names[256];
+            parameters_of_term(ac_term_names[t], names, sizeof names);
+            PyErr_Format(PyExc_ValueError, "the term '%s'%s%s does not run on the %s backend yet: use backend='cpu'",
+                         ac_term_names[t], !names[0] ? "" : strchr(names, ',') ? " (parameters " : " (parameter ",
+                         names, ops->name);
+            return -1;
+        }
     self->ops = ops;
     self->grid = grid;
     self->precision = prec;

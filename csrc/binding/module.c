@@ -47,6 +47,29 @@ static PyObject *core_backends(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignor
     return list;
 }
 
+/* terms_missing(backend) -> the names of the terms (terms/terms.def) the backend does not run yet */
+static PyObject *core_terms_missing(PyObject *Py_UNUSED(m), PyObject *args)
+{
+    const char *name = NULL;
+    if (!PyArg_ParseTuple(args, "s", &name))
+        return NULL;
+    const ac_backend_ops *ops = ac_find_backend(name);
+    if (!ops) {
+        PyErr_Format(PyExc_ValueError, "no backend '%s' in this build", name);
+        return NULL;
+    }
+    PyObject *list = PyList_New(0);
+    for (int t = 0; list && t < AC_TERM_ROWS; ++t) {
+        if (!(ops->terms_missing & (1u << t)))
+            continue;
+        PyObject *term = PyUnicode_FromString(ac_term_names[t]);
+        if (!term || PyList_Append(list, term) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(term);
+    }
+    return list;
+}
+
 static PyObject *core_openmp_threads(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
 {
 #ifdef _OPENMP
@@ -146,6 +169,8 @@ static PyMethodDef core_methods[] = {
      "periodic central difference of a device array into another (strides in elements), queued on stream."},
 #endif
     {"compiled_backends", core_backends, METH_NOARGS, "Backends compiled into this build."},
+    {"terms_missing", core_terms_missing, METH_VARARGS,
+     "terms_missing(backend) -> the names of the terms (csrc/terms/terms.def) that backend does not run yet."},
     {"run_cfl_members", core_run_cfl_members, METH_VARARGS,
      "run_cfl_members(grids, runs, max_steps) -> [(t, steps, dt, nonfinite), ...] or None: Grid.run_cfl for an "
      "ensemble's grids in shared launches, runs[i] = (t, until, cdt, cdtv)."},

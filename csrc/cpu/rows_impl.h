@@ -289,7 +289,7 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
         }
         real rhs[AC_FIELD_ROWS];
         physics_rhs(M, T, &d, &job.p, &shock, rhs);
-        physics_sources(M, job.terms, &job.p, rhs); /* a run-time choice: a vectorised select, no branch */
+        physics_sources(M, job.terms, &d, &job.p, rhs); /* a run-time choice: a vectorised select, no branch */
         AC_UNROLL
         for (int f = 0; f < ac_field_count(M); ++f)
             AC_R_PENCIL(pencil, AC_R_RHS, f)[i] = rhs[f];
