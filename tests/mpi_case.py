@@ -30,12 +30,13 @@ def make_mhd(comm=None):
 
 
 def make_entropy(comm=None):
-    """make_mhd's run with energy="entropy": conduction, a random ss (the energy equation split over ranks)."""
+    """make_mhd's run with energy="entropy": conduction, a random ss (the energy equation split over ranks), in a
+    tilted rotating frame (the Coriolis force)."""
     import numpy as np
 
     sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",
                         comm=comm, physics="mhd", eta=3e-2, b_ext=(0.1, 0.0, 0.2), mu0=1.5, energy="entropy",
-                        chi=2e-2, gamma=1.4, cp=1.3, rho0=1.1)
+                        chi=2e-2, gamma=1.4, cp=1.3, rho0=1.1, omega=(-0.3, 0.0, 0.6))
     ac.init.random_velocity(sim, urms=0.1, seed=5)
     rng = np.random.default_rng(6)
     for name in ("ax", "ay", "az", "ss"):
