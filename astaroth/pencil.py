@@ -438,9 +438,10 @@ def _rotation(get):
     return (-omega * math.sin(angle), 0.0, omega * math.cos(angle)) if theta else (0.0, 0.0, omega)
 
 
-def _rotation_values(sim):
-    """OMEGA and THETA for the hydro namelist groups, or "" without rotation; an omega with a y
-    component has no Pencil Code equivalent and is refused, naming it."""
+def _rotation_values(sim, theta=True):
+    """OMEGA and THETA (theta: &hydro_run_pars has it, &hydro_init_pars not) for the hydro namelist
+    groups, or "" without rotation; an omega with a y component has no Pencil Code equivalent and is
+    refused, naming it."""
     ox, oy, oz = (float(v) for v in sim.omega)
     if ox == oy == oz == 0:
         return ""
@@ -448,8 +449,8 @@ def _rotation_values(sim):
         raise ValueError(f"omega={tuple(sim.omega)}: the Pencil Code's Omega and theta give omega = Omega (-sin "
                          "theta, 0, cos theta), with no y component")
     omega = math.hypot(ox, oz)
-    theta = 0.0 if ox == 0 and oz > 0 else math.degrees(math.atan2(-ox, oz))
-    return f" OMEGA= {omega!r},\n THETA= {theta!r},\n"
+    angle = 0.0 if ox == 0 and oz > 0 else math.degrees(math.atan2(-ox, oz))
+    return f" OMEGA= {omega!r},\n" + (f" THETA= {angle!r},\n" if theta else "")
 
 
 def _gravity(get):
@@ -947,7 +948,7 @@ def _start_parameters(sim, names):
             f" UNIT_MAGNETIC= {math.sqrt(4 * math.pi / sim.mu0)!r},\n MU0= {float(sim.mu0)!r},\n"
             " LWRITE_AUX=F,\n LWRITE_2D=F,\n/\n"
             f"&EOS_INIT_PARS\n CS0= {float(sim.cs)!r},\n{_eos_values(sim)}/\n"
-            f"&HYDRO_INIT_PARS\n{_rotation_values(sim)}/\n&DENSITY_INIT_PARS\n/\n" + _gravity_group(sim, "GRAV_INIT_PARS"))
+            f"&HYDRO_INIT_PARS\n{_rotation_values(sim, theta=False)}/\n&DENSITY_INIT_PARS\n/\n" + _gravity_group(sim, "GRAV_INIT_PARS"))
     if sim.energy == "entropy":
         text += "&ENTROPY_INIT_PARS\n/\n"
     if sim.physics == "mhd":

@@ -19,8 +19,9 @@ import astaroth as ac
 from astaroth import pencil
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "pencil")
-HYDRO, MHD, SINGLE, FLAT, ENTROPY, WALLS, WALLS_ENTROPY = (
-    os.path.join(DATA, name) for name in ("hydro8", "mhd8", "hydro8s", "hydro2d", "entropy8", "walls8", "walls8e"))
+HYDRO, MHD, SINGLE, FLAT, ENTROPY, WALLS, WALLS_ENTROPY, ROTATING, ROTATING_MHD = (
+    os.path.join(DATA, name) for name in ("hydro8", "mhd8", "hydro8s", "hydro2d", "entropy8", "walls8", "walls8e",
+                                          "rot8", "rotmhd8"))
 
 
 def coordinates(sim):
@@ -184,14 +185,15 @@ def test_run_dir_or_data_dir():
     np.testing.assert_array_equal(a["uy"], b["uy"])
 
 
-@pytest.mark.parametrize("run", [HYDRO, MHD, FLAT, ENTROPY, WALLS, WALLS_ENTROPY])
+@pytest.mark.parametrize("run", [HYDRO, MHD, FLAT, ENTROPY, WALLS, WALLS_ENTROPY, ROTATING, ROTATING_MHD])
 def test_our_steps_agree_with_the_pencil_code(run):
     """Same numerics: six steps of dt = 0.02 from Pencil's VAR0 land on Pencil's VAR1 to round-off
     (measured 4e-16 of each field's maximum, entropy run included; 1e-13 allowed).  With walls in z
     ('s', 'a', 'a2', 'set') and gravity (walls8, walls8e) the same: 1.4e-16 (lnrho), 2.8e-16 (ux),
     2.0e-16 (uy), 3.6e-15 (uz) isothermal; 8.5e-17, 4.2e-16, 2.0e-16, 4.7e-15 and 2.1e-16 (ss) with
     entropy.  uz is the small difference of gravity and the pressure gradient (each of order 1, uz
-    about 0.02): its error is 1e-16 of gravity's."""
+    about 0.02): its error is 1e-16 of gravity's.  In a rotating frame (rot8: Omega = 0.7, theta = 30;
+    rotmhd8: MHD with Omega = 0.5) at most 5.3e-16; without the rotation rot8 would differ by 0.06-0.3."""
     sim = pencil.read_var(run, "VAR0", backend="cpu")
     ref = pencil.read_var(run, "VAR1", backend="cpu")
     start = {name: sim[name] for name in sim.field_names}
@@ -205,7 +207,8 @@ def test_our_steps_agree_with_the_pencil_code(run):
 
 
 @pytest.mark.parametrize("run,varfile", [(HYDRO, "VAR1"), (MHD, "VAR1"), (SINGLE, "var.dat"), (FLAT, "VAR1"),
-                                         (ENTROPY, "VAR1"), (WALLS, "VAR1"), (WALLS_ENTROPY, "VAR1")])
+                                         (ENTROPY, "VAR1"), (WALLS, "VAR1"), (WALLS_ENTROPY, "VAR1"),
+                                         (ROTATING, "VAR1"), (ROTATING_MHD, "VAR1")])
 def test_write_read_round_trip_bit_for_bit(tmp_path, run, varfile):
     sim = pencil.read_var(run, varfile, backend="cpu")
     path = sim.save_pencil(tmp_path / "data")
@@ -215,7 +218,10 @@ def test_write_read_round_trip_bit_for_bit(tmp_path, run, varfile):
     a, b = sim.parameters(), back.parameters()
     assert a.keys() == b.keys()
     for key in a:
-        np.testing.assert_array_equal(b[key], a[key], err_msg=key)
+        if key == "omega":  # through Omega = |omega| and theta (degrees) and back: to the last bit or so
+            np.testing.assert_allclose(b[key], a[key], rtol=0, atol=4e-16 * max(np.abs(a[key])), err_msg=key)
+        else:
+            np.testing.assert_array_equal(b[key], a[key], err_msg=key)
     np.testing.assert_array_equal(back.x, sim.x)
     np.testing.assert_array_equal(back.z, sim.z)
     for name in sim.field_names:
