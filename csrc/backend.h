@@ -139,6 +139,10 @@ typedef struct ac_backend_ops {
     /* the terms (terms/terms.def bits) this backend does not run yet: a grid
      * that runs one is refused, naming it (the binding) */
     unsigned terms_missing;
+    /* 1 where this build holds no kernel for grid g's configuration by
+     * `method`, its name then written to name[size]; 0 where it holds one.
+     * NULL: every configuration is built */
+    int (*configuration_missing)(const ac_grid *g, ac_method method, char *name, size_t size);
 } ac_backend_ops;
 
 #endif

@@ -93,6 +93,14 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
                          names, ops->name);
             return -1;
         }
+    char configuration[160];
+    if (ops->configuration_missing && ops->configuration_missing(&grid, meth, configuration, sizeof configuration)) {
+        PyErr_Format(PyExc_ValueError,
+                     "this build holds no %s kernel for the configuration %s (csrc/cuda/instances.def lists those it "
+                     "holds: add a row and install again), or use backend='cpu'",
+                     ops->name, configuration);
+        return -1;
+    }
     self->ops = ops;
     self->grid = grid;
     self->precision = prec;

@@ -424,5 +424,5 @@ const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_max_signal_speed, cpu_first_nonfinite_field,
     cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
     cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4, NULL, cpu_shock_profile,
-    NULL, NULL, cpu_set_walls, 0u,
+    NULL, NULL, cpu_set_walls, 0u, NULL,
 };

@@ -290,13 +290,45 @@ static ac_status device_zeros(void **p, size_t bytes)
     return AC_OK;
 }
 
+/* The configuration of the streaming kernel that runs grid g: its modules,
+ * and the kernel terms it runs (kernels_impl.cuh's stream_substep). */
+static unsigned grid_config(const ac_grid *g)
+{
+    return ac_config(g->modules, ac_kernel_bits(ac_grid_terms(g) & (unsigned)AC_KERNEL_TERMS));
+}
+
+/* ac_backend_ops.configuration_missing: the 55-point method's configurations
+ * are those of instances.def (the 19-point kernels run plain hydro only);
+ * the name lists the modules and the kernel terms. */
+static int gpu_configuration_missing(const ac_grid *g, ac_method method, char *name, size_t size)
+{
+    const unsigned config = grid_config(g);
+    if (method != AC_METHOD_55P || ac_config_valid(config))
+        return 0;
+    size_t at = 0;
+    name[0] = '\0';
+#define AC_MODULE(module, bit, keyword, value, flags, description)                                                    \
+    if ((g->modules & (unsigned)(bit)) && at < size)                                                                   \
+        at += (size_t)snprintf(name + at, size - at, "%s" #module, at ? "+" : "");
+#include "../parameters.def"
+#undef AC_MODULE
+    const unsigned terms = ac_grid_terms(g) & (unsigned)AC_KERNEL_TERMS;
+    int named = 0;
+    for (int t = 0; t < AC_TERM_ROWS && at < size; ++t)
+        if (terms & (1u << t))
+            at += (size_t)snprintf(name + at, size - at, " %s %s", named++ ? "and" : "with", ac_term_names[t]);
+    return 1;
+}
+
 static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_method method, void **out)
 {
     *out = NULL;
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
         return AC_ERR_ARGUMENT;
-    if (ac_cuda_device_count() < 1 || ac_choose_path(grid, method) == AC_PATH_NONE)
-        return AC_ERR_UNSUPPORTED; /* terms beyond plain hydrodynamics: the 55-point kernel */
+    char unused[8];
+    if (ac_cuda_device_count() < 1 || ac_choose_path(grid, method) == AC_PATH_NONE ||
+        gpu_configuration_missing(grid, method, unused, sizeof unused))
+        return AC_ERR_UNSUPPORTED; /* terms beyond plain hydrodynamics: the 55-point kernel; a configuration not built */
     if (grid->bc.walls && (method != AC_METHOD_55P || grid->nu_shock != 0.0))
         return AC_ERR_UNSUPPORTED; /* walls: the 55-point kernel, no shock profile yet */
     for (int a = 0; a < 3; ++a)
@@ -968,4 +1000,5 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
     AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl, gpu_shock_profile, gpu_run_cfl_members, gpu_shock_max, gpu_set_walls,
     AC_TERM_CORIOLIS, /* the streaming kernel sums physics_rhs, not the sources of physics_sources but gravity */
+    gpu_configuration_missing,
 };

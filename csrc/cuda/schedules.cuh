@@ -106,12 +106,23 @@ static constexpr __host__ __device__ bool ac_device_driven(unsigned config)
 }
 
 /* One past the largest key; a key names a configuration when its modules
- * include hydrodynamics and lie in the table. */
+ * include hydrodynamics and lie in the table, and the build holds it when
+ * instances.def lists it. */
 enum { AC_CONFIG_END = 1u << (AC_MODULE_BITS + AC_KERNEL_TERM_BITS) };
+
+#include "instances.def"
+
+static constexpr __host__ __device__ bool ac_config_listed(unsigned config)
+{
+#define AC_LISTED(modules, terms) config == ac_config((modules), ac_kernel_bits(terms)) ||
+    return AC_INSTANCES(AC_LISTED) false;
+#undef AC_LISTED
+}
 
 static constexpr __host__ __device__ bool ac_config_valid(unsigned config)
 {
-    return (ac_config_modules(config) & AC_MODULE_HYDRO) && (ac_config_modules(config) & ~ac_all_modules()) == 0;
+    return (ac_config_modules(config) & AC_MODULE_HYDRO) && (ac_config_modules(config) & ~ac_all_modules()) == 0 &&
+           ac_config_listed(config);
 }
 
 /* The fields of a configuration by role: the table row of field f (-1
