@@ -8,12 +8,15 @@
 
 The members stay ordinary Simulation objects.  Each advances exactly as it
 would alone (the same steps through the same arithmetic, so the same bits).
-On the GPU, members that find their dt on the device (55-point method,
-hydrodynamics, no forcing or hyperdiffusion) go together: each launch
-steps all of them (up to MEMBERS_PER_LAUNCH), so that many small grids
-fill the GPU like one large one.  Other members run side by side in
-worker threads (the compiled steps release the GIL); on the CPU the OpenMP
-threads are shared out over the members running at once.
+On the GPU, members that find their dt on the device go together: plain
+unforced hydrodynamics in shared launches, each stepping all of them (up to
+MEMBERS_PER_LAUNCH), so that many small grids fill the GPU like one large
+one; the other configurations the device's loop takes (forcing, MHD,
+entropy, the scalar, hyperdiffusion) in one CUDA graph of all their steps
+(cuda_backend.cu's run_members_graphed).  Members with shock viscosity,
+walls, gravity or the 19-point method run side by side in worker threads
+(the compiled steps release the GIL); on the CPU the OpenMP threads are
+shared out over the members running at once.
 """
 import math
 import time
