@@ -26,8 +26,9 @@ EXIT_STOPPED = 3   # stopped early by SIGINT, SIGTERM or a STOP file; the checkp
 EXIT_BLOWUP = 4    # the fields became NaN or Inf (the message names the step and time)
 
 
-def build_simulation(config):
-    """A Simulation set up as `config` (astaroth.config) says."""
+def build_simulation(config, comm=None):
+    """A Simulation set up as `config` (astaroth.config) says, split over
+    the ranks of `comm` where given (astaroth.parallel)."""
     from . import init
     from . import parameters as registry
     from .forcing import Forcing
@@ -36,7 +37,7 @@ def build_simulation(config):
     g, ph, nm, ic, fo = (config[k] for k in ("grid", "physics", "numerics", "initial", "forcing"))
     physics = {key: ph[key] for key in registry.SWITCHES + registry.NAMES}  # csrc/parameters.def
     sim = Simulation(shape=tuple(g["shape"]), box=tuple(g["box"]), origin=tuple(g["origin"]), dtype=nm["dtype"],
-                     backend=nm["backend"], method=nm["method"],
+                     backend=nm["backend"], method=nm["method"], comm=comm,
                      boundaries={axis: t for axis, t in config["boundaries"].items() if t} or None, **physics)
     if ic["kind"] == "sine_wave":
         init.sine_wave(sim, field=ic["field"], amplitude=ic["amplitude"], k=ic["k"])
@@ -68,6 +69,47 @@ class RunError(ValueError):
     """A run that cannot start as asked (the message says why and what to do)."""
 
 
+# the variables by which mpirun (Open MPI, and MPICH's and Intel MPI's hydra) tells a process the number of ranks
+_MPI_SIZE_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE")
+
+
+def _world():
+    """MPI.COMM_WORLD where `astaroth run` was started by mpirun on more than
+    one rank, else None (mpi4py is imported only then)."""
+    size = next((int(os.environ[k]) for k in _MPI_SIZE_VARIABLES if os.environ.get(k, "").isdigit()), 1)
+    if size < 2:
+        return None
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        raise RunError(f"astaroth run was started on {size} MPI ranks, but mpi4py is missing: pip install mpi4py "
+                       "(docs/guide/parallel.md)") from None
+    return MPI.COMM_WORLD if MPI.COMM_WORLD.Get_size() > 1 else None
+
+
+class _Ranks:
+    """What `astaroth run` does once for all ranks (files, messages: rank 0)
+    and in step (barrier); one process is its own root."""
+
+    def __init__(self, comm):
+        self.comm = comm
+        self.root = comm is None or comm.Get_rank() == 0
+
+    def barrier(self):
+        if self.comm is not None:
+            self.comm.Barrier()
+
+    def agree(self, flag):
+        """Whether any rank asks (a stop by signal, seen by each rank alone)."""
+        return bool(flag) if self.comm is None else bool(self.comm.allreduce(bool(flag), op=_lor()))
+
+
+def _lor():
+    from mpi4py import MPI
+
+    return MPI.LOR
+
+
 def _optional_outputs(want_plot):
     """(can_save, can_plot), after one line naming what a missing package costs."""
     import importlib.util
@@ -82,7 +124,7 @@ def _optional_outputs(want_plot):
     return can_save, can_plot
 
 
-def _restart(config, folder, checkpoint, config_name):
+def _restart(config, folder, checkpoint, config_name, ranks=None):
     """The checkpoint's simulation and its restart history, after checking the
     configuration against it, taking the run-time parameters that changed
     (config.CHANGED_ON_RESTART) and truncating the time series to it; prints
@@ -97,7 +139,8 @@ def _restart(config, folder, checkpoint, config_name):
                "the run was killed before writing its first one; start afresh with --overwrite"
                if rundir.holds_run(folder) else f"{folder}/ holds no run; start one without --restart")
         raise RunError(f"no checkpoint {checkpoint} to restart from: {why}")
-    sim = load(checkpoint, backend=config["numerics"]["backend"])
+    ranks = ranks or _Ranks(None)
+    sim = load(checkpoint, backend=config["numerics"]["backend"], comm=ranks.comm)
     recorded = attributes(checkpoint)
     refused, changed = rundir.compare(config, sim, rundir.decode(recorded.get("run_config")))
     taken = rundir.changes(config, sim)
@@ -108,7 +151,7 @@ def _restart(config, folder, checkpoint, config_name):
                        f"{'; '.join(refused)}. Restore them, or start afresh with --overwrite"
                        + (f" (these may change on a restart: {'; '.join(allowed)})" if allowed else ""))
     if taken.get("physics"):  # the run-time parameters of csrc/parameters.def whose restart column is 1
-        sim = load(checkpoint, backend=config["numerics"]["backend"],
+        sim = load(checkpoint, backend=config["numerics"]["backend"], comm=ranks.comm,
                    parameters={key: new for key, (old, new) in taken["physics"].items()})
     if taken.get("forcing"):
         _change_forcing(sim, config["forcing"])
@@ -118,14 +161,16 @@ def _restart(config, folder, checkpoint, config_name):
     if taken:
         history.append(rundir.history_entry(sim, taken))
     keep_last = bool(recorded.get("segment_end", True)) or sim.steps % config["output"]["timeseries_every"] == 0
-    for name in (rundir.TIMESERIES, rundir.PENCIL_TIMESERIES):
-        dropped = rundir.truncate_timeseries(os.path.join(folder, name), sim.steps, keep_last)
-        if dropped:
-            print(f"astaroth: dropped {dropped} rows of {name} written after the checkpoint's step {sim.steps}")
-    from .outputs import truncate_files
+    if ranks.root:  # the files are rank 0's
+        for name in (rundir.TIMESERIES, rundir.PENCIL_TIMESERIES):
+            dropped = rundir.truncate_timeseries(os.path.join(folder, name), sim.steps, keep_last)
+            if dropped:
+                print(f"astaroth: dropped {dropped} rows of {name} written after the checkpoint's step {sim.steps}")
+        from .outputs import truncate_files
 
-    for name, dropped in truncate_files(folder, sim.steps).items():
-        print(f"astaroth: dropped {dropped} rows of {name} written after the checkpoint's step {sim.steps}")
+        for name, dropped in truncate_files(folder, sim.steps).items():
+            print(f"astaroth: dropped {dropped} rows of {name} written after the checkpoint's step {sim.steps}")
+    ranks.barrier()
     return sim, history
 
 
@@ -266,6 +311,9 @@ def cmd_run(args):
     from .diagnostics import Progress
     from .simulation import _StopRequest
 
+    ranks = _Ranks(_world())  # under mpirun: the grid split over the ranks, files and messages from rank 0
+    if not ranks.root:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (this rank's for the rest of the process)
     config = configuration.load(args.config) if args.config else configuration.default()
     config_name = args.config or "the default configuration"
     out = config["output"]
@@ -273,33 +321,41 @@ def cmd_run(args):
     can_save, can_plot = _optional_outputs(not args.no_plot)
     if args.restart and not can_save:
         raise RunError("--restart reads the checkpoint and needs h5py (pip install h5py)")
-    if not args.restart and rundir.holds_run(folder):
+    holds = rundir.holds_run(folder)  # every rank sees the same files before rank 0 changes any
+    ranks.barrier()
+    if not args.restart and holds:
         if not args.overwrite:
             names = [os.path.basename(p) for p in rundir.run_files(folder)]
             raise RunError(f"{folder}/ already holds a run ({', '.join(names[:4])}{', ...' if len(names) > 4 else ''}): "
                            f"continue it with --restart, or start afresh with --overwrite (which deletes those files)")
-        print(f"astaroth: --overwrite: removed {rundir.remove_run(folder)} files of the earlier run in {folder}/")
-    if os.path.isdir(folder):
+        if ranks.root:
+            print(f"astaroth: --overwrite: removed {rundir.remove_run(folder)} files of the earlier run in {folder}/")
+    if os.path.isdir(folder) and ranks.root:
         for name in rundir.remove_temporaries(folder):
             print(f"astaroth: removed {os.path.join(folder, name)}, left by a run killed while writing")
     checkpoint = os.path.join(folder, rundir.CHECKPOINT)
     series = [os.path.join(folder, rundir.TIMESERIES), os.path.join(folder, rundir.PENCIL_TIMESERIES)]
     stop_file = os.path.join(folder, rundir.STOP)
     reload_file = os.path.join(folder, rundir.RELOAD)
+    if not args.restart and ranks.root:
+        os.makedirs(folder, exist_ok=True)
+    ranks.barrier()
     if args.restart:
-        sim, history = _restart(config, folder, checkpoint, config_name)
+        sim, history = _restart(config, folder, checkpoint, config_name, ranks)
         start = f"restart from {checkpoint} at step {sim.steps}, t = {sim.t:g}"
     else:
-        os.makedirs(folder, exist_ok=True)
-        sim, history = build_simulation(config), []
+        sim, history = build_simulation(config, ranks.comm), []
         start = f"{config['initial']['kind']} start"
+    if ranks.comm is not None:
+        start += f", split over {ranks.comm.Get_size()} MPI ranks"
     from .diagnostics import select
 
     select(sim, config["diagnostics"]["columns"] or None, "[diagnostics] columns")  # refused before any work
     for output in run_outputs(config, folder):
         output.check(sim)
-    if os.path.exists(reload_file):
+    if os.path.exists(reload_file) and ranks.root:
         os.unlink(reload_file)  # asked of an earlier run: this one reads the file now
+    ranks.barrier()
     for line in _start_lines(config, sim, config_name, start):
         print(f"astaroth: {line}")
     record = {"run_config": rundir.encode(config)}
@@ -314,9 +370,10 @@ def cmd_run(args):
             save(s, checkpoint, attributes={**record, "segment_end": s.t == target})
         print(f"\nastaroth: stopped at step {s.steps}, t = {s.t:g}" +
               (f"; checkpoint {checkpoint}: continue with --restart" if can_save else ""))
-        if os.path.exists(stop_file):
+        if ranks.root and os.path.exists(stop_file):
             os.unlink(stop_file)  # done what it asked: a restart must not stop again at once
             print(f"astaroth: removed {stop_file}")
+        ranks.barrier()
 
     def on_reload(s):  # RELOAD: the TOML file's restart-changeable keys, read again (the Pencil Code's run.in)
         if not args.config:
@@ -340,7 +397,7 @@ def cmd_run(args):
     try:
         while sim.t < config["output"]["until"] and not stopped:
             out = config["output"]  # a RELOAD may change it
-            if signals.requested:
+            if ranks.agree(signals.requested):
                 on_stop(sim)
                 break
             # segment ends at multiples of snapshot_every, so a restarted run takes the same steps
@@ -369,7 +426,7 @@ def cmd_run(args):
     out = config["output"]
     for line in _end_lines(sim):
         print(line)
-    if can_save and can_plot:
+    if can_save and can_plot and ranks.root:
         from .plot import summary
 
         path = summary(checkpoint, series[0], os.path.join(folder, rundir.SUMMARY))

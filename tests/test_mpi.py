@@ -135,3 +135,91 @@ def test_19p_is_refused_on_a_split_grid():
 
     with pytest.raises(ValueError, match="55p"):
         ac.Simulation(shape=(8, 8, 8), backend="cpu", method="19p", comm=FakeComm())
+
+
+RUN_TOML = """[grid]
+shape = [16, 12, 20]
+box = [6.0, 4.5, 7.5]
+[physics]
+physics = "mhd"
+nu = 0.02
+eta = 0.03
+[numerics]
+backend = "cpu"
+dtype = "float64"
+[initial]
+kind = "random_velocity"
+urms = 0.1
+seed = 5
+seed_field = 0.01
+[forcing]
+kmin = 1.0
+kmax = 2.0
+f0 = 0.1
+seed = 11
+[output]
+dir = "{dir}"
+until = 0.8
+snapshot_every = 0.4
+timeseries_every = 2
+progress = false
+nt = {nt}
+"""
+
+
+def astaroth_run(ranks, folder, config, *options, status=0):
+    """`astaroth run` on `ranks` MPI ranks (1: without mpirun), in `folder`; its exit status must be `status`."""
+    command = [sys.executable, "-m", "astaroth", "run", config, "--no-plot", *options]
+    if ranks > 1:
+        flags = ["--oversubscribe"] if "Open MPI" in subprocess.run([MPIRUN, "--version"], capture_output=True,
+                                                                      text=True).stdout else []
+        if hasattr(os, "geteuid") and os.geteuid() == 0 and flags:
+            flags.append("--allow-run-as-root")
+        command = [MPIRUN, *flags, "-np", str(ranks), *command]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=folder,
+                          env=dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1"))
+    assert done.returncode == status, f"{' '.join(command)} gave {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@needs_mpi
+def test_a_stop_file_stops_every_rank_of_astaroth_run(tmp_path):
+    """STOP in the run directory: every rank stops after the same step (none waits on the others), the
+    checkpoint is written and the file removed; exit status 3."""
+    (tmp_path / "run.toml").write_text(RUN_TOML.format(dir="out", nt=0))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "STOP").write_text("")
+    said = astaroth_run(2, tmp_path, "run.toml", status=3)
+    assert said.count("stopped at step 1") == 1
+    assert not (tmp_path / "out" / "STOP").exists()
+    assert ac.load(tmp_path / "out" / "checkpoint.h5", backend="cpu").steps == 1
+
+
+@needs_mpi
+def test_astaroth_run_under_mpirun_equals_one_process_and_restarts_on_other_ranks(tmp_path):
+    """The same TOML file under `mpirun -np 2`: the grid split, messages and
+    files from rank 0 only, the checkpoint and time series those of one
+    process bit for bit; stopped by nt there and continued with --restart on
+    4 ranks, the same again."""
+    (tmp_path / "one.toml").write_text(RUN_TOML.format(dir="one", nt=0))
+    (tmp_path / "two.toml").write_text(RUN_TOML.format(dir="two", nt=0))
+    (tmp_path / "part.toml").write_text(RUN_TOML.format(dir="part", nt=5))
+    (tmp_path / "rest.toml").write_text(RUN_TOML.format(dir="part", nt=0))
+    astaroth_run(1, tmp_path, "one.toml")
+    said = astaroth_run(2, tmp_path, "two.toml")
+    assert said.count("split over 2 MPI ranks") == 1 and said.count("t = 0.8 after") == 1  # rank 0 speaks
+    astaroth_run(2, tmp_path, "part.toml")
+    said = astaroth_run(4, tmp_path, "rest.toml", "--restart")
+    assert "split over 4 MPI ranks" in said
+    one = ac.load(tmp_path / "one" / "checkpoint.h5", backend="cpu")
+    assert one.steps > 5 and one.t == 0.8  # nt = 5 stops the first part before the end
+    series = np.genfromtxt(tmp_path / "one" / "timeseries.csv", delimiter=",", names=True)
+    for other in ("two", "part"):
+        sim = ac.load(tmp_path / other / "checkpoint.h5", backend="cpu")
+        assert (sim.t, sim.steps) == (one.t, one.steps), other
+        for name in one.field_names:
+            np.testing.assert_array_equal(sim[name], one[name], err_msg=f"{other}: {name}")
+        split = np.genfromtxt(tmp_path / other / "timeseries.csv", delimiter=",", names=True)
+        assert len(split) == len(series), other
+        for column in series.dtype.names:
+            np.testing.assert_allclose(split[column], series[column], rtol=1e-12, atol=1e-15, err_msg=column)
