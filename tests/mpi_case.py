@@ -43,3 +43,19 @@ def make_entropy(comm=None):
         sim[name] = 0.02 * rng.standard_normal(SHAPE)  # every rank draws the same
     sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=1.0)
     return sim
+
+
+def make_terms(comm=None):
+    """make_mhd's run with a passive scalar, hyperdiffusion of u and lnrho and a rotating frame (every
+    term of the row loop that reads a neighbour or a point, split over ranks)."""
+    import numpy as np
+
+    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",
+                        comm=comm, physics="mhd", eta=3e-2, b_ext=(0.1, 0.0, 0.2), passive_scalar=True,
+                        pscalar_diff=1e-2, nu_hyper3=2e-5, diff_hyper3=1e-5, omega=(0.2, -0.1, 0.5))
+    ac.init.random_velocity(sim, urms=0.1, seed=5)
+    rng = np.random.default_rng(6)
+    for name in ("ax", "ay", "az", "cc"):
+        sim[name] = 0.02 * rng.standard_normal(SHAPE)  # every rank draws the same
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=-1.0)
+    return sim

@@ -17,7 +17,7 @@ from astaroth.parallel import split_dims
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from mpi_case import FIELDS, T_END, T_HALF, make, make_mhd  # noqa: E402
+from mpi_case import FIELDS, T_END, T_HALF, make, make_mhd, make_terms  # noqa: E402
 
 MPIRUN = shutil.which("mpirun") or shutil.which("mpiexec")
 try:
@@ -119,6 +119,18 @@ def test_mhd_run_equals_one_process_bit_for_bit(tmp_path, ranks):
     assert "brms" in split.dtype.names and len(split) == len(series)
     for column in series.dtype.names:
         np.testing.assert_allclose(split[column], series[column], rtol=1e-12, atol=1e-15, err_msg=column)
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4, 8])
+def test_the_scalar_hyperdiffusion_and_rotation_split_equal_one_process_bit_for_bit(tmp_path, ranks):
+    sim = make_terms()
+    sim.run(until=T_HALF, timeseries=tmp_path / "ts.csv", diagnostics_every=2)
+    mpirun(ranks, tmp_path, "terms")
+    got = np.load(tmp_path / f"terms-np{ranks}.npz")
+    assert int(got["steps"]) == sim.steps > 3
+    for name in sim.field_names:
+        np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
 
 
 @needs_mpi
