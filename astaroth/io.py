@@ -23,7 +23,7 @@ import stat
 import numpy as np
 
 from . import parameters as registry
-from .simulation import FIELDS, Simulation
+from .simulation import _FIELD_BUFFER, FIELDS, Simulation
 
 FORMAT = "astaroth-snapshot-1"
 # What every snapshot of a module has recorded since the module existed, besides REQUIRED: such a
@@ -381,24 +381,89 @@ def save(sim, path, xdmf=True, attributes=None):
     """
     h5py = _h5py()
     path = os.fspath(path)
-    fields = {name: sim[name] for name in sim.field_names}  # on every MPI rank: gathering is collective
-    if not sim.is_root:
-        sim.comm.Barrier()  # returns once the file is complete
-        return path
+    if sim.decomposition is not None:
+        return _save_split(sim, path, xdmf, attributes or {}, h5py)
+    fields = {name: sim[name] for name in sim.field_names}
     targets = [(path, "snapshot")] + ([(_xdmf_path(path), "XDMF index")] if xdmf else [])
-    try:
-        # the XDMF index goes with its snapshot: a kill leaves both old, both new, or the new snapshot alone
-        with atomic_files(targets, drop_later=True) as files:
-            _write(sim, files[0], fields, h5py, attributes or {})
-            if xdmf:
-                files[1].write(_xdmf_text(path, sim).encode())
-    finally:
-        if sim.comm is not None:
-            sim.comm.Barrier()
+    # the XDMF index goes with its snapshot: a kill leaves both old, both new, or the new snapshot alone
+    with atomic_files(targets, drop_later=True) as files:
+        _write(sim, files[0], fields, h5py, attributes or {})
+        if xdmf:
+            files[1].write(_xdmf_text(path, sim).encode())
+    _remove_parts(path)  # a split run's parts written here before
     return path
 
 
-def _write(sim, path, fields, h5py, attributes):
+PARTS = ".parts"  # beside a split run's snapshot `path`: the folder `path`.parts/ of its ranks' parts
+
+
+def _remove_parts(path, keep=None):
+    """The parts of earlier split snapshots of `path` deleted (but the set `keep`)."""
+    import shutil
+
+    folder = path + PARTS
+    if not os.path.isdir(folder):
+        return
+    for name in os.listdir(folder):
+        if name != keep:
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+    if keep is None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _save_split(sim, path, xdmf, attributes, h5py):
+    """save() of a grid split over MPI ranks, without gathering it: every
+    rank writes its subdomain (`path`.parts/SET/rankNNNNN.h5, each written
+    atomically), then rank 0 writes `path` with the parameters and, for each
+    field, an HDF5 virtual dataset of the whole grid made of the parts, so
+    that `ac.load` (and any HDF5 reader) reads it as one array on any number
+    of ranks.  A set of parts has a name of its own and the earlier sets are
+    deleted only after `path` names the new one: a kill leaves the earlier
+    snapshot whole."""
+    from mpi4py import MPI
+
+    comm, d = sim.comm, sim.decomposition
+    token = comm.bcast(f"step{sim.steps:010d}-{os.urandom(4).hex()}" if sim.is_root else None, root=0)
+    folder = os.path.join(path + PARTS, token)
+    error = None
+    if sim.is_root:
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as e:
+            error = OSError(f"{path}: cannot make the folder of its parts {folder}: {e.strerror or e}")
+    error = comm.bcast(error if sim.is_root else None, root=0)
+    if error is not None:
+        raise error
+    part = os.path.join(folder, f"rank{comm.Get_rank():05d}.h5")
+    try:
+        with atomic_path(part, "snapshot part") as tmp, h5py.File(tmp, "w") as f:
+            for i, name in enumerate(sim.field_names):  # (z, y, x) in C order, as _write stores a whole field
+                f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(sim._grid.read(_FIELD_BUFFER, i).T))
+    except OSError as e:
+        error = e
+    if comm.allreduce(error is not None, op=MPI.LOR):
+        raise error or OSError(f"{path}: another rank could not write its part of the snapshot")
+    if not sim.is_root:
+        comm.Barrier()  # returns once the snapshot is complete
+        return path
+    try:
+        targets = [(path, "snapshot")] + ([(_xdmf_path(path), "XDMF index")] if xdmf else [])
+        relative = os.path.relpath(folder, os.path.dirname(os.path.abspath(path)))
+        parts = [(os.path.join(relative, f"rank{r:05d}.h5"), slices) for r, slices in enumerate(d.all_slices)]
+        with atomic_files(targets, drop_later=True) as files:
+            _write(sim, files[0], None, h5py, attributes, parts=parts)
+            if xdmf:
+                files[1].write(_xdmf_text(path, sim).encode())
+        _remove_parts(path, keep=token)
+    finally:
+        comm.Barrier()
+    return path
+
+
+def _write(sim, path, fields, h5py, attributes, parts=None):
+    """The snapshot file: parameters, coordinates, forcing, and each field
+    from `fields`, or with `parts` ([(file relative to path, slices of the
+    whole grid)], _save_split) a virtual dataset made of the parts' fields."""
     with h5py.File(path, "w") as f:
         f.attrs["format"] = FORMAT
         for key, value in sim.parameters().items():
@@ -414,7 +479,14 @@ def _write(sim, path, fields, h5py, attributes):
             f.create_dataset(f"coordinates/{axis}", data=coords)
         for name in sim.field_names:
             # stored (z, y, x) in C order: the same bytes as the solver's x-fastest layout
-            f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(fields[name].T))
+            if parts is None:
+                f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(fields[name].T))
+                continue
+            layout = h5py.VirtualLayout(shape=sim.shape[::-1], dtype=sim.dtype)
+            for file, (sx, sy, sz) in parts:
+                shape = (sz.stop - sz.start, sy.stop - sy.start, sx.stop - sx.start)
+                layout[sz, sy, sx] = h5py.VirtualSource(file, f"fields/{name}", shape=shape)
+            f.create_virtual_dataset(f"fields/{name}", layout)
         if sim.forcing is not None:
             g = f.create_group("forcing")
             for key in ("kmin", "kmax", "f0", "seed", "relhel", "normalize"):

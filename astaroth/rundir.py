@@ -52,10 +52,18 @@ def holds_run(folder):
 
 
 def remove_run(folder):
-    """Delete an earlier run's files (only those, and a STOP file); returns how many."""
+    """Delete an earlier run's files (only those, and a STOP file, and the
+    parts of its snapshots written split over MPI ranks: astaroth.io.PARTS);
+    returns how many files."""
+    import shutil
+
+    from .io import PARTS
+
     paths = run_files(folder) + ([_path(folder, STOP)] if os.path.exists(_path(folder, STOP)) else [])
     for p in paths:
         os.unlink(p)
+    for parts in glob.glob(_path(folder, "*.h5" + PARTS)):
+        shutil.rmtree(parts, ignore_errors=True)
     return len(paths)
 
 

@@ -105,6 +105,26 @@ def test_snapshot_restarts_on_another_number_of_ranks(runs, single, tmp_path, wr
 
 
 @needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4, 8])
+def test_a_split_snapshot_is_written_by_every_rank_and_reads_as_one(runs, ranks):
+    """sim.save of a split grid gathers nothing: each rank writes its subdomain into PATH.parts/, and PATH
+    holds each field as a virtual dataset of the parts (astaroth.io._save_split), which one process reads
+    as the single-process snapshot, bit for bit."""
+    import h5py
+
+    path = runs / f"half-np{ranks}.h5"
+    with h5py.File(path) as f:
+        sources = f["fields/ux"].virtual_sources()
+        assert f["fields/ux"].is_virtual and len(sources) == ranks
+    sets = list((runs / f"half-np{ranks}.h5.parts").iterdir())
+    assert len(sets) == 1 and len(list(sets[0].iterdir())) == ranks  # one part a rank, no other set left
+    split, whole = ac.load(path, backend="cpu"), ac.load(runs / "half-np1.h5", backend="cpu")
+    assert (split.t, split.steps) == (whole.t, whole.steps)
+    for name in whole.field_names:
+        np.testing.assert_array_equal(split[name], whole[name], err_msg=name)
+
+
+@needs_mpi
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_mhd_run_equals_one_process_bit_for_bit(tmp_path, ranks):
     sim = make_mhd()
