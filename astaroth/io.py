@@ -638,16 +638,24 @@ def _load(path, h5py, backend, comm, exchange, parameters):
             if not str(e).startswith("boundaries"):
                 raise
             raise ValueError(f"{path}: attribute 'boundaries' is not valid: {e}") from None
-        for name in sim.field_names:
+        d = sim.decomposition  # split over ranks: each reads its own subdomain only
+        for i, name in enumerate(sim.field_names):
             data = f[f"fields/{name}"]
             if data.shape != sim.shape[::-1]:
                 raise ValueError(f"{path}: dataset 'fields/{name}' has shape {data.shape}, not the grid's "
                                  f"{sim.shape[::-1]} (z, y, x)")
-            values = data[...]
-            if not np.all(np.isfinite(values)):
+            values = data[...] if d is None else data[d.slices[2], d.slices[1], d.slices[0]]
+            finite = bool(np.all(np.isfinite(values)))
+            if d is not None:
+                finite = not sim._parallel.allreduce(not finite, sim._parallel.MPI.LOR)
+            if not finite:
                 raise ValueError(f"{path}: dataset 'fields/{name}' holds NaN or Inf (written after a blow-up, or "
                                  f"damaged): it cannot be continued; use an earlier snapshot")
-            sim[name] = values.T
+            if d is None:
+                sim[name] = values.T
+            else:
+                sim._grid.write(i, np.asfortranarray(values.T, dtype=sim.dtype))
+                sim._fields_as_given = True  # as sim[name] = ... leaves it
         sim.t = float(a["t"])
         sim.steps = int(a["steps"])
         if "forcing" in f:
