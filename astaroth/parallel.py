@@ -20,6 +20,7 @@ pinned host memory otherwise; between GPUs of one node it writes straight
 into the neighbour's buffer through CUDA IPC, MPI carrying only the "it is
 there" (``exchange="auto" | "device" | "host" | "peer"``).
 """
+import math
 import threading
 
 import numpy as np
@@ -371,6 +372,11 @@ class ParallelStepper:
         self.halo.wall_faces = tuple(a for a in range(3) if "xyz"[a] in sim._walls and d.dims[a] > 1 and (
             d.offset[a] == 0 or d.offset[a] + d.local_shape[a] == d.global_shape[a]))
         self.walls = bool(sim._walls)
+        self.shock_halo = None  # shock viscosity (CPU): the exchange of its profile's passes, [zeta], [scratch]
+        if grid.shock_address(0) is not None:
+            arrays = [[self._array(grid.shock_address(which))] for which in (0, 1)]
+            self.shock_halo = HaloExchange(decomposition, grid, arrays, self.lo, self.xp)
+            self.shock_halo.prefilled = (0, 1, 2)  # each pass fills what it wrote as periodic images first
 
     def _gpu_transport(self, d):
         """How GPU ghost zones travel (HaloExchange), from exchange= and what
@@ -397,9 +403,12 @@ class ParallelStepper:
 
     def _padded(self, s, field):
         """Padded array of set s, field `field`, indexed [k, j, i]."""
+        return self._array(self.sim._grid.padded_address(s, field))
+
+    def _array(self, address):
+        """The padded array at `address`, indexed [k, j, i]."""
         m0, m1, m2 = self.padded_shape
         dtype = self.sim.dtype
-        address = self.sim._grid.padded_address(s, field)
         if self.on_gpu:
             return _device_array(self.xp, address, (m2, m1, m0), dtype, self.sim._grid)
         import ctypes
@@ -414,8 +423,31 @@ class ParallelStepper:
         else:
             self.halo.fill(s)
 
+    def shock_profile(self):
+        """The shock viscosity's profile of the fields (set 0), its ghost zones
+        exchanged first and what each of its passes wrote exchanged before the
+        next, so that it equals one process's (csrc/cpu/point_impl.h)."""
+        grid = self.sim._grid
+        self._prefill(0)
+        self._exchange(0)
+        p = 0
+        while (written := grid.shock_profile_pass(p)) is not None:
+            self.shock_halo.fill(written)
+            p += 1
+
+    def shock_max(self):
+        """The largest zeta of this rank's subdomain, of the profile of the fields now (NaN if not finite)."""
+        self.shock_profile()
+        (i, j, k), (n0, n1, n2) = self.lo, self.d.local_shape
+        zeta = self.shock_halo.fields[0][0][k:k + n2, j:j + n1, i:i + n0]
+        return float(np.max(zeta)) if np.all(np.isfinite(zeta)) else math.nan
+
     def substep(self, s, dt):
         grid = self.sim._grid
+        if self.shock_halo is not None and s == 0:  # the profile of the step's start, held for its substeps
+            self.shock_profile()
+            grid.substep_region(s, dt, (0, 0, 0), self.d.local_shape)
+            return
         self._prefill(s)
         if self.inner is None:
             self._exchange(s)
@@ -472,8 +504,11 @@ class ParallelStepper:
 
     def rhs(self):
         """The right-hand side into w: a first substep with dt = 1."""
-        self._prefill(0)
-        self._exchange(0)
+        if self.shock_halo is not None:
+            self.shock_profile()  # exchanges the fields' ghost zones first
+        else:
+            self._prefill(0)
+            self._exchange(0)
         n = self.d.local_shape
         self.sim._grid.substep_region(0, 1.0, (0, 0, 0), n)
         if self.on_gpu:

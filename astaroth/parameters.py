@@ -243,7 +243,7 @@ def _is_default(name, value):
     return tuple(value) == tuple(d) if isinstance(d, tuple) else value == d
 
 
-def resolve(given, switch_values, method="55p", processes=1):
+def resolve(given, switch_values, method="55p", processes=1, backend="cpu"):
     """The full set of a configuration's parameters, checked.
 
     given: {name: value} of the parameters passed (unknown names are a
@@ -277,8 +277,9 @@ def resolve(given, switch_values, method="55p", processes=1):
             continue
         if r["needs_55p"] and method != "55p":
             raise ValueError(f"{meaning(name)} ({name}) needs method='55p'")
-        if r["one_process"] and processes > 1:
-            raise ValueError(f"{meaning(name)} ({name}) runs in one process in this version")
+        if r["one_process"] and processes > 1 and backend != "cpu":
+            raise ValueError(f"{meaning(name)} ({name}) runs in one process on the GPU in this version (split over "
+                             f"MPI ranks on the CPU backend)")
     return switched, on, values
 
 
@@ -319,7 +320,7 @@ def help_line(name):
     if m["switch"]:
         flag = _SWITCH_BY_KEYWORD[m["switch"]]["kind"] == "flag"
         where = f"{r['module']} ({m['switch']} = {'true' if flag else repr(m['value']).replace(chr(39), chr(34))}): "
-    needs = [what for what, on in (("55p", r["needs_55p"]), ("one process", r["one_process"])) if on]
+    needs = [what for what, on in (("55p", r["needs_55p"]), ("one process on the GPU", r["one_process"])) if on]
     needs = f" ({', '.join(needs)})" if needs else ""
     kind = "; one number or three" if r["kind"] == "vector" else ""
     restart = "; may change on --restart" if r["restart"] else ""

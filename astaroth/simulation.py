@@ -417,8 +417,8 @@ class Simulation:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         # every parameter and switch of csrc/parameters.def, checked (bounds, modules, 55p, one process)
-        switches, modules, values = _registry.resolve(parameters, switches, method,
-                                                      comm.Get_size() if comm is not None else 1)
+        processes = comm.Get_size() if comm is not None else 1
+        switches, modules, values = _registry.resolve(parameters, switches, method, processes)
         _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":
@@ -427,6 +427,8 @@ class Simulation:
             raise ValueError(f"backend must be 'auto', 'cpu' or 'cuda', got {backend!r}")
         elif backend not in available:
             raise ValueError(f"backend {backend!r} is not available here (available: {available})")
+        if processes > 1 and backend != "cpu":  # what runs split on the CPU only (one_process rows)
+            _registry.resolve(parameters, switches, method, processes, backend)
 
         walls = _walls.parse(boundaries, _registry.field_names(modules))
         # values the precision cannot hold, or from which the ideal gas's constants over- or underflow it
@@ -735,7 +737,11 @@ class Simulation:
 
     def _max_shock_viscosity(self):
         """max zeta of the fields now, 0 without shock viscosity; reduced where
-        the fields are (a GPU copies no profile)."""
+        the fields are (a GPU copies no profile), across the ranks of a split
+        grid."""
+        if self._parallel is not None and self._grid.shock_address(0) is not None:
+            local = self._stepper.shock_max()
+            return self._parallel.allreduce(local if math.isfinite(local) else math.inf, self._parallel.MPI.MAX)
         largest = self._grid.shock_max()
         if largest is None:
             profile = self._grid.shock_profile()
@@ -1087,7 +1093,7 @@ def _set_parameter(sim, name, value):
     values = dict(sim._values, **{name: value})
     processes = sim._comm.Get_size() if sim._comm is not None else 1
     try:  # a module that is off, the 55-point method, one process: named as the constructor names them
-        _registry.resolve(values, sim._switches, sim._method, processes)
+        _registry.resolve(values, sim._switches, sim._method, processes, sim._backend)
     except ValueError as e:
         raise ValueError(f"sim.{name} = {value}: {e}") from None
     if sim._walls and values.get("nu_shock", 0.0) != 0.0:

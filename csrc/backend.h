@@ -143,6 +143,12 @@ typedef struct ac_backend_ops {
      * `method`, its name then written to name[size]; 0 where it holds one.
      * NULL: every configuration is built */
     int (*configuration_missing)(const ac_grid *g, ac_method method, char *name, size_t size);
+    /* the shock viscosity's profile of the fields pass by pass (AC_SHOCK_PASSES),
+     * so that a grid split over MPI ranks can exchange what each pass wrote
+     * (substep_region then takes it), and the padded arrays the passes write
+     * (0: zeta, 1: the scratch array); NULL where the backend has none */
+    ac_status (*shock_profile_pass)(void *self, int pass);
+    void *(*shock_data)(void *self, int which);
 } ac_backend_ops;
 
 #endif

@@ -20,6 +20,7 @@
 enum { AC_NUM_FIELDS = 4 }; /* the fields of AC_MODULE_HYDRO alone (fields.h) */
 enum { AC_MAX_FIELDS = AC_FIELD_ROWS }; /* the fields of every module of fields.h */
 enum { AC_GHOST = 3 };      /* ghost-zone width, the stencil radius */
+enum { AC_SHOCK_PASSES = 6 }; /* passes of the shock viscosity's profile (cpu/point_impl.h: shock_profile_pass) */
 
 typedef enum {
     AC_OK = 0,

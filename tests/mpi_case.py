@@ -59,3 +59,13 @@ def make_terms(comm=None):
         sim[name] = 0.02 * rng.standard_normal(SHAPE)  # every rank draws the same
     sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=-1.0)
     return sim
+
+
+def make_shock(comm=None):
+    """A forced run with shock viscosity: its profile's 3x3x3 maximum and smoothing span subdomains."""
+    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=5e-3, cs=1.0, dtype="float64", backend="cpu",
+                        comm=comm, nu_shock=1.0)
+    ac.init.random_velocity(sim, urms=0.3, seed=5)
+    sim["lnrho"] = 0.05 * sim["ux"]
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11)
+    return sim

@@ -14,7 +14,7 @@ import numpy as np
 from mpi4py import MPI
 
 sys.path.insert(0, os.path.dirname(__file__))
-from mpi_case import FIELDS, T_END, T_HALF, make, make_entropy, make_mhd, make_terms  # noqa: E402
+from mpi_case import FIELDS, T_END, T_HALF, make, make_entropy, make_mhd, make_shock, make_terms  # noqa: E402
 
 import astaroth as ac  # noqa: E402
 
@@ -35,8 +35,8 @@ if mode == "run":
     if comm.Get_rank() == 0:
         np.savez(os.path.join(out, f"fields-{tag}.npz"), steps=sim.steps, spectrum_k=spectrum[0],
                  spectrum_e=spectrum[1], dims=np.array(d.dims if d else (1, 1, 1)), **fields)
-elif mode in ("mhd", "entropy", "terms"):
-    sim = {"mhd": make_mhd, "entropy": make_entropy, "terms": make_terms}[mode](comm)
+elif mode in ("mhd", "entropy", "terms", "shock"):
+    sim = {"mhd": make_mhd, "entropy": make_entropy, "terms": make_terms, "shock": make_shock}[mode](comm)
     sim.run(until=T_HALF, timeseries=os.path.join(out, f"{mode}-ts-{tag}.csv"), diagnostics_every=2)
     fields = {name: sim[name] for name in sim.field_names}
     if comm.Get_rank() == 0:

@@ -28,6 +28,41 @@ PyObject *Grid_padded_address(GridObject *self, PyObject *args)
     return PyLong_FromVoidPtr(self->ops->padded_data(self->self, s, field));
 }
 
+/* shock_address(which) -> address of the padded array of the shock
+ * profile (0: zeta, 1: its scratch array), or None without one */
+PyObject *Grid_shock_address(GridObject *self, PyObject *args)
+{
+    int which;
+    if (!PyArg_ParseTuple(args, "i", &which) || !check_ready(self))
+        return NULL;
+    void *data = self->ops->shock_data && (which == 0 || which == 1) ? self->ops->shock_data(self->self, which) : NULL;
+    if (!data)
+        Py_RETURN_NONE;
+    return PyLong_FromVoidPtr(data);
+}
+
+/* shock_profile_pass(pass) -> which: pass `pass` of the shock profile of the
+ * fields (csrc/cpu/point_impl.h: shock_profile_pass), for a split grid that
+ * exchanges between passes; which padded array it wrote (0: zeta, 1: the
+ * scratch array: shock_address), or None after the last */
+PyObject *Grid_shock_profile_pass(GridObject *self, PyObject *args)
+{
+    int pass;
+    if (!PyArg_ParseTuple(args, "i", &pass) || !check_ready(self))
+        return NULL;
+    if (!self->ops->shock_profile_pass)
+        return raise_status(AC_ERR_UNSUPPORTED, self, "shock_profile_pass");
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->shock_profile_pass(self->self, pass);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "shock_profile_pass");
+    if (pass == AC_SHOCK_PASSES - 1)
+        Py_RETURN_NONE; /* the scaling, ghost zones too: nothing to exchange */
+    return PyLong_FromLong(pass % 2 ? 0 : 1); /* the compression and the x smoothing into scratch, ... */
+}
+
 /* read(which, field) -> new dense array of shape n, Fortran order */
 PyObject *Grid_read(GridObject *self, PyObject *args)
 {

@@ -75,6 +75,8 @@ PyObject *Grid_write(GridObject *self, PyObject *args);
 PyObject *Grid_host_view(GridObject *self, PyObject *args);
 PyObject *Grid_interior_address(GridObject *self, PyObject *args);
 PyObject *Grid_padded_address(GridObject *self, PyObject *args);
+PyObject *Grid_shock_address(GridObject *self, PyObject *args);
+PyObject *Grid_shock_profile_pass(GridObject *self, PyObject *args);
 PyObject *Grid_dlpack(GridObject *self, PyObject *args);
 PyObject *Grid_dlpack_device(GridObject *self, PyObject *ignored);
 

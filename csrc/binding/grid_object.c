@@ -436,6 +436,11 @@ static PyMethodDef Grid_methods[] = {
      "stream."},
     {"set_walls", (PyCFunction)Grid_set_walls, METH_VARARGS,
      "set_walls(set): the wall values ('a': 0, 'set': its value) of set s, before its ghost zones are filled."},
+    {"shock_address", (PyCFunction)Grid_shock_address, METH_VARARGS,
+     "shock_address(which) -> address of the shock profile's padded array (0: zeta, 1: scratch), or None."},
+    {"shock_profile_pass", (PyCFunction)Grid_shock_profile_pass, METH_VARARGS,
+     "shock_profile_pass(pass) -> which: one of the shock profile's passes, from 0, for a split grid's exchanges "
+     "between them: the padded array it wrote (shock_address), None after the last."},
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
      "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},

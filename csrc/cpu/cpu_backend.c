@@ -31,6 +31,7 @@ typedef struct {
     void (*substep_rows)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, const void *,
                          int, double, int *);
     void (*shock_profile)(const ac_grid *, void *const *, void *, void *);
+    void (*shock_profile_pass)(const ac_grid *, void *const *, void *, void *, int);
     double (*max_signal_speed)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
     void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
@@ -41,10 +42,10 @@ typedef struct {
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, step_fused_rows_f32, max_speed_f32,
-     substep_rows_f32, shock_profile_f32, max_signal_speed_f32, first_nonfinite_field_f32, add_forcing_f32,
+     substep_rows_f32, shock_profile_f32, shock_profile_pass_f32, max_signal_speed_f32, first_nonfinite_field_f32, add_forcing_f32,
      set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, step_fused_rows_f64, max_speed_f64,
-     substep_rows_f64, shock_profile_f64, max_signal_speed_f64, first_nonfinite_field_f64, add_forcing_f64,
+     substep_rows_f64, shock_profile_f64, shock_profile_pass_f64, max_signal_speed_f64, first_nonfinite_field_f64, add_forcing_f64,
      set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64},
 };
 
@@ -273,17 +274,18 @@ static ac_status cpu_step(void *self, double dt, long count, int profile_current
     return st;
 }
 
+/* A substep over region r; with shock viscosity zeta holds the profile of
+ * the step's start, which the caller made pass by pass (shock_profile_pass,
+ * a split grid exchanging between the passes: astaroth/parallel.py). */
 static ac_status cpu_substep_region(void *self, int s, double dt, const ac_region *r)
 {
     ac_cpu *cpu = self;
     if (cpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
-    if (cpu->zeta)
-        return AC_ERR_UNSUPPORTED; /* the profile of a split grid would need its neighbours' */
     if (cpu->path == AC_PATH_TERMS) {
         int failed = 0;
         cpu->k->substep_rows(&cpu->grid, r, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3),
-                             cpu->buf.w, NULL, s, dt, &failed);
+                             cpu->buf.w, cpu->zeta, s, dt, &failed);
         return failed ? AC_ERR_NO_MEMORY : AC_OK;
     }
     int failed = 0;
@@ -338,6 +340,22 @@ static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
             cpu->k->fill_ghosts_bc(&cpu->grid, cpu->buf.home[ac_field_index(modules, r)], ac_field_index(modules, r));
     *out = cpu->k->max_signal_speed(&cpu->grid, cpu->buf.home);
     return AC_OK;
+}
+
+static ac_status cpu_shock_profile_pass(void *self, int pass)
+{
+    ac_cpu *cpu = self;
+    if (!cpu->zeta || pass < 0 || pass >= AC_SHOCK_PASSES)
+        return AC_ERR_ARGUMENT;
+    cpu->profile_fresh = 0;
+    cpu->k->shock_profile_pass(&cpu->grid, cpu->buf.home, cpu->zeta, cpu->zeta_scratch, pass);
+    return AC_OK;
+}
+
+static void *cpu_shock_data(void *self, int which)
+{
+    ac_cpu *cpu = self;
+    return which ? cpu->zeta_scratch : cpu->zeta;
 }
 
 static ac_status cpu_first_nonfinite_field(void *self, int *out)
@@ -424,5 +442,5 @@ const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_max_signal_speed, cpu_first_nonfinite_field,
     cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
     cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4, NULL, cpu_shock_profile,
-    NULL, NULL, cpu_set_walls, 0u, NULL,
+    NULL, NULL, cpu_set_walls, 0u, NULL, cpu_shock_profile_pass, cpu_shock_data,
 };

@@ -38,23 +38,37 @@ static void AC_FN(shock_pass)(const ac_grid *g, real *const *in, const real *fro
     AC_FN(fill_ghost_zones)(g, to);
 }
 
-/* The shock viscosity zeta = nu_shock dxmin^2 S[M3[max(-div u, 0)]] of the
- * fields `in` (ghost zones filled) into zeta, ghost zones filled; scratch
- * is a second padded array. */
-void AC_FN(shock_profile)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void *zeta_, void *scratch_)
+/* Pass `pass` (0 to AC_SHOCK_PASSES - 1) of the shock viscosity zeta =
+ * nu_shock dxmin^2 S[M3[max(-div u, 0)]] of the fields `in` (ghost zones
+ * filled): the compression into scratch, its 3x3x3 maximum into zeta, the
+ * smoothing along x, y and z (scratch, zeta, scratch), each with the ghost
+ * zones of what it wrote filled as periodic images; the last scales scratch
+ * into zeta, ghost zones too.  A grid split over MPI ranks exchanges what a
+ * pass wrote before the next (astaroth/parallel.py). */
+void AC_FN(shock_profile_pass)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void *zeta_, void *scratch_,
+                               int pass)
 {
     real *const *in = (real *const *)in_;
     real *zeta = (real *)zeta_, *scratch = (real *)scratch_;
-    AC_FN(shock_pass)(g, in, NULL, scratch, -1);
-    AC_FN(shock_pass)(g, in, scratch, zeta, 3);
-    AC_FN(shock_pass)(g, in, zeta, scratch, 0);
-    AC_FN(shock_pass)(g, in, scratch, zeta, 1);
-    AC_FN(shock_pass)(g, in, zeta, scratch, 2);
+    static const int axis_of[AC_SHOCK_PASSES - 1] = {-1, 3, 0, 1, 2}; /* compression, maximum, x, y, z */
+    if (pass < AC_SHOCK_PASSES - 1) {
+        real *from = pass % 2 ? scratch : zeta, *to = pass % 2 ? zeta : scratch;
+        AC_FN(shock_pass)(g, in, pass == 0 ? NULL : from, to, axis_of[pass]);
+        return;
+    }
     const double dxmin = ac_grid_dxmin(g);
     const real scale = (real)(g->nu_shock * dxmin * dxmin);
     const size_t count = ac_grid_padded_count(g);
     for (size_t n = 0; n < count; ++n) /* ghost zones too: they hold the periodic images */
         zeta[n] = scale * scratch[n];
+}
+
+/* The whole profile of the fields `in` (ghost zones filled) into zeta, ghost
+ * zones filled; scratch is a second padded array. */
+void AC_FN(shock_profile)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void *zeta_, void *scratch_)
+{
+    for (int pass = 0; pass < AC_SHOCK_PASSES; ++pass)
+        AC_FN(shock_profile_pass)(g, in_, zeta_, scratch_, pass);
 }
 
 /* max of the signal speed (timestep.h's ac_signal_speed_at) over the
