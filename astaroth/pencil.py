@@ -724,8 +724,14 @@ def _write_record(f, array):
     f.write(marker + data + marker)
 
 
-def write_var(sim, datadir, varfile="var.dat"):
+def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
     """Write a simulation as a Pencil Code snapshot that ``run.x`` continues from.
+
+    procs: the Pencil run's processes along x, y and z (its ``nprocx``,
+    ``nprocy``, ``nprocz`` in ``src/cparam.local``; each must divide the
+    grid's points along its axis): ``procN/`` holds process N's subdomain
+    with its ghost zones, N = ipx + nprocx (ipy + nprocy ipz), as its
+    ``run.x`` under MPI reads them.  The default is one process, below.
 
     Writes, under `datadir` (created if missing): ``proc0/<varfile>``,
     ``proc0/grid.dat``, ``proc0/dim.dat``, ``allprocs/grid.dat``,
@@ -741,8 +747,8 @@ def write_var(sim, datadir, varfile="var.dat"):
     those of its ``src/boundcond.f90``.
 
     The Pencil run that continues must be compiled for the same grid
-    (``src/cparam.local``), precision (``REAL_PRECISION``), one process
-    (``nompicomm``) and modules (``noentropy`` or, for ``energy="entropy"``,
+    (``src/cparam.local``), precision (``REAL_PRECISION``), processes
+    (one: ``nompicomm``; else ``mpicomm`` and `procs`) and modules (``noentropy`` or, for ``energy="entropy"``,
     ``entropy``; ``eos_idealgas``; ``magnetic`` for MHD; ``gravity_simple``
     with gravity); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``, the
     walls, ... as always.  A ``dim.dat`` or ``param.nml`` already in
@@ -769,6 +775,7 @@ def write_var(sim, datadir, varfile="var.dat"):
         raise TypeError(f"sim must be an astaroth.Simulation, got {type(sim).__name__}")
     if not isinstance(varfile, str) or not varfile or os.sep in varfile:
         raise ValueError(f"varfile must be a file name such as 'var.dat' or 'VAR1', got {varfile!r}")
+    procs = _check_procs(procs, sim.shape)
     datadir = os.fspath(datadir)
     names = [n for n in _PENCIL_ORDER if n in sim.field_names]
     extra = [n for n in sim.field_names if n not in names]
@@ -780,7 +787,7 @@ def write_var(sim, datadir, varfile="var.dat"):
     m = tuple(n + 2 * g for n, g in zip(shape, nghost))
     if sim.is_root:
         _cleanup(datadir)  # a write killed here before: its set whole (the new or the earlier) for the checks below
-    _check_target(sim, datadir, m)
+    _check_target(sim, datadir, m, procs)
     f = np.empty((len(names),) + m[::-1], dtype=dtype)  # (nvar, mz, my, mx): x fastest on disk
     for k, name in enumerate(names):
         f[k] = _with_ghosts(sim, name, nghost).transpose(2, 1, 0)
@@ -793,18 +800,32 @@ def write_var(sim, datadir, varfile="var.dat"):
     path = os.path.join(datadir, "proc0", varfile)
     if not sim.is_root:  # a grid split over MPI ranks: every rank gathered the fields above, rank 0 writes
         return path
-    grids = [os.path.join(datadir, sub, "grid.dat") for sub in ("proc0", "allprocs")]
-    dim, proc_dim, index = (os.path.join(datadir, *name) for name in (("dim.dat",), ("proc0", "dim.dat"),
-                                                                       ("index.pro",)))
-    for sub in ("proc0", "allprocs"):
-        os.makedirs(os.path.join(datadir, sub), exist_ok=True)
-    coordinates = np.concatenate([t, *ghosted, spacing])  # the record after the fields, and grid.dat's first
+    # each process's subdomain with its ghost zones: a box of the whole grid's ghosted arrays
+    local = [n // q for n, q in zip(shape, procs)]
+    processes = [((ipx, ipy, ipz), os.path.join(datadir, f"proc{ipx + procs[0] * (ipy + procs[1] * ipz)}"))
+                 for ipz in range(procs[2]) for ipy in range(procs[1]) for ipx in range(procs[0])]
+    boxes = [tuple(slice(i * nl, i * nl + nl + 2 * g) for i, nl, g in zip(ip, local, nghost)) for ip, _ in processes]
+    path = os.path.join(processes[0][1], varfile)
+    grids = [os.path.join(folder, "grid.dat") for _, folder in processes] + [os.path.join(datadir, "allprocs",
+                                                                                          "grid.dat")]
+    dim, index = os.path.join(datadir, "dim.dat"), os.path.join(datadir, "index.pro")
+    for folder in [folder for _, folder in processes] + [os.path.join(datadir, "allprocs")]:
+        os.makedirs(folder, exist_ok=True)
     inverse = [np.full(mm, 1 / d if n > 1 else 0.0, dtype=dtype) for mm, d, n in zip(m, sim.spacing, shape)]
-    grid_records = (coordinates, spacing, np.asarray(sim.box, dtype=dtype), np.concatenate(inverse),
-                    np.zeros(sum(m), dtype=dtype))  # the last: dx_tilde, 0 on an equidistant grid
+
+    def grid_records(box):
+        """grid.dat's records for the box (of every axis's ghosted points) of one process, or the whole grid."""
+        coords = [c[b] for c, b in zip(ghosted, box)]
+        return (np.concatenate([t, *coords, spacing]), spacing, np.asarray(sim.box, dtype=dtype),
+                np.concatenate([v[b] for v, b in zip(inverse, box)]),
+                np.zeros(sum(c.size for c in coords), dtype=dtype))  # the last: dx_tilde, 0 on an equidistant grid
+
+    whole = tuple(slice(0, mm) for mm in m)
     precision = "D" if dtype == np.float64 else "S"
-    head = "".join(f"{v:7d}" for v in (*m, len(names), 0, 0)) + f"\n{precision}\n" + \
-        "".join(f"{g:5d}" for g in nghost) + "\n"
+
+    def head(mm):
+        return "".join(f"{v:7d}" for v in (*mm, len(names), 0, 0)) + f"\n{precision}\n" + \
+            "".join(f"{g:5d}" for g in nghost) + "\n"
     lines = []
     for k, name in enumerate(names, start=1):
         if name == "ux":
@@ -812,8 +833,10 @@ def write_var(sim, datadir, varfile="var.dat"):
         if name == "ax":
             lines.append(f" iaa={k}")
         lines.append(f" {_INDEX_OF[name]}={k}")
-    texts = {dim: head + "".join(f"{v:5d}" for v in (1, 1, 1, 1)) + "\n",
-             proc_dim: head + "".join(f"{v:5d}" for v in (0, 0, 0)) + "\n", index: "\n".join(lines) + "\n"}
+    texts = {dim: head(m) + "".join(f"{v:5d}" for v in (*procs, 1)) + "\n", index: "\n".join(lines) + "\n"}
+    for ip, folder in processes:
+        texts[os.path.join(folder, "dim.dat")] = (head(tuple(nl + 2 * g for nl, g in zip(local, nghost))) +
+                                                  "".join(f"{v:5d}" for v in ip) + "\n")
     for name, write in (("param.nml", _start_parameters), ("param2.nml", _run_parameters)):
         if not os.path.exists(os.path.join(datadir, name)):  # where none exists (the Pencil run's own stays)
             texts[os.path.join(datadir, name)] = write(sim, names)
@@ -821,15 +844,31 @@ def write_var(sim, datadir, varfile="var.dat"):
     # renamed, the snapshot last: after a kill the next read_var or write_var finds the earlier set whole or
     # the new one (astaroth.io.atomic_files; a read-only file is refused before any work)
     targets = [(g, "Pencil Code file") for g in grids] + [(p, "Pencil Code file") for p in texts]
-    with _io.atomic_files(targets + [(path, "Pencil Code snapshot")]) as files:
-        for out in files[:len(grids)]:
-            for record in grid_records:
+    snapshots = [(os.path.join(folder, varfile), "Pencil Code snapshot") for _, folder in processes]
+    with _io.atomic_files(targets + snapshots) as files:
+        for out, box in zip(files[:len(grids)], boxes + [whole]):
+            for record in grid_records(box):
                 _write_record(out, record)
-        for out, text in zip(files[len(grids):], texts.values()):
+        for out, text in zip(files[len(grids):len(targets)], texts.values()):
             out.write(text.encode())
-        _write_record(files[-1], f)
-        _write_record(files[-1], coordinates)
+        for out, (sx, sy, sz) in zip(files[len(targets):], boxes):
+            _write_record(out, np.ascontiguousarray(f[:, sz, sy, sx]))
+            _write_record(out, grid_records((sx, sy, sz))[0])
     return path
+
+
+def _check_procs(procs, shape):
+    """procs as three positive integers that divide the grid's points along their axes, or a ValueError."""
+    try:
+        given = tuple(procs)
+        ok = len(given) == 3 and all(isinstance(q, (int, np.integer)) and not isinstance(q, bool) for q in given)
+        ok = ok and all(q >= 1 and n % q == 0 for q, n in zip(given, shape))
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"procs must be three positive integers (nprocx, nprocy, nprocz) that divide the grid's "
+                         f"points {tuple(shape)} along their axes, got {procs!r}")
+    return tuple(int(q) for q in given)
 
 
 def _with_ghosts(sim, name, nghost):
@@ -887,15 +926,15 @@ def _gravity_group(sim, group):
                                     for a, g in zip("XYZ", sim.gravity)) + "/\n")
 
 
-def _check_target(sim, datadir, m):
-    """Refuse to write over a Pencil data directory made for another grid or box."""
+def _check_target(sim, datadir, m, procs=(1, 1, 1)):
+    """Refuse to write over a Pencil data directory made for another grid, box or process layout."""
     dim_path = os.path.join(datadir, "dim.dat")
     if os.path.exists(dim_path):
         dim = read_dim(dim_path)
-        if (dim["mx"], dim["my"], dim["mz"]) != m or dim["procs"] != (1, 1, 1):
+        if (dim["mx"], dim["my"], dim["mz"]) != m or dim["procs"] != procs:
             raise ValueError(f"{dim_path} is for {dim['mx']} x {dim['my']} x {dim['mz']} points (ghost zones "
-                             f"included) on {dim['procs']} processes; this simulation needs {m} on one: the Pencil "
-                             "run must be compiled for the same grid (src/cparam.local) and nompicomm")
+                             f"included) on {dim['procs']} processes; this simulation needs {m} on {procs} (procs=): "
+                             "the Pencil run must be compiled for the same grid and processes (src/cparam.local)")
     param_path = os.path.join(datadir, "param.nml")
     if os.path.exists(param_path):
         init = read_namelist(param_path).get("init_pars", {})

@@ -1031,10 +1031,11 @@ class Simulation:
         run since the fields were set (after steps, large fields are the blow-up itself, not its cause)."""
         return _thermo.overflow_causes(self) if getattr(self, "_fields_as_given", False) or not self.steps else []
 
-    def save_pencil(self, datadir, varfile="var.dat"):
-        """Write a Pencil Code snapshot that its run.x continues from; see astaroth.pencil.write_var."""
+    def save_pencil(self, datadir, varfile="var.dat", procs=(1, 1, 1)):
+        """Write a Pencil Code snapshot that its run.x continues from, for a run
+        on procs = (nprocx, nprocy, nprocz) processes; see astaroth.pencil.write_var."""
         from .pencil import write_var
-        return write_var(self, datadir, varfile=varfile)
+        return write_var(self, datadir, varfile=varfile, procs=procs)
 
     def _large_values(self):
         """The inputs whose size alone breaks the arithmetic of the step

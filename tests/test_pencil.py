@@ -195,6 +195,42 @@ def test_a_pencil_run_on_four_processes_reads_as_its_serial_run_bit_for_bit():
             np.testing.assert_array_equal(split[name], serial[name], err_msg=f"{varfile} {name}")
 
 
+def _records(path):
+    """The records of a Fortran unformatted sequential file, as bytes."""
+    data, out, at = open(path, "rb").read(), [], 0
+    while at < len(data):
+        n = struct.unpack("<i", data[at:at + 4])[0]
+        out.append(data[at + 4:at + 4 + n])
+        at += n + 8
+    return out
+
+
+def test_procn_folders_as_the_pencil_code_writes_them(tmp_path):
+    """save_pencil(procs=(1, 2, 2)) of hydro8p4's VAR1: each procN/ holds the subdomain the Pencil Code's
+    own process N wrote (the field record byte for byte, dim.dat too), and read_var reads it back bit for bit.
+    (That the Pencil Code's run.x on four processes continues from them: tests/data/pencil/README.md.)"""
+    sim = pencil.read_var(HYDRO_4_PROCESSES, "VAR1", backend="cpu")
+    sim.save_pencil(tmp_path / "data", varfile="VAR1", procs=(1, 2, 2))
+    for n in range(4):
+        ours, theirs = (os.path.join(root, f"proc{n}") for root in (tmp_path / "data",
+                                                                     os.path.join(HYDRO_4_PROCESSES, "data")))
+        assert _records(os.path.join(ours, "VAR1"))[0] == _records(os.path.join(theirs, "VAR1"))[0], n
+        assert open(os.path.join(ours, "dim.dat")).read() == open(os.path.join(theirs, "dim.dat")).read(), n
+    assert (tmp_path / "data" / "dim.dat").read_text() == open(os.path.join(HYDRO_4_PROCESSES, "data",
+                                                                             "dim.dat")).read()
+    back = pencil.read_var(tmp_path / "data", "VAR1", backend="cpu")
+    for name in sim.field_names:
+        np.testing.assert_array_equal(back[name], sim[name], err_msg=name)
+
+
+@pytest.mark.parametrize("procs", [(1, 3, 1), (0, 1, 1), (1, 2), "x", (1.5, 1, 1)])
+def test_procs_that_do_not_divide_the_grid_are_refused_naming_them(tmp_path, procs):
+    sim = pencil.read_var(HYDRO, "VAR1", backend="cpu")
+    with pytest.raises(ValueError, match="procs"):
+        sim.save_pencil(tmp_path / "data", procs=procs)
+    assert not (tmp_path / "data").exists()
+
+
 @pytest.mark.parametrize("run", [HYDRO, MHD, FLAT, ENTROPY, WALLS, WALLS_ENTROPY, ROTATING, ROTATING_MHD,
                                  HYDRO_4_PROCESSES])
 def test_our_steps_agree_with_the_pencil_code(run):
