@@ -28,13 +28,18 @@ except ImportError:
 needs_mpi = pytest.mark.skipif(not (MPIRUN and HAVE_MPI4PY), reason="needs mpirun and mpi4py (docs/guide/parallel.md says how to install them)")
 
 
-def mpirun(ranks, *args, timeout=300):
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+def mpirun_prefix(ranks):
+    """mpirun and its flags for `ranks` processes on this machine (Open MPI: oversubscribed, as root if so)."""
     flags = ["--oversubscribe"] if "Open MPI" in subprocess.run([MPIRUN, "--version"], capture_output=True,
                                                                   text=True).stdout else []
     if hasattr(os, "geteuid") and os.geteuid() == 0 and flags:
         flags.append("--allow-run-as-root")
-    cmd = [MPIRUN, *flags, "-np", str(ranks), sys.executable, os.path.join(HERE, "mpi_script.py"), *map(str, args)]
+    return [MPIRUN, *flags, "-np", str(ranks)]
+
+
+def mpirun(ranks, *args, timeout=300):
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+    cmd = [*mpirun_prefix(ranks), sys.executable, os.path.join(HERE, "mpi_script.py"), *map(str, args)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     assert done.returncode == 0, f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}"
     return done
@@ -223,11 +228,7 @@ def astaroth_run(ranks, folder, config, *options, status=0):
     """`astaroth run` on `ranks` MPI ranks (1: without mpirun), in `folder`; its exit status must be `status`."""
     command = [sys.executable, "-m", "astaroth", "run", config, "--no-plot", *options]
     if ranks > 1:
-        flags = ["--oversubscribe"] if "Open MPI" in subprocess.run([MPIRUN, "--version"], capture_output=True,
-                                                                      text=True).stdout else []
-        if hasattr(os, "geteuid") and os.geteuid() == 0 and flags:
-            flags.append("--allow-run-as-root")
-        command = [MPIRUN, *flags, "-np", str(ranks), *command]
+        command = [*mpirun_prefix(ranks), *command]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=folder,
                           env=dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1"))
     assert done.returncode == status, f"{' '.join(command)} gave {done.returncode}:\n{done.stdout}\n{done.stderr}"
