@@ -397,6 +397,20 @@ def save(sim, path, xdmf=True, attributes=None):
 PARTS = ".parts"  # beside a split run's snapshot `path`: the folder `path`.parts/ of its ranks' parts
 
 
+def _check_parts(path, data, name):
+    """A virtual dataset's parts (_save_split) must all be there: HDF5 would
+    read a missing one as zeros."""
+    if not data.is_virtual:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    for source in data.virtual_sources():
+        part = os.path.join(folder, source.file_name)
+        if not os.path.exists(part):
+            raise ValueError(f"{path}: dataset 'fields/{name}' is made of the parts a split run wrote beside it, "
+                             f"and the part {source.file_name} is missing there (keep that folder beside the "
+                             f"snapshot, under that name)")
+
+
 def _remove_parts(path, keep=None):
     """The parts of earlier split snapshots of `path` deleted (but the set `keep`)."""
     import shutil
@@ -641,6 +655,7 @@ def _load(path, h5py, backend, comm, exchange, parameters):
         d = sim.decomposition  # split over ranks: each reads its own subdomain only
         for i, name in enumerate(sim.field_names):
             data = f[f"fields/{name}"]
+            _check_parts(path, data, name)
             if data.shape != sim.shape[::-1]:
                 raise ValueError(f"{path}: dataset 'fields/{name}' has shape {data.shape}, not the grid's "
                                  f"{sim.shape[::-1]} (z, y, x)")

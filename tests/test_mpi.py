@@ -130,6 +130,16 @@ def test_a_split_snapshot_is_written_by_every_rank_and_reads_as_one(runs, ranks)
 
 
 @needs_mpi
+def test_a_split_snapshot_without_its_parts_is_refused_naming_them(runs, tmp_path):
+    """Copied without PATH.parts/, HDF5 would read the fields as zeros: ac.load names the missing part."""
+    shutil.copy(runs / "half-np2.h5", tmp_path / "alone.h5")
+    with pytest.raises(ValueError, match=r"alone\.h5.*half-np2\.h5\.parts/.*rank00000\.h5 is missing"):
+        ac.load(tmp_path / "alone.h5", backend="cpu")
+    shutil.copytree(runs / "half-np2.h5.parts", tmp_path / "half-np2.h5.parts")  # under the name it names
+    assert ac.load(tmp_path / "alone.h5", backend="cpu").steps > 0
+
+
+@needs_mpi
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_mhd_run_equals_one_process_bit_for_bit(tmp_path, ranks):
     sim = make_mhd()
