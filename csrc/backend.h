@@ -145,9 +145,10 @@ typedef struct ac_backend_ops {
     int (*configuration_missing)(const ac_grid *g, ac_method method, char *name, size_t size);
     /* the shock viscosity's profile of the fields pass by pass (AC_SHOCK_PASSES),
      * so that a grid split over MPI ranks can exchange what each pass wrote
-     * (substep_region then takes it), and the padded arrays the passes write
-     * (0: zeta, 1: the scratch array); NULL where the backend has none */
-    ac_status (*shock_profile_pass)(void *self, int pass);
+     * (*written: 0 zeta, 1 the scratch array, -1 nothing; substep_region then
+     * takes the profile), and the padded arrays the passes write (which: 0
+     * zeta, 1 scratch); NULL where the backend has none */
+    ac_status (*shock_profile_pass)(void *self, int pass, int *written);
     void *(*shock_data)(void *self, int which);
 } ac_backend_ops;
 

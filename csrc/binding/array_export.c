@@ -53,14 +53,15 @@ PyObject *Grid_shock_profile_pass(GridObject *self, PyObject *args)
     if (!self->ops->shock_profile_pass)
         return raise_status(AC_ERR_UNSUPPORTED, self, "shock_profile_pass");
     ac_status st;
+    int written = -1;
     Py_BEGIN_ALLOW_THREADS
-    st = self->ops->shock_profile_pass(self->self, pass);
+    st = self->ops->shock_profile_pass(self->self, pass, &written);
     Py_END_ALLOW_THREADS
     if (st != AC_OK)
         return raise_status(st, self, "shock_profile_pass");
-    if (pass == AC_SHOCK_PASSES - 1)
-        Py_RETURN_NONE; /* the scaling, ghost zones too: nothing to exchange */
-    return PyLong_FromLong(pass % 2 ? 0 : 1); /* the compression and the x smoothing into scratch, ... */
+    if (written < 0)
+        Py_RETURN_NONE;
+    return PyLong_FromLong(written);
 }
 
 /* read(which, field) -> new dense array of shape n, Fortran order */

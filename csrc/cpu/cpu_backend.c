@@ -31,7 +31,7 @@ typedef struct {
     void (*substep_rows)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *, const void *,
                          int, double, int *);
     void (*shock_profile)(const ac_grid *, void *const *, void *, void *);
-    void (*shock_profile_pass)(const ac_grid *, void *const *, void *, void *, int);
+    int (*shock_profile_pass)(const ac_grid *, void *const *, void *, void *, int);
     double (*max_signal_speed)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
     void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
@@ -342,13 +342,13 @@ static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
     return AC_OK;
 }
 
-static ac_status cpu_shock_profile_pass(void *self, int pass)
+static ac_status cpu_shock_profile_pass(void *self, int pass, int *written)
 {
     ac_cpu *cpu = self;
     if (!cpu->zeta || pass < 0 || pass >= AC_SHOCK_PASSES)
         return AC_ERR_ARGUMENT;
     cpu->profile_fresh = 0;
-    cpu->k->shock_profile_pass(&cpu->grid, cpu->buf.home, cpu->zeta, cpu->zeta_scratch, pass);
+    *written = cpu->k->shock_profile_pass(&cpu->grid, cpu->buf.home, cpu->zeta, cpu->zeta_scratch, pass);
     return AC_OK;
 }
 

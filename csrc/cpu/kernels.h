@@ -32,8 +32,8 @@
                             void *const out[AC_MAX_FIELDS], void *const w[AC_MAX_FIELDS], const void *zeta,     \
                             int substep, double dt, int *failed);                                               \
     void shock_profile_##sfx(const ac_grid *g, void *const in[AC_MAX_FIELDS], void *zeta, void *scratch);     \
-    void shock_profile_pass_##sfx(const ac_grid *g, void *const in[AC_MAX_FIELDS], void *zeta, void *scratch,   \
-                                  int pass);                                                                   \
+    int shock_profile_pass_##sfx(const ac_grid *g, void *const in[AC_MAX_FIELDS], void *zeta, void *scratch,    \
+                                 int pass);                                                                    \
     double max_signal_speed_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS]);                   \
     int first_nonfinite_field_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                       \
     void add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], const ac_forcing_term *term,  \

@@ -43,10 +43,11 @@ static void AC_FN(shock_pass)(const ac_grid *g, real *const *in, const real *fro
  * filled): the compression into scratch, its 3x3x3 maximum into zeta, the
  * smoothing along x, y and z (scratch, zeta, scratch), each with the ghost
  * zones of what it wrote filled as periodic images; the last scales scratch
- * into zeta, ghost zones too.  A grid split over MPI ranks exchanges what a
- * pass wrote before the next (astaroth/parallel.py). */
-void AC_FN(shock_profile_pass)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void *zeta_, void *scratch_,
-                               int pass)
+ * into zeta, ghost zones too.  Returns what the pass wrote for a grid split
+ * over MPI ranks to exchange before the next (astaroth/parallel.py): 0
+ * zeta, 1 scratch, -1 nothing (the last). */
+int AC_FN(shock_profile_pass)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void *zeta_, void *scratch_,
+                              int pass)
 {
     real *const *in = (real *const *)in_;
     real *zeta = (real *)zeta_, *scratch = (real *)scratch_;
@@ -54,13 +55,14 @@ void AC_FN(shock_profile_pass)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
     if (pass < AC_SHOCK_PASSES - 1) {
         real *from = pass % 2 ? scratch : zeta, *to = pass % 2 ? zeta : scratch;
         AC_FN(shock_pass)(g, in, pass == 0 ? NULL : from, to, axis_of[pass]);
-        return;
+        return to == zeta ? 0 : 1;
     }
     const double dxmin = ac_grid_dxmin(g);
     const real scale = (real)(g->nu_shock * dxmin * dxmin);
     const size_t count = ac_grid_padded_count(g);
     for (size_t n = 0; n < count; ++n) /* ghost zones too: they hold the periodic images */
         zeta[n] = scale * scratch[n];
+    return -1;
 }
 
 /* The whole profile of the fields `in` (ghost zones filled) into zeta, ghost
