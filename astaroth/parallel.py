@@ -373,6 +373,7 @@ class ParallelStepper:
             d.offset[a] == 0 or d.offset[a] + d.local_shape[a] == d.global_shape[a]))
         self.walls = bool(sim._walls)
         self.shock_halo = None  # shock viscosity (CPU): the exchange of its profile's passes, [zeta], [scratch]
+        self.profile_fresh = False  # the profile is that of the fields now (shock_profile; a step may take it)
         if grid.shock_address(0) is not None:
             arrays = [[self._array(grid.shock_address(which))] for which in (0, 1)]
             self.shock_halo = HaloExchange(decomposition, grid, arrays, self.lo, self.xp)
@@ -434,6 +435,7 @@ class ParallelStepper:
         while (written := grid.shock_profile_pass(p)) is not None:
             self.shock_halo.fill(written)
             p += 1
+        self.profile_fresh = True
 
     def shock_max(self):
         """The largest zeta of this rank's subdomain, of the profile of the fields now (NaN if not finite)."""
@@ -442,10 +444,15 @@ class ParallelStepper:
         zeta = self.shock_halo.fields[0][0][k:k + n2, j:j + n1, i:i + n0]
         return float(np.max(zeta)) if np.all(np.isfinite(zeta)) else math.nan
 
-    def substep(self, s, dt):
+    def substep(self, s, dt, profile_current=False):
+        """Substep s of length dt; profile_current: the caller has changed no
+        field since the last shock_profile (cfl_dt's), so the first substep
+        may take that profile (with the fields' ghost zones it exchanged)."""
         grid = self.sim._grid
         if self.shock_halo is not None and s == 0:  # the profile of the step's start, held for its substeps
-            self.shock_profile()
+            if not (profile_current and self.profile_fresh):
+                self.shock_profile()
+            self.profile_fresh = False
             grid.substep_region(s, dt, (0, 0, 0), self.d.local_shape)
             return
         self._prefill(s)
@@ -474,9 +481,9 @@ class ParallelStepper:
         for lo, hi in self.shell:
             grid.substep_region(s, dt, lo, hi)
 
-    def step(self, dt):
+    def step(self, dt, profile_current=False):
         for s in range(3):
-            self.substep(s, dt)
+            self.substep(s, dt, profile_current)
         self.sim._grid.set_walls(0)  # and in every snapshot
         self.sim._grid.add_forcing(dt)
         if self.on_gpu:

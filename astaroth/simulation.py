@@ -817,7 +817,7 @@ class Simulation:
         if self._parallel is None:
             self._grid.step(dt, 1, profile_current)
         else:
-            self._stepper.step(dt)
+            self._stepper.step(dt, profile_current)
 
     def _agree(self, flag):
         """A stop decision every rank shares (any rank asking stops them all)."""
