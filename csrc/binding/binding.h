@@ -62,7 +62,8 @@ PyObject *cfl_run_result(const ac_cfl_run *run);
 int parameters_check_modules(unsigned long modules);
 int parameters_fill(ac_grid *g, PyObject *params);
 /* "a, b)" : the parameters whose row names `term` (parameters.def), or "" */
-void parameters_of_term(const char *term, char *out, size_t size);
+/* "'term' (parameters a, b)": a term of terms.def and the parameters that switch it, for messages */
+void term_phrase(const char *term, char *out, size_t size);
 PyObject *core_parameter_table(PyObject *m, PyObject *ignored);
 PyObject *core_field_table(PyObject *m, PyObject *ignored);
 PyObject *core_term_table(PyObject *m, PyObject *ignored);

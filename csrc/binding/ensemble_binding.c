@@ -34,7 +34,6 @@ PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
     const ac_forcing_batch **forcings =
         count > 0 ? (const ac_forcing_batch **)calloc((size_t)count, sizeof *forcings) : NULL;
     const ac_backend_ops *ops = NULL;
-    int forced = 0;
     if (count < 1 || count > INT_MAX || !selves || !runs || !batches || !forcings) {
         if (count < 1)
             PyErr_SetString(PyExc_ValueError, "run_cfl_members: no grids");
@@ -66,11 +65,9 @@ PyObject *core_run_cfl_members(PyObject *Py_UNUSED(m), PyObject *args)
         ops = i == 0 ? grid->ops : ops;
         if (grid->ops != ops || !ops->run_cfl_members || !grid_cfl_run_limits(&grid->grid, cdt, cdtv, r))
             together = 0;
-        forced |= grid->forcing.count != 0;
         selves[i] = grid->self;
     }
-    if (forced && max_steps > AC_FORCING_SAMPLES_AHEAD) /* every member's steps drawn ahead */
-        max_steps = AC_FORCING_SAMPLES_AHEAD;
+    /* the first forced member's draw caps max_steps (forcing_draw_ahead); the later ones draw as many */
     for (Py_ssize_t i = 0; i < count && together; ++i) {
         if (forcing_draw_ahead((GridObject *)PyTuple_GET_ITEM(grids, i), &max_steps, &batches[i]) < 0)
             goto done;

@@ -75,22 +75,20 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     if (ac_choose_path(&grid, meth) == AC_PATH_NONE) { /* a term that only the 55-point loops run */
-        const char *term = ac_term_names[ac_path_missing_term(&grid)];
-        char names[256];
-        parameters_of_term(term, names, sizeof names);
+        char term[256];
+        term_phrase(ac_term_names[ac_path_missing_term(&grid)], term, sizeof term);
         PyErr_Format(PyExc_ValueError,
                      "method='%s' runs plain hydrodynamics only (continuity, advection, pressure, viscosity); the "
-                     "term '%s'%s%s needs method='55p'",
-                     method, term, !names[0] ? "" : strchr(names, ',') ? " (parameters " : " (parameter ", names);
+                     "term %s needs method='55p'",
+                     method, term);
         return -1;
     }
     for (int t = 0; t < AC_TERM_ROWS; ++t)
         if (ac_grid_terms(&grid) & ops->terms_missing & (1u << t)) {
-            char names[256];
-            parameters_of_term(ac_term_names[t], names, sizeof names);
-            PyErr_Format(PyExc_ValueError, "the term '%s'%s%s does not run on the %s backend yet: use backend='cpu'",
-                         ac_term_names[t], !names[0] ? "" : strchr(names, ',') ? " (parameters " : " (parameter ",
-                         names, ops->name);
+            char term[256];
+            term_phrase(ac_term_names[t], term, sizeof term);
+            PyErr_Format(PyExc_ValueError, "the term %s does not run on the %s backend yet: use backend='cpu'", term,
+                         ops->name);
             return -1;
         }
     char configuration[160];

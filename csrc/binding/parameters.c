@@ -308,15 +308,20 @@ PyObject *core_field_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
     return list;
 }
 
-void parameters_of_term(const char *term, char *out, size_t size)
+void term_phrase(const char *term, char *out, size_t size)
 {
+    int count = 0;
+    char names[200];
     size_t used = 0;
-    out[0] = '\0';
-    for (int i = 0; i < NUM_PARAMETERS && used < size; ++i)
+    names[0] = '\0';
+    for (int i = 0; i < NUM_PARAMETERS && used < sizeof names; ++i)
         if (strcmp(parameters[i].term, term) == 0)
-            used += (size_t)snprintf(out + used, size - used, "%s%s", used ? ", " : "", parameters[i].name);
-    if (used && used + 2 <= size)
-        strcat(out, ")");
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", count++ ? ", " : "",
+                                     parameters[i].name);
+    if (count)
+        snprintf(out, size, "'%s' (parameter%s %s)", term, count > 1 ? "s" : "", names);
+    else
+        snprintf(out, size, "'%s'", term);
 }
 
 /* The rows of csrc/terms/terms.def: name, module, description. */
