@@ -181,7 +181,8 @@ typedef struct {
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
     ac_forcing_sample *samples; /* run_cfl's forcing samples (AC_FORCING_SAMPLES_AHEAD), device, or NULL */
     unsigned long long serial;    /* unique among the grids of this process: names it in members_graph's key */
-    /* the graph of run_cfl_members' steps for the members of members_key (serials, forced in bit 63), led by this grid */
+    /* the graph of run_cfl_members' steps for the members of members_key (serials; forced in bit 63, a full
+     * reduction in bit 62), led by this grid */
     cudaGraphExec_t members_graph;
     unsigned long long *members_key;
     int members_count;
@@ -297,13 +298,19 @@ static unsigned grid_config(const ac_grid *g)
     return ac_config(g->modules, ac_kernel_bits(ac_grid_terms(g) & (unsigned)AC_KERNEL_TERMS));
 }
 
-/* ac_backend_ops.configuration_missing: the 55-point method's configurations
- * are those of instances.def (the 19-point kernels run plain hydro only);
- * the name lists the modules and the kernel terms. */
+/* Whether this build holds the kernel of grid g by `method`: the 55-point
+ * method's configurations are those of instances.def (the 19-point kernels
+ * run plain hydro only). */
+static bool configuration_built(const ac_grid *g, ac_method method)
+{
+    return method != AC_METHOD_55P || ac_config_valid(grid_config(g));
+}
+
+/* ac_backend_ops.configuration_missing: the name lists the modules and the
+ * kernel terms. */
 static int gpu_configuration_missing(const ac_grid *g, ac_method method, char *name, size_t size)
 {
-    const unsigned config = grid_config(g);
-    if (method != AC_METHOD_55P || ac_config_valid(config))
+    if (configuration_built(g, method))
         return 0;
     size_t at = 0;
     name[0] = '\0';
@@ -325,9 +332,8 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     *out = NULL;
     if ((precision != AC_FLOAT32 && precision != AC_FLOAT64) || (method != AC_METHOD_55P && method != AC_METHOD_19P))
         return AC_ERR_ARGUMENT;
-    char unused[8];
     if (ac_cuda_device_count() < 1 || ac_choose_path(grid, method) == AC_PATH_NONE ||
-        gpu_configuration_missing(grid, method, unused, sizeof unused))
+        !configuration_built(grid, method))
         return AC_ERR_UNSUPPORTED; /* terms beyond plain hydrodynamics: the 55-point kernel; a configuration not built */
     if (grid->bc.walls && (method != AC_METHOD_55P || grid->nu_shock != 0.0))
         return AC_ERR_UNSUPPORTED; /* walls: the 55-point kernel, no shock profile yet */
@@ -721,6 +727,19 @@ static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forc
     return forced ? gpu->k->add_forcing_sample(&gpu->grid, gpu->buf.home, gpu->samples, gpu->cfl, gpu->stream) : AC_OK;
 }
 
+/* queue_cfl_step `steps` times on `stream` (the launchers queue on
+ * gpu->stream, which is the grid's own again after). */
+static ac_status queue_cfl_steps_on(ac_gpu *gpu, cudaStream_t stream, int steps, int full, bool each_step, bool forced)
+{
+    cudaStream_t own = gpu->stream;
+    gpu->stream = stream;
+    ac_status st = AC_OK;
+    for (int n = 0; n < steps && st == AC_OK; ++n)
+        st = queue_cfl_step(gpu, full, each_step, forced);
+    gpu->stream = own;
+    return st;
+}
+
 /* Why gpu_run_cfl cannot take a run: walls, gravity and shock viscosity
  * are stepped from the host, and so is the 19-point method; AC_OK where it
  * can. */
@@ -829,12 +848,9 @@ static cudaGraphExec_t members_graph(ac_gpu *const *gpus, const ac_cfl_run *runs
     for (int i = 0; i < count && ok; ++i) {
         ok = cudaStreamCreateWithFlags(&chains[i], cudaStreamNonBlocking) == cudaSuccess &&
              cudaEventCreateWithFlags(&joins[i], cudaEventDisableTiming) == cudaSuccess &&
-             cudaStreamWaitEvent(chains[i], fork, 0) == cudaSuccess;
-        cudaStream_t own = gpus[i]->stream;
-        gpus[i]->stream = chains[i]; /* the launchers queue on gpu->stream */
-        for (int n = 0; n < GRAPH_STEPS && ok; ++n)
-            ok = queue_cfl_step(gpus[i], runs[i].full_reduction, each_step[i], forcings[i] != NULL) == AC_OK;
-        gpus[i]->stream = own;
+             cudaStreamWaitEvent(chains[i], fork, 0) == cudaSuccess &&
+             queue_cfl_steps_on(gpus[i], chains[i], GRAPH_STEPS, runs[i].full_reduction, each_step[i],
+                                forcings[i] != NULL) == AC_OK;
         ok = ok && cudaEventRecord(joins[i], chains[i]) == cudaSuccess &&
              cudaStreamWaitEvent(capture, joins[i], 0) == cudaSuccess;
     }
@@ -889,12 +905,8 @@ static ac_status run_members_graphed(ac_gpu *const *gpus, ac_cfl_run *runs, cons
             st = ac_cuda_record(cudaGraphLaunch(graph, stream), "ensemble CFL steps launch");
             continue;
         }
-        for (int i = 0; i < count && st == AC_OK; ++i) {
-            cudaStream_t own = gpus[i]->stream;
-            gpus[i]->stream = stream;
-            st = queue_cfl_step(gpus[i], runs[i].full_reduction, each_step[i], forcings[i] != NULL);
-            gpus[i]->stream = own;
-        }
+        for (int i = 0; i < count && st == AC_OK; ++i)
+            st = queue_cfl_steps_on(gpus[i], stream, 1, runs[i].full_reduction, each_step[i], forcings[i] != NULL);
     }
     for (int i = 0; i < count && st == AC_OK; ++i)
         st = ac_cuda_record(cudaMemcpyAsync(&runs[i], gpus[i]->cfl, sizeof *runs, cudaMemcpyDeviceToHost, stream),
