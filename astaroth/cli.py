@@ -99,16 +99,6 @@ class _Ranks:
         if self.comm is not None:
             self.comm.Barrier()
 
-    def agree(self, flag):
-        """Whether any rank asks (a stop by signal, seen by each rank alone)."""
-        return bool(flag) if self.comm is None else bool(self.comm.allreduce(bool(flag), op=_lor()))
-
-
-def _lor():
-    from mpi4py import MPI
-
-    return MPI.LOR
-
 
 def _optional_outputs(want_plot):
     """(can_save, can_plot), after one line naming what a missing package costs."""
@@ -397,7 +387,7 @@ def cmd_run(args):
     try:
         while sim.t < config["output"]["until"] and not stopped:
             out = config["output"]  # a RELOAD may change it
-            if ranks.agree(signals.requested):
+            if sim._agree(signals.requested):  # a signal reaches each rank alone: every rank stops together
                 on_stop(sim)
                 break
             # segment ends at multiples of snapshot_every, so a restarted run takes the same steps

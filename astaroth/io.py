@@ -383,15 +383,20 @@ def save(sim, path, xdmf=True, attributes=None):
     path = os.fspath(path)
     if sim.decomposition is not None:
         return _save_split(sim, path, xdmf, attributes or {}, h5py)
-    fields = {name: sim[name] for name in sim.field_names}
-    targets = [(path, "snapshot")] + ([(_xdmf_path(path), "XDMF index")] if xdmf else [])
-    # the XDMF index goes with its snapshot: a kill leaves both old, both new, or the new snapshot alone
-    with atomic_files(targets, drop_later=True) as files:
-        _write(sim, files[0], fields, h5py, attributes or {})
-        if xdmf:
-            files[1].write(_xdmf_text(path, sim).encode())
+    _write_snapshot(sim, path, xdmf, attributes or {}, h5py, fields={name: sim[name] for name in sim.field_names})
     _remove_parts(path)  # a split run's parts written here before
     return path
+
+
+def _write_snapshot(sim, path, xdmf, attributes, h5py, fields=None, parts=None):
+    """`path` (_write: the fields, or the virtual datasets of `parts`) and
+    its XDMF index, atomically together: a kill leaves both old, both new,
+    or the new snapshot alone."""
+    targets = [(path, "snapshot")] + ([(_xdmf_path(path), "XDMF index")] if xdmf else [])
+    with atomic_files(targets, drop_later=True) as files:
+        _write(sim, files[0], fields, h5py, attributes, parts=parts)
+        if xdmf:
+            files[1].write(_xdmf_text(path, sim).encode())
 
 
 PARTS = ".parts"  # beside a split run's snapshot `path`: the folder `path`.parts/ of its ranks' parts
@@ -425,6 +430,10 @@ def _remove_parts(path, keep=None):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _part_name(rank):
+    return f"rank{rank:05d}.h5"
+
+
 def _save_split(sim, path, xdmf, attributes, h5py):
     """save() of a grid split over MPI ranks, without gathering it: every
     rank writes its subdomain (`path`.parts/SET/rankNNNNN.h5, each written
@@ -434,8 +443,6 @@ def _save_split(sim, path, xdmf, attributes, h5py):
     of ranks.  A set of parts has a name of its own and the earlier sets are
     deleted only after `path` names the new one: a kill leaves the earlier
     snapshot whole."""
-    from mpi4py import MPI
-
     comm, d = sim.comm, sim.decomposition
     token = comm.bcast(f"step{sim.steps:010d}-{os.urandom(4).hex()}" if sim.is_root else None, root=0)
     folder = os.path.join(path + PARTS, token)
@@ -448,26 +455,22 @@ def _save_split(sim, path, xdmf, attributes, h5py):
     error = comm.bcast(error if sim.is_root else None, root=0)
     if error is not None:
         raise error
-    part = os.path.join(folder, f"rank{comm.Get_rank():05d}.h5")
+    part = os.path.join(folder, _part_name(comm.Get_rank()))
     try:
         with atomic_path(part, "snapshot part") as tmp, h5py.File(tmp, "w") as f:
             for i, name in enumerate(sim.field_names):  # (z, y, x) in C order, as _write stores a whole field
                 f.create_dataset(f"fields/{name}", data=np.ascontiguousarray(sim._grid.read(_FIELD_BUFFER, i).T))
     except OSError as e:
         error = e
-    if comm.allreduce(error is not None, op=MPI.LOR):
+    if d.allreduce(error is not None, d.MPI.LOR):
         raise error or OSError(f"{path}: another rank could not write its part of the snapshot")
     if not sim.is_root:
         comm.Barrier()  # returns once the snapshot is complete
         return path
     try:
-        targets = [(path, "snapshot")] + ([(_xdmf_path(path), "XDMF index")] if xdmf else [])
         relative = os.path.relpath(folder, os.path.dirname(os.path.abspath(path)))
-        parts = [(os.path.join(relative, f"rank{r:05d}.h5"), slices) for r, slices in enumerate(d.all_slices)]
-        with atomic_files(targets, drop_later=True) as files:
-            _write(sim, files[0], None, h5py, attributes, parts=parts)
-            if xdmf:
-                files[1].write(_xdmf_text(path, sim).encode())
+        parts = [(os.path.join(relative, _part_name(r)), slices) for r, slices in enumerate(d.all_slices)]
+        _write_snapshot(sim, path, xdmf, attributes, h5py, parts=parts)
         _remove_parts(path, keep=token)
     finally:
         comm.Barrier()

@@ -243,7 +243,7 @@ def _is_default(name, value):
     return tuple(value) == tuple(d) if isinstance(d, tuple) else value == d
 
 
-def resolve(given, switch_values, method="55p", processes=1, backend="cpu"):
+def resolve(given, switch_values, method="55p"):
     """The full set of a configuration's parameters, checked.
 
     given: {name: value} of the parameters passed (unknown names are a
@@ -252,7 +252,7 @@ def resolve(given, switch_values, method="55p", processes=1, backend="cpu"):
     module names that are on, and every parameter's value (defaults filled
     in).  Refuses, naming the parameter: values out of bounds, a parameter
     other than its default whose module is off, and values that need the
-    55-point method or one process where the run has neither.
+    55-point method where the run has another (check_split: one process).
     """
     unknown = [name for name in given if name not in _BY_NAME]
     if unknown:
@@ -277,10 +277,19 @@ def resolve(given, switch_values, method="55p", processes=1, backend="cpu"):
             continue
         if r["needs_55p"] and method != "55p":
             raise ValueError(f"{meaning(name)} ({name}) needs method='55p'")
-        if r["one_process"] and processes > 1 and backend != "cpu":
+    return switched, on, values
+
+
+def check_split(values, processes, backend):
+    """Refuses, naming it, a parameter of `values` (resolve's) off its default
+    that runs in one process on `backend` (the one_process rows: on the GPU)
+    where the run is split over `processes` MPI ranks."""
+    if processes < 2 or backend == "cpu":
+        return
+    for name in NAMES:
+        if row(name)["one_process"] and not _is_default(name, values[name]):
             raise ValueError(f"{meaning(name)} ({name}) runs in one process on the GPU in this version (split over "
                              f"MPI ranks on the CPU backend)")
-    return switched, on, values
 
 
 def recorded(switched, on, values):

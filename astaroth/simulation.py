@@ -416,9 +416,8 @@ class Simulation:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        # every parameter and switch of csrc/parameters.def, checked (bounds, modules, 55p, one process)
-        processes = comm.Get_size() if comm is not None else 1
-        switches, modules, values = _registry.resolve(parameters, switches, method, processes)
+        # every parameter and switch of csrc/parameters.def, checked (bounds, modules, 55p; one process below)
+        switches, modules, values = _registry.resolve(parameters, switches, method)
         _check_grid(shape, box, dtype)
         available = backends()
         if backend == "auto":
@@ -427,8 +426,7 @@ class Simulation:
             raise ValueError(f"backend must be 'auto', 'cpu' or 'cuda', got {backend!r}")
         elif backend not in available:
             raise ValueError(f"backend {backend!r} is not available here (available: {available})")
-        if processes > 1 and backend != "cpu":  # what runs split on the CPU only (one_process rows)
-            _registry.resolve(parameters, switches, method, processes, backend)
+        _registry.check_split(values, comm.Get_size() if comm is not None else 1, backend)
 
         walls = _walls.parse(boundaries, _registry.field_names(modules))
         # values the precision cannot hold, or from which the ideal gas's constants over- or underflow it
@@ -1094,7 +1092,7 @@ def _set_parameter(sim, name, value):
     values = dict(sim._values, **{name: value})
     processes = sim._comm.Get_size() if sim._comm is not None else 1
     try:  # a module that is off, the 55-point method, one process: named as the constructor names them
-        _registry.resolve(values, sim._switches, sim._method, processes, sim._backend)
+        _registry.check_split(_registry.resolve(values, sim._switches, sim._method)[2], processes, sim._backend)
     except ValueError as e:
         raise ValueError(f"sim.{name} = {value}: {e}") from None
     if sim._walls and values.get("nu_shock", 0.0) != 0.0:

@@ -3,7 +3,7 @@
  * helical by relhel (docs/guide/mhd.md, Brandenburg 2001), drawn
  * once per time step on the host from a seeded generator, so that a seed
  * gives the same sequence on every backend and any number of processes.
- * A draw is in two parts: its random part (ac_forcing_next: the wave
+ * A draw is in two parts: its random part (ac_forcing_sample_next: the wave
  * vector, phase and direction, which do not depend on the step) and its
  * strength for the step's dt (ac_forcing_term_of: products, a quotient and
  * a square root, so that the host and a device that knows dt only on the
