@@ -341,6 +341,19 @@ def sweep_ensembles(sizes):
     return tuple((members, max((s for s in sizes if s <= n), default=min(sizes))) for members, n in SWEEP_ENSEMBLES)
 
 
+def _single_rate(sims, steps, target_seconds):
+    """run_rate of sim.run of the one simulation in `sims`."""
+    return run_rate(lambda until: sims[0].run(until=until), sims, steps, target_seconds)
+
+
+def _ensemble_rate(sims, steps, target_seconds):
+    """run_rate of an Ensemble of `sims`."""
+    from .ensemble import Ensemble
+
+    ens = Ensemble(sims)
+    return run_rate(lambda until: ens.run(until=until), sims, steps, target_seconds)
+
+
 def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SIZES, ensembles=None,
                     steps=20, target_seconds=1.0, out=print):
     """Rows for parameter sweeps: one simulation's sim.run at each size, and
@@ -348,8 +361,6 @@ def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SI
     members (default: sweep_ensembles(sizes)); ratios to the largest
     single-simulation size.  Each row takes about target_seconds.
     Returns the rows."""
-    from .ensemble import Ensemble
-
     ensembles = sweep_ensembles(sizes) if ensembles is None else ensembles
 
     out(f"# parameter sweeps ({dtype}, {method}, {backend}): M/s = grid points x CFL steps taken / seconds, "
@@ -357,23 +368,19 @@ def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SI
     out(f"{'what':<24}{'size':>8}{'M/s':>11}{'of ' + str(max(sizes)) + '^3 run':>16}")
     rows = []
     for n in sizes:
-        sims = sweep_members(backend, method, dtype, n, 1)
         rows.append(dict(what="sim.run, 1 simulation", n=n,
-                         mps=run_rate(lambda until: sims[0].run(until=until), sims, steps, target_seconds)))
-        del sims
+                         mps=_single_rate(sweep_members(backend, method, dtype, n, 1), steps, target_seconds)))
     reference = rows[-1]["mps"]
     for count, n in ensembles:
         sims = sweep_members(backend, method, dtype, n, count)
-        ens = Ensemble(sims)
-        rows.append(dict(what=f"Ensemble of {count}", n=n,
-                         mps=run_rate(lambda until: ens.run(until=until), sims, steps, target_seconds)))
+        rows.append(dict(what=f"Ensemble of {count}", n=n, mps=_ensemble_rate(sims, steps, target_seconds)))
 
         def loop(until):
             for sim in sims:
                 sim.run(until=until)
 
         rows.append(dict(what=f"loop over {count}", n=n, mps=run_rate(loop, sims, steps, target_seconds)))
-        del ens, sims
+        del sims
     for row in rows:
         out(f"{row['what']:<24}{str(row['n']) + '^3':>8}{row['mps']:>11.2f}{row['mps'] / reference:>16.2f}")
     return rows
@@ -385,8 +392,6 @@ def run_sweep_physics_bench(backend="cpu", dtype="float32", method="55p", sizes=
     simulation at the largest of `sizes` and each ensemble's aggregate rate
     (default: sweep_ensembles(sizes)), with the ensembles' ratios to that
     run.  Returns the rows."""
-    from .ensemble import Ensemble
-
     ensembles = sweep_ensembles(sizes) if ensembles is None else ensembles
     n = max(sizes)
     out(f"# parameter sweeps of each physics ({dtype}, {method}, {backend}): M/s = grid points x CFL steps taken / "
@@ -395,17 +400,13 @@ def run_sweep_physics_bench(backend="cpu", dtype="float32", method="55p", sizes=
     rows = []
     for name in physics:
         for forced in (False, True):
-            sims = sweep_members(backend, method, dtype, n, 1, name, forced)
-            row = dict(physics=name, forced=forced, n=n,
-                       mps=run_rate(lambda until: sims[0].run(until=until), sims, steps, target_seconds),
-                       ensembles=[])
-            del sims
+            row = dict(physics=name, forced=forced, n=n, ensembles=[],
+                       mps=_single_rate(sweep_members(backend, method, dtype, n, 1, name, forced), steps,
+                                        target_seconds))
             for count, m in ensembles:
                 sims = sweep_members(backend, method, dtype, m, count, name, forced)
-                ens = Ensemble(sims)
-                row["ensembles"].append(dict(count=count, n=m, mps=run_rate(lambda until: ens.run(until=until), sims,
-                                                                             steps, target_seconds)))
-                del ens, sims
+                row["ensembles"].append(dict(count=count, n=m, mps=_ensemble_rate(sims, steps, target_seconds)))
+                del sims
             rows.append(row)
             out(f"{name:<16}{str(forced):<8}{row['mps']:>12.0f}" +
                 "".join(f"{e['mps']:>11.0f} ({e['mps'] / row['mps']:.2f})" for e in row["ensembles"]))
