@@ -49,7 +49,8 @@ from astaroth.cli import main as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from helpers import KILLED_SAVE, KILLED_WRITER, WRITE_VAR_SET, kill_at_random_moments, noisy_gas  # noqa: E402
+from helpers import (KILLED_SAVE, KILLED_WRITER, WRITE_VAR_SET, kill_at_random_moments, noisy_gas,  # noqa: E402
+                     pencil_ts)
 
 CHECKS = {}
 WALLS = {"ux": "s", "uy": "s", "uz": "a", "lnrho": "a2"}  # z walls of a hydro run: the kinds of docs/guide/walls.md
@@ -96,19 +97,6 @@ def turbulent(shape=16, nu=1e-2, **kw):
     return sim
 
 
-def pencil_read_ts(path):
-    """time_series.dat read as the Pencil Code's python/pencil/read/timeseries.py reads it: a header line
-    '#--name--name--', split at runs of '-', and rows of numbers split at runs of spaces."""
-    keys, rows = None, []
-    for line in Path(path).read_text().splitlines():
-        if re.search("^#--", line):
-            keys = re.split("-+", line.strip("#-\n"))
-        else:
-            rows.append([float(v) for v in re.split(" +", line.strip(" \n"))])
-    data = np.array(rows)
-    return {k: data[:, i] for i, k in enumerate(keys)}
-
-
 def refusal(action, what, errors=ValueError):
     """The message of the error of `errors` that action() raises; a failure naming `what` where it raises none."""
     try:
@@ -150,7 +138,7 @@ def chosen_columns(work):
     status, _, err = quiet_cli("run", path, "--no-plot")
     need(status == 0, f"astaroth run: status {status}: {err[-300:]}")
     csv = (out / "timeseries.csv").read_text().splitlines()[0]
-    dat = list(pencil_read_ts(out / "time_series.dat"))
+    dat = list(pencil_ts(out / "time_series.dat"))
     need(csv == "it,t,dt,urms,uz2m,omax" and dat == ["it", "t", "dt", "urms", "uz2m", "omax"], (csv, dat))
     catalogue = diagnostics.catalogue()
     page = (ROOT / "docs" / "guide" / "diagnostics.md").read_text()
@@ -273,7 +261,7 @@ def time_series_nt_reload(work):
     sim = turbulent()
     sim.run(until=1.0, timeseries=[work / "ts.csv", work / "time_series.dat"], diagnostics_every=2)
     csv = diagnostics.read_timeseries(work / "ts.csv")
-    dat = pencil_read_ts(work / "time_series.dat")
+    dat = pencil_ts(work / "time_series.dat")
     need(list(dat) == list(csv.dtype.names), f"{list(dat)} against {csv.dtype.names}")
     worst = max(np.abs(dat[n] - csv[n]).max() / max(np.abs(csv[n]).max(), 1e-300) for n in dat)
     need(worst < 1e-6, f"time_series.dat differs from the CSV by {worst:.1e}")

@@ -1,4 +1,7 @@
 """Test data, and what tests and scripts/check_second_week.py share."""
+import re
+from pathlib import Path
+
 import numpy as np
 
 
@@ -14,6 +17,19 @@ def smooth_random_fields(shape, box, rng, modes=4, amplitude=0.2):
             f += rng.uniform(-1, 1) * amplitude * np.cos(sum(ki * c for ki, c in zip(k, coords)) + phase)
         out.append(f)
     return out
+
+
+def pencil_ts(path):
+    """time_series.dat read by the rules of the Pencil Code's reader pencil.read.ts
+    (python/pencil/read/timeseries.py), not by astaroth's: a header line starting '#--', stripped of '#'
+    and '-' and split at runs of dashes; rows split at blanks."""
+    keys, rows = [], []
+    for line in Path(path).read_text().splitlines():
+        if re.search("^#--", line):
+            keys = re.split("-+", line.strip("#-\n"))
+        else:
+            rows.append([float(v) for v in re.split(" +", line.strip(" \n"))])
+    return {k: np.array(rows)[:, i] for i, k in enumerate(keys)}
 
 
 def assert_rhs_agree(sims, values, tolerance):

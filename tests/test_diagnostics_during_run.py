@@ -13,6 +13,7 @@ import astaroth as ac
 from astaroth import config as configuration
 from astaroth import diagnostics, outputs
 from astaroth.cli import main
+from helpers import pencil_ts
 
 ROOT = Path(__file__).parent.parent
 
@@ -21,18 +22,6 @@ def _turbulent(**kw):
     sim = ac.Simulation(shape=(16, 16, 8), nu=1e-2, **kw)
     ac.init.random_velocity(sim, urms=0.1, seed=2)
     return sim
-
-
-def pencil_ts(path):
-    """The rules of the Pencil Code's reader pencil.read.ts (python/pencil/read/timeseries.py):
-    a header line starting '#--', stripped of '#' and '-' and split at runs of dashes; rows split at blanks."""
-    keys, rows = [], []
-    for line in Path(path).read_text().splitlines():
-        if re.search("^#--", line):
-            keys = re.split("-+", line.strip("#-\n"))
-        else:
-            rows.append([float(v) for v in re.split(" +", line.strip(" \n"))])
-    return {k: np.array(rows)[:, i] for i, k in enumerate(keys)}
 
 
 # --- time-series columns -----------------------------------------------------------------------
