@@ -372,6 +372,7 @@ class TimeSeries:
         if not write:
             return
         if not os.path.exists(self.path) or os.path.getsize(self.path) == 0:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)  # as the outputs make theirs
             _write_table(self.path, columns, [])
             return
         header, rows = _read_csv(self.path)

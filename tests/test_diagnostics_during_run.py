@@ -79,6 +79,12 @@ def test_columns_without_a_time_series_are_refused():
         _turbulent().run(until=0.1, diagnostics=["urms"])
 
 
+def test_a_time_series_in_a_new_folder_makes_the_folder(tmp_path):
+    sim = _turbulent()
+    sim.run(until=0.1, timeseries=tmp_path / "run" / "ts.csv", diagnostics_every=1)
+    assert diagnostics.read_timeseries(tmp_path / "run" / "ts.csv")["it"][-1] == sim.steps > 0
+
+
 def test_magnetic_extra_columns():
     sim = ac.Simulation(shape=8, physics="mhd", b_ext=(0.0, 0.0, 0.3))
     row = diagnostics.row(sim, 0.0, ["bzm", "bz2m", "bxm"])
