@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import ops, thermo
-from .numpy_reference import d2dx2, d2dxdy, ddx
+from .numpy_reference import d2dx2
 
 
 def _array_module(sim):
@@ -227,14 +227,33 @@ def norms(sim):
 
 
 def _first_derivative(sim):
-    """d/dx_a as f(array, axis, h): astaroth.ops in C on the host, np.roll-style on the device; on a wall
+    """d/dx_a as f(array, axis, h): astaroth.ops, in C on the host and in CUDA on the device; on a wall
     axis (astaroth.boundaries) one-sided stencils next to the walls."""
     walls = walls_of(sim)
-    if walls:
-        return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
-    if _array_module(sim) is np:
-        return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h)
-    return ddx
+    return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
+
+
+def _second_derivative(f, axis, h):
+    """d^2/dx_a^2 on the periodic grid: NumPy on the host (numpy_reference's statement, whose
+    values the stored diagnostics hold), astaroth.ops' CUDA kernel on the device."""
+    return d2dx2(f, axis, h) if isinstance(f, np.ndarray) else ops.derivative(f, axis, 2, 6, h)
+
+
+def _mixed_derivative(f, a, b, ha, hb):
+    """d^2 f / dx_a dx_b by the bidiagonal scheme of eq. (8), as numpy_reference.d2dxdy states it
+    (the same terms in the same order, so the same values), but from one periodic padding of f:
+    its 48 rolls would be 48 copies, each a kernel launch on the device."""
+    xp = np if isinstance(f, np.ndarray) else ops._cupy()
+    p = xp.pad(f, [(3, 3) if axis in (a, b) else (0, 0) for axis in range(f.ndim)], mode="wrap")
+
+    def at(i, j):  # f at (index_a + i, index_b + j)
+        index = [slice(None)] * f.ndim
+        index[a], index[b] = slice(3 + i, 3 + i + f.shape[a]), slice(3 + j, 3 + j + f.shape[b])
+        return p[tuple(index)]
+    total = 0
+    for s, w in ((1, 270), (2, -27), (3, 2)):
+        total = total + w * (at(s, s) - at(-s, s) + at(-s, -s) - at(s, -s))
+    return total / (720 * ha * hb)
 
 
 def divergence(sim, u=None):
@@ -276,9 +295,9 @@ def current_density(sim):
         first = _first_derivative(sim)
         return [c / sim.mu0 for c in ops.vector_curl(magnetic_field(sim), sim.spacing, first)]
     a, h = vector_potential(sim), sim.spacing
-    lap = [sum(d2dx2(a[i], j, h[j]) for j in range(3)) for i in range(3)]
-    grad_div = [sum(d2dx2(a[i], i, h[i]) if i == j else d2dxdy(a[j], i, j, h[i], h[j]) for j in range(3))
-                for i in range(3)]
+    lap = [sum(_second_derivative(a[i], j, h[j]) for j in range(3)) for i in range(3)]
+    grad_div = [sum(_second_derivative(a[i], i, h[i]) if i == j else _mixed_derivative(a[j], i, j, h[i], h[j])
+                    for j in range(3)) for i in range(3)]
     return [(g - l) / sim.mu0 for g, l in zip(grad_div, lap)]
 
 

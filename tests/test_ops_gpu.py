@@ -206,13 +206,15 @@ def test_device_walls_one_sided_ends_match_the_host(order, dtype):
             assert rel(got, want) < TOLERANCE[dtype], (axis, n)
 
 
-def test_mhd_with_walls_diagnostics_and_averages_on_the_device_agree_with_the_cpu(tmp_path):
-    """A CUDA MHD run with walls writes its time series (orms, jrms: one-sided derivatives at the walls)
-    and xy averages of derived quantities, computed on the device, as the CPU run does."""
+@pytest.mark.parametrize("walled", [True, False], ids=["walls", "periodic"])
+def test_mhd_diagnostics_and_averages_on_the_device_agree_with_the_cpu(tmp_path, walled):
+    """A CUDA MHD run writes its time series (orms, jrms: with walls one-sided derivatives next to them;
+    periodic, J from the second and mixed derivatives) and xy averages of derived quantities, computed on
+    the device, as the CPU run does."""
     pytest.importorskip("h5py")
     import h5py
 
-    walls = {"z": {"ux": "s", "uy": "s", "uz": "a", "lnrho": "a2", "ax": "a", "ay": "a", "az": "s"}}
+    walls = {"z": {"ux": "s", "uy": "s", "uz": "a", "lnrho": "a2", "ax": "a", "ay": "a", "az": "s"}} if walled else None
     rows = {}
     for backend in ("cpu", "cuda"):
         sim = ac.Simulation(shape=(16, 16, 24), box=(1.0, 1.0, 1.5), backend=backend, physics="mhd", eta=5e-3,

@@ -4,6 +4,8 @@
 # size, and the A/B timings against main before the redesign (A, carried as
 # .trees/base-tree, built in /tmp/base).  Logs to $OUT.
 #   check: build; pytest -m gpu; the bitwise fixture; sanitizer; the notebook
+#   second: build; the GPU tests of the second week's device paths; the
+#          sanitizer; sweep_profile.py
 #   ab:    build this tree (B) and A; scripts/ab.py's rows, the walls and
 #          sweeps benches in both
 set -uo pipefail
@@ -27,6 +29,26 @@ build() {
       ls -l astaroth/_core*.so; python3 -c "import astaroth as ac; print('backends:', ac.backends())"; } > "$OUT/build.log" 2>&1
     tail -2 "$OUT/build.log"
 }
+sanitizer() {
+    { header "compute-sanitizer --tool memcheck python3 (forced MHD+entropy device loop, an ensemble in one graph, walls with gravity; 32x24x16)"
+      timeout 150 compute-sanitizer --tool memcheck python3 -c "
+import numpy as np, astaroth as ac
+for dtype in ('float32', 'float64'):
+    s = ac.Simulation(shape=(32, 24, 16), backend='cuda', dtype=dtype, physics='mhd', energy='entropy', chi=1e-2, eta=1e-2)
+    s.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.05, seed=3, relhel=1.0)
+    s.run(until=0.05); s.check_finite(); print('forced mhd+entropy', dtype, s.steps)
+    ms = [ac.Simulation(shape=(16, 16, 16), backend='cuda', dtype=dtype, physics='mhd', eta=1e-2 * (1 + k)) for k in range(3)]
+    for k, m in enumerate(ms):
+        m.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.05, seed=k)
+    ac.Ensemble(ms).run(until=0.05); print('ensemble', dtype, [m.steps for m in ms])
+    w = ac.Simulation(shape=(32, 24, 16), backend='cuda', dtype=dtype, energy='entropy', chi=1e-2,
+                      boundaries={'z': {'ux': 's', 'uy': 's', 'uz': 'a', 'lnrho': 'a2', 'ss': 'set:0.1'}}, gravity=(0, 0, -0.5))
+    w['ux'] = 0.01 * np.sin(w.x)[:, None, None]
+    w.run(until=0.05); w.check_finite(); print('walls', dtype, w.steps)
+" 2>&1 | tail -12; } > "$OUT/sanitizer.log" 2>&1
+    tail -2 "$OUT/sanitizer.log"
+}
+HERE=benchmarks/results/2026-11-27-gpu-checks
 case "$1" in
 check)
     build
@@ -36,24 +58,19 @@ check)
     { header "python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz"
       timeout 120 python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz 2>&1 | tail -5; } > "$OUT/bitwise-cuda.log" 2>&1
     tail -1 "$OUT/bitwise-cuda.log"
-    { header "compute-sanitizer --tool memcheck python3 (forced MHD+entropy device loop, an ensemble in one graph, walls with gravity; 32x24x16)"
-      timeout 150 compute-sanitizer --tool memcheck python3 -c "
-import numpy as np, astaroth as ac
-for dtype in ('float32', 'float64'):
-    s = ac.Simulation(shape=(32, 24, 16), backend='cuda', dtype=dtype, physics='mhd', energy='entropy', chi=1e-2, eta=1e-2)
-    s.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.05, seed=3, relhel=1.0)
-    s.run(until=0.05); s.check_finite(); print('forced mhd+entropy', dtype, s.steps)
-    e = ac.Ensemble([ac.Simulation(shape=(16, 16, 16), backend='cuda', dtype=dtype, physics='mhd', eta=1e-2 * (1 + k)) for k in range(3)])
-    for k, m in enumerate(e.members):
-        m.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.05, seed=k)
-    e.run(until=0.05); print('ensemble', dtype, [m.steps for m in e.members])
-    w = ac.Simulation(shape=(32, 24, 16), backend='cuda', dtype=dtype, energy='entropy', chi=1e-2,
-                      boundaries={'z': {'ux': 's', 'uy': 's', 'uz': 'a', 'lnrho': 'a2', 'ss': 'set:0.1'}}, gravity=(0, 0, -0.5))
-    w['ux'] = 0.01 * np.sin(w.x)[:, None, None]
-    w.run(until=0.05); w.check_finite(); print('walls', dtype, w.steps)
-" 2>&1 | tail -12; } > "$OUT/sanitizer.log" 2>&1
-    tail -2 "$OUT/sanitizer.log"
+    sanitizer
     python3 -c "import pandas" 2>/dev/null && { timeout 200 bash scripts/dynamo_onset_gpu.sh "$OUT/onset" > /dev/null 2>&1; tail -5 "$OUT/onset/dynamo_onset.log"; rm -f "$OUT/onset/build.log"; } || echo "no pandas here"
+    ;;
+second)
+    build
+    { header "python3 -m pytest -q -m gpu -rs tests/test_ops_gpu.py tests/test_diagnostics_during_run.py tests/test_live_parameters.py tests/test_gpu.py"
+      timeout 200 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests/test_ops_gpu.py tests/test_diagnostics_during_run.py \
+        tests/test_live_parameters.py tests/test_gpu.py -v 2>&1 | grep -E "PASS|FAIL|SKIP|ERROR|passed|failed" | tail -150; } > "$OUT/gpu-tests-second-week.log" 2>&1
+    tail -2 "$OUT/gpu-tests-second-week.log"
+    sanitizer
+    { header "python3 $HERE/sweep_profile.py 20"
+      timeout 240 python3 "$HERE/sweep_profile.py" 20 2>&1 | head -80; } > "$OUT/sweep-profile.log" 2>&1
+    head -12 "$OUT/sweep-profile.log" | grep -v "^#"
     ;;
 ab)
     rm -rf /tmp/base && cp -r .trees/base-tree /tmp/base
