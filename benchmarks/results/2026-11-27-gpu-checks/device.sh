@@ -6,6 +6,8 @@
 #   check: build; pytest -m gpu; the bitwise fixture; sanitizer; the notebook
 #   second: build; the GPU tests of the second week's device paths; the
 #          sanitizer; sweep_profile.py
+#   onset: build; the GPU tests of the diagnostics; sweep_profile.py; the
+#          dynamo-onset notebook at its GPU size
 #   ab:    build this tree (B) and A; scripts/ab.py's rows, the walls and
 #          sweeps benches in both
 set -uo pipefail
@@ -71,6 +73,17 @@ second)
     { header "python3 $HERE/sweep_profile.py 20"
       timeout 240 python3 "$HERE/sweep_profile.py" 20 2>&1 | head -80; } > "$OUT/sweep-profile.log" 2>&1
     head -12 "$OUT/sweep-profile.log" | grep -v "^#"
+    ;;
+onset)
+    build
+    { header "python3 -m pytest -q -m gpu -rs tests/test_ops_gpu.py tests/test_diagnostics_during_run.py tests/test_sweep.py tests/test_live_parameters.py"
+      timeout 150 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests/test_ops_gpu.py tests/test_diagnostics_during_run.py \
+        tests/test_sweep.py tests/test_live_parameters.py -v 2>&1 | grep -E "PASS|FAIL|SKIP|ERROR|passed|failed" | tail -80; } > "$OUT/gpu-tests-diagnostics.log" 2>&1
+    tail -1 "$OUT/gpu-tests-diagnostics.log"
+    { header "python3 $HERE/sweep_profile.py 20"
+      timeout 100 python3 "$HERE/sweep_profile.py" 20 2>&1 | head -60; } > "$OUT/sweep-profile.log" 2>&1
+    head -6 "$OUT/sweep-profile.log" | grep -v "^#"
+    timeout 330 bash scripts/dynamo_onset_gpu.sh "$OUT/onset" > /dev/null 2>&1; tail -12 "$OUT/onset/dynamo_onset.log"; rm -f "$OUT/onset/build.log"
     ;;
 ab)
     rm -rf /tmp/base && cp -r .trees/base-tree /tmp/base
