@@ -12,9 +12,9 @@ On the GPU, members that find their dt on the device go together: plain
 unforced hydrodynamics in shared launches, each stepping all of them (up to
 MEMBERS_PER_LAUNCH), so that many small grids fill the GPU like one large
 one; the other configurations the device's loop takes (forcing, MHD,
-entropy, the scalar, hyperdiffusion) in one CUDA graph of all their steps
-(cuda_backend.cu's run_members_graphed).  Members with shock viscosity,
-walls, gravity or the 19-point method run side by side in worker threads
+entropy, the scalar, hyperdiffusion, walls and gravity) in one CUDA graph of
+all their steps (cuda_backend.cu's run_members_graphed).  Members with shock
+viscosity or the 19-point method run side by side in worker threads
 (the compiled steps release the GIL); on the CPU the OpenMP threads are
 shared out over the members running at once.
 """

@@ -25,6 +25,9 @@ CONFIGURATIONS = {
     "hyper3": dict(nu_hyper3=1e-5, diff_hyper3=1e-5),
     "shock": dict(nu_shock=1.0),
     "walls_gravity": dict(energy="entropy", chi=3e-3, gravity=(0.0, 0.0, -0.1), boundaries=WALLS),
+    "mhd_walls_gravity": dict(physics="mhd", eta=3e-3, gravity=(0.0, 0.0, -0.1), b_ext=(0.0, 0.0, 0.1),
+                              boundaries={"z": {"lnrho": "a2", "ux": "s", "uy": "s", "uz": "a", "ax": "a", "ay": "a",
+                                                "az": "s"}}),
 }
 
 
@@ -70,12 +73,13 @@ def test_a_run_in_c_equals_steps_one_at_a_time_bit_for_bit(name, dtype, backend,
 
 
 # the configurations the device's CFL loop takes (cuda_backend.cu's gpu_run_cfl); the others step from the host
-ON_THE_DEVICE = {"hydro", "forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar", "hyper3"}
+ON_THE_DEVICE = {"hydro", "forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar", "hyper3",
+                 "walls_gravity", "mhd_walls_gravity"}
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
-def test_the_device_loop_takes_every_configuration_but_shock_walls_gravity_and_19p(name):
+def test_the_device_loop_takes_every_configuration_but_shock_and_19p(name):
     if "cuda" not in ac.backends():
         pytest.skip("no cuda backend here")
     sim = make(name, "float64", "cuda")
@@ -88,7 +92,8 @@ def test_the_device_loop_takes_every_configuration_but_shock_walls_gravity_and_1
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("graphs", [True, False])
-@pytest.mark.parametrize("name", ["forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar"])
+@pytest.mark.parametrize("name", ["forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar", "walls_gravity",
+                                  "mhd_walls_gravity"])
 def test_ensemble_members_in_one_graph_equal_their_solo_runs(name, graphs, monkeypatch):
     """Members of any configuration the device loop takes step together from
     one host thread (cuda_backend.cu's run_members_graphed: one CUDA graph of

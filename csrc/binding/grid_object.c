@@ -449,7 +449,7 @@ static PyMethodDef Grid_methods[] = {
      "backend has no such reduction (then shock_profile().max()) or without shock viscosity."},
     {"run_cfl", (PyCFunction)Grid_run_cfl, METH_VARARGS,
      "run_cfl(t, until, cdt, cdtv, max_steps) -> (t, steps, dt, nonfinite), or None where the backend cannot find "
-     "dt on the device (the CPU, shock viscosity, walls, gravity, 19p): CFL steps without waiting between them."},
+     "dt on the device (the CPU, shock viscosity, 19p): CFL steps without waiting between them."},
     {"signal_speed", (PyCFunction)Grid_signal_speed, METH_VARARGS,
      "signal_speed(fill_ghosts=True) -> max over the grid of the CFL step's signal speed (csrc/timestep.h; NaN if not "
      "finite); fill_ghosts=False where the ghost zones of the fields were exchanged (split grids)."},

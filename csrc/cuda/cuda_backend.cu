@@ -155,7 +155,8 @@ typedef struct {
     ac_status (*set_walls)(const ac_grid *, void *const *, cudaStream_t);
     ac_status (*fill_ghost_axis_bc)(const ac_grid *, void *const *, int, cudaStream_t);
     ac_status (*fill_walls)(const ac_grid *, void *const *, cudaStream_t);
-    ac_status (*add_gravity)(const ac_grid *, const ac_region *, void *const *, void *const *, int, double, cudaStream_t);
+    ac_status (*add_gravity)(const ac_grid *, const ac_region *, void *const *, void *const *, int, double,
+                             const double *, cudaStream_t);
     ac_status (*add_forcing_sample)(const ac_grid *, void *const *, const ac_forcing_sample *, const ac_cfl_run *,
                                     cudaStream_t);
 } kernel_table;
@@ -248,7 +249,8 @@ static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double
                               gpu->zeta, s, dt, device_step, gpu->stream);
     if (st != AC_OK || !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY))
         return st;
-    return gpu->k->add_gravity(&gpu->grid, region, r.out, r.w_out, s, dt, gpu->stream); /* terms/gravity.h */
+    return gpu->k->add_gravity(&gpu->grid, region, r.out, r.w_out, s, dt, device_step ? device_step->dt : NULL,
+                               gpu->stream); /* terms/gravity.h */
 }
 
 static void gpu_destroy(void *self)
@@ -714,7 +716,14 @@ __global__ void cfl_members_kernel(member_states m, int count, int check_only)
  * substeps and its forcing. */
 static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forced)
 {
-    ac_status st = each_step ? queue_reduction(gpu, full, full ? 1 : 0, 0) : AC_OK;
+    /* as the host's step: the wall values set ('a', 'set'), and for a signal speed that reads B the
+     * ghost zones under the walls (gpu_max_signal_speed), before the reduction */
+    const bool walls = gpu->grid.bc.walls != 0;
+    ac_status st = walls ? gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream) : AC_OK;
+    if (st == AC_OK && walls && full)
+        st = gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream);
+    if (st == AC_OK && each_step)
+        st = queue_reduction(gpu, full, full && !walls ? 1 : 0, 0);
     if (st != AC_OK)
         return st;
     cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, full);
@@ -724,6 +733,8 @@ static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forc
     for (int s = 0; s < 3; ++s)
         if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !each_step ? &reducing : &plain, 0)) != AC_OK)
             return st;
+    if (walls && (st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream)) != AC_OK) /* as gpu_step ends */
+        return st;
     return forced ? gpu->k->add_forcing_sample(&gpu->grid, gpu->buf.home, gpu->samples, gpu->cfl, gpu->stream) : AC_OK;
 }
 
@@ -740,13 +751,12 @@ static ac_status queue_cfl_steps_on(ac_gpu *gpu, cudaStream_t stream, int steps,
     return st;
 }
 
-/* Why gpu_run_cfl cannot take a run: walls, gravity and shock viscosity
- * are stepped from the host, and so is the 19-point method; AC_OK where it
- * can. */
+/* Why gpu_run_cfl cannot take a run: shock viscosity (its profile's
+ * maximum sets dt) is stepped from the host, and so is the 19-point method;
+ * AC_OK where it can. */
 static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_forcing_batch *forcing)
 {
-    if (gpu->method != AC_METHOD_55P || gpu->zeta || gpu->grid.bc.walls ||
-        (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
+    if (gpu->method != AC_METHOD_55P || gpu->zeta ||
         (forcing && (forcing->count < max_steps || forcing->count > AC_FORCING_SAMPLES_AHEAD)))
         return AC_ERR_UNSUPPORTED;
     return AC_OK;
@@ -782,7 +792,10 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
                               cudaMemcpyHostToDevice, stream),
               "forcing samples");
     }
-    *each_step = run->full_reduction || forcing || !ac_device_driven(ac_config(gpu->grid.modules, 0u));
+    /* the forcing, gravity (after each substep's kernel) and the walls change the fields after the kernel that
+     * would reduce them */
+    *each_step = run->full_reduction || forcing || gpu->grid.bc.walls ||
+                 (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) || !ac_device_driven(ac_config(gpu->grid.modules, 0u));
     return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, 0, 0, 1, stream);
 }
 

@@ -98,8 +98,10 @@ typedef struct {
     ac_status cuda_fill_ghost_axis_bc_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int axis,       \
                                             cudaStream_t stream);                                                \
     ac_status cuda_fill_walls_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], cudaStream_t stream);    \
+    /* dt, or the step's length in device memory where dt_device is given (nothing where that is NaN) */       \
     ac_status cuda_add_gravity_##sfx(const ac_grid *g, const ac_region *r, void *const out[AC_MAX_FIELDS],       \
-                                     void *const w_out[AC_MAX_FIELDS], int substep, double dt, cudaStream_t stream);
+                                     void *const w_out[AC_MAX_FIELDS], int substep, double dt,                   \
+                                     const double *dt_device, cudaStream_t stream);
 
 AC_DECLARE_CUDA_KERNELS(f32)
 AC_DECLARE_CUDA_KERNELS(f64)

@@ -728,10 +728,13 @@ extern "C" ac_status AC_FN(cuda_fill_walls)(const ac_grid *g, void *const fields
 
 /* Gravity (terms/gravity.h) after a substep's kernel over region r: du/dt
  * += g is linear, so it adds dt g to w and beta dt g to u (w_out NULL: the
- * last substep keeps no w). */
+ * last substep keeps no w).  dt_device: the device-side CFL loop's step
+ * length, read as the substep kernels read it (step_length). */
 __global__ void AC_FN(gravity_kernel)(AC_FN(field_set) out, AC_FN(field_set) w_out, AC_FN(shape) s, real g0, real g1,
-                                      real g2, real dt, real beta)
+                                      real g2, real dt, const double *dt_device, real beta)
 {
+    if (!AC_FN(step_length)(dt_device, &dt))
+        return;
     const int ni = s.end[0] - s.first[0], nj = s.end[1] - s.first[1], nk = s.end[2] - s.first[2];
     const long long total = (long long)ni * nj * nk;
     const real g[3] = {g0, g1, g2};
@@ -752,7 +755,7 @@ __global__ void AC_FN(gravity_kernel)(AC_FN(field_set) out, AC_FN(field_set) w_o
 
 extern "C" ac_status AC_FN(cuda_add_gravity)(const ac_grid *g, const ac_region *r, void *const out_[AC_MAX_FIELDS],
                                              void *const w_out_[AC_MAX_FIELDS], int substep, double dt,
-                                             cudaStream_t stream)
+                                             const double *dt_device, cudaStream_t stream)
 {
     AC_FN(shape) s = AC_FN(make_shape)(g);
     for (int a = 0; r && a < 3; ++a) {
@@ -764,7 +767,7 @@ extern "C" ac_status AC_FN(cuda_add_gravity)(const ac_grid *g, const ac_region *
     const long long total = (long long)(s.end[0] - s.first[0]) * (s.end[1] - s.first[1]) * (s.end[2] - s.first[2]);
     AC_FN(gravity_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(
         AC_FN(make_set)(out_), AC_FN(make_set)(w_out_), s, (real)g->gravity[0], (real)g->gravity[1],
-        (real)g->gravity[2], (real)dt, rk3_beta(substep));
+        (real)g->gravity[2], (real)dt, dt_device, rk3_beta(substep));
     return ac_cuda_record(cudaGetLastError(), "gravity_kernel launch");
 }
 
