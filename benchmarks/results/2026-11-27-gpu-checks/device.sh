@@ -8,6 +8,7 @@
 #          sanitizer; sweep_profile.py
 #   onset: build; the GPU tests of the diagnostics; sweep_profile.py; the
 #          dynamo-onset notebook at its GPU size
+#   loops: build; the GPU tests of the loops, walls, gravity and the bitwise fixture
 #   ab:    build this tree (B) and A; scripts/ab.py's rows, the walls and
 #          sweeps benches in both
 set -uo pipefail
@@ -84,6 +85,13 @@ onset)
       timeout 100 python3 "$HERE/sweep_profile.py" 20 2>&1 | head -60; } > "$OUT/sweep-profile.log" 2>&1
     head -6 "$OUT/sweep-profile.log" | grep -v "^#"
     timeout 330 bash scripts/dynamo_onset_gpu.sh "$OUT/onset" > /dev/null 2>&1; tail -12 "$OUT/onset/dynamo_onset.log"; rm -f "$OUT/onset/build.log"
+    ;;
+loops)
+    build
+    { header "python3 -m pytest -q -m gpu -rs tests/test_run_in_c.py tests/test_device_cfl.py tests/test_ensemble.py tests/test_walls.py tests/test_walls_entropy.py tests/test_stratified.py tests/test_bitwise.py tests/test_forcing.py"
+      timeout 300 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests/test_run_in_c.py tests/test_device_cfl.py tests/test_ensemble.py \
+        tests/test_walls.py tests/test_walls_entropy.py tests/test_stratified.py tests/test_bitwise.py tests/test_forcing.py 2>&1 | grep -v excepthook | tail -30; } > "$OUT/gpu-tests-loops.log" 2>&1
+    tail -2 "$OUT/gpu-tests-loops.log"
     ;;
 ab)
     rm -rf /tmp/base && cp -r .trees/base-tree /tmp/base
