@@ -15,8 +15,9 @@ from . import parameters as registry
 
 
 def _physics_schema():
-    """[physics]: the switches (choices or true/false) and every parameter of csrc/parameters.def."""
-    schema = {sw["keyword"]: ("bool" if sw["kind"] == "flag" else sw["values"]) for sw in registry.switches()}
+    """[physics]: the switches (choices, true/false or counts) and every parameter of csrc/parameters.def."""
+    schema = {sw["keyword"]: {"flag": "bool", "count": "switch_count"}.get(sw["kind"], sw["values"])
+              for sw in registry.switches()}
     schema.update((name, "parameter") for name in registry.NAMES)
     return schema
 
@@ -225,6 +226,11 @@ def _check(section, key, kind, v):
         if not (isinstance(v, int) and not isinstance(v, bool)) or v < (1 if kind == "count" else 0):
             raise ConfigError(f"{where} = {v!r}: must be a {'positive' if kind == 'count' else 'non-negative'} integer")
         return v
+    if kind == "switch_count":  # a number of copies of a module (csrc/parameters.def); true and false are 1 and 0
+        try:
+            return registry.check_switch(key, v)
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"{where} = {v!r}: {e}") from None
     if kind == "bool":
         if not isinstance(v, bool):
             raise ConfigError(f"{where} = {v!r}: must be true or false")

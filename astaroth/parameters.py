@@ -18,7 +18,10 @@ which keys ``astaroth run --restart`` may change.
 
 A *switch* is a keyword that chooses modules (``physics="mhd"`` adds the
 module ``magnetic`` and its fields ``ax, ay, az``); a parameter of a module
-that is off keeps its default.
+that is off keeps its default.  A switch of kind "count" chooses how many
+copies of a module whose fields repeat (``passive_scalar=2``: the modules
+``pscalar`` and ``pscalar2``, the fields ``cc`` and ``cc2``; fields by
+count, csrc/fields.h).
 """
 import math
 import numbers
@@ -81,13 +84,18 @@ def modules():
     return [dict(m) for m in _MODULES]
 
 
+def _convert(kind):
+    """A switch value of the table (a string) as Python has it: a bool, an int (a count) or the string."""
+    return {"flag": lambda v: v == "true", "count": int}.get(kind, lambda v: v)
+
+
 def switches():
-    """The keywords that choose modules: dicts with keyword, kind ('choice': a string, 'flag': a bool),
-    off (the default, adding no module), values (every value it takes) and description."""
+    """The keywords that choose modules: dicts with keyword, kind ('choice': a string, 'flag': a bool,
+    'count': a whole number of copies of a module whose fields repeat, True and False standing for 1 and
+    0), off (the default, adding no module), values (every value it takes) and description."""
     out = []
     for s in _SWITCHES:
-        flag = s["kind"] == "flag"
-        convert = (lambda v: v == "true") if flag else (lambda v: v)
+        convert = _convert(s["kind"])
         values = [convert(s["off"])] + [convert(m["value"]) for m in _MODULES if m["switch"] == s["keyword"]]
         out.append(dict(s, off=convert(s["off"]), values=tuple(values)))
     return out
@@ -170,12 +178,20 @@ def check(name, value):
 
 
 def check_switch(keyword, value):
-    """The value of switch `keyword`, checked against the values it takes."""
+    """The value of switch `keyword`, checked against the values it takes (a count as an int: True is 1)."""
     s = _SWITCH_BY_KEYWORD[keyword]
     if s["kind"] == "flag":
         if not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"{keyword} must be True or False, not {value!r}")
         return bool(value)
+    if s["kind"] == "count":
+        most = max(s["values"])
+        if not isinstance(value, (numbers.Integral, np.integer, np.bool_)):
+            raise TypeError(f"{keyword} must be a whole number from 0 to {most} (or True or False), not {value!r}")
+        if not 0 <= int(value) <= most:
+            raise ValueError(f"{keyword} must be from 0 to {most} ({s['description'].split(':')[0]}; at most "
+                             f"{most} in this version), got {int(value)}")
+        return int(value)
     if not isinstance(value, str) or value not in s["values"]:
         raise ValueError(f"{keyword} must be one of {s['values']}, got {value!r}")
     return value
@@ -191,8 +207,8 @@ def modules_of(switch_values):
         else:
             s = _SWITCH_BY_KEYWORD[m["switch"]]
             value = switch_values.get(m["switch"], s["off"])
-            wanted = m["value"] == "true" if s["kind"] == "flag" else m["value"]
-            if value == wanted:
+            wanted = _convert(s["kind"])(m["value"])
+            if value == wanted or (s["kind"] == "count" and value > wanted):  # copy k of a count k or more
                 on.append(m["name"])
     return tuple(on)
 
@@ -223,7 +239,7 @@ def module_switch(module):
     m = _MODULE_BY_NAME[module]
     if not m["switch"]:
         return None
-    value = True if _SWITCH_BY_KEYWORD[m["switch"]]["kind"] == "flag" else m["value"]
+    value = _convert(_SWITCH_BY_KEYWORD[m["switch"]]["kind"])(m["value"])
     return f"{m['switch']}={value!r}"
 
 
@@ -327,8 +343,9 @@ def help_line(name):
     m = _MODULE_BY_NAME[r["module"]]
     where = ""
     if m["switch"]:
-        flag = _SWITCH_BY_KEYWORD[m["switch"]]["kind"] == "flag"
-        where = f"{r['module']} ({m['switch']} = {'true' if flag else repr(m['value']).replace(chr(39), chr(34))}): "
+        kind = _SWITCH_BY_KEYWORD[m["switch"]]["kind"]
+        value = {"flag": "true", "count": m["value"]}.get(kind, repr(m["value"]).replace(chr(39), chr(34)))
+        where = f"{r['module']} ({m['switch']} = {value}): "
     needs = [what for what, on in (("55p", r["needs_55p"]), ("one process on the GPU", r["one_process"])) if on]
     needs = f" ({', '.join(needs)})" if needs else ""
     kind = "; one number or three" if r["kind"] == "vector" else ""

@@ -182,7 +182,8 @@ static PyMethodDef core_methods[] = {
      "module_table() -> the modules (name, bit, switch, value, needs_55p, description): a module is on when its switch has "
      "its value (switch '': always on)."},
     {"switch_table", core_switch_table, METH_NOARGS,
-     "switch_table() -> the keywords that choose modules (keyword, kind 'choice' or 'flag', off, description)."},
+     "switch_table() -> the keywords that choose modules (keyword, kind 'choice', 'flag' or 'count', off, "
+     "description)."},
     {"term_table", core_term_table, METH_NOARGS,
      "term_table() -> the rows of csrc/terms/terms.def (name, module, description), in the order of their bits."},
     {"field_table", core_field_table, METH_NOARGS,

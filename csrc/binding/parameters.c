@@ -98,11 +98,12 @@ int parameters_check_modules(unsigned long mask)
     unsigned known = 0u;
     for (int i = 0; i < NUM_MODULES; ++i)
         known |= modules[i].bit;
-    if ((mask & ~(unsigned long)known) != 0 || (mask & always_on()) != always_on()) {
+    if ((mask & ~(unsigned long)known) != 0 || (mask & always_on()) != always_on() ||
+        !ac_modules_valid((unsigned)mask)) {
         PyErr_Format(PyExc_ValueError,
-                     "modules = %lu is not a configuration: it must hold the modules that are always on (%u) and "
-                     "only modules of this build (%u)",
-                     mask, always_on(), known);
+                     "modules = %lu is not a configuration: it must hold the modules that are always on (%u), "
+                     "only modules of this build (%u), and a module's copy only with the copy before it (%u)",
+                     mask, always_on(), known, (unsigned)AC_MODULE_COPIES);
         return -1;
     }
     return 0;
@@ -288,7 +289,7 @@ PyObject *core_switch_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored)
     PyObject *list = PyList_New(0);
     for (int i = 0; list && i < NUM_SWITCHES; ++i) {
         const switch_row *r = &switches[i];
-        const char *kind = strcmp(r->kind, "FLAG") == 0 ? "flag" : "choice";
+        const char *kind = strcmp(r->kind, "FLAG") == 0 ? "flag" : strcmp(r->kind, "COUNT") == 0 ? "count" : "choice";
         if (append_row(list, Py_BuildValue("{s:s,s:s,s:s,s:s}", "keyword", r->keyword, "kind", kind, "off", r->off,
                                            "description", r->description)) < 0)
             Py_CLEAR(list);

@@ -107,6 +107,11 @@ AC_MAX_SIGNAL_SPEED(AC_MODULE_HYDRO | AC_MODULE_PSCALAR, max_signal_speed_s)
 AC_MAX_SIGNAL_SPEED(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_PSCALAR, max_signal_speed_ms)
 AC_MAX_SIGNAL_SPEED(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR, max_signal_speed_es)
 AC_MAX_SIGNAL_SPEED(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR, max_signal_speed_mes)
+#define AC_SCALARS2 (AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2) /* two passive scalars */
+AC_MAX_SIGNAL_SPEED(AC_MODULE_HYDRO | AC_SCALARS2, max_signal_speed_s2)
+AC_MAX_SIGNAL_SPEED(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_SCALARS2, max_signal_speed_ms2)
+AC_MAX_SIGNAL_SPEED(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_SCALARS2, max_signal_speed_es2)
+AC_MAX_SIGNAL_SPEED(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_SCALARS2, max_signal_speed_mes2)
 #undef AC_MAX_SIGNAL_SPEED
 
 double AC_FN(max_signal_speed)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS])
@@ -121,6 +126,12 @@ double AC_FN(max_signal_speed)(const ac_grid *g, void *const fields_[AC_MAX_FIEL
     case AC_MODULE_HYDRO | AC_MODULE_PSCALAR: return AC_FN(max_signal_speed_s)(g, fields, terms);
     case AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_PSCALAR: return AC_FN(max_signal_speed_ms)(g, fields, terms);
     case AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR: return AC_FN(max_signal_speed_es)(g, fields, terms);
-    default: return AC_FN(max_signal_speed_mes)(g, fields, terms);
+    case AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR:
+        return AC_FN(max_signal_speed_mes)(g, fields, terms);
+    case AC_MODULE_HYDRO | AC_SCALARS2: return AC_FN(max_signal_speed_s2)(g, fields, terms);
+    case AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_SCALARS2: return AC_FN(max_signal_speed_ms2)(g, fields, terms);
+    case AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_SCALARS2: return AC_FN(max_signal_speed_es2)(g, fields, terms);
+    default: return AC_FN(max_signal_speed_mes2)(g, fields, terms);
     }
 }
+#undef AC_SCALARS2

@@ -296,10 +296,11 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
     }
 }
 
-/* The instances: every combination of the modules beside hydro (bits 1-3 of
- * fields.h) with and without hyperdiffusion and shock viscosity. */
+/* The instances: every configuration (bits 1-4 of fields.h beside hydro,
+ * the second scalar only with the first: ac_modules_valid) with and
+ * without hyperdiffusion and shock viscosity. */
 #define AC_R_MODULE_BITS(name, module, role) (unsigned)(module) |
-typedef char AC_FN(rows_cover_the_modules)[(AC_FIELD_TABLE(AC_R_MODULE_BITS) 0u) < 16u ? 1 : -1];
+typedef char AC_FN(rows_cover_the_modules)[(AC_FIELD_TABLE(AC_R_MODULE_BITS) 0u) < 32u ? 1 : -1];
 #undef AC_R_MODULE_BITS
 #define AC_R_INSTANCE(m, h, k)                                                                                         \
     AC_R_NOINLINE void AC_FN(rows_rhs_##m##_##h##_##k)(const AC_FN(rows_job) *job, ptrdiff_t row, ptrdiff_t zrow,     \
@@ -317,13 +318,20 @@ AC_R_INSTANCES(4)
 AC_R_INSTANCES(5)
 AC_R_INSTANCES(6)
 AC_R_INSTANCES(7)
+AC_R_INSTANCES(12)
+AC_R_INSTANCES(13)
+AC_R_INSTANCES(14)
+AC_R_INSTANCES(15)
 #undef AC_R_INSTANCES
 #undef AC_R_INSTANCE
 
 #define AC_R_ROW(m) {AC_FN(rows_rhs_##m##_0_0), AC_FN(rows_rhs_##m##_1_0), AC_FN(rows_rhs_##m##_0_1), AC_FN(rows_rhs_##m##_1_1)}
+#define AC_R_NO_ROW {NULL, NULL, NULL, NULL} /* the second scalar without the first: no configuration */
 /* [(modules >> 1)][hyper3 + 2 shock] */
-static const AC_FN(rows_rhs_fn) AC_FN(rows_rhs_table)[8][4] = {AC_R_ROW(0), AC_R_ROW(1), AC_R_ROW(2), AC_R_ROW(3),
-                                                                AC_R_ROW(4), AC_R_ROW(5), AC_R_ROW(6), AC_R_ROW(7)};
+static const AC_FN(rows_rhs_fn) AC_FN(rows_rhs_table)[16][4] = {
+    AC_R_ROW(0),  AC_R_ROW(1),  AC_R_ROW(2),  AC_R_ROW(3),  AC_R_ROW(4),  AC_R_ROW(5),  AC_R_ROW(6),  AC_R_ROW(7),
+    AC_R_NO_ROW,  AC_R_NO_ROW,  AC_R_NO_ROW,  AC_R_NO_ROW,  AC_R_ROW(12), AC_R_ROW(13), AC_R_ROW(14), AC_R_ROW(15)};
+#undef AC_R_NO_ROW
 #undef AC_R_ROW
 
 /* ---- pass 3: the RK3 update of substep S (a constant) from the pencils
@@ -389,7 +397,7 @@ static AC_FN(rows_job) AC_FN(make_rows_job)(const ac_grid *g, void *const in[AC_
     job.stride[0] = 1;
     job.dt = (real)dt;
     job.rhs =
-        AC_FN(rows_rhs_table)[(modules >> 1) & 7u][((terms & AC_TERM_HYPER3) ? 1 : 0) + ((terms & AC_TERM_SHOCK) ? 2 : 0)];
+        AC_FN(rows_rhs_table)[(modules >> 1) & 15u][((terms & AC_TERM_HYPER3) ? 1 : 0) + ((terms & AC_TERM_SHOCK) ? 2 : 0)];
     job.update = substep == 0 ? AC_FN(rows_update_0) : substep == 1 ? AC_FN(rows_update_1) : AC_FN(rows_update_2);
     return job;
 }

@@ -33,19 +33,30 @@
  * low bits, packed in the table's order. */
 enum { AC_KERNEL_TERMS = AC_TERM_HYPER3 | AC_TERM_SHOCK };
 
-/* A term mask's kernel terms, packed (bits of `mask` kept, in order), and back. */
-static constexpr __host__ __device__ unsigned ac_kernel_bits(unsigned terms, unsigned mask = AC_KERNEL_TERMS)
+/* The bits of `value` that `mask` has, packed in order, and back. */
+static constexpr __host__ __device__ unsigned ac_pack_bits(unsigned value, unsigned mask)
 {
     return mask == 0u ? 0u
-           : (mask & 1u) ? (terms & 1u) | ac_kernel_bits(terms >> 1, mask >> 1) << 1
-                         : ac_kernel_bits(terms >> 1, mask >> 1);
+           : (mask & 1u) ? (value & 1u) | ac_pack_bits(value >> 1, mask >> 1) << 1
+                         : ac_pack_bits(value >> 1, mask >> 1);
+}
+
+static constexpr __host__ __device__ unsigned ac_unpack_bits(unsigned bits, unsigned mask)
+{
+    return mask == 0u ? 0u
+           : (mask & 1u) ? (bits & 1u) | ac_unpack_bits(bits >> 1, mask >> 1) << 1
+                         : ac_unpack_bits(bits, mask >> 1) << 1;
+}
+
+/* A term mask's kernel terms, packed, and back. */
+static constexpr __host__ __device__ unsigned ac_kernel_bits(unsigned terms, unsigned mask = AC_KERNEL_TERMS)
+{
+    return ac_pack_bits(terms, mask);
 }
 
 static constexpr __host__ __device__ unsigned ac_kernel_terms(unsigned bits, unsigned mask = AC_KERNEL_TERMS)
 {
-    return mask == 0u ? 0u
-           : (mask & 1u) ? (bits & 1u) | ac_kernel_terms(bits >> 1, mask >> 1) << 1
-                         : ac_kernel_terms(bits, mask >> 1) << 1;
+    return ac_unpack_bits(bits, mask);
 }
 
 static constexpr __host__ __device__ int ac_count_bits(unsigned m)
@@ -61,7 +72,10 @@ enum {
 static_assert(ac_kernel_terms(AC_KERNEL_HYPER3 | AC_KERNEL_SHOCK) == AC_KERNEL_TERMS, "kernel terms round trip");
 
 /* Every module of the field table (fields.h), and the bits a module mask
- * takes in a configuration key. */
+ * takes in a configuration key: the modules but the further copies of a
+ * repeated one (AC_MODULE_COPIES) in the low bits, those copies above the
+ * kernel terms, so that the key of a configuration without them is what
+ * it was before copies existed. */
 static constexpr __host__ __device__ unsigned ac_all_modules()
 {
 #define AC_MODULE_OF(name, module, role) (unsigned)(module) |
@@ -74,23 +88,28 @@ static constexpr __host__ __device__ int ac_bits_of(unsigned m)
     return m ? 1 + ac_bits_of(m >> 1) : 0;
 }
 
-enum { AC_MODULE_BITS = ac_bits_of(ac_all_modules()) };
+enum {
+    AC_MODULE_BITS = ac_bits_of(ac_all_modules() & ~(unsigned)AC_MODULE_COPIES),
+    AC_COPY_BITS = ac_count_bits(AC_MODULE_COPIES)
+};
 
 /* A configuration key: modules (fields.h) and kernel terms in one integer,
  * a template argument of the streaming kernel. */
 static constexpr __host__ __device__ unsigned ac_config(unsigned modules, unsigned terms)
 {
-    return modules | terms << AC_MODULE_BITS;
+    return (modules & ~(unsigned)AC_MODULE_COPIES) | terms << AC_MODULE_BITS |
+           ac_pack_bits(modules, AC_MODULE_COPIES) << (AC_MODULE_BITS + AC_KERNEL_TERM_BITS);
 }
 
 static constexpr __host__ __device__ unsigned ac_config_modules(unsigned config)
 {
-    return config & ((1u << AC_MODULE_BITS) - 1u);
+    return (config & ((1u << AC_MODULE_BITS) - 1u) & ~(unsigned)AC_MODULE_COPIES) |
+           ac_unpack_bits(config >> (AC_MODULE_BITS + AC_KERNEL_TERM_BITS), AC_MODULE_COPIES);
 }
 
 static constexpr __host__ __device__ unsigned ac_config_terms(unsigned config)
 {
-    return config >> AC_MODULE_BITS;
+    return (config >> AC_MODULE_BITS) & ((1u << AC_KERNEL_TERM_BITS) - 1u);
 }
 
 /* Whether a configuration has an instance of its own for the device-side
@@ -106,9 +125,10 @@ static constexpr __host__ __device__ bool ac_device_driven(unsigned config)
 }
 
 /* One past the largest key; a key names a configuration when its modules
- * include hydrodynamics and lie in the table, and the build holds it when
+ * are one (hydrodynamics on, a copy only with the one before it: fields.h's
+ * ac_modules_valid) and lie in the table, and the build holds it when
  * instances.def lists it. */
-enum { AC_CONFIG_END = 1u << (AC_MODULE_BITS + AC_KERNEL_TERM_BITS) };
+enum { AC_CONFIG_END = 1u << (AC_MODULE_BITS + AC_KERNEL_TERM_BITS + AC_COPY_BITS) };
 
 #include "instances.def"
 
@@ -121,9 +141,13 @@ static constexpr __host__ __device__ bool ac_config_listed(unsigned config)
 
 static constexpr __host__ __device__ bool ac_config_valid(unsigned config)
 {
-    return (ac_config_modules(config) & AC_MODULE_HYDRO) && (ac_config_modules(config) & ~ac_all_modules()) == 0 &&
+    return ac_modules_valid(ac_config_modules(config)) && (ac_config_modules(config) & ~ac_all_modules()) == 0 &&
            ac_config_listed(config);
 }
+static_assert(ac_config_modules(ac_config(AC_MODULE_HYDRO | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2, AC_KERNEL_SHOCK)) ==
+                      (AC_MODULE_HYDRO | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2) &&
+                  ac_config_terms(ac_config(AC_MODULE_HYDRO | AC_MODULE_PSCALAR2, AC_KERNEL_SHOCK)) == AC_KERNEL_SHOCK,
+              "configuration keys round trip");
 
 /* The fields of a configuration by role: the table row of field f (-1
  * past the last), the number of vectors, the ordinal of the vector whose x
@@ -193,6 +217,12 @@ struct ac_schedule_row {
 };
 
 static constexpr ac_schedule_row ac_schedules[] = {
+    /* MHD with two passive scalars (nine fields; ten with entropy) in
+     * double: the shape of MHD with entropy and a scalar below, as the
+     * rows after it would take more shared memory than a block may have.
+     * Not tuned yet. */
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2, 0, 8,
+     {32, 4, 1, 128, true, true, AC_SHOCK_AT_USE}},
     /* Nine fields in double (MHD, entropy, passive scalar), and MHD with a
      * passive scalar and hyperdiffusion (eight): the rows below them would
      * take more shared memory than a block may have (257 and 264 kB; the
