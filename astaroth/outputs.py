@@ -31,7 +31,7 @@ after every row: while the run goes on, read it with
     f["uz*ss"].refresh(); f["uz*ss"][:]
 
 A quantity is a product of point quantities, e.g. "uz*ss", "bx*by",
-"rho*uz*uz": the fields (lnrho, ux, uy, uz, ax, ay, az, ss, cc) and rho =
+"rho*uz*uz": the fields (lnrho, ux, uy, uz, ax, ay, az, ss, cc, cc2) and rho =
 exp(lnrho), ox, oy, oz (curl u), bx, by, bz (B = curl A + b_ext), jx, jy,
 jz (J = curl B / mu0), TT (the temperature, energy="entropy"), u2 = |u|^2,
 b2 = |B|^2, divu; derivatives are the solver's sixth-order differences
@@ -65,7 +65,7 @@ POINT_QUANTITIES = {
     "b2": ("|B|^2", "mhd"), "jx": ("x current density", "mhd"), "jy": ("y current density", "mhd"),
     "jz": ("z current density", "mhd"),
     "ss": ("specific entropy", "entropy"), "TT": ("temperature", "entropy"),
-    "cc": ("passive scalar", "cc"),
+    "cc": ("passive scalar", "cc"), "cc2": ("second passive scalar", "cc2"),
 }
 AVERAGE_KINDS = {"xy": (0, 1), "xz": (0, 2), "yz": (1, 2), "z": (2,)}  # kind -> the axes averaged over
 SPECTRA = ("kinetic", "magnetic")  # and any field's name

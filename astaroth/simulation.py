@@ -682,7 +682,7 @@ class Simulation:
         physics="mhd" the fast magnetosonic speed sqrt(cs^2 + |B|^2 / (mu0
         rho)) in place of the sound speed.  D is each field's second-order
         diffusivity (nu, plus max zeta with shock viscosity, for u; eta for
-        A; gamma chi for ss; pscalar_diff for cc), H its sixth-order one
+        A; gamma chi for ss; pscalar_diff for cc, pscalar_diff2 for cc2), H its sixth-order one
         (nu_hyper3, diff_hyper3, chi_hyper3), cdtv3 = CDTV3 = 0.03 (0.1
         would be unstable for grid-scale modes; see CDTV3).  Each term
         declares its part (csrc/terms/*.h) and csrc/timestep.h sums them,

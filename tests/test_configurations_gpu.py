@@ -1,5 +1,5 @@
 """Every configuration of the streaming kernel (csrc/cuda/schedules.cuh: the
-modules hydro, magnetic, entropy and passive scalar, with and without the
+modules hydro, magnetic, entropy and none, one or two passive scalars, with and without the
 kernel terms hyperdiffusion and shock viscosity) in both precisions runs on
 the GPU and agrees with the CPU.  Each configuration is its own kernel
 instance with its own schedule row, so one that does not fit the device (its
@@ -12,7 +12,7 @@ import pytest
 import astaroth as ac
 
 MODULES = [dict(physics=p, energy=e, passive_scalar=c)
-           for p, e, c in itertools.product(("hydro", "mhd"), ("isothermal", "entropy"), (False, True))]
+           for p, e, c in itertools.product(("hydro", "mhd"), ("isothermal", "entropy"), (0, 1, 2))]
 TERMS = {"plain": {}, "hyper3": dict(nu_hyper3=1e-6), "shock": dict(nu_shock=1.0),
          "hyper3-shock": dict(nu_hyper3=1e-6, nu_shock=1.0)}
 TOLERANCE = {"float64": 1e-10, "float32": 1e-4}  # of each field's largest value after three steps
@@ -20,7 +20,7 @@ TOLERANCE = {"float64": 1e-10, "float32": 1e-4}  # of each field's largest value
 
 def _id(modules):
     return "-".join([modules["physics"]] + (["entropy"] if modules["energy"] == "entropy" else []) +
-                    (["scalar"] if modules["passive_scalar"] else []))
+                    ([("scalar", "scalars2")[modules["passive_scalar"] - 1]] if modules["passive_scalar"] else []))
 
 
 @pytest.mark.gpu
@@ -39,6 +39,8 @@ def test_every_configuration_steps_on_the_gpu_as_on_the_cpu(modules, terms, dtyp
         extra["chi"] = 2e-2
     if modules["passive_scalar"]:
         extra["pscalar_diff"] = 1e-2
+    if modules["passive_scalar"] == 2:
+        extra["pscalar_diff2"] = 3e-2
     runs = {}
     for backend in ("cpu", "cuda"):
         sim = ac.Simulation(shape=(36, 20, 24), box=(2 * np.pi, 4.0, 5.0), dtype=dtype, backend=backend, nu=2e-2,

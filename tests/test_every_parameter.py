@@ -2,7 +2,7 @@
 
 Each parameter is moved off its default in every configuration that has its
 module (hydro with the 55- and 19-point methods, MHD, the entropy module,
-MHD with entropy, the passive scalar, walls) and run on every path
+MHD with entropy, one and two passive scalars, walls) and run on every path
 (Simulation.step, Simulation.run, an Ensemble): either the fields end
 different from the same run at the default, or the simulation is refused
 with an error that names the parameter.  A parameter that some loop ignored
@@ -20,17 +20,17 @@ from helpers import smooth_random_fields
 OFF_DEFAULT = {
     "nu": 0.02, "cs": 1.3, "eta": 0.02, "mu0": 1.7, "b_ext": (0.1, -0.2, 0.3), "nu_hyper3": 1e-4,
     "diff_hyper3": 1e-4, "nu_shock": 1.0, "gravity": (0.05, 0.0, -0.3), "gamma": 1.4, "cp": 1.3, "rho0": 1.4,
-    "chi": 0.02, "chi_hyper3": 1e-4, "pscalar_diff": 0.05, "omega": (0.3, -0.2, 1.1),
+    "chi": 0.02, "chi_hyper3": 1e-4, "pscalar_diff": 0.05, "pscalar_diff2": 0.07, "omega": (0.3, -0.2, 1.1),
 }
 
 WALLS = {"z": {"lnrho": "a2", "ux": "s", "uy": "s", "uz": "a", "ax": "a", "ay": "a", "az": "s", "ss": "a2"}}
 CONFIGURATIONS = {
     "hydro": dict(), "hydro_19p": dict(method="19p"), "mhd": dict(physics="mhd"), "entropy": dict(energy="entropy"),
     "mhd_entropy": dict(physics="mhd", energy="entropy"), "scalar": dict(passive_scalar=True),
-    "walls": dict(physics="mhd", energy="entropy"),
+    "scalars": dict(passive_scalar=2, physics="mhd"), "walls": dict(physics="mhd", energy="entropy"),
 }
 MODULE_SWITCH = {"hydro": None, "magnetic": ("physics", "mhd"), "entropy": ("energy", "entropy"),
-                 "pscalar": ("passive_scalar", True)}
+                 "pscalar": ("passive_scalar", 1), "pscalar2": ("passive_scalar", 2)}
 PATHS = ("step", "run", "ensemble")
 # what is refused, by design: the terms beyond plain hydrodynamics with the
 # 19-point method, shock viscosity between walls
@@ -47,7 +47,10 @@ def test_the_table_of_off_default_values_names_every_parameter():
 
 def applies(configuration, row):
     switch = MODULE_SWITCH[row["module"]]
-    return switch is None or CONFIGURATIONS[configuration].get(switch[0]) == switch[1]
+    if switch is None:
+        return True
+    value = CONFIGURATIONS[configuration].get(switch[0])
+    return value is not None and (value >= switch[1] if switch[0] == "passive_scalar" else value == switch[1])
 
 
 CASES = [(c, r["name"]) for c in CONFIGURATIONS for r in ac.parameters() if applies(c, r)]
@@ -60,7 +63,7 @@ def make(configuration, backend, **parameters):
     sim = ac.Simulation(shape=SHAPE, box=BOX, dtype="float64", backend=backend, **kw, **parameters)
     values = smooth_random_fields(SHAPE, BOX, np.random.default_rng(3), modes=6, amplitude=0.2)
     for i, name in enumerate(sim.field_names):
-        sim[name] = values[i % 4] * (0.3 if name == "ss" else 1.0) + (0.1 * i if name in ("ax", "cc") else 0.0)
+        sim[name] = values[i % 4] * (0.3 if name == "ss" else 1.0) + (0.1 * i if name in ("ax", "cc", "cc2") else 0.0)
     return sim
 
 

@@ -7,7 +7,8 @@ of the limits:
 
 cs2 = cs^2 (isothermal) or cs^2 exp(cv1 ss + (gamma - 1)(lnrho - ln rho0))
 (the ideal gas), B = curl A + b_ext by the sixth-order stencil, D the
-second-order diffusivities (nu + max zeta, eta, gamma chi, pscalar_diff), H
+second-order diffusivities (nu + max zeta, eta, gamma chi, pscalar_diff,
+pscalar_diff2), H
 the sixth-order ones (nu_hyper3, diff_hyper3, chi_hyper3), over the axes
 with more than one point.  Agreement to 1e-12 relative: the C sums and the
 NumPy ones round differently.
@@ -34,6 +35,7 @@ CONFIGURATIONS = {
     "entropy_hyper": dict(energy="entropy", nu=1e-3, chi_hyper3=6e-3),
     "mhd_entropy": dict(physics="mhd", energy="entropy", eta=2e-3, chi=0.4, b_ext=(0.0, 0.3, 0.0)),
     "scalar": dict(passive_scalar=True, nu=1e-3, pscalar_diff=0.5),
+    "scalars": dict(passive_scalar=2, physics="mhd", nu=1e-3, pscalar_diff=0.2, pscalar_diff2=0.6),
     "walls_gravity": dict(nu=1e-3, gravity=(0.0, 0.0, -1.0),
                           boundaries={"z": {"lnrho": "a2", "ux": "s", "uy": "s", "uz": "a"}}),
 }
@@ -57,6 +59,7 @@ def numpy_cfl_dt(sim, cdt=0.4, cdtv=0.3):
     second += [sim.eta] if "ax" in v else []
     second += [sim.gamma * sim.chi] if "ss" in v else []
     second += [sim.pscalar_diff] if "cc" in v else []
+    second += [sim.pscalar_diff2] if "cc2" in v else []
     sixth = [sim.nu_hyper3, sim.diff_hyper3] + ([sim.chi_hyper3] if "ss" in v else [])
     limits = [cdt * min(h) / speed, math.inf, math.inf]
     if max(second) > 0:
