@@ -20,8 +20,10 @@ with ``eos_idealgas``, field ``ss``: ``energy="entropy"``) hydro or MHD run
 on a Cartesian equidistant grid, periodic or with walls (``lperi = F``
 with the boundary kinds ``s``, ``a``, ``a2``, ``set``: astaroth.boundaries)
 and uniform gravity (``gravity_simple`` with constant profiles), in a
-rotating frame (``Omega``, ``theta``: the Coriolis force); anything
-else is refused with a ``ValueError`` naming what is not supported.
+rotating frame (``Omega``, ``theta``: the Coriolis force), with up to two
+passive scalars (``pscalar_nolog`` with ``npscalar`` = 1 or 2 and
+``lpscalar_diff_simple = T``: fields ``cc`` and ``cc2``); anything else is
+refused with a ``ValueError`` naming what is not supported.
 
 Snapshots (``var.dat``, ``VARn``) are Fortran unformatted sequential files:
 the first record holds ``f(mx, my, mz, nvar)`` (x fastest, ghost zones
@@ -43,19 +45,22 @@ __all__ = ["read_var", "read_ts", "write_var", "read_dim", "read_index", "read_n
 
 #: Pencil Code index name (index.pro) -> this package's field name.
 PENCIL_NAMES = {"iux": "ux", "iuy": "uy", "iuz": "uz", "ilnrho": "lnrho", "iss": "ss",
-                "iax": "ax", "iay": "ay", "iaz": "az"}
+                "iax": "ax", "iay": "ay", "iaz": "az", "icc": "cc", "icc2": "cc2"}
+# The passive scalars of pscalar_nolog: with npscalar = 1 index.pro names the slot icc, with npscalar = 2
+# icc (= icc1) and icc2, its varnames cc1 and cc2 (src/farray.f90: farray_index_append and
+# save_analysis_info); this package names them cc and cc2.
 
 # Fields the Pencil Code has that this package does not evolve (yet), with what to tell the user.
 _UNSUPPORTED_FIELDS = {
     "ilntt": "temperature 'lnTT' (temperature_idealgas): this package evolves the entropy 'ss' (ENTROPY = entropy)",
     "itt": "temperature 'TT': this package evolves the entropy 'ss' (ENTROPY = entropy)",
-    "icc": "passive scalar 'cc': not supported in this version",
+    "icc3": "a third passive scalar (npscalar > 2): this package evolves at most two (cc, cc2)",
     "ilncc": "passive scalar 'lncc': not supported in this version",
     "irho": "density 'rho' (ldensity_nolog): this package evolves lnrho",
 }
 
 # The order run.x registers our fields in (hydro, density, entropy, magnetic): index.pro of its runs.
-_PENCIL_ORDER = ("ux", "uy", "uz", "lnrho", "ss", "ax", "ay", "az")
+_PENCIL_ORDER = ("ux", "uy", "uz", "lnrho", "ss", "ax", "ay", "az", "cc", "cc2")  # pscalar after magnetic
 _INDEX_OF = {v: k for k, v in PENCIL_NAMES.items()}
 MAX_NGHOST = 4  # the Pencil Code's widest stencils (eighth order, deriv_8th) need 4 ghost points
 MAX_POINTS_PER_AXIS = 2 ** 31 - 128  # as astaroth.simulation.MAX_AXIS: indices within 32 bits
@@ -364,6 +369,9 @@ def _parameters(datadir, shape, slots, entropy=False):
 
     if entropy:
         params.update(_entropy_parameters(get, gamma))
+    scalars = len([n for n in ("cc", "cc2") if n in slots])
+    if scalars:
+        params.update(_scalar_parameters(get, scalars))
 
     idiff = _modes(get("idiff", "density_run_pars", default=""))
     for mode in idiff:
@@ -474,6 +482,27 @@ def _gravity(get):
     return tuple(out)
 
 
+# pscalar_nolog's switches and coefficients that add terms this package does not have (0 or F: off).
+_SCALAR_OFF = ("tensor_pscalar_diff", "soret_diff", "diffcc_shock", "pscalar_diff_hyper3", "lpscalar_sink",
+               "lreactions", "lpscalar_per_unitvolume", "lnotpassive", "lupw_cc", "lmean_friction_cc", "nopscalar",
+               "gradc0")
+
+
+def _scalar_parameters(get, scalars):
+    """passive_scalar and the diffusivities of the Pencil Code's pscalar_nolog: one pscalar_diff for all
+    its npscalar scalars, without the density term (lpscalar_diff_simple = T: dc/dt = ... + D lap c)."""
+    for key in _SCALAR_OFF:
+        value = get(key, "pscalar_run_pars", "pscalar_init_pars", default=0.0)
+        if any(v not in (0, 0.0, False) for v in _as_list(value, 1)):
+            raise ValueError(f"{key}={value!r}: this package's passive scalar has advection and diffusion only")
+    diff = get.number("pscalar_diff", "pscalar_run_pars", default=0.0)
+    if diff and get("lpscalar_diff_simple", "pscalar_run_pars", default=False) is not True:
+        raise ValueError(f"pscalar_diff={diff} with lpscalar_diff_simple=F: the Pencil Code diffuses with "
+                         "pscalar_diff (lap cc + grad lnrho . grad cc); this package's passive scalar has the "
+                         "Laplacian alone (lpscalar_diff_simple=T)")
+    return dict(passive_scalar=scalars, pscalar_diff=diff, **({"pscalar_diff2": diff} if scalars > 1 else {}))
+
+
 def _entropy_parameters(get, gamma):
     """energy="entropy" and its parameters: the Pencil Code's eos_idealgas (gamma, cp, rho0; its cs0 is
     our cs) and entropy module (iheatcond 'chi-const' gives chi, 'hyper3_ss' chi_hyper3)."""
@@ -542,7 +571,9 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         ``lnrho``, ``aa`` as ``ax ay az``: an MHD run gives
         ``physics="mhd"``; ``ss`` gives ``energy="entropy"`` with ``gamma``,
         ``cp``, ``rho0``, and ``chi`` for ``iheatcond='chi-const'``,
-        ``chi_hyper3`` for ``'hyper3_ss'``) and ``sim.t`` the snapshot's
+        ``chi_hyper3`` for ``'hyper3_ss'``; ``cc``, and with ``npscalar =
+        2`` ``cc2``, give ``passive_scalar`` = 1 or 2 with ``pscalar_diff``,
+        and ``pscalar_diff2`` its value) and ``sim.t`` the snapshot's
         time.  A non-periodic axis (``lperi = F``) has walls: its first and
         last points on the walls (``dz = Lz / (nz - 1)``), and
         ``boundaries`` from the run's ``bcx``/``bcy``/``bcz`` (``'s'``,
@@ -556,7 +587,9 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     ------
     ValueError
         For what this package cannot run, named: a field other than
-        ``uu``, ``lnrho``, ``ss``, ``aa``, non-Cartesian grids, a wall's
+        ``uu``, ``lnrho``, ``ss``, ``aa``, ``cc`` (two at most), pscalar_nolog's
+        terms beyond advection and diffusion (its density term with
+        ``lpscalar_diff_simple = F`` among them), non-Cartesian grids, a wall's
         boundary kind other than ``s``, ``a``, ``a2``, ``set`` (named with its
         field and face), gravity profiles other than ``'zero'`` and
         ``'const'``, shear, rotation, ``gamma != 1`` without ``ss``, other
@@ -579,6 +612,8 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     nghost = dim["nghost"]
     shape = tuple(m - 2 * g for m, g in zip((dim["mx"], dim["my"], dim["mz"]), nghost))
     index = read_index(os.path.join(datadir, "index.pro"))
+    if index.get("icc1", 0) > 0:  # npscalar = 2: icc1 is icc
+        index.setdefault("icc", index["icc1"])
     slots = {ours: index[pencil] for pencil, ours in PENCIL_NAMES.items() if index.get(pencil, 0) > 0}
     for ours, slot in slots.items():
         if slot > dim["mvar"]:
@@ -750,7 +785,11 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
     (``src/cparam.local``), precision (``REAL_PRECISION``), processes
     (one: ``nompicomm``; else ``mpicomm`` and `procs`) and modules (``noentropy`` or, for ``energy="entropy"``,
     ``entropy``; ``eos_idealgas``; ``magnetic`` for MHD; ``gravity_simple``
-    with gravity); its ``run.in`` gives ``nu``, ``eta``, ``B_ext``, the
+    with gravity; ``pscalar_nolog`` with passive scalars, and ``npscalar =
+    2`` in ``cparam.local`` for two, which the Pencil Code diffuses with its
+    one ``pscalar_diff``: two different diffusivities are refused); its
+    ``run.in`` gives ``nu``, ``eta``, ``B_ext``, ``pscalar_diff`` with
+    ``lpscalar_diff_simple = T``, the
     walls, ... as always.  A ``dim.dat`` or ``param.nml`` already in
     `datadir` for another grid, box, walls (``lperi``) or ``gamma`` is
     refused with a ``ValueError``, and one of the files above that exists
@@ -781,6 +820,9 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
     extra = [n for n in sim.field_names if n not in names]
     if extra:
         raise ValueError(f"the fields {extra} have no Pencil Code counterpart in this version")
+    if "cc2" in names and sim.pscalar_diff2 != sim.pscalar_diff:
+        raise ValueError(f"pscalar_diff2 = {sim.pscalar_diff2} differs from pscalar_diff = {sim.pscalar_diff}: the "
+                         "Pencil Code's pscalar_nolog diffuses all its npscalar scalars with one pscalar_diff")
     _rotation_values(sim)  # refuses a rotation the Pencil Code cannot express, before any work
     shape, dtype = sim.shape, sim.dtype
     nghost = (3, 3, 3)  # the Pencil Code keeps 3 ghost points on every axis, flat ones too (cparam.f90)
@@ -833,6 +875,8 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
         if name == "ax":
             lines.append(f" iaa={k}")
         lines.append(f" {_INDEX_OF[name]}={k}")
+        if name == "cc" and "cc2" in names:  # npscalar = 2: icc, icc1, icc2
+            lines.append(f" icc1={k}")
     texts = {dim: head(m) + "".join(f"{v:5d}" for v in (*procs, 1)) + "\n", index: "\n".join(lines) + "\n"}
     for ip, folder in processes:
         texts[os.path.join(folder, "dim.dat")] = (head(tuple(nl + 2 * g for nl, g in zip(local, nghost))) +
@@ -992,6 +1036,8 @@ def _start_parameters(sim, names):
         text += "&ENTROPY_INIT_PARS\n/\n"
     if sim.physics == "mhd":
         text += "&MAGNETIC_INIT_PARS\n/\n"
+    if "cc" in names:
+        text += "&PSCALAR_INIT_PARS\n/\n"
     return text + "&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n"
 
 
@@ -1021,4 +1067,6 @@ def _run_parameters(sim, names):
     if sim.physics == "mhd":
         text += (f"&MAGNETIC_RUN_PARS\n ETA= {float(sim.eta)!r},\n B_EXT= {values(sim.b_ext)},\n"
                  " IRESISTIVITY='eta-const',\n/\n")
+    if "cc" in names:
+        text += f"&PSCALAR_RUN_PARS\n PSCALAR_DIFF= {float(sim.pscalar_diff)!r},\n LPSCALAR_DIFF_SIMPLE=T,\n/\n"
     return text

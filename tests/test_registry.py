@@ -227,6 +227,7 @@ def test_restart_takes_changed_run_time_parameters_reports_and_records_them(tmp_
       "seed_field = 0.01": "seed_field = 0.0"}, '[physics] physics = "hydro" (checkpoint: "mhd")'),
     ({"box = 6.283185307179586": "box = 3.0"}, "[grid] box = [3.0, 3.0, 3.0]"),
     ({"[numerics]": "[numerics]\nmethod = \"19p\""}, '[numerics] method = "19p" (checkpoint: "55p")'),
+    ({"nu = 0.02": "nu = 0.02\npassive_scalar = 2"}, "[physics] passive_scalar = 2 (checkpoint: 0)"),
 ])
 def test_restart_refuses_the_grid_box_dtype_method_switches_and_start_parameters(tmp_path, capsys, change, refused):
     pytest.importorskip("h5py")

@@ -213,3 +213,96 @@ def test_cuda_each_scalar_decays_at_its_own_rate():
     sim, exact = decaying_wave(64, backend="cuda")
     for name in ("cc", "cc2"):
         assert np.max(np.abs(sim[name][:, 0, 0] - exact[name])) < 2e-5, name
+
+
+RUN = """
+[grid]
+shape = [16, 8, 8]
+[physics]
+nu = 0.02
+passive_scalar = {count}
+pscalar_diff = 0.01
+{second}
+[numerics]
+backend = "cpu"
+[initial]
+kind = "random_velocity"
+urms = 0.05
+[output]
+dir = "{dir}"
+until = 0.1
+snapshot_every = 0.1
+progress = false
+"""
+
+
+@pytest.mark.parametrize("count, second, fields", [("true", "", ("cc",)), ("2", "pscalar_diff2 = 0.03", ("cc", "cc2"))])
+def test_a_run_from_a_file_takes_the_count_of_scalars(tmp_path, count, second, fields):
+    pytest.importorskip("h5py")
+    from astaroth.cli import main
+
+    path = tmp_path / "run.toml"
+    path.write_text(RUN.format(count=count, second=second, dir=(tmp_path / "out").as_posix()))
+    assert main(["run", str(path), "--quiet", "--no-plot"]) == 0
+    sim = ac.load(tmp_path / "out" / "checkpoint.h5", backend="cpu")
+    assert sim.field_names == ac.FIELDS + fields and sim.passive_scalar == len(fields)
+    assert sim.pscalar_diff2 == (0.03 if second else 0.0)
+
+
+@pytest.mark.parametrize("value, words", [("3", ["[physics] passive_scalar = 3", "from 0 to 2"]),
+                                          ("1.5", ["[physics] passive_scalar = 1.5", "whole number"]),
+                                          ('"two"', ["[physics] passive_scalar = 'two'", "whole number"])])
+def test_a_bad_count_in_a_file_names_the_key(tmp_path, value, words):
+    from astaroth import config as configuration
+
+    path = tmp_path / "bad.toml"
+    path.write_text(f"[physics]\npassive_scalar = {value}\n")
+    with pytest.raises(configuration.ConfigError) as info:
+        configuration.load(path)
+    for word in words:
+        assert word in str(info.value)
+
+
+@pytest.mark.parametrize("count, index", [(1, {"icc": 5}), (2, {"icc": 5, "icc1": 5, "icc2": 6})])
+def test_pencil_files_round_trip_with_the_pencil_codes_names(tmp_path, count, index):
+    """write_var names the scalars as pscalar_nolog with npscalar = count does in index.pro (icc; icc, icc1,
+    icc2: src/farray.f90) after lnrho and u, and read_var gives the run back bit for bit."""
+    from astaroth import pencil
+
+    sim = ac.Simulation(shape=SHAPE, box=BOX, backend="cpu", nu=0.02, passive_scalar=count, pscalar_diff=0.03,
+                        **({"pscalar_diff2": 0.03} if count == 2 else {}))
+    _state(sim)
+    if count == 2:
+        sim["cc2"] = 0.5 * sim["cc"] ** 2
+    sim.step(2e-3)
+    sim.save_pencil(tmp_path)
+    assert {k: v for k, v in pencil.read_index(tmp_path / "index.pro").items() if k.startswith("icc")} == index
+    assert pencil.read_namelist(tmp_path / "param2.nml")["pscalar_run_pars"] == dict(pscalar_diff=0.03,
+                                                                                     lpscalar_diff_simple=True)
+    back = pencil.read_var(tmp_path, backend="cpu")
+    assert back.field_names == sim.field_names and back.passive_scalar == count
+    assert back.parameters().keys() == sim.parameters().keys()
+    assert (back.pscalar_diff, back.pscalar_diff2) == (sim.pscalar_diff, sim.pscalar_diff2)
+    for name in sim.field_names:
+        assert np.array_equal(back[name], sim[name]), name
+
+
+def test_pencil_refuses_what_pscalar_nolog_cannot_say(tmp_path):
+    from astaroth import pencil
+
+    with pytest.raises(ValueError, match="one pscalar_diff"):
+        ac.Simulation(shape=8, backend="cpu", passive_scalar=2, pscalar_diff=0.01,
+                      pscalar_diff2=0.02).save_pencil(tmp_path / "two")
+    ac.Simulation(shape=8, backend="cpu", passive_scalar=1, pscalar_diff=0.01).save_pencil(tmp_path / "one")
+    for old, new, match in ((" LPSCALAR_DIFF_SIMPLE=T,\n", "", "lpscalar_diff_simple"),
+                            (" LPSCALAR_DIFF_SIMPLE=T,\n", " LPSCALAR_DIFF_SIMPLE=T,\n SOREt_DIFF=0.1,\n", "soret_diff")):
+        path = tmp_path / "one" / "param2.nml"
+        text = path.read_text()
+        path.write_text(text.replace(old, new))
+        with pytest.raises(ValueError, match=match):
+            pencil.read_var(tmp_path / "one", backend="cpu")
+        path.write_text(text)
+    index = tmp_path / "one" / "index.pro"
+    index.write_text(index.read_text() + " icc3=7\n")
+    with pytest.raises(ValueError, match="icc3=7 in index.pro: a third passive scalar"):
+        pencil.read_var(tmp_path / "one", backend="cpu")
