@@ -22,6 +22,8 @@ CONFIGURATIONS = {
     "mhd_entropy_forced": dict(physics="mhd", energy="entropy", eta=2e-3, chi=2e-3,
                                forcing=dict(kmin=1, kmax=2, f0=0.05, seed=5)),
     "scalar": dict(passive_scalar=True, pscalar_diff=4e-3),
+    "scalars_mhd_forced": dict(physics="mhd", eta=3e-3, passive_scalar=2, pscalar_diff=4e-3, pscalar_diff2=8e-3,
+                               forcing=dict(kmin=1, kmax=2, f0=0.05, seed=6)),
     "hyper3": dict(nu_hyper3=1e-5, diff_hyper3=1e-5),
     "shock": dict(nu_shock=1.0),
     "walls_gravity": dict(energy="entropy", chi=3e-3, gravity=(0.0, 0.0, -0.1), boundaries=WALLS),
@@ -73,8 +75,8 @@ def test_a_run_in_c_equals_steps_one_at_a_time_bit_for_bit(name, dtype, backend,
 
 
 # the configurations the device's CFL loop takes (cuda_backend.cu's gpu_run_cfl); the others step from the host
-ON_THE_DEVICE = {"hydro", "forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar", "hyper3",
-                 "walls_gravity", "mhd_walls_gravity"}
+ON_THE_DEVICE = {"hydro", "forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar", "scalars_mhd_forced",
+                 "hyper3", "walls_gravity", "mhd_walls_gravity"}
 
 
 @pytest.mark.gpu
