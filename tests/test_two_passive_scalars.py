@@ -215,34 +215,17 @@ def test_cuda_each_scalar_decays_at_its_own_rate():
         assert np.max(np.abs(sim[name][:, 0, 0] - exact[name])) < 2e-5, name
 
 
-RUN = """
-[grid]
-shape = [16, 8, 8]
-[physics]
-nu = 0.02
-passive_scalar = {count}
-pscalar_diff = 0.01
-{second}
-[numerics]
-backend = "cpu"
-[initial]
-kind = "random_velocity"
-urms = 0.05
-[output]
-dir = "{dir}"
-until = 0.1
-snapshot_every = 0.1
-progress = false
-"""
-
-
 @pytest.mark.parametrize("count, second, fields", [("true", "", ("cc",)), ("2", "pscalar_diff2 = 0.03", ("cc", "cc2"))])
 def test_a_run_from_a_file_takes_the_count_of_scalars(tmp_path, count, second, fields):
     pytest.importorskip("h5py")
     from astaroth.cli import main
 
+    from test_cli import SMALL  # a small forced run; here with the scalars
+
     path = tmp_path / "run.toml"
-    path.write_text(RUN.format(count=count, second=second, dir=(tmp_path / "out").as_posix()))
+    path.write_text(SMALL.format(dir=(tmp_path / "out").as_posix()).replace(
+        "nu = 0.01\n", f"nu = 0.01\npassive_scalar = {count}\npscalar_diff = 0.01\n{second}\n").replace(
+        "until = 0.6", "until = 0.3"))
     assert main(["run", str(path), "--quiet", "--no-plot"]) == 0
     sim = ac.load(tmp_path / "out" / "checkpoint.h5", backend="cpu")
     assert sim.field_names == ac.FIELDS + fields and sim.passive_scalar == len(fields)
