@@ -345,7 +345,7 @@ def help_line(name):
     if m["switch"]:
         kind = _SWITCH_BY_KEYWORD[m["switch"]]["kind"]
         value = {"flag": "true", "count": m["value"]}.get(kind, repr(m["value"]).replace(chr(39), chr(34)))
-        where = f"{r['module']} ({m['switch']} = {value}): "
+        where = f"{r['module']} ({m['switch']} {'>=' if kind == 'count' else '='} {value}): "
     needs = [what for what, on in (("55p", r["needs_55p"]), ("one process on the GPU", r["one_process"])) if on]
     needs = f" ({', '.join(needs)})" if needs else ""
     kind = "; one number or three" if r["kind"] == "vector" else ""

@@ -379,6 +379,13 @@ class Simulation:
         The CFL step uses the local sound speed, the diffusive limit gamma
         chi.  astaroth.analysis.temperature and pressure give T and p.
         With the 55-point method.
+    passive_scalar : 0, 1 or 2 (a switch; keyword; True is 1)
+        The number of passive scalars (the module 'pscalar' and its second
+        copy 'pscalar2'): the fields "cc" and "cc2", each advected by the
+        flow and diffused with its own diffusivity, dc/dt = -u . grad c +
+        D lap c with D = pscalar_diff for cc and pscalar_diff2 for cc2
+        (csrc/terms/passive_scalar.h); the flow does not see them.  With
+        the 55-point method.
     **parameters
         The physics parameters by name, each a row of csrc/parameters.def
         (``astaroth.parameters()`` gives its default, bounds, unit, module
