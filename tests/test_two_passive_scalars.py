@@ -191,8 +191,8 @@ def test_cuda_equals_cpu(configuration):
         sim["cc2"] = 0.5 * sim["cc"] ** 2
         for _ in range(3):
             sim.step(0.01)
-    for name in sims[0].field_names:
-        assert np.max(np.abs(sims[0][name] - sims[1][name])) < 1e-12, name
+    for name in sims[0].field_names:  # the GPU's exp and reductions round apart from the CPU's
+        assert np.max(np.abs(sims[0][name] - sims[1][name])) < 1e-11 * max(1.0, np.max(np.abs(sims[0][name]))), name
 
 
 @pytest.mark.gpu
