@@ -15,50 +15,44 @@ def make(comm=None):
     return sim
 
 
-def make_mhd(comm=None):
-    """A helically forced MHD run with an imposed field and a random A."""
+def _forced_mhd(comm, random=("ax", "ay", "az"), relhel=1.0, **parameters):
+    """A forced MHD run with an imposed field and the fields `random` random (every rank draws the same), with
+    further `parameters`: the run each make_* below varies."""
     import numpy as np
 
     sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",
-                        comm=comm, physics="mhd", eta=3e-2, b_ext=(0.1, 0.0, 0.2), mu0=1.5)
+                        comm=comm, physics="mhd", eta=3e-2, b_ext=(0.1, 0.0, 0.2), **parameters)
     ac.init.random_velocity(sim, urms=0.1, seed=5)
     rng = np.random.default_rng(6)
-    for name in ("ax", "ay", "az"):
-        sim[name] = 0.02 * rng.standard_normal(SHAPE)  # every rank draws the same
-    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=1.0)
+    for name in random:
+        sim[name] = 0.02 * rng.standard_normal(SHAPE)
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=relhel)
     return sim
+
+
+def make_mhd(comm=None):
+    """A helically forced MHD run with an imposed field and a random A."""
+    return _forced_mhd(comm, mu0=1.5)
 
 
 def make_entropy(comm=None):
     """make_mhd's run with energy="entropy": conduction, a random ss (the energy equation split over ranks), in a
     tilted rotating frame (the Coriolis force)."""
-    import numpy as np
-
-    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",
-                        comm=comm, physics="mhd", eta=3e-2, b_ext=(0.1, 0.0, 0.2), mu0=1.5, energy="entropy",
-                        chi=2e-2, gamma=1.4, cp=1.3, rho0=1.1, omega=(-0.3, 0.0, 0.6))
-    ac.init.random_velocity(sim, urms=0.1, seed=5)
-    rng = np.random.default_rng(6)
-    for name in ("ax", "ay", "az", "ss"):
-        sim[name] = 0.02 * rng.standard_normal(SHAPE)  # every rank draws the same
-    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=1.0)
-    return sim
+    return _forced_mhd(comm, ("ax", "ay", "az", "ss"), mu0=1.5, energy="entropy", chi=2e-2, gamma=1.4, cp=1.3,
+                       rho0=1.1, omega=(-0.3, 0.0, 0.6))
 
 
 def make_terms(comm=None):
     """make_mhd's run with a passive scalar, hyperdiffusion of u and lnrho and a rotating frame (every
     term of the row loop that reads a neighbour or a point, split over ranks)."""
-    import numpy as np
+    return _forced_mhd(comm, ("ax", "ay", "az", "cc"), relhel=-1.0, passive_scalar=True, pscalar_diff=1e-2,
+                       nu_hyper3=2e-5, diff_hyper3=1e-5, omega=(0.2, -0.1, 0.5))
 
-    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",
-                        comm=comm, physics="mhd", eta=3e-2, b_ext=(0.1, 0.0, 0.2), passive_scalar=True,
-                        pscalar_diff=1e-2, nu_hyper3=2e-5, diff_hyper3=1e-5, omega=(0.2, -0.1, 0.5))
-    ac.init.random_velocity(sim, urms=0.1, seed=5)
-    rng = np.random.default_rng(6)
-    for name in ("ax", "ay", "az", "cc"):
-        sim[name] = 0.02 * rng.standard_normal(SHAPE)  # every rank draws the same
-    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=-1.0)
-    return sim
+
+def make_scalars(comm=None):
+    """make_mhd's run with two passive scalars of their own diffusivities (the scalars split over ranks)."""
+    return _forced_mhd(comm, ("ax", "ay", "az", "cc", "cc2"), relhel=0.0, passive_scalar=2, pscalar_diff=1e-2,
+                       pscalar_diff2=3e-2)
 
 
 def make_shock(comm=None):

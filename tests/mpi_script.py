@@ -6,6 +6,7 @@ the ranks, written by rank 0 for comparison with a single process.
 MODE "run": forced run to T_END, fields + time series + snapshot at T_HALF.
 MODE "restart": load SNAPSHOT (written by any number of ranks), run to T_END.
 MODE "nonfinite": a NaN put in one subdomain stops every rank.
+MODE "mhd", "entropy", "terms", "shock", "scalars": mpi_case's make_MODE to T_HALF.
 """
 import os
 import sys
@@ -14,7 +15,8 @@ import numpy as np
 from mpi4py import MPI
 
 sys.path.insert(0, os.path.dirname(__file__))
-from mpi_case import FIELDS, T_END, T_HALF, make, make_entropy, make_mhd, make_shock, make_terms  # noqa: E402
+from mpi_case import (FIELDS, T_END, T_HALF, make, make_entropy, make_mhd, make_scalars, make_shock,  # noqa: E402
+                      make_terms)
 
 import astaroth as ac  # noqa: E402
 
@@ -35,8 +37,9 @@ if mode == "run":
     if comm.Get_rank() == 0:
         np.savez(os.path.join(out, f"fields-{tag}.npz"), steps=sim.steps, spectrum_k=spectrum[0],
                  spectrum_e=spectrum[1], dims=np.array(d.dims if d else (1, 1, 1)), **fields)
-elif mode in ("mhd", "entropy", "terms", "shock"):
-    sim = {"mhd": make_mhd, "entropy": make_entropy, "terms": make_terms, "shock": make_shock}[mode](comm)
+elif mode in ("mhd", "entropy", "terms", "shock", "scalars"):
+    sim = {"mhd": make_mhd, "entropy": make_entropy, "terms": make_terms, "shock": make_shock,
+           "scalars": make_scalars}[mode](comm)
     sim.run(until=T_HALF, timeseries=os.path.join(out, f"{mode}-ts-{tag}.csv"), diagnostics_every=2)
     fields = {name: sim[name] for name in sim.field_names}
     if comm.Get_rank() == 0:

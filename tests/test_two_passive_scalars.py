@@ -155,6 +155,24 @@ def test_save_load_and_restart_are_bit_for_bit(tmp_path, configuration):
     assert changed.pscalar_diff2 == 0.1 and changed.pscalar_diff == 0.02
 
 
+def test_split_grid_equals_one_process_bit_for_bit(tmp_path):
+    """MHD with two scalars on 2 MPI ranks gives the single-process run bit for bit (tests/test_mpi.py's
+    pattern)."""
+    from mpi_case import T_HALF, make_scalars
+    from test_mpi import HAVE_MPI4PY, MPIRUN, mpirun
+
+    if not (MPIRUN and HAVE_MPI4PY):
+        pytest.skip("needs mpirun and mpi4py (docs/guide/parallel.md says how to install them)")
+    sim = make_scalars()
+    sim.run(until=T_HALF)
+    mpirun(2, tmp_path, "scalars")
+    got = np.load(tmp_path / "scalars-np2.npz")
+    assert int(got["steps"]) == sim.steps
+    assert not np.array_equal(sim["cc"], sim["cc2"])
+    for name in sim.field_names:
+        np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
+
+
 @pytest.mark.parametrize("value, error", [(-1, ValueError), (3, ValueError), (1.5, TypeError), ("two", TypeError),
                                           (2.0, TypeError), (None, TypeError)])
 def test_bad_scalar_counts_are_refused_naming_the_keyword(value, error):
