@@ -94,8 +94,8 @@ def test_the_device_loop_takes_every_configuration_but_shock_and_19p(name):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("graphs", [True, False])
-@pytest.mark.parametrize("name", ["forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar", "walls_gravity",
-                                  "mhd_walls_gravity"])
+@pytest.mark.parametrize("name", ["forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar",
+                                  "scalars_mhd_forced", "walls_gravity", "mhd_walls_gravity"])
 def test_ensemble_members_in_one_graph_equal_their_solo_runs(name, graphs, monkeypatch):
     """Members of any configuration the device loop takes step together from
     one host thread (cuda_backend.cu's run_members_graphed: one CUDA graph of
