@@ -140,9 +140,11 @@ typedef struct ac_backend_ops {
      * that runs one is refused, naming it (the binding) */
     unsigned terms_missing;
     /* 1 where this build holds no kernel for grid g's configuration by
-     * `method`, its name then written to name[size]; 0 where it holds one.
-     * NULL: every configuration is built */
-    int (*configuration_missing)(const ac_grid *g, ac_method method, char *name, size_t size);
+     * `method`, its modules' names then written to name[size] and the terms
+     * (terms/terms.def bits) that have code of their own in the kernel to
+     * *terms, for the binding to name with their parameters; 0 where it
+     * holds one.  NULL: every configuration is built */
+    int (*configuration_missing)(const ac_grid *g, ac_method method, char *name, size_t size, unsigned *terms);
     /* the shock viscosity's profile of the fields pass by pass (AC_SHOCK_PASSES),
      * so that a grid split over MPI ranks can exchange what each pass wrote
      * (*written: 0 zeta, 1 the scratch array, -1 nothing; substep_region then

@@ -92,11 +92,21 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
             return -1;
         }
     char configuration[160];
-    if (ops->configuration_missing && ops->configuration_missing(&grid, meth, configuration, sizeof configuration)) {
+    unsigned kernel_terms = 0u;
+    if (ops->configuration_missing &&
+        ops->configuration_missing(&grid, meth, configuration, sizeof configuration, &kernel_terms)) {
+        char terms[600] = "";
+        size_t at = 0;
+        for (int t = 0; t < AC_TERM_ROWS && at < sizeof terms; ++t)
+            if (kernel_terms & (1u << t)) {
+                char term[256];
+                term_phrase(ac_term_names[t], term, sizeof term);
+                at += (size_t)snprintf(terms + at, sizeof terms - at, " %s %s", at ? "and" : "with the term", term);
+            }
         PyErr_Format(PyExc_ValueError,
-                     "this build holds no %s kernel for the configuration %s (csrc/cuda/instances.def lists those it "
-                     "holds: add a row and install again), or use backend='cpu'",
-                     ops->name, configuration);
+                     "this build holds no %s kernel for the configuration %s%s: csrc/cuda/instances.def lists those "
+                     "it holds (add a row and install again), or use backend='cpu'",
+                     ops->name, configuration, terms);
         return -1;
     }
     self->ops = ops;

@@ -308,9 +308,9 @@ static bool configuration_built(const ac_grid *g, ac_method method)
     return method != AC_METHOD_55P || ac_config_valid(grid_config(g));
 }
 
-/* ac_backend_ops.configuration_missing: the name lists the modules and the
- * kernel terms. */
-static int gpu_configuration_missing(const ac_grid *g, ac_method method, char *name, size_t size)
+/* ac_backend_ops.configuration_missing: the name lists the modules, *terms
+ * holds the kernel terms. */
+static int gpu_configuration_missing(const ac_grid *g, ac_method method, char *name, size_t size, unsigned *terms)
 {
     if (configuration_built(g, method))
         return 0;
@@ -321,11 +321,7 @@ static int gpu_configuration_missing(const ac_grid *g, ac_method method, char *n
         at += (size_t)snprintf(name + at, size - at, "%s" #module, at ? "+" : "");
 #include "../parameters.def"
 #undef AC_MODULE
-    const unsigned terms = ac_grid_terms(g) & (unsigned)AC_KERNEL_TERMS;
-    int named = 0;
-    for (int t = 0; t < AC_TERM_ROWS && at < size; ++t)
-        if (terms & (1u << t))
-            at += (size_t)snprintf(name + at, size - at, " %s %s", named++ ? "and" : "with", ac_term_names[t]);
+    *terms = ac_grid_terms(g) & (unsigned)AC_KERNEL_TERMS;
     return 1;
 }
 
