@@ -485,7 +485,8 @@ def run_entropy_bench(backend="cpu", sizes=(64,), dtypes=("float32", "float64"),
 # Pencil Code's usual choice.
 TERM_ROWS = (("none", {}),
              ("hyper3", dict(nu_hyper3=1e-10, diff_hyper3=1e-10)),
-             ("shock", dict(nu_shock=1.0)))
+             ("shock", dict(nu_shock=1.0)),
+             ("rotation", dict(omega=(0.0, 0.0, 0.5))))
 
 
 def _z_walls(physics):

@@ -36,9 +36,9 @@ PATHS = ("step", "run", "ensemble")
 # 19-point method, shock viscosity between walls
 REFUSED = {("hydro_19p", "nu_hyper3"), ("hydro_19p", "diff_hyper3"), ("hydro_19p", "nu_shock"),
            ("hydro_19p", "gravity"), ("hydro_19p", "omega"), ("walls", "nu_shock")}
-# ... and on the GPU the rotation, which runs on the CPU only for now (the backend's terms_missing), and two
-# passive scalars with a kernel term, which the build holds no kernel for (csrc/cuda/instances.def)
-REFUSED_ON_THE_GPU = (REFUSED | {(c, "omega") for c in CONFIGURATIONS} |
+# ... and on the GPU the configurations the build holds no kernel for (csrc/cuda/instances.def): the rotation
+# with passive scalars, two passive scalars with a kernel term
+REFUSED_ON_THE_GPU = (REFUSED | {("scalar", "omega"), ("scalars", "omega")} |
                       {("scalars", name) for name in ("nu_hyper3", "diff_hyper3", "nu_shock")})
 SHAPE, BOX, DT = (10, 8, 9), (2 * np.pi, 1.7 * np.pi, 1.3 * np.pi), 2e-3
 

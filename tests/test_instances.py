@@ -13,7 +13,7 @@ import test_configurations_gpu as gpu_tests
 INSTANCES = pathlib.Path(__file__).parent.parent / "csrc" / "cuda" / "instances.def"
 MODULES_OF = {("physics", "mhd"): {"MAGNETIC"}, ("energy", "entropy"): {"ENTROPY"},
               ("passive_scalar", 1): {"PSCALAR"}, ("passive_scalar", 2): {"PSCALAR", "PSCALAR2"}}
-TERM_OF = {"nu_hyper3": "HYPER3", "nu_shock": "SHOCK"}
+TERM_OF = {"nu_hyper3": "HYPER3", "nu_shock": "SHOCK", "omega": "CORIOLIS"}
 
 
 def listed_configurations():
@@ -41,5 +41,5 @@ def configurations_the_gpu_tests_run():
 
 def test_the_build_holds_exactly_the_configurations_the_gpu_tests_run():
     built, rows = listed_configurations()
-    assert rows == len(built) == 32 + 4  # no row twice
+    assert rows == len(built) == 32 + 4 + 4  # no row twice
     assert built == configurations_the_gpu_tests_run()

@@ -476,31 +476,41 @@ static ac_status AC_FN(stream_config)(const AC_FN(raw_sets) & raw, const AC_FN(s
     return AC_FN(launch_shape)<CONFIG, S.tx, S.ty, S.lead, 0>(raw, a, runs);
 }
 
-/* Run-time configuration key to instance: the keys from CONFIG down, the
- * valid ones (schedules.cuh) built. */
+/* Run-time configuration key to instance: the keys in [LO, HI) halved
+ * down to one (a depth of log2 of the keys, where a chain through every key
+ * would pass the compiler's recursion limit), the valid ones
+ * (schedules.cuh) built. */
 template <unsigned CONFIG, bool VALID = ac_config_valid(CONFIG)>
-struct AC_FN(stream_dispatch) {
-    static ac_status run(unsigned config, const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
+struct AC_FN(stream_key) {
+    static ac_status run(const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
     {
-        if (config == CONFIG)
-            return AC_FN(stream_config)<CONFIG>(raw, a);
-        return AC_FN(stream_dispatch)<CONFIG - 1>::run(config, raw, a);
+        return AC_FN(stream_config)<CONFIG>(raw, a);
     }
 };
 
 template <unsigned CONFIG>
-struct AC_FN(stream_dispatch)<CONFIG, false> {
-    static ac_status run(unsigned config, const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
+struct AC_FN(stream_key)<CONFIG, false> {
+    static ac_status run(const AC_FN(raw_sets) &, const AC_FN(substep_args) &)
     {
-        return AC_FN(stream_dispatch)<CONFIG - 1>::run(config, raw, a);
+        return AC_ERR_UNSUPPORTED;
     }
 };
 
-template <>
-struct AC_FN(stream_dispatch)<0u, false> {
-    static ac_status run(unsigned, const AC_FN(raw_sets) &, const AC_FN(substep_args) &)
+template <unsigned LO, unsigned HI, bool ONE = (HI - LO == 1u)>
+struct AC_FN(stream_dispatch) {
+    static ac_status run(unsigned config, const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
     {
-        return AC_ERR_UNSUPPORTED;
+        constexpr unsigned MID = LO + (HI - LO) / 2u;
+        return config < MID ? AC_FN(stream_dispatch)<LO, MID>::run(config, raw, a)
+                            : AC_FN(stream_dispatch)<MID, HI>::run(config, raw, a);
+    }
+};
+
+template <unsigned LO, unsigned HI>
+struct AC_FN(stream_dispatch)<LO, HI, true> {
+    static ac_status run(unsigned config, const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
+    {
+        return config == LO ? AC_FN(stream_key)<LO>::run(raw, a) : AC_ERR_UNSUPPORTED;
     }
 };
 
@@ -526,7 +536,7 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     const unsigned terms =
         ac_kernel_bits((ac_grid_terms(g) & ~(unsigned)AC_TERM_SHOCK) | (zeta ? (unsigned)AC_TERM_SHOCK : 0u));
     const AC_FN(raw_sets) raw = {in, out, w_in, w_out};
-    return AC_FN(stream_dispatch)<AC_CONFIG_END - 1>::run(ac_config(ac_grid_modules(g), terms), raw, a);
+    return AC_FN(stream_dispatch)<0u, AC_CONFIG_END>::run(ac_config(ac_grid_modules(g), terms), raw, a);
 }
 
 static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],

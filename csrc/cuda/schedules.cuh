@@ -27,11 +27,13 @@
 
 /* The terms of csrc/terms/terms.def with code of their own in the
  * streaming kernel, each a separate instance so that runs without it keep
- * their registers: hyperdiffusion (del6 of the flow) and shock viscosity
- * (the profile and its gradient read per point).  Terms without derivatives
- * or inputs of their own need none.  In a configuration key they take the
- * low bits, packed in the table's order. */
-enum { AC_KERNEL_TERMS = AC_TERM_HYPER3 | AC_TERM_SHOCK };
+ * their registers: hyperdiffusion (del6 of the flow), shock viscosity (the
+ * profile and its gradient read per point) and the Coriolis force (a source
+ * of u, summed right after physics_rhs as the CPU's physics_sources adds
+ * it).  Gravity is a kernel of its own after each substep (kernels_impl.cuh),
+ * and needs none.  In a configuration key they take the low bits, packed in
+ * the table's order. */
+enum { AC_KERNEL_TERMS = AC_TERM_HYPER3 | AC_TERM_SHOCK | AC_TERM_CORIOLIS };
 
 /* The bits of `value` that `mask` has, packed in order, and back. */
 static constexpr __host__ __device__ unsigned ac_pack_bits(unsigned value, unsigned mask)
@@ -67,9 +69,13 @@ static constexpr __host__ __device__ int ac_count_bits(unsigned m)
 enum {
     AC_KERNEL_HYPER3 = ac_kernel_bits(AC_TERM_HYPER3),
     AC_KERNEL_SHOCK = ac_kernel_bits(AC_TERM_SHOCK),
+    AC_KERNEL_CORIOLIS = ac_kernel_bits(AC_TERM_CORIOLIS),
     AC_KERNEL_TERM_BITS = ac_count_bits(AC_KERNEL_TERMS)
 };
-static_assert(ac_kernel_terms(AC_KERNEL_HYPER3 | AC_KERNEL_SHOCK) == AC_KERNEL_TERMS, "kernel terms round trip");
+static_assert(ac_kernel_terms(AC_KERNEL_HYPER3 | AC_KERNEL_SHOCK | AC_KERNEL_CORIOLIS) == AC_KERNEL_TERMS,
+              "kernel terms round trip");
+/* the configurations that existed before the Coriolis force keep their keys (and their schedule rows) */
+static_assert(AC_KERNEL_HYPER3 == 1u && AC_KERNEL_SHOCK == 2u && AC_KERNEL_CORIOLIS == 4u, "kernel term bits");
 
 /* Every module of the field table (fields.h), and the bits a module mask
  * takes in a configuration key: the modules but the further copies of a

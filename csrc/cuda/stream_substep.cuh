@@ -451,6 +451,8 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             } else {
                 physics_rhs(MODULES, TERMS & ~(unsigned)(AC_TERM_HYPER3 | AC_TERM_SHOCK), &d, &p, NULL, rhs);
             }
+            if (TERMS & AC_TERM_CORIOLIS) /* terms/coriolis.h, where the CPU's physics_sources adds it */
+                coriolis_add(MODULES, p.table.omega, &d, rhs);
             if (late_w && reads_w) /* before del6, whose work hides the loads (0.91 of the plain step against 0.90) */
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
