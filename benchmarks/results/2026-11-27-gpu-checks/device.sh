@@ -9,6 +9,8 @@
 #   onset: build; the GPU tests of the diagnostics; sweep_profile.py; the
 #          dynamo-onset notebook at its GPU size
 #   loops: build; the GPU tests of the loops, walls, gravity and the bitwise fixture
+#   all:   build; every GPU test; the bitwise fixture; the sanitizer;
+#          astaroth bench --terms --physics all at 256^3
 #   ab:    build this tree (B) and A; scripts/ab.py's rows, the walls and
 #          sweeps benches in both
 set -uo pipefail
@@ -92,6 +94,19 @@ loops)
       timeout 300 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests/test_run_in_c.py tests/test_device_cfl.py tests/test_ensemble.py \
         tests/test_walls.py tests/test_walls_entropy.py tests/test_stratified.py tests/test_bitwise.py tests/test_forcing.py 2>&1 | grep -v excepthook | tail -30; } > "$OUT/gpu-tests-loops.log" 2>&1
     tail -2 "$OUT/gpu-tests-loops.log"
+    ;;
+all)
+    build
+    { header "python3 -m pytest -q -m gpu -rs tests"
+      timeout 300 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests 2>&1 | grep -v excepthook | tail -40; } > "$OUT/gpu-tests.log" 2>&1
+    tail -3 "$OUT/gpu-tests.log"
+    { header "python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz"
+      timeout 120 python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz 2>&1 | tail -5; } > "$OUT/bitwise-cuda.log" 2>&1
+    tail -1 "$OUT/bitwise-cuda.log"
+    sanitizer
+    { header "python3 -m astaroth bench --backend cuda --terms --physics all --sizes 256"
+      timeout 150 python3 -m astaroth bench --backend cuda --terms --physics all --sizes 256 2>&1 | tail -20; } > "$OUT/bench-terms.log" 2>&1
+    grep -v "^#" "$OUT/bench-terms.log"
     ;;
 ab)
     rm -rf /tmp/base && cp -r .trees/base-tree /tmp/base
