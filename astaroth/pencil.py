@@ -248,8 +248,7 @@ def _read_snapshot(path, dims):
     else:
         raise ValueError(f"{path}: its second record has {len2} bytes, which is neither single nor double "
                          f"precision t, x, y, z, dx, dy, dz for a {mx} x {my} x {mz} grid (see dim.dat)")
-    if len2 == (ncoord + 1) * nbytes:
-        raise ValueError(f"{path} is from a sheared run (lshear, deltay): not supported in this version")
+    sheared = len2 == (ncoord + 1) * nbytes  # the Pencil Code's wsnap appends deltay with shear (io_dist.f90)
     dtype = np.dtype(f"{endian}f{nbytes}")
     npoint = mx * my * mz * nbytes
     if len1 % npoint:
@@ -260,10 +259,11 @@ def _read_snapshot(path, dims):
         f.seek(off1)
         fields = np.fromfile(f, dtype=dtype, count=nvar * mx * my * mz).reshape(nvar, mz, my, mx)
         f.seek(off2)
-        coords = np.fromfile(f, dtype=dtype, count=ncoord)
+        coords = np.fromfile(f, dtype=dtype, count=ncoord + sheared)
     t = float(coords[0])
     x, y, z = coords[1:1 + mx], coords[1 + mx:1 + mx + my], coords[1 + mx + my:1 + mx + my + mz]
-    return fields, t, x.astype(np.float64), y.astype(np.float64), z.astype(np.float64), dtype
+    deltay = float(coords[ncoord]) if sheared else None
+    return fields, t, x.astype(np.float64), y.astype(np.float64), z.astype(np.float64), dtype, deltay
 
 
 # --- parameters -----------------------------------------------------------------------------------
@@ -328,8 +328,7 @@ def _parameters(datadir, shape, slots, entropy=False):
             walls[axis] = _walls_of_axis(get, axis, slots)
         if n > 1 and equidistant is not True:
             raise ValueError(f"lequidist: the {axis} grid is not equidistant; this package needs a uniform grid")
-    if get("lshear", "lphysics", "run_pars", "init_pars", default=False) is True:
-        raise ValueError("lshear: shearing-box runs are not supported in this version")
+    shear = _shear(get, slots) if get("lshear", "lphysics", "run_pars", "init_pars", default=False) is True else {}
     gamma = get.number("gamma", "eos_run_pars", "eos_init_pars", default=5.0 / 3.0 if entropy else 1.0)
     if gamma != 1 and not entropy:
         raise ValueError(f"gamma={gamma}: without an entropy field this is a polytropic run; this package runs "
@@ -345,6 +344,7 @@ def _parameters(datadir, shape, slots, entropy=False):
         params["gravity"] = gravity
     if any(omega):
         params["omega"] = omega
+    params.update(shear)
 
     nu = get.number("nu", "viscosity_run_pars", default=0.0)
     ivisc = _modes(get("ivisc", "viscosity_run_pars", default=""))
@@ -451,6 +451,32 @@ def _rotation_values(sim, theta=True):
     omega = math.hypot(ox, oz)
     angle = 0.0 if ox == 0 and oz > 0 else math.degrees(math.atan2(-ox, oz))
     return f" OMEGA= {omega!r},\n" + (f" THETA= {angle!r},\n" if theta else "")
+
+
+def _shear(get, slots):
+    """shear and x0_shear of a shearing box (the Pencil Code's src/shear.f90: its Sshear, which start.x and
+    run.x record computed from qshear, and x0_shear), refusing, naming them, the variants this package does not
+    run: a Lagrangian shear of its own (qshear0, Sshear1), the shear advection as a shift, hyperdiffusion in
+    x on the mesh, a tilt, no stretching or acceleration, and x faces that are not shearing-periodic."""
+    groups = ("shear_run_pars", "shear_init_pars")
+    shear = get.number("sshear", *groups, default=0.0)
+    if get.number("sshear1", *groups, default=shear) != shear:
+        raise ValueError(f"Sshear1 = {get('sshear1', *groups)} differs from Sshear = {shear} (qshear0 != 0): "
+                         "this package's shear has one rate")
+    for flag, wanted in (("lshearadvection_as_shift", False), ("lhyper3x_mesh", False),
+                         ("lshear_acceleration", True), ("lmagnetic_stretching", True), ("lmagnetic_tilt", False),
+                         ("lrandomx0", False)):
+        if get(flag, *groups, default=wanted) is not wanted:
+            raise ValueError(f"{flag}={'T' if not wanted else 'F'}: this package's shear has "
+                             f"{flag}={'T' if wanted else 'F'} only (src/shear.f90's defaults)")
+    if get.number("sini", *groups, default=0.0) != 0:
+        raise ValueError("sini != 0: the tilted shear of src/shear.f90 is not supported")
+    bcx = _as_list(get("bcx", "run_pars", "init_pars", default="p"), max(slots.values()))
+    other = sorted({str(b).strip() for b in bcx[:max(slots.values())]} - {"she"})
+    if other:
+        raise ValueError(f"lshear with bcx = {other}: this package's shearing box has shearing-periodic x faces "
+                         "(bcx = 'she') for every field")
+    return dict(shear=shear, x0_shear=get.number("x0_shear", *groups, default=0.0))
 
 
 def _gravity(get):
@@ -628,7 +654,7 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
             raise ValueError(f"{os.path.join(datadir, 'dim.dat')} gives {' x '.join(map(str, mloc))} points a process "
                              f"and mvar = {dim['mvar']} fields, at least {least} bytes, but {path} has "
                              f"{os.path.getsize(path)}: dim.dat is damaged or from another run")
-        fields, tp, x, y, z, fdt = _read_snapshot(path, mloc)
+        fields, tp, x, y, z, fdt, deltay = _read_snapshot(path, mloc)
         if fields.shape[0] < dim["mvar"]:
             raise ValueError(f"{path} holds {fields.shape[0]} fields, dim.dat says mvar = {dim['mvar']}")
         if t is None:
@@ -659,6 +685,8 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     for k, name in enumerate(slots):
         sim[name] = np.ascontiguousarray(interiors[k].transpose(2, 1, 0)).astype(sim.dtype)
     sim.t = t
+    if deltay is not None:
+        sim.deltay = deltay
     return sim
 
 
