@@ -879,9 +879,10 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
                 _write_record(out, record)
         for out, text in zip(files[len(grids):len(targets)], texts.values()):
             out.write(text.encode())
+        sheared = [np.asarray([sim.deltay], dtype=dtype)] if sim.shear != 0 else []  # wsnap's deltay (io_dist.f90)
         for out, (sx, sy, sz) in zip(files[len(targets):], boxes):
             _write_record(out, np.ascontiguousarray(f[:, sz, sy, sx]))
-            _write_record(out, grid_records((sx, sy, sz))[0])
+            _write_record(out, np.concatenate([grid_records((sx, sy, sz))[0]] + sheared))
     return path
 
 
@@ -936,6 +937,8 @@ def _wall_values(sim, names):
     'set' values) of a wall axis, for the fields in the order written."""
     walls = sim.boundaries
     lines = [" LPERI= " + ",".join("F" if a in walls else "T" for a in "xyz") + ",\n"]
+    if sim.shear != 0:  # the shearing box's x faces (src/shear.f90, boundcond_shear)
+        lines.append(" BCX= " + ", ".join(["'she'"] * len(names)) + ",\n")
     for axis, kinds in walls.items():
         pairs = [tuple(k.partition(":")[0] for k in kinds[n]) for n in names]
         bc = [lo if lo == hi else f"{lo}:{hi}" for lo, hi in pairs]
@@ -1020,7 +1023,9 @@ def _start_parameters(sim, names):
         text += "&ENTROPY_INIT_PARS\n/\n"
     if sim.physics == "mhd":
         text += "&MAGNETIC_INIT_PARS\n/\n"
-    return text + "&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n"
+    text += _shear_group(sim, "SHEAR_INIT_PARS")
+    return text + (f"&lphysics\n lshear={'T' if sim.shear != 0 else 'F'},\n/\n"
+                   "&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n")
 
 
 def _run_parameters(sim, names):
@@ -1049,4 +1054,12 @@ def _run_parameters(sim, names):
     if sim.physics == "mhd":
         text += (f"&MAGNETIC_RUN_PARS\n ETA= {float(sim.eta)!r},\n B_EXT= {values(sim.b_ext)},\n"
                  " IRESISTIVITY='eta-const',\n/\n")
-    return text
+    return text + _shear_group(sim, "SHEAR_RUN_PARS")
+
+
+def _shear_group(sim, group):
+    """src/shear.f90's namelist group with Sshear and x0_shear (qshear 0: Sshear as given), or "" without
+    shear; deltay travels in the snapshot."""
+    if sim.shear == 0:
+        return ""
+    return f"&{group}\n SSHEAR= {float(sim.shear)!r},\n X0_SHEAR= {float(sim.x0_shear)!r},\n/\n"
