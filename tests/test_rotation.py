@@ -115,7 +115,7 @@ def test_auto_picks_the_cpu_for_rotation_while_cuda_lacks_it(monkeypatch):
     from astaroth import _core, simulation
 
     if "cuda" in _core.compiled_backends():
-        assert _core.terms_missing("cuda") == ["coriolis"]
+        assert _core.terms_missing("cuda") == ["coriolis", "shear"]
     assert _core.terms_missing("cpu") == []
     monkeypatch.setattr(simulation, "default_backend", lambda: "cuda")
     monkeypatch.setattr(simulation._core, "terms_missing", lambda backend: ["coriolis"])
