@@ -20,7 +20,8 @@ with ``eos_idealgas``, field ``ss``: ``energy="entropy"``) hydro or MHD run
 on a Cartesian equidistant grid, periodic or with walls (``lperi = F``
 with the boundary kinds ``s``, ``a``, ``a2``, ``set``: astaroth.boundaries)
 and uniform gravity (``gravity_simple`` with constant profiles), in a
-rotating frame (``Omega``, ``theta``: the Coriolis force); anything
+rotating frame (``Omega``, ``theta``: the Coriolis force) and a shearing box
+(``Sshear``, ``x0_shear``, ``deltay``, ``bcx = 'she'``); anything
 else is refused with a ``ValueError`` naming what is not supported.
 
 Snapshots (``var.dat``, ``VARn``) are Fortran unformatted sequential files:
@@ -575,7 +576,8 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         ``'a'``, ``'a2'``; ``'set'`` and ``'a2v'`` as ``'set:VALUE'`` with
         ``fbcz1``/``fbcz2``; ``'bot:top'`` pairs as ``(lower, upper)``).
         ``gravity_simple``'s ``grav?_profile = 'const'`` gives
-        ``gravity=(gravx, gravy, gravz)``.  Forcing is not
+        ``gravity=(gravx, gravy, gravz)``; ``Omega``, ``theta`` give ``omega``; a shearing box
+        (``lshear``) gives ``shear`` (its ``Sshear``), ``x0_shear`` and ``sim.deltay``.  Forcing is not
         carried over (a warning says so when the run was forced).
 
     Raises
@@ -585,7 +587,8 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         ``uu``, ``lnrho``, ``ss``, ``aa``, non-Cartesian grids, a wall's
         boundary kind other than ``s``, ``a``, ``a2``, ``set`` (named with its
         field and face), gravity profiles other than ``'zero'`` and
-        ``'const'``, shear, rotation, ``gamma != 1`` without ``ss``, other
+        ``'const'``, the shear variants not run here (shift advection, ``Sshear1 != Sshear``,
+        ``lhyper3x_mesh``, ``sini``), ``gamma != 1`` without ``ss``, other
         viscosities, resistivities or heat conductions, upwinding.
     FileNotFoundError
         When the data directory or a file in it is missing.

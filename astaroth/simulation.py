@@ -391,6 +391,12 @@ class Simulation:
         start of each step and held for its substeps; it adds du/dt +=
         zeta (div u grad lnrho + grad div u) + div u grad zeta, and the
         CFL step counts nu + max zeta.
+    qshear : float (a keyword)
+        A shearing box in a rotating frame: shear = -qshear * omega[2] (the
+        Pencil Code's qshear; 1.5 is Keplerian), in place of shear=.  The
+        shearing box (shear, x0_shear; csrc/terms/shear.h,
+        docs/guide/rotation.md) has shearing-periodic x faces whose shift
+        along y is sim.deltay.
 
     The fields start at rest with uniform density (lnrho = 0).
     """
