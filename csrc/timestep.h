@@ -77,7 +77,7 @@ AC_INLINE double ac_signal_speed(unsigned modules, unsigned terms, const ac_poin
 {
     double flow = 0.0, wave2 = 0.0;
 #define AC_TERM(name, NAME, module, description)                                                                       \
-    if (terms & AC_TERM_##NAME) {                                                                                      \
+    if (terms & AC_TERM_##NAME & ~(unsigned)AC_POSITION_SIGNAL_TERMS) { /* those: ac_position_speed */               \
         flow += name##_flow_speed(modules, d, p);                                                                      \
         wave2 += name##_wave_speed2(modules, d, p);                                                                    \
     }

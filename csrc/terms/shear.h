@@ -52,15 +52,16 @@ static inline double shear_flow_at(const ac_grid *g, int i)
     return g->shear * (ac_coordinate(g, 0, i) - g->x0_shear);
 }
 
-/* The time step: the background flow carries signals at |u0|, added to the
- * point's own flow speed (the Pencil Code adds advec_shear = |uy0| / dy to
- * maxadvec point by point, calc_pencils_shear); it depends on the position
- * only, so timestep.h adds it apart (ac_position_speed). */
+/* The time step: the background flow carries signals at |u0| where the
+ * grid has more than one point along y, added to the point's own flow speed
+ * (the Pencil Code adds advec_shear = |uy0| / dy to maxadvec point by point
+ * where nygrid > 1, calc_pencils_shear); it depends on the position only,
+ * so timestep.h adds it apart (ac_position_speed). */
 AC_TERM_NO_TIME_STEP(shear)
 
 static inline double shear_position_speed(const ac_grid *g, int i)
 {
-    return fabs(shear_flow_at(g, i));
+    return g->bc.shear.ny > 1 ? fabs(shear_flow_at(g, i)) : 0.0;
 }
 
 /* The weights of the shearing-periodic ghost zones for a shift deltay on a
