@@ -490,6 +490,8 @@ def _write(sim, path, fields, h5py, attributes, parts=None):
             f.attrs[key] = np.array(value) if isinstance(value, tuple) else value
         f.attrs["t"] = sim.t
         f.attrs["steps"] = sim.steps
+        if sim.shear != 0:  # the shearing box's shift goes on from where it is, as the Pencil Code's snapshots keep it
+            f.attrs["deltay"] = sim.deltay
         for key, value in attributes.items():
             f.attrs[key] = value
         for axis, coords in zip("xyz", (sim.x, sim.y, sim.z)):
@@ -676,6 +678,8 @@ def _load(path, h5py, backend, comm, exchange, parameters):
                 sim._fields_as_given = True  # as sim[name] = ... leaves it
         sim.t = float(a["t"])
         sim.steps = int(a["steps"])
+        if "deltay" in a:
+            sim.deltay = float(a["deltay"])
         if "forcing" in f:
             g = f["forcing"].attrs
             common = dict(f0=float(g["f0"]), seed=int(g["seed"]),

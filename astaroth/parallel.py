@@ -184,6 +184,44 @@ class Decomposition:
         return self.comm.allreduce(value, op=op)
 
 
+class ShearingFaces:
+    """The x ghost zones of a shearing box (csrc/terms/shear.h) on a grid split along x or y: each global x
+    face's ghosts are the other face's three interior x planes, shifted along y by deltay and interpolated
+    over the whole y extent, which other ranks hold.  The ranks on the global x faces with the same z
+    range share their planes (allgather), and each shifts them into its ghosts in C (Grid.shear_ghosts,
+    the arithmetic of one process).  Before the y and z exchanges, which carry the x ghosts on."""
+
+    def __init__(self, decomposition, grid, lo):
+        d = decomposition
+        self.d, self.grid, self.lo = d, grid, lo
+        self.lower, self.upper = d.coords[0] == 0, d.coords[0] == d.dims[0] - 1
+        on_a_face = self.lower or self.upper
+        self.comm = d.comm.Split(d.coords[2] if on_a_face else d.MPI.UNDEFINED, d.rank)
+
+    def fill(self, s, fields):
+        """The shifted x ghosts of set s, whose padded arrays are `fields` ([k, j, i]), on this rank's x
+        faces."""
+        if not (self.lower or self.upper):
+            return
+        (i, j, k), (nx, ny, nz) = self.lo, self.d.local_shape
+        interior = (slice(k, k + nz), slice(j, j + ny))
+        planes = {}  # the top planes feed the lower face's ghosts, the bottom ones the upper face's
+        if self.upper:
+            planes["top"] = np.stack([f[interior + (slice(i + nx - GHOST, i + nx),)] for f in fields])
+        if self.lower:
+            planes["bottom"] = np.stack([f[interior + (slice(i, i + GHOST),)] for f in fields])
+        pieces = self.comm.allgather((self.d.offset[1], planes))
+        whole_y = self.d.global_shape[1]
+        for face, which in ((0, "top"), (1, "bottom")):
+            if not (self.lower if face == 0 else self.upper):
+                continue
+            source = np.empty((len(fields), nz, whole_y, GHOST), dtype=fields[0].dtype)
+            for y0, theirs in pieces:
+                if which in theirs:
+                    source[:, :, y0:y0 + theirs[which].shape[2], :] = theirs[which]
+            self.grid.shear_ghosts(s, face, source)
+
+
 class HaloExchange:
     """Ghost zones of one field set filled from the neighbouring subdomains.
 
@@ -206,6 +244,7 @@ class HaloExchange:
         self.count = 0  # exchanges so far: the parity picks the peer buffer
         self.prefilled = decomposition.prefilled_axes()
         self.wall_faces = ()  # split axes where this subdomain has a wall face, filled after their exchange
+        self.shearing = None  # a shearing box's x faces split over ranks (ShearingFaces), filled after x
         self._owned = []  # raw device allocations shared through IPC
         self.axes = []
         for axis in range(3):
@@ -323,6 +362,8 @@ class HaloExchange:
                 _unpack(recv, fields, plan[direction][1])
             if axis in self.wall_faces:  # the wall's ghosts replace what came from across the periodic seam
                 self.grid.fill_ghost_axis(s, axis, self.stream_handle)
+            if axis == 0 and self.shearing is not None:  # ... and the shearing box's shifted images
+                self.shearing.fill(s, fields)
         if self.stream is not None:
             self.stream.synchronize()
 
@@ -372,6 +413,13 @@ class ParallelStepper:
         self.halo.wall_faces = tuple(a for a in range(3) if "xyz"[a] in sim._walls and d.dims[a] > 1 and (
             d.offset[a] == 0 or d.offset[a] + d.local_shape[a] == d.global_shape[a]))
         self.walls = bool(sim._walls)
+        # a shearing box split along x or y: its x ghosts shifted over ranks (one along z shifts them in C)
+        self.shearing = None
+        self.sheared = sim.shear != 0
+        if self.sheared and (d.dims[0] > 1 or d.dims[1] > 1):
+            self.shearing = ShearingFaces(d, grid, self.lo)
+            if d.dims[0] > 1:
+                self.halo.shearing = self.shearing
         self.shock_halo = None  # shock viscosity (CPU): the exchange of its profile's passes, [zeta], [scratch]
         self.profile_fresh = False  # the profile is that of the fields now (shock_profile; a step may take it)
         if grid.shock_address(0) is not None:
@@ -480,6 +528,8 @@ class ParallelStepper:
                 raise failure[0]
         for lo, hi in self.shell:
             grid.substep_region(s, dt, lo, hi)
+        if self.sheared:  # the shearing box's deltay, as one process advances it after each substep
+            grid.shear_advance(s, dt)
 
     def step(self, dt, profile_current=False):
         for s in range(3):
@@ -496,6 +546,8 @@ class ParallelStepper:
         self.sim._grid.set_walls(s)  # 'a' and 'set' wall values first: every ghost fill and exchange sees them
         for axis in self.prefilled:
             self.sim._grid.fill_ghost_axis(s, axis, 0)
+        if self.shearing is not None and 0 in self.prefilled:  # x not split: its shifted images before the inner part
+            self.shearing.fill(s, self.sets[s])
         if self.on_gpu:
             done = self.xp.cuda.Event()
             done.record(self.xp.cuda.Stream.null)

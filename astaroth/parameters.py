@@ -311,14 +311,15 @@ def check_split(values, processes, backend):
 def recorded(switched, on, values):
     """The parameters a Simulation reports (Simulation.parameters()): the
     switches not at their default, and the parameters of the modules that
-    are on, except those of a term that is off (every row of a term_switch
-    term at 0)."""
+    are on, except those of a term that is off (its term_switch rows at 0:
+    x0_shear is not recorded without shear)."""
     out = {k: v for k, v in switched.items() if v != _SWITCH_BY_KEYWORD[k]["off"]}
     for name in NAMES:
         r = row(name)
         if r["module"] not in on:
             continue
-        if r["term_switch"] and all(_is_default(n, values[n]) for n in NAMES if row(n)["term"] == r["term"]):
+        switches = [n for n in NAMES if row(n)["term"] == r["term"] and row(n)["term_switch"]]
+        if switches and all(_is_default(n, values[n]) for n in switches):
             continue
         out[name] = np.array(values[name]) if r["kind"] == "vector" else values[name]
     return out

@@ -20,7 +20,8 @@ with ``eos_idealgas``, field ``ss``: ``energy="entropy"``) hydro or MHD run
 on a Cartesian equidistant grid, periodic or with walls (``lperi = F``
 with the boundary kinds ``s``, ``a``, ``a2``, ``set``: astaroth.boundaries)
 and uniform gravity (``gravity_simple`` with constant profiles), in a
-rotating frame (``Omega``, ``theta``: the Coriolis force), with up to two
+rotating frame (``Omega``, ``theta``: the Coriolis force) and a shearing box
+(``Sshear``, ``x0_shear``, ``deltay``, ``bcx = 'she'``), with up to two
 passive scalars (``pscalar_nolog`` with ``npscalar`` = 1 or 2 and
 ``lpscalar_diff_simple = T``: fields ``cc`` and ``cc2``); anything else is
 refused with a ``ValueError`` naming what is not supported.
@@ -253,8 +254,7 @@ def _read_snapshot(path, dims):
     else:
         raise ValueError(f"{path}: its second record has {len2} bytes, which is neither single nor double "
                          f"precision t, x, y, z, dx, dy, dz for a {mx} x {my} x {mz} grid (see dim.dat)")
-    if len2 == (ncoord + 1) * nbytes:
-        raise ValueError(f"{path} is from a sheared run (lshear, deltay): not supported in this version")
+    sheared = len2 == (ncoord + 1) * nbytes  # the Pencil Code's wsnap appends deltay with shear (io_dist.f90)
     dtype = np.dtype(f"{endian}f{nbytes}")
     npoint = mx * my * mz * nbytes
     if len1 % npoint:
@@ -265,10 +265,11 @@ def _read_snapshot(path, dims):
         f.seek(off1)
         fields = np.fromfile(f, dtype=dtype, count=nvar * mx * my * mz).reshape(nvar, mz, my, mx)
         f.seek(off2)
-        coords = np.fromfile(f, dtype=dtype, count=ncoord)
+        coords = np.fromfile(f, dtype=dtype, count=ncoord + sheared)
     t = float(coords[0])
     x, y, z = coords[1:1 + mx], coords[1 + mx:1 + mx + my], coords[1 + mx + my:1 + mx + my + mz]
-    return fields, t, x.astype(np.float64), y.astype(np.float64), z.astype(np.float64), dtype
+    deltay = float(coords[ncoord]) if sheared else None
+    return fields, t, x.astype(np.float64), y.astype(np.float64), z.astype(np.float64), dtype, deltay
 
 
 # --- parameters -----------------------------------------------------------------------------------
@@ -333,8 +334,7 @@ def _parameters(datadir, shape, slots, entropy=False):
             walls[axis] = _walls_of_axis(get, axis, slots)
         if n > 1 and equidistant is not True:
             raise ValueError(f"lequidist: the {axis} grid is not equidistant; this package needs a uniform grid")
-    if get("lshear", "lphysics", "run_pars", "init_pars", default=False) is True:
-        raise ValueError("lshear: shearing-box runs are not supported in this version")
+    shear = _shear(get, slots) if get("lshear", "lphysics", "run_pars", "init_pars", default=False) is True else {}
     gamma = get.number("gamma", "eos_run_pars", "eos_init_pars", default=5.0 / 3.0 if entropy else 1.0)
     if gamma != 1 and not entropy:
         raise ValueError(f"gamma={gamma}: without an entropy field this is a polytropic run; this package runs "
@@ -350,6 +350,7 @@ def _parameters(datadir, shape, slots, entropy=False):
         params["gravity"] = gravity
     if any(omega):
         params["omega"] = omega
+    params.update(shear)
 
     nu = get.number("nu", "viscosity_run_pars", default=0.0)
     ivisc = _modes(get("ivisc", "viscosity_run_pars", default=""))
@@ -459,6 +460,32 @@ def _rotation_values(sim, theta=True):
     omega = math.hypot(ox, oz)
     angle = 0.0 if ox == 0 and oz > 0 else math.degrees(math.atan2(-ox, oz))
     return f" OMEGA= {omega!r},\n" + (f" THETA= {angle!r},\n" if theta else "")
+
+
+def _shear(get, slots):
+    """shear and x0_shear of a shearing box (the Pencil Code's src/shear.f90: its Sshear, which start.x and
+    run.x record computed from qshear, and x0_shear), refusing, naming them, the variants this package does not
+    run: a Lagrangian shear of its own (qshear0, Sshear1), the shear advection as a shift, hyperdiffusion in
+    x on the mesh, a tilt, no stretching or acceleration, and x faces that are not shearing-periodic."""
+    groups = ("shear_run_pars", "shear_init_pars")
+    shear = get.number("sshear", *groups, default=0.0)
+    if get.number("sshear1", *groups, default=shear) != shear:
+        raise ValueError(f"Sshear1 = {get('sshear1', *groups)} differs from Sshear = {shear} (qshear0 != 0): "
+                         "this package's shear has one rate")
+    for flag, wanted in (("lshearadvection_as_shift", False), ("lhyper3x_mesh", False),
+                         ("lshear_acceleration", True), ("lmagnetic_stretching", True), ("lmagnetic_tilt", False),
+                         ("lrandomx0", False)):
+        if get(flag, *groups, default=wanted) is not wanted:
+            raise ValueError(f"{flag}={'T' if not wanted else 'F'}: this package's shear has "
+                             f"{flag}={'T' if wanted else 'F'} only (src/shear.f90's defaults)")
+    if get.number("sini", *groups, default=0.0) != 0:
+        raise ValueError("sini != 0: the tilted shear of src/shear.f90 is not supported")
+    bcx = _as_list(get("bcx", "run_pars", "init_pars", default="p"), max(slots.values()))
+    other = sorted({str(b).strip() for b in bcx[:max(slots.values())]} - {"she"})
+    if other:
+        raise ValueError(f"lshear with bcx = {other}: this package's shearing box has shearing-periodic x faces "
+                         "(bcx = 'she') for every field")
+    return dict(shear=shear, x0_shear=get.number("x0_shear", *groups, default=0.0))
 
 
 def _gravity(get):
@@ -580,7 +607,8 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         ``'a'``, ``'a2'``; ``'set'`` and ``'a2v'`` as ``'set:VALUE'`` with
         ``fbcz1``/``fbcz2``; ``'bot:top'`` pairs as ``(lower, upper)``).
         ``gravity_simple``'s ``grav?_profile = 'const'`` gives
-        ``gravity=(gravx, gravy, gravz)``.  Forcing is not
+        ``gravity=(gravx, gravy, gravz)``; ``Omega``, ``theta`` give ``omega``; a shearing box
+        (``lshear``) gives ``shear`` (its ``Sshear``), ``x0_shear`` and ``sim.deltay``.  Forcing is not
         carried over (a warning says so when the run was forced).
 
     Raises
@@ -592,7 +620,8 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         ``lpscalar_diff_simple = F`` among them), non-Cartesian grids, a wall's
         boundary kind other than ``s``, ``a``, ``a2``, ``set`` (named with its
         field and face), gravity profiles other than ``'zero'`` and
-        ``'const'``, shear, rotation, ``gamma != 1`` without ``ss``, other
+        ``'const'``, the shear variants not run here (shift advection, ``Sshear1 != Sshear``,
+        ``lhyper3x_mesh``, ``sini``), ``gamma != 1`` without ``ss``, other
         viscosities, resistivities or heat conductions, upwinding.
     FileNotFoundError
         When the data directory or a file in it is missing.
@@ -663,7 +692,7 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
             raise ValueError(f"{os.path.join(datadir, 'dim.dat')} gives {' x '.join(map(str, mloc))} points a process "
                              f"and mvar = {dim['mvar']} fields, at least {least} bytes, but {path} has "
                              f"{os.path.getsize(path)}: dim.dat is damaged or from another run")
-        fields, tp, x, y, z, fdt = _read_snapshot(path, mloc)
+        fields, tp, x, y, z, fdt, deltay = _read_snapshot(path, mloc)
         if fields.shape[0] < dim["mvar"]:
             raise ValueError(f"{path} holds {fields.shape[0]} fields, dim.dat says mvar = {dim['mvar']}")
         if t is None:
@@ -694,6 +723,8 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     for k, name in enumerate(slots):
         sim[name] = np.ascontiguousarray(interiors[k].transpose(2, 1, 0)).astype(sim.dtype)
     sim.t = t
+    if deltay is not None:
+        sim.deltay = deltay
     return sim
 
 
@@ -895,9 +926,10 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
                 _write_record(out, record)
         for out, text in zip(files[len(grids):len(targets)], texts.values()):
             out.write(text.encode())
+        sheared = [np.asarray([sim.deltay], dtype=dtype)] if sim.shear != 0 else []  # wsnap's deltay (io_dist.f90)
         for out, (sx, sy, sz) in zip(files[len(targets):], boxes):
             _write_record(out, np.ascontiguousarray(f[:, sz, sy, sx]))
-            _write_record(out, grid_records((sx, sy, sz))[0])
+            _write_record(out, np.concatenate([grid_records((sx, sy, sz))[0]] + sheared))
     return path
 
 
@@ -952,6 +984,8 @@ def _wall_values(sim, names):
     'set' values) of a wall axis, for the fields in the order written."""
     walls = sim.boundaries
     lines = [" LPERI= " + ",".join("F" if a in walls else "T" for a in "xyz") + ",\n"]
+    if sim.shear != 0:  # the shearing box's x faces (src/shear.f90, boundcond_shear)
+        lines.append(" BCX= " + ", ".join(["'she'"] * len(names)) + ",\n")
     for axis, kinds in walls.items():
         pairs = [tuple(k.partition(":")[0] for k in kinds[n]) for n in names]
         bc = [lo if lo == hi else f"{lo}:{hi}" for lo, hi in pairs]
@@ -1038,7 +1072,9 @@ def _start_parameters(sim, names):
         text += "&MAGNETIC_INIT_PARS\n/\n"
     if "cc" in names:
         text += "&PSCALAR_INIT_PARS\n/\n"
-    return text + "&lphysics\n lshear=F,\n/\n&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n"
+    text += _shear_group(sim, "SHEAR_INIT_PARS")
+    return text + (f"&lphysics\n lshear={'T' if sim.shear != 0 else 'F'},\n/\n"
+                   "&IO_PARS\n LCOLLECTIVE_IO=F,\n IO_STRATEGY='dist',\n/\n")
 
 
 def _run_parameters(sim, names):
@@ -1069,4 +1105,12 @@ def _run_parameters(sim, names):
                  " IRESISTIVITY='eta-const',\n/\n")
     if "cc" in names:
         text += f"&PSCALAR_RUN_PARS\n PSCALAR_DIFF= {float(sim.pscalar_diff)!r},\n LPSCALAR_DIFF_SIMPLE=T,\n/\n"
-    return text
+    return text + _shear_group(sim, "SHEAR_RUN_PARS")
+
+
+def _shear_group(sim, group):
+    """src/shear.f90's namelist group with Sshear and x0_shear (qshear 0: Sshear as given), or "" without
+    shear; deltay travels in the snapshot."""
+    if sim.shear == 0:
+        return ""
+    return f"&{group}\n SSHEAR= {float(sim.shear)!r},\n X0_SHEAR= {float(sim.x0_shear)!r},\n/\n"

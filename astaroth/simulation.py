@@ -398,6 +398,12 @@ class Simulation:
         start of each step and held for its substeps; it adds du/dt +=
         zeta (div u grad lnrho + grad div u) + div u grad zeta, and the
         CFL step counts nu + max zeta.
+    qshear : float (a keyword)
+        A shearing box in a rotating frame: shear = -qshear * omega[2] (the
+        Pencil Code's qshear; 1.5 is Keplerian), in place of shear=.  The
+        shearing box (shear, x0_shear; csrc/terms/shear.h,
+        docs/guide/rotation.md) has shearing-periodic x faces whose shift
+        along y is sim.deltay.
 
     The fields start at rest with uniform density (lnrho = 0).
     """
@@ -418,6 +424,8 @@ class Simulation:
         switches = {k: parameters.pop(k) for k in _registry.SWITCHES if k in parameters}
         switches["physics"] = physics
         parameters.update(nu=nu, cs=cs)
+        if "qshear" in parameters:
+            _shear_of_q(parameters)
         dtype = np.dtype(dtype).name if isinstance(dtype, (type, np.dtype)) else dtype
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
@@ -447,6 +455,7 @@ class Simulation:
                 raise ValueError("boundaries: walls need method='55p'")
             if values.get("nu_shock", 0.0) != 0.0:
                 raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
+        _check_shear(values, walls, shape)
 
         self._shape = shape
         self._box = box
@@ -482,7 +491,8 @@ class Simulation:
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
         self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, origin, offset,
                                 _registry.module_mask(modules), values,
-                                _walls.entries(walls, self._field_names, offset, local_shape, shape))
+                                _walls.entries(walls, self._field_names, offset, local_shape, shape),
+                                _shearing(self))
         if self._parallel is not None:
             self._stepper = ParallelStepper(self, self._parallel)
         self._forcing = None
@@ -504,6 +514,22 @@ class Simulation:
     @t.setter
     def t(self, value):
         self._t = _real(value, "t")
+
+    @property
+    def deltay(self):
+        """The shearing box's shift along y of the x faces' images (the Pencil Code's deltay): the x ghost
+        zones of one face are the other face's interior shifted by it (csrc/terms/shear.h).  With shear it
+        advances by -shear Lx each substep's time (in (-Ly, Ly)); snapshots keep it; 0 without shear.
+        Assigning it takes a finite real number."""
+        return self._grid.deltay if self._backend == "cpu" else 0.0
+
+    @deltay.setter
+    def deltay(self, value):
+        value = _real(value, "deltay")
+        if self._backend == "cpu":
+            self._grid.deltay = value
+        elif value != 0.0:
+            raise ValueError(f"deltay = {value}: the {self._backend} backend has no shear")
 
     @property
     def boundaries(self):
@@ -1104,6 +1130,7 @@ def _set_parameter(sim, name, value):
         raise ValueError(f"sim.{name} = {value}: {e}") from None
     if sim._walls and values.get("nu_shock", 0.0) != 0.0:
         raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
+    _check_shear(values, sim._walls, sim._shape)
     if value == sim._values[name]:
         return
     _remake_grid(sim, values)
@@ -1137,7 +1164,8 @@ def _remake_grid(sim, values):
         local_shape, offset = sim._parallel.local_shape, sim._parallel.offset
     grid = _core.Grid(sim._backend, sim._dtype.name, sim._method, local_shape, sim._spacing, sim._origin, offset,
                       _registry.module_mask(sim._modules), values,
-                      _walls.entries(sim._walls, sim._field_names, offset, local_shape, sim._shape))
+                      _walls.entries(sim._walls, sim._field_names, offset, local_shape, sim._shape), _shearing(sim))
+    deltay = sim.deltay
     count = len(sim._field_names)
     xp = None
     if sim._backend == "cuda":
@@ -1157,6 +1185,8 @@ def _remake_grid(sim, values):
         for i in range(count):
             grid.write(i, np.asfortranarray(old.read(_FIELD_BUFFER, i)))
         sim._grid = grid
+    if sim._backend == "cpu":
+        grid.deltay = deltay
     if sim._forcing is not None:
         state = old.forcing_state
         grid.set_forcing(*sim._forcing.arguments(sim._box))
@@ -1165,6 +1195,44 @@ def _remake_grid(sim, values):
         from .parallel import ParallelStepper
 
         sim._stepper = ParallelStepper(sim, sim._parallel)
+
+
+def _shear_of_q(parameters):
+    """shear = -qshear Omega (the Pencil Code's Sshear of qshear, src/shear.f90), Omega the z component
+    of omega, in place of the keyword qshear."""
+    q = _real(parameters.pop("qshear"), "qshear")
+    if "shear" in parameters:
+        raise ValueError(f"pass shear or qshear, not both (shear = -qshear omega_z); got qshear={q} and "
+                         f"shear={parameters['shear']!r}")
+    omega_z = _registry.check("omega", parameters.get("omega", 0.0))[2]
+    if omega_z == 0.0 and q != 0.0:
+        raise ValueError(f"qshear={q} needs a rotating frame: shear = -qshear omega_z, and omega has no z "
+                         "component; pass omega=(0, 0, Omega), or shear=S")
+    parameters["shear"] = -q * omega_z
+
+
+def _check_shear(values, walls, shape):
+    """Refuse, naming them, what the shearing box does not take yet: walls across x or y (its x faces are
+    shearing-periodic, its images wrap in y), shock viscosity, fewer than 3 points along x (the ghosts
+    copy 3 planes)."""
+    if values.get("shear", 0.0) == 0.0:
+        return
+    crossing = [a for a in "xy" if a in walls]
+    if crossing:
+        raise ValueError(f"shear: the x faces of the shearing box are shearing-periodic and y periodic; walls on "
+                         f"{' and '.join(crossing)} (boundaries) do not go with it")
+    if values.get("nu_shock", 0.0) != 0.0:
+        raise ValueError("shear with shock viscosity (nu_shock) is not supported yet")
+    if shape[0] < 3:
+        raise ValueError(f"shear: the shearing-periodic x faces need at least 3 points along x, got {shape[0]}")
+
+
+def _shearing(sim):
+    """The Grid's shearing argument: (Lx, Ly, ny) of the whole box and whether the grid holds every y and
+    both x faces, shifting its x ghosts itself (else astaroth.parallel does)."""
+    d = sim._parallel
+    local = d is None or (d.dims[0] == 1 and d.dims[1] == 1)
+    return (sim._box[0], sim._box[1], sim._shape[1], int(local))
 
 
 # Attributes a script sets on a Simulation besides its properties with setters.

@@ -152,6 +152,15 @@ typedef struct ac_backend_ops {
      * zeta, 1 scratch); NULL where the backend has none */
     ac_status (*shock_profile_pass)(void *self, int pass, int *written);
     void *(*shock_data)(void *self, int which);
+    /* the backend's boundaries (boundaries.h), whose shearing box's deltay
+     * the steps advance and the binding reads and sets; NULL where the
+     * backend has no shear (terms/shear.h; it then lists it in terms_missing) */
+    ac_boundaries *(*boundaries)(void *self);
+    /* the shifted x ghosts of face `face` (0 lower, 1 upper) of every field of
+     * the set substep s reads, from the opposite face's AC_GHOST interior x
+     * planes at every y of the whole grid (dense, field by field, x fastest),
+     * for a grid split over MPI ranks along x or y (astaroth/parallel.py) */
+    ac_status (*shear_ghosts)(void *self, int s, int face, const void *source);
 } ac_backend_ops;
 
 #endif

@@ -34,12 +34,26 @@
 /* The codes astaroth/boundaries.py uses (KINDS there); keep in step. */
 typedef enum { AC_BC_PERIODIC = 0, AC_BC_S = 1, AC_BC_A = 2, AC_BC_A2 = 3, AC_BC_SET = 4 } ac_bc_kind;
 
+/* The shearing-periodic x faces of a shearing box (terms/shear.h; the
+ * Pencil Code's bcx = 'she'), where the grid runs the term shear: the x
+ * ghost zones are the opposite face's interior shifted along y by deltay
+ * and interpolated (the CPU's fill_ghost_axis_bc).  deltay is a value of
+ * the run, advanced every substep (shear_advance) and kept in snapshots. */
+typedef struct {
+    double deltay;    /* the shift now, in (-Ly, Ly) */
+    double length[2]; /* the whole box's Lx and Ly */
+    int ny;           /* the whole grid's points along y */
+    int local;        /* 1: this grid holds every y and both x faces and shifts its ghosts itself; 0: a grid split
+                       * over MPI ranks along x or y, whose caller fills them (astaroth/parallel.py) */
+} ac_shear_boundary;
+
 typedef struct {
     /* kind[axis][face][f], face 0 lower, 1 upper, f a field of the
      * configuration (ac_field_index) */
     unsigned char kind[3][2][AC_FIELD_ROWS];
     double value[3][2][AC_FIELD_ROWS]; /* AC_BC_SET: the wall value */
     unsigned walls;                     /* bit 2 a + face: that face is a wall for some field */
+    ac_shear_boundary shear;
 } ac_boundaries;
 
 /* Every face periodic. */
@@ -52,6 +66,8 @@ AC_BC_INLINE void ac_boundaries_clear(ac_boundaries *b)
                 b->value[a][s][f] = 0.0;
             }
     b->walls = 0u;
+    b->shear.deltay = b->shear.length[0] = b->shear.length[1] = 0.0;
+    b->shear.ny = b->shear.local = 0;
 }
 
 /* Whether face `face` of axis a is a wall (of this grid or subdomain). */

@@ -61,6 +61,7 @@
 #include "terms/passive_scalar.h"
 #include "terms/gravity.h"
 #include "terms/coriolis.h"
+#include "terms/shear.h"
 
 /* Williamson (1980) 2N-storage RK3 coefficients, eq. (10). */
 AC_INLINE real rk3_alpha(int substep)

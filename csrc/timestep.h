@@ -48,12 +48,22 @@ AC_TERM_INLINE unsigned ac_signal_terms(unsigned modules, unsigned grid_terms)
     return ac_module_terms(modules) | (grid_terms & (unsigned)AC_SWITCHED_SIGNAL_TERMS);
 }
 
+/* The terms whose flow speed depends on the position alone (shear.h: the
+ * background flow |S (x - x0)|): the reductions add it to each point's
+ * signal speed (ac_position_speed), which is then not uniform. */
+enum { AC_POSITION_SIGNAL_TERMS = AC_TERM_SHEAR };
+
+static inline double ac_position_speed(const ac_grid *g, unsigned terms, int i)
+{
+    return (terms & AC_TERM_SHEAR) ? shear_position_speed(g, i) : 0.0;
+}
+
 /* Whether the signal speed reads nothing but u: then it is |u| plus a
  * uniform wave speed, and max c = max |u| + that speed (the reductions of
  * max |u|^2 that the hydro kernels fuse into their last substep serve). */
 AC_TERM_INLINE int ac_signal_speed_uniform(unsigned modules, unsigned terms)
 {
-    int uniform = 1;
+    int uniform = (terms & (unsigned)AC_POSITION_SIGNAL_TERMS) == 0u;
     for (int r = 0; r < AC_FIELD_ROWS; ++r)
         if (!ac_row_is_velocity(r) && physics_signal_needs(modules, terms, r) != 0u)
             uniform = 0;
@@ -67,7 +77,7 @@ AC_INLINE double ac_signal_speed(unsigned modules, unsigned terms, const ac_poin
 {
     double flow = 0.0, wave2 = 0.0;
 #define AC_TERM(name, NAME, module, description)                                                                       \
-    if (terms & AC_TERM_##NAME) {                                                                                      \
+    if (terms & AC_TERM_##NAME & ~(unsigned)AC_POSITION_SIGNAL_TERMS) { /* those: ac_position_speed */               \
         flow += name##_flow_speed(modules, d, p);                                                                      \
         wave2 += name##_wave_speed2(modules, d, p);                                                                    \
     }

@@ -7,6 +7,7 @@ MODE "run": forced run to T_END, fields + time series + snapshot at T_HALF.
 MODE "restart": load SNAPSHOT (written by any number of ranks), run to T_END.
 MODE "nonfinite": a NaN put in one subdomain stops every rank.
 MODE "mhd", "entropy", "terms", "shock", "scalars": mpi_case's make_MODE to T_HALF.
+MODE "shear" AXIS: the shearing box of mpi_case.make_shear to T_SHEAR.
 """
 import os
 import sys
@@ -15,8 +16,8 @@ import numpy as np
 from mpi4py import MPI
 
 sys.path.insert(0, os.path.dirname(__file__))
-from mpi_case import (FIELDS, T_END, T_HALF, make, make_entropy, make_mhd, make_scalars, make_shock,  # noqa: E402
-                      make_terms)
+from mpi_case import (FIELDS, T_END, T_HALF, T_SHEAR, make, make_entropy, make_mhd, make_scalars,  # noqa: E402
+                      make_shear, make_shock, make_terms)
 
 import astaroth as ac  # noqa: E402
 
@@ -44,6 +45,14 @@ elif mode in ("mhd", "entropy", "terms", "shock", "scalars"):
     fields = {name: sim[name] for name in sim.field_names}
     if comm.Get_rank() == 0:
         np.savez(os.path.join(out, f"{mode}-{tag}.npz"), steps=sim.steps, **fields)
+elif mode == "shear":  # argument: the axis its grid's shape splits first (mpi_case.SHEAR_SHAPES)
+    split = sys.argv[3]
+    sim = make_shear(comm, split)
+    sim.run(until=T_SHEAR)
+    fields = {name: sim[name] for name in sim.field_names}
+    if comm.Get_rank() == 0:
+        np.savez(os.path.join(out, f"shear-{split}-{tag}.npz"), steps=sim.steps, deltay=sim.deltay,
+                 dims=np.array(sim.decomposition.dims), **fields)
 elif mode == "restart":
     sim = ac.load(sys.argv[3], backend="cpu", comm=comm)
     sim.run(until=T_END)

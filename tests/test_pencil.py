@@ -22,6 +22,7 @@ DATA = os.path.join(os.path.dirname(__file__), "data", "pencil")
 HYDRO, MHD, SINGLE, FLAT, ENTROPY, WALLS, WALLS_ENTROPY, ROTATING, ROTATING_MHD, HYDRO_4_PROCESSES = (
     os.path.join(DATA, name) for name in ("hydro8", "mhd8", "hydro8s", "hydro2d", "entropy8", "walls8", "walls8e",
                                           "rot8", "rotmhd8", "hydro8p4"))
+SHEARING, SHEARING_MHD = (os.path.join(DATA, name) for name in ("shear8", "shearmhd8"))
 
 
 def coordinates(sim):
@@ -230,7 +231,7 @@ def test_procs_that_do_not_divide_the_grid_are_refused_naming_them(tmp_path, pro
 
 
 @pytest.mark.parametrize("run", [HYDRO, MHD, FLAT, ENTROPY, WALLS, WALLS_ENTROPY, ROTATING, ROTATING_MHD,
-                                 HYDRO_4_PROCESSES])
+                                 HYDRO_4_PROCESSES, SHEARING, SHEARING_MHD])
 def test_our_steps_agree_with_the_pencil_code(run):
     """Same numerics: six steps of dt = 0.02 from Pencil's VAR0 land on Pencil's VAR1 to round-off
     (measured 4e-16 of each field's maximum, entropy run included; 1e-13 allowed).  With walls in z
@@ -238,22 +239,73 @@ def test_our_steps_agree_with_the_pencil_code(run):
     2.0e-16 (uy), 3.6e-15 (uz) isothermal; 8.5e-17, 4.2e-16, 2.0e-16, 4.7e-15 and 2.1e-16 (ss) with
     entropy.  uz is the small difference of gravity and the pressure gradient (each of order 1, uz
     about 0.02): its error is 1e-16 of gravity's.  In a rotating frame (rot8: Omega = 0.7, theta = 30;
-    rotmhd8: MHD with Omega = 0.5) at most 5.3e-16; without the rotation rot8 would differ by 0.06-0.3."""
+    rotmhd8: MHD with Omega = 0.5) at most 5.3e-16; without the rotation rot8 would differ by 0.06-0.3.
+    In a shearing box (shear8: Sshear = -0.4, deltay = 1.7 at the start; shearmhd8: MHD with Omega = 0.5,
+    qshear = 1.5, deltay = 0.9) at most 5.2e-16, and deltay lands on theirs bit for bit."""
     sim = pencil.read_var(run, "VAR0", backend="cpu")
     ref = pencil.read_var(run, "VAR1", backend="cpu")
     start = {name: sim[name] for name in sim.field_names}
     for _ in range(6):
         sim.step(0.02)
     assert sim.t == pytest.approx(ref.t, abs=1e-14)
+    assert sim.deltay == ref.deltay
     for name in sim.field_names:
         scale = np.abs(ref[name]).max()
         assert np.abs(sim[name] - ref[name]).max() <= 1e-13 * scale, name
         assert np.abs(ref[name] - start[name]).max() > 1e-6 * scale, name  # the fields did change
 
 
+def test_a_shearing_box_reads_its_shear_rotation_and_deltay():
+    """shear8 gives Sshear; shearmhd8 qshear = 1.5 with Omega = 0.5 (Sshear = -0.75, as its param.nml
+    records); deltay comes from the snapshot's second record (the Pencil Code's wsnap appends it).
+    Without the shifted x faces our steps would miss theirs by 1e-3 of the fields."""
+    sim = pencil.read_var(SHEARING, "VAR0", backend="cpu")
+    assert sim.shear == -0.4 and sim.x0_shear == 0.0 and sim.omega == (0.0, 0.0, 0.0) and sim.deltay == 1.7
+    sim = pencil.read_var(SHEARING_MHD, "VAR0", backend="cpu")
+    assert sim.shear == -0.75 and sim.omega == (0.0, 0.0, 0.5) and sim.deltay == 0.9 and sim.physics == "mhd"
+    ref = pencil.read_var(SHEARING_MHD, "VAR1", backend="cpu")
+    unshifted = pencil.read_var(SHEARING_MHD, "VAR0", backend="cpu")
+    unshifted.deltay = 0.0
+    for _ in range(6):
+        sim.step(0.02)
+        unshifted.step(0.02)
+    assert max(np.abs(unshifted[n] - ref[n]).max() for n in ref.field_names) > 1e-4
+    assert max(np.abs(sim[n] - ref[n]).max() for n in ref.field_names) < 1e-15
+
+
+@pytest.mark.parametrize("change, named", [("lshearadvection_as_shift=T", "lshearadvection_as_shift"),
+                                           ("sshear1=-0.5", "Sshear1"), ("lhyper3x_mesh=T", "lhyper3x_mesh")])
+def test_shearing_box_variants_we_do_not_run_are_refused_naming_them(tmp_path, change, named):
+    shutil.copytree(os.path.join(SHEARING, "data"), tmp_path / "data")
+    path = tmp_path / "data" / "param2.nml"
+    key = change.split("=")[0]
+    text = "".join(f" {change},\n" if line.strip().lower().startswith(key.lower() + "=") else line
+                   for line in open(path).readlines())
+    open(path, "w").write(text)
+    with pytest.raises(ValueError, match=named):
+        pencil.read_var(tmp_path / "data", "VAR0", backend="cpu")
+
+
+def test_a_shearing_box_written_for_run_x_keeps_sshear_bcx_and_deltay(tmp_path):
+    """save_pencil of a shearing box: the snapshot's second record ends in deltay, param.nml and
+    param2.nml have Sshear, x0_shear, bcx = 'she' and lshear; checked by hand with run.x
+    (tests/data/pencil/README.md)."""
+    sim = pencil.read_var(SHEARING_MHD, "VAR1", backend="cpu")
+    sim.save_pencil(tmp_path / "data")
+    record = pencil._records(str(tmp_path / "data" / "proc0" / "var.dat"), 2)[0][1][1]
+    assert record == 8 * (1 + 3 * 14 + 3 + 1)
+    for name in ("param.nml", "param2.nml"):
+        groups = pencil.read_namelist(tmp_path / "data" / name)
+        shear = groups["shear_init_pars" if name == "param.nml" else "shear_run_pars"]
+        assert shear["sshear"] == -0.75 and shear["x0_shear"] == 0.0
+        assert groups["init_pars" if name == "param.nml" else "run_pars"]["bcx"] == ["she"] * 7
+    assert pencil.read_namelist(tmp_path / "data" / "param.nml")["lphysics"]["lshear"] is True
+
+
 @pytest.mark.parametrize("run,varfile", [(HYDRO, "VAR1"), (MHD, "VAR1"), (SINGLE, "var.dat"), (FLAT, "VAR1"),
                                          (ENTROPY, "VAR1"), (WALLS, "VAR1"), (WALLS_ENTROPY, "VAR1"),
-                                         (ROTATING, "VAR1"), (ROTATING_MHD, "VAR1")])
+                                         (ROTATING, "VAR1"), (ROTATING_MHD, "VAR1"), (SHEARING, "VAR1"),
+                                         (SHEARING_MHD, "VAR1")])
 def test_write_read_round_trip_bit_for_bit(tmp_path, run, varfile):
     sim = pencil.read_var(run, varfile, backend="cpu")
     path = sim.save_pencil(tmp_path / "data")
@@ -269,6 +321,7 @@ def test_write_read_round_trip_bit_for_bit(tmp_path, run, varfile):
             np.testing.assert_array_equal(b[key], a[key], err_msg=key)
     np.testing.assert_array_equal(back.x, sim.x)
     np.testing.assert_array_equal(back.z, sim.z)
+    assert back.deltay == sim.deltay
     for name in sim.field_names:
         np.testing.assert_array_equal(back[name], sim[name])
 

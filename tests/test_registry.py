@@ -11,7 +11,7 @@ from astaroth import _core, config as configuration, parameters as registry
 from astaroth.cli import main
 
 ROWS = {"nu", "cs", "eta", "mu0", "b_ext", "nu_hyper3", "diff_hyper3", "nu_shock", "gravity", "omega",
-        "gamma", "cp", "rho0", "chi", "chi_hyper3",  # energy="entropy"
+        "shear", "x0_shear", "gamma", "cp", "rho0", "chi", "chi_hyper3",  # energy="entropy"
         "pscalar_diff",  # passive_scalar=True (the first module added through the registry)
         "pscalar_diff2"}  # passive_scalar=2: the second copy of the scalar module (fields by count)
 
@@ -30,7 +30,8 @@ def test_rows_have_the_documented_keys():
     assert by_name["eta"]["module"] == "magnetic" and by_name["nu"]["module"] == "hydro"
     # the Pencil Code's run.in parameters may change on a restart, its start.in ones may not
     assert {r["name"] for r in rows if r["restart"]} == {"nu", "eta", "b_ext", "nu_hyper3", "diff_hyper3", "nu_shock",
-                                                         "chi", "chi_hyper3", "pscalar_diff", "pscalar_diff2", "omega"}
+                                                         "chi", "chi_hyper3", "pscalar_diff", "pscalar_diff2", "omega",
+                                                         "shear", "x0_shear"}
     assert "| `nu` |" in registry.table()
 
 

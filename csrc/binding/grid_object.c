@@ -9,6 +9,7 @@
 #include "binding.h"
 #include "../reach.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -17,16 +18,18 @@ static int boundaries_fill(ac_grid *g, PyObject *seq);
 static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"backend", "precision", "method", "shape", "spacing", "origin", "offset", "modules",
-                             "params", "boundaries", NULL};
+                             "params", "boundaries", "shearing", NULL};
     const char *backend, *precision, *method;
     int n[3], offset[3] = {0, 0, 0};
     double spacing[3], origin[3] = {0.0, 0.0, 0.0};
     unsigned long modules = AC_MODULE_HYDRO;
     PyObject *params = NULL, *boundaries = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)|(ddd)(iii)kO!O", kwlist, &backend, &precision, &method,
-                                     &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &origin[0], &origin[1],
-                                     &origin[2], &offset[0], &offset[1], &offset[2], &modules, &PyDict_Type, &params,
-                                     &boundaries))
+    ac_shear_boundary shearing = {0.0, {0.0, 0.0}, 0, 0};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sss(iii)(ddd)|(ddd)(iii)kO!O(ddii)", kwlist, &backend, &precision,
+                                     &method, &n[0], &n[1], &n[2], &spacing[0], &spacing[1], &spacing[2], &origin[0],
+                                     &origin[1], &origin[2], &offset[0], &offset[1], &offset[2], &modules, &PyDict_Type,
+                                     &params, &boundaries, &shearing.length[0], &shearing.length[1], &shearing.ny,
+                                     &shearing.local))
         return -1;
     if (parameters_check_modules(modules) < 0)
         return -1;
@@ -69,6 +72,12 @@ static int Grid_init(GridObject *self, PyObject *args, PyObject *kwds)
         return -1;
     if (boundaries && boundaries != Py_None && boundaries_fill(&grid, boundaries) < 0)
         return -1;
+    grid.bc.shear = shearing; /* the box and y points of the whole grid: Python's Simulation gives them */
+    if ((ac_grid_terms(&grid) & AC_TERM_SHEAR) && !(shearing.length[0] > 0.0 && shearing.length[1] > 0.0 &&
+                                                    shearing.ny >= grid.n[1])) {
+        PyErr_SetString(PyExc_ValueError, "shear needs shearing=(Lx, Ly, ny, local) of the whole box");
+        return -1;
+    }
     if (ac_choose_path(&grid, meth) == AC_PATH_NONE && ac_path_missing_term(&grid) < 0) {
         PyErr_Format(PyExc_ValueError, "method='%s' does not read the parameter %s: it needs method='55p'", method,
                      ac_hydro_path_unread(&grid));
@@ -415,6 +424,85 @@ static PyObject *Grid_poison_scratch(GridObject *self, PyObject *Py_UNUSED(ignor
     Py_RETURN_NONE;
 }
 
+/* The backend's shearing box (boundaries.h), or NULL with an exception. */
+static ac_shear_boundary *shear_boundary(GridObject *self)
+{
+    if (!check_ready(self))
+        return NULL;
+    if (!self->ops->boundaries) {
+        raise_status(AC_ERR_UNSUPPORTED, self, "the shearing box's deltay");
+        return NULL;
+    }
+    return &self->ops->boundaries(self->self)->shear;
+}
+
+static PyObject *Grid_get_deltay(GridObject *self, void *Py_UNUSED(closure))
+{
+    const ac_shear_boundary *b = shear_boundary(self);
+    return b ? PyFloat_FromDouble(b->deltay) : NULL;
+}
+
+static int Grid_set_deltay(GridObject *self, PyObject *value, void *Py_UNUSED(closure))
+{
+    ac_shear_boundary *b = shear_boundary(self);
+    const double v = value ? PyFloat_AsDouble(value) : NAN;
+    if (!b || (v == -1.0 && PyErr_Occurred()))
+        return -1;
+    if (!isfinite(v)) {
+        PyErr_SetString(PyExc_ValueError, "deltay must be a finite number");
+        return -1;
+    }
+    b->deltay = v;
+    return 0;
+}
+
+/* shear_advance(s, dt): deltay after substep s of a step dt (terms/shear.h),
+ * for a grid split over MPI ranks, whose substeps Python sequences. */
+static PyObject *Grid_shear_advance(GridObject *self, PyObject *args)
+{
+    int s;
+    double dt;
+    if (!PyArg_ParseTuple(args, "id", &s, &dt))
+        return NULL;
+    ac_shear_boundary *b = shear_boundary(self);
+    if (!b)
+        return NULL;
+    if (s < 0 || s > 2 || !(dt > 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "shear_advance: substep must be 0, 1 or 2 and dt positive");
+        return NULL;
+    }
+    if (ac_grid_terms(&self->grid) & AC_TERM_SHEAR)
+        shear_advance(b, self->grid.shear, s, dt);
+    Py_RETURN_NONE;
+}
+
+/* shear_ghosts(s, face, source): the shifted x ghosts of one face of set s
+ * from the opposite face's planes (backend.h), a C-ordered array (fields,
+ * nz, ny, 3) of the grid's dtype, ny the whole grid's. */
+static PyObject *Grid_shear_ghosts(GridObject *self, PyObject *args)
+{
+    int s, face;
+    PyArrayObject *source;
+    if (!PyArg_ParseTuple(args, "iiO!", &s, &face, &PyArray_Type, &source) || !shear_boundary(self))
+        return NULL;
+    const ac_grid *g = &self->grid;
+    const npy_intp expected = (npy_intp)g->fields * g->n[2] * self->ops->boundaries(self->self)->shear.ny * AC_GHOST;
+    if (s < 0 || s > 2 || face < 0 || face > 1 || !self->ops->shear_ghosts ||
+        PyArray_TYPE(source) != numpy_type(self) || !PyArray_IS_C_CONTIGUOUS(source) ||
+        PyArray_SIZE(source) != expected) {
+        PyErr_SetString(PyExc_ValueError, "shear_ghosts(set, face, source): set 0-2, face 0 or 1, source C-contiguous "
+                                          "(fields, nz, ny, 3) of the grid's dtype");
+        return NULL;
+    }
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->shear_ghosts(self->self, s, face, PyArray_DATA(source));
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "shear_ghosts");
+    Py_RETURN_NONE;
+}
+
 static PyObject *Grid_get_backend(GridObject *self, void *Py_UNUSED(closure))
 {
     return PyUnicode_FromString(self->ops ? self->ops->name : "");
@@ -442,6 +530,11 @@ static PyMethodDef Grid_methods[] = {
     {"fill_ghost_axis", (PyCFunction)Grid_fill_ghost_axis, METH_VARARGS,
      "fill_ghost_axis(set, axis, stream=0): ghost zones of one axis (periodic, or its wall faces), queued on a CUDA "
      "stream."},
+    {"shear_advance", (PyCFunction)Grid_shear_advance, METH_VARARGS,
+     "shear_advance(s, dt): the shearing box's deltay after substep s of a step dt (a split grid's substeps)."},
+    {"shear_ghosts", (PyCFunction)Grid_shear_ghosts, METH_VARARGS,
+     "shear_ghosts(set, face, source): the shifted x ghosts of one face of set s from the opposite face's 3 "
+     "interior x planes at every y, source (fields, nz, ny, 3)."},
     {"set_walls", (PyCFunction)Grid_set_walls, METH_VARARGS,
      "set_walls(set): the wall values ('a': 0, 'set': its value) of set s, before its ghost zones are filled."},
     {"shock_address", (PyCFunction)Grid_shock_address, METH_VARARGS,
@@ -501,6 +594,8 @@ static PyGetSetDef Grid_getset[] = {
     {"interior_start", (getter)Grid_get_interior_start, NULL, "padded index of interior point 0 per axis", NULL},
     {"signal_reads_neighbours", (getter)Grid_get_signal_reads_neighbours, NULL,
      "whether the signal speed reads gradients (B from A): a split grid exchanges ghost zones first", NULL},
+    {"deltay", (getter)Grid_get_deltay, (setter)Grid_set_deltay,
+     "the shearing box's shift of the x faces along y (terms/shear.h), advanced by every step", NULL},
     {"forcing_state", (getter)Grid_get_forcing_state, (setter)Grid_set_forcing_state,
      "state of the forcing's random generator (64-bit integer)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -509,7 +604,7 @@ static PyGetSetDef Grid_getset[] = {
 PyTypeObject GridType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "astaroth._core.Grid",
     .tp_doc = "Grid(backend, precision, method, shape, spacing, origin=(0, 0, 0), offset=(0, 0, 0), modules, "
-              "params={}, boundaries=None): the fields of one simulation on one backend; modules a bit mask of "
+              "params={}, boundaries=None, shearing=(Lx, Ly, ny, local)): the fields of one simulation on one backend; modules a bit mask of "
               "module_table()'s bits, params a dict {name: value} of parameter_table()'s parameters (the others keep "
               "their defaults), boundaries (axis, face, field, kind, value) tuples of its wall faces "
               "(astaroth/boundaries.py). "

@@ -38,15 +38,16 @@ typedef struct {
     void (*set_wall_values)(const ac_grid *, void *, int);
     void (*fill_ghost_axis_bc)(const ac_grid *, void *, int, int);
     void (*fill_ghosts_bc)(const ac_grid *, void *, int);
+    void (*shear_ghosts)(const ac_grid *, void *, int, const void *, ptrdiff_t, ptrdiff_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, step_fused_rows_f32, max_speed_f32,
      substep_rows_f32, shock_profile_f32, shock_profile_pass_f32, max_signal_speed_f32, first_nonfinite_field_f32, add_forcing_f32,
-     set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32},
+     set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32, shear_ghosts_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, step_fused_rows_f64, max_speed_f64,
      substep_rows_f64, shock_profile_f64, shock_profile_pass_f64, max_signal_speed_f64, first_nonfinite_field_f64, add_forcing_f64,
-     set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64},
+     set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64, shear_ghosts_f64},
 };
 
 /* Threads by load.  On a machine whose cores are busy with other work,
@@ -152,6 +153,10 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     for (int a = 0; a < 3; ++a)
         if (ac_boundaries_wall_axis(&grid->bc, a) && grid->n[a] < AC_GHOST + 1)
             return AC_ERR_ARGUMENT; /* a wall's ghosts mirror AC_GHOST interior points */
+    if ((ac_grid_terms(grid) & AC_TERM_SHEAR) &&
+        (grid->n[0] < AC_GHOST || grid->bc.shear.ny < 1 || grid->nu_shock != 0.0 || ac_boundaries_wall_axis(&grid->bc, 0) ||
+         ac_boundaries_wall_axis(&grid->bc, 1)))
+        return AC_ERR_UNSUPPORTED; /* the shifted x ghosts copy AC_GHOST planes; shock profile, x or y walls: not yet */
     ac_cpu *cpu = calloc(1, sizeof *cpu);
     if (!cpu)
         return AC_ERR_NO_MEMORY;
@@ -210,12 +215,17 @@ static ac_status substep(ac_cpu *cpu, void *const in[AC_NUM_FIELDS], void *const
 }
 
 /* One full step, substep by substep (profile_ready: zeta holds the
- * profile of the fields now). */
+ * profile of the fields now); the shearing box's deltay advances after each
+ * substep, as the Pencil Code's does. */
 static ac_status three_substeps(ac_cpu *cpu, double dt, int profile_ready)
 {
     ac_status st = AC_OK;
-    for (int s = 0; s < 3 && st == AC_OK; ++s)
+    const int shearing = (ac_grid_terms(&cpu->grid) & AC_TERM_SHEAR) != 0u;
+    for (int s = 0; s < 3 && st == AC_OK; ++s) {
         st = substep(cpu, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3), s, dt, profile_ready);
+        if (shearing)
+            shear_advance(&cpu->grid.bc.shear, cpu->grid.shear, s, dt);
+    }
     return st;
 }
 
@@ -243,7 +253,8 @@ static ac_status cpu_step(void *self, double dt, long count, int profile_current
 {
     ac_cpu *cpu = self;
     ac_status st = AC_OK;
-    const int fused = !cpu->grid.bc.walls && cpu->k->can_fuse_step(&cpu->grid, cpu->method);
+    const int fused = !cpu->grid.bc.walls && !(ac_grid_terms(&cpu->grid) & AC_TERM_SHEAR) &&
+                      cpu->k->can_fuse_step(&cpu->grid, cpu->method); /* its ghosts: periodic, unshifted */
     const int profile_ready = profile_current && cpu->profile_fresh;
     cpu->profile_fresh = 0;
 #if defined(_OPENMP)
@@ -308,6 +319,26 @@ static ac_status cpu_set_walls(void *self, int s)
     ac_cpu *cpu = self;
     for (int f = 0; f < cpu->grid.fields && cpu->grid.bc.walls; ++f)
         cpu->k->set_wall_values(&cpu->grid, ac_stage_set(&cpu->buf, s)[f], f);
+    return AC_OK;
+}
+
+static ac_boundaries *cpu_boundaries(void *self)
+{
+    return &((ac_cpu *)self)->grid.bc;
+}
+
+/* The x ghosts of face `face` of every field of the set substep s reads,
+ * shifted from `source` (dense: per field AC_GHOST x planes by the whole
+ * grid's y by the interior z, x fastest) by the deltay now. */
+static ac_status cpu_shear_ghosts(void *self, int s, int face, const void *source)
+{
+    ac_cpu *cpu = self;
+    const ac_grid *g = &cpu->grid;
+    const ptrdiff_t sz = (ptrdiff_t)AC_GHOST * g->bc.shear.ny;
+    for (int f = 0; f < g->fields; ++f)
+        cpu->k->shear_ghosts(g, ac_stage_set(&cpu->buf, s)[f], face,
+                             (const char *)source + (size_t)f * (size_t)(sz * g->n[2]) * cpu->element_bytes, AC_GHOST,
+                             sz);
     return AC_OK;
 }
 
@@ -442,5 +473,5 @@ const ac_backend_ops ac_cpu_backend = {
     "cpu",   cpu_create, cpu_destroy, cpu_step,  cpu_rhs, cpu_max_speed, cpu_max_signal_speed, cpu_first_nonfinite_field,
     cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
     cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4, NULL, cpu_shock_profile,
-    NULL, NULL, cpu_set_walls, 0u, NULL, cpu_shock_profile_pass, cpu_shock_data,
+    NULL, NULL, cpu_set_walls, 0u, NULL, cpu_shock_profile_pass, cpu_shock_data, cpu_boundaries, cpu_shear_ghosts,
 };

@@ -15,6 +15,8 @@
     void set_wall_values_##sfx(const ac_grid *g, void *field, int index);                                     \
     void fill_ghost_axis_bc_##sfx(const ac_grid *g, void *field, int index, int axis);                        \
     void fill_ghosts_bc_##sfx(const ac_grid *g, void *field, int index);                                      \
+    void shear_ghosts_##sfx(const ac_grid *g, void *field, int face, const void *source, ptrdiff_t sy,         \
+                            ptrdiff_t sz);                                                                    \
     void substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method, void *const in[AC_NUM_FIELDS],                    \
                        void *const out[AC_NUM_FIELDS], void *const w[AC_NUM_FIELDS], void *div_u, int substep,    \
                        double dt, int *failed);                                                               \

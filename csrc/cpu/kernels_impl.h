@@ -117,12 +117,63 @@ void AC_FN(set_wall_values)(const ac_grid *g, void *data, int field)
         }
 }
 
+/* ---- The shearing-periodic x faces (../boundaries.h, terms/shear.h) ----
+ * The ghost planes q = 0 .. AC_GHOST - 1 of x face `face` of a padded field,
+ * over the interior y and z (the y and z ghosts follow from them, as the
+ * Pencil Code fills them after its x boundary), from `source`: the opposite
+ * face's AC_GHOST interior x planes at every y of the whole grid,
+ * source[q + sy Y + sz k] for Y < bc.shear.ny and interior z index k.  The
+ * sum in double, in the Pencil Code's order (finalize_shearing). */
+void AC_FN(shear_ghosts)(const ac_grid *g, void *field, int face, const void *source, ptrdiff_t sy, ptrdiff_t sz)
+{
+    real *f = (real *)field;
+    const real *src = (const real *)source;
+    const int ny = g->bc.shear.ny, toward = face == 0 ? -1 : 1;
+    int displs = 0;
+    double c[6];
+    shear_weights(g->bc.shear.deltay, g->spacing[1], &displs, c);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int k = 0; k < g->n[2]; ++k)
+        for (int j = 0; j < g->n[1]; ++j)
+            for (int q = 0; q < AC_GHOST; ++q) {
+                const real *line = src + q + sz * k;
+                real *ghost = f + ac_grid_index(g, face == 0 ? q - AC_GHOST : g->n[0] + q, j, k);
+                if (ny == 1) { /* the Pencil Code's periodic copy */
+                    *ghost = line[0];
+                    continue;
+                }
+                const int y = g->offset[1] + j + toward * (displs - 2);
+                double sum = 0.0;
+                for (int m = 0; m < 6; ++m) {
+                    const int at = ((y + toward * m) % ny + ny) % ny;
+                    const double term = c[m] * (double)line[sy * at];
+                    sum = m == 0 ? term : sum + term;
+                }
+                *ghost = (real)sum;
+            }
+}
+
+/* Whether the x faces of grid g are shearing-periodic. */
+static int AC_FN(shearing_x)(const ac_grid *g)
+{
+    return (ac_grid_terms(g) & AC_TERM_SHEAR) != 0u;
+}
+
 /* The ghost zones of one axis of field `field`, over the whole padded
  * extent of the other two: an axis without walls periodic (fill_ghost_axis),
  * else each wall face by its kind; a face that is not a wall on an axis that
- * has one (a subdomain inside a split wall axis) is left to the exchange. */
+ * has one (a subdomain inside a split wall axis) is left to the exchange.
+ * Shearing-periodic x faces shifted where the grid holds their sources
+ * (bc.shear.local), else periodic for the caller to shift. */
 void AC_FN(fill_ghost_axis_bc)(const ac_grid *g, void *data, int field, int axis)
 {
+    if (axis == 0 && AC_FN(shearing_x)(g) && g->bc.shear.local) {
+        real *f = (real *)data;
+        const ptrdiff_t sy = g->m[0], sz = (ptrdiff_t)g->m[0] * g->m[1];
+        AC_FN(shear_ghosts)(g, f, 0, f + ac_grid_index(g, g->n[0] - AC_GHOST, 0, 0), sy, sz);
+        AC_FN(shear_ghosts)(g, f, 1, f + ac_grid_index(g, 0, 0, 0), sy, sz);
+        return;
+    }
     if (!ac_boundaries_wall_axis(&g->bc, axis)) {
         AC_FN(fill_ghost_axis)(g, data, axis);
         return;
@@ -149,11 +200,11 @@ void AC_FN(fill_ghost_axis_bc)(const ac_grid *g, void *data, int field, int axis
 }
 
 /* Every ghost zone of field `field` under the grid's boundaries: without
- * walls exactly fill_ghost_zones; with walls the wall values first, then the
- * axes x, y, z in turn (edges and corners as the periodic fill has them). */
+ * walls or shear exactly fill_ghost_zones; else the wall values first, then
+ * the axes x, y, z in turn (edges and corners as the periodic fill has them). */
 void AC_FN(fill_ghosts_bc)(const ac_grid *g, void *data, int field)
 {
-    if (!g->bc.walls) {
+    if (!g->bc.walls && !AC_FN(shearing_x)(g)) {
         AC_FN(fill_ghost_zones)(g, data);
         return;
     }

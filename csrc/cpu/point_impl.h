@@ -92,7 +92,8 @@ void AC_FN(shock_profile)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void
                 const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);                                            \
                 for (int i = 0; i < g->n[0]; ++i) {                                                                    \
                     const double speed = ac_signal_speed_at((M), ac_signal_terms((M), terms), fields, row + i, stride, \
-                                                            &p);                                                       \
+                                                            &p) +                                                      \
+                                         ac_position_speed(g, terms, i);                                               \
                     nonfinite |= !isfinite(speed);                                                                     \
                     fastest = speed > fastest ? speed : fastest;                                                       \
                 }                                                                                                      \

@@ -296,6 +296,29 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
     }
 }
 
+/* ---- pass 2b: the shearing box (terms/shear.h), added to the right-hand
+ * sides after every other term, as the Pencil Code adds it; a pass of its
+ * own, so that pass 2 and its rounding stay those of a grid without it.
+ * The chunk starts at x index i0 of the grid. ---- */
+AC_R_NOINLINE void AC_FN(shear_pass)(const ac_grid *g, const AC_FN(rows_job) *job, int i0, ptrdiff_t row, int nx,
+                                     real *pencil)
+{
+    const unsigned modules = ac_grid_modules(g);
+    const real shear = job->p.table.shear, scale = first_scale(job->p.inv_ds[1]);
+    for (int i = 0; i < nx; ++i) {
+        ac_point_derivatives d;
+        real rhs[AC_FIELD_ROWS];
+        for (int f = 0; f < job->fields; ++f) {
+            d.value[f] = job->in[f][row + i];
+            d.grad[f][1] = AC_R_PENCIL(pencil, AC_R_FIRST, 3 * f + 1)[i] * scale; /* as pass 2's gradient */
+            rhs[f] = AC_R_PENCIL(pencil, AC_R_RHS, f)[i];
+        }
+        shear_add(modules, shear, (real)shear_flow_at(g, i0 + i), &d, rhs);
+        for (int f = 0; f < job->fields; ++f)
+            AC_R_PENCIL(pencil, AC_R_RHS, f)[i] = rhs[f];
+    }
+}
+
 /* The instances: every configuration (bits 1-4 of fields.h beside hydro,
  * the second scalar only with the first: ac_modules_valid) with and
  * without hyperdiffusion and shock viscosity. */
@@ -414,6 +437,8 @@ static void AC_FN(rows_span)(const ac_grid *g, const AC_FN(rows_job) *job, int i
         const ac_plane_offsets at = {planes.in + x, planes.out + x, planes.w + x, planes.field + x};
         AC_FN(rows_derivatives)(job, at.in, at.field, nx, pencil);
         job->rhs(job, at.in, at.field, nx, pencil);
+        if (job->terms & AC_TERM_SHEAR)
+            AC_FN(shear_pass)(g, job, i, at.in, nx, pencil);
         job->update(job, at, nx, pencil);
     }
 }

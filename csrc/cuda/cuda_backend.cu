@@ -1020,6 +1020,8 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     gpu_max_speed, gpu_max_signal_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
     AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl, gpu_shock_profile, gpu_run_cfl_members, gpu_shock_max, gpu_set_walls,
-    0u, /* every term runs here (gravity in a kernel of its own, the Coriolis force in the streaming kernel) */
+    AC_TERM_SHEAR, /* the shearing box's pass and its shifted x faces are the CPU's for now (gravity has a kernel
+                    * of its own, the Coriolis force is in the streaming kernel) */
     gpu_configuration_missing, NULL, NULL, /* shock viscosity on a split grid: the CPU's for now */
+    NULL, NULL,                            /* no shear */
 };

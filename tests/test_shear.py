@@ -1,0 +1,226 @@
+"""The shearing box (csrc/terms/shear.h; the Pencil Code's src/shear.f90):
+epicycles at the epicyclic frequency, a shearing wave against its analytic
+solution and the order of its error, the linear growth of the
+magnetorotational instability, the time step, snapshots and ensembles, and
+where it runs.  The Pencil Code's own runs are in tests/test_pencil.py,
+grids split over MPI ranks in tests/test_mpi.py."""
+import math
+
+import numpy as np
+import pytest
+
+import astaroth as ac
+from astaroth import _core, simulation
+
+OMEGA, Q = 1.0, 1.5  # a Keplerian box: shear = -q Omega
+
+
+def mean_velocity(sim):
+    return np.array([sim[name].mean() for name in ("ux", "uy")])
+
+
+def test_a_uniform_flow_makes_epicycles_at_kappa():
+    """Without pressure or viscosity a uniform u in a rotating shearing box obeys dux/dt = 2 Omega uy,
+    duy/dt = -(2 Omega + S) ux: epicycles at kappa = sqrt(2 Omega (2 Omega + S)) (Omega for a Keplerian
+    box).  After a quarter and a whole period against that solution to 1e-10 of |u| (measured 1.4e-11
+    after a period, RK3's error at 16000 steps), at a shear that is not Keplerian too (kappa = 1.67 Omega)."""
+    for q in (Q, 0.6):
+        shear = -q * OMEGA
+        kappa = math.sqrt(2 * OMEGA * (2 * OMEGA + shear))
+        sim = ac.Simulation(shape=(8, 6, 1), box=(1.0, 2.0, 1.0), nu=0.0, cs=1.0, omega=(0, 0, OMEGA),
+                            qshear=q, backend="cpu")
+        assert sim.shear == shear
+        u0 = np.array([3e-3, -1e-3])
+        sim["ux"], sim["uy"] = u0
+        period, steps = 2 * math.pi / kappa, 16000
+        for quarter in (1, 4):
+            sim.run(until=period * quarter / 4, dt=period / steps)
+            phase = kappa * sim.t
+            ux = u0[0] * math.cos(phase) + 2 * OMEGA * u0[1] / kappa * math.sin(phase)
+            uy = (-u0[0] * kappa * math.sin(phase) + 2 * OMEGA * u0[1] * math.cos(phase)) / (2 * OMEGA)
+            assert np.max(np.abs(mean_velocity(sim) - (ux, uy))) <= 1e-10 * np.linalg.norm(u0), (q, quarter)
+        assert np.ptp(sim["ux"]) < 1e-15  # it stays uniform across the shifted x faces
+
+
+def shearing_wave_error(n, shear=-1.0, diffusivity=2e-3, until=1.0):
+    """A passive scalar wave cos(kx x + ky y) sheared by u0 = S x e_y: kx(t) = kx0 - S ky t, its amplitude
+    exp(-D int (kx^2 + ky^2) dt); the largest error against it at `until`, relative to the amplitude, on n x n
+    points (one point in z), with steps short enough for the time error to stay below the grid's."""
+    kx0, ky = 2 * math.pi, 2 * math.pi  # one wave across the unit box: shearing-periodic at every t
+    sim = ac.Simulation(shape=(n, n, 1), box=(1.0, 1.0, 1.0), nu=0.0, cs=1.0, shear=shear, passive_scalar=True,
+                        pscalar_diff=diffusivity, backend="cpu")
+    x, y = np.meshgrid(sim.x, sim.y, indexing="ij")
+    sim["cc"] = np.cos(kx0 * x + ky * y)[:, :, None]
+    sim.run(until=until, dt=1 / 2000)
+    t = sim.t
+    kx = kx0 - shear * ky * t
+    amplitude = math.exp(-diffusivity * (ky ** 2 * t + kx0 ** 2 * t - kx0 * shear * ky * t ** 2
+                                         + shear ** 2 * ky ** 2 * t ** 3 / 3))
+    exact = amplitude * np.cos(kx * x + ky * y)
+    assert abs(math.remainder(sim.deltay + shear * 1.0 * t, 1.0)) < 1e-12  # -S Lx t, modulo Ly
+    return np.max(np.abs(sim["cc"][:, :, 0] - exact)) / amplitude
+
+
+def test_a_shearing_wave_matches_its_solution_at_sixth_order():
+    """kx grows from 2 pi to 4 pi while the wave crosses the shifted x faces; the error falls as dx^6 (the
+    derivatives' order and the six-point interpolation's): measured 1.4e-4, 1.27e-5, 2.3e-6 on 16^2, 24^2,
+    32^2 points, orders 5.9 and 5.9 (halving dt changes the last by 1e-4 of itself)."""
+    errors = [shearing_wave_error(n) for n in (16, 24, 32)]
+    orders = [math.log(errors[i] / errors[i + 1]) / math.log(m / n) for i, (n, m) in enumerate(((16, 24), (24, 32)))]
+    assert errors[-1] < 1e-4
+    assert min(orders) >= 5.0, (errors, orders)
+
+
+def mri_eigenmode(k, b0, shear):
+    """The growing axisymmetric mode (kx = 0) of the ideal incompressible MRI with vertical field b0
+    (rho = mu0 = 1): ux, uy ~ sin kz, bx, by ~ cos kz; its growth rate and amplitudes (ux, uy, bx, by)."""
+    m = np.array([[0.0, 2 * OMEGA, -b0 * k, 0.0],
+                  [-(2 * OMEGA + shear), 0.0, 0.0, -b0 * k],
+                  [b0 * k, 0.0, 0.0, 0.0],
+                  [0.0, b0 * k, shear, 0.0]])
+    values, vectors = np.linalg.eig(m)
+    i = int(np.argmax(values.real))
+    return values[i].real, vectors[:, i].real
+
+
+def test_the_magnetorotational_instability_grows_at_the_rate_of_its_dispersion_relation():
+    """A Keplerian box (q = 3/2) threaded by b_ext = (0, 0, 0.15): the mode kz = 2 pi / Lz (k vA = 0.94,
+    near the fastest, whose rate is q Omega / 2 at k vA = 0.97) grows at the root of s^4 + s^2 (kappa^2 + 2 k^2 vA^2) +
+    k^2 vA^2 (k^2 vA^2 - 2 q Omega^2) = 0 (Balbus & Hawley 1991), 0.74959; within 2 % (measured 2.6e-8
+    relative) over e^2.2, the growing eigenmode seeded."""
+    b0, nz = 0.15, 32
+    k = 2 * math.pi
+    shear = -Q * OMEGA
+    rate, (ux, uy, bx, by) = mri_eigenmode(k, b0, shear)
+    kv2 = (k * b0) ** 2
+    kappa2 = 2 * OMEGA * (2 * OMEGA + shear)
+    assert rate ** 4 + rate ** 2 * (kappa2 + 2 * kv2) + kv2 * (kv2 - 2 * Q * OMEGA ** 2) == pytest.approx(0, abs=1e-12)
+    sim = ac.Simulation(shape=(4, 1, nz), box=(4 / nz, 1.0, 1.0), nu=0.0, eta=0.0, cs=1.0, physics="mhd",
+                        b_ext=(0.0, 0.0, b0), omega=(0, 0, OMEGA), qshear=Q, backend="cpu")
+    z = sim.z[None, None, :]
+    amplitude = 1e-5
+    sim["ux"], sim["uy"] = (amplitude * a * np.sin(k * z) * np.ones(sim.shape) for a in (ux, uy))
+    sim["ax"], sim["ay"] = (amplitude * a / k * np.sin(k * z) * np.ones(sim.shape) for a in (by, -bx))  # B = curl A
+    rms = []
+    for t in (1.0, 4.0):
+        sim.run(until=t)
+        rms.append(float(np.sqrt(np.mean(sim["ux"] ** 2 + sim["uy"] ** 2))))
+    measured = math.log(rms[1] / rms[0]) / 3.0
+    assert measured == pytest.approx(rate, rel=0.02)
+    assert 0.74 < rate < Q * OMEGA / 2  # near the fastest mode's q Omega / 2
+
+
+def test_the_time_step_counts_the_shear_flow_point_by_point():
+    """The CFL signal speed adds |S (x - x0)| to each point's own (the Pencil Code's advec_shear in
+    maxadvec), in the C reduction: dt = cdt dxmin / max(|u| + cs + |S (x - x0)|)."""
+    sim = ac.Simulation(shape=(12, 8, 4), box=(3.0, 2.0, 1.0), nu=0.0, cs=0.5, shear=-2.0, x0_shear=1.0,
+                        backend="cpu")
+    x = sim.x[:, None, None] * np.ones(sim.shape)
+    sim["ux"] = 0.3 * np.exp(-(x - 0.5) ** 2)
+    speed = np.abs(sim["ux"]) + 0.5 + 2.0 * np.abs(x - 1.0)
+    assert sim.cfl_dt(cdt=0.4) == pytest.approx(0.4 * min(sim.spacing) / speed.max(), rel=1e-14)
+    plain = ac.Simulation(shape=(12, 8, 4), box=(3.0, 2.0, 1.0), nu=0.0, cs=0.5, backend="cpu")
+    plain["ux"] = sim["ux"]
+    assert plain.cfl_dt() > 2 * sim.cfl_dt()
+
+
+def sheared_run(dtype="float64"):
+    sim = ac.Simulation(shape=(8, 10, 6), box=(1.0, 1.5, 1.0), nu=1e-2, cs=1.0, physics="mhd", eta=1e-2,
+                        energy="entropy", chi=1e-2, passive_scalar=True, omega=(0, 0, OMEGA), qshear=Q,
+                        x0_shear=0.2, dtype=dtype, backend="cpu")
+    ac.init.random_velocity(sim, urms=0.05, seed=3)
+    rng = np.random.default_rng(4)
+    for name in ("lnrho", "ax", "ay", "az", "ss", "cc"):
+        sim[name] = 0.01 * rng.standard_normal(sim.shape)
+    sim.deltay = 1.1
+    return sim
+
+
+def test_a_shearing_box_continues_bit_for_bit_from_its_snapshot(tmp_path):
+    straight = sheared_run()
+    for _ in range(20):
+        straight.step(0.01)
+    first = sheared_run()
+    for _ in range(10):
+        first.step(0.01)
+    first.save(tmp_path / "box.h5")
+    again = ac.load(tmp_path / "box.h5", backend="cpu")
+    assert again.deltay == first.deltay != 1.1 and again.shear == -Q * OMEGA and again.x0_shear == 0.2
+    for _ in range(10):
+        again.step(0.01)
+    assert again.steps == straight.steps and again.deltay == straight.deltay
+    for name in straight.field_names:
+        assert np.array_equal(straight[name], again[name]), name
+
+
+def test_an_ensemble_member_equals_its_solo_run():
+    solo = sheared_run()
+    solo.run(until=0.1)
+    members = [sheared_run(), sheared_run()]
+    members[1].shear = -0.5
+    ac.Ensemble(members).run(until=0.1)
+    assert members[0].deltay == solo.deltay and members[1].deltay != solo.deltay
+    for name in solo.field_names:
+        assert np.array_equal(members[0][name], solo[name]), name
+
+
+def test_a_live_change_of_the_shear_keeps_deltay():
+    sim = sheared_run()
+    sim.step(0.01)
+    deltay = sim.deltay
+    sim.shear = -0.9
+    assert sim.deltay == deltay and sim.shear == -0.9
+
+
+def test_the_terms_follow_their_statement():
+    """rhs with shear minus rhs without: -u0 df/dy for every field (u0 = S (x - x0), df/dy the sixth-order
+    first derivative, eq. 6), -S ux in uy and -S Ay in ax, to round-off of the right-hand sides, at points
+    away from the x faces (whose ghosts the shift changes)."""
+    with_ = sheared_run()
+    without = ac.Simulation(shape=with_.shape, box=with_.box, nu=1e-2, cs=1.0, physics="mhd", eta=1e-2,
+                            energy="entropy", chi=1e-2, passive_scalar=True, omega=(0, 0, OMEGA), backend="cpu")
+    for name in with_.field_names:
+        without[name] = with_[name]
+    a, b = with_.rhs(), without.rhs()
+    u0 = -Q * OMEGA * (with_.x - 0.2)[:, None, None]
+    inner = slice(3, -3)
+    for name in with_.field_names:
+        f = with_[name]
+        dfdy = sum(c * (np.roll(f, -i, axis=1) - np.roll(f, i, axis=1)) for i, c in ((1, 45), (2, -9), (3, 1)))
+        expected = -u0 * dfdy / (60 * with_.spacing[1])
+        if name == "uy":
+            expected = expected + Q * OMEGA * with_["ux"]
+        if name == "ax":
+            expected = expected + Q * OMEGA * with_["ay"]
+        difference = (a[name] - b[name])[inner] - expected[inner]
+        assert np.max(np.abs(difference)) <= 1e-13 * np.max(np.abs(a[name])), name
+        assert not np.array_equal(a[name], b[name]), name
+
+
+@pytest.mark.parametrize("kw, named", [(dict(qshear=1.5), "qshear.*omega"),
+                                       (dict(shear=-1.0, qshear=1.5, omega=(0, 0, 1.0)), "shear or qshear"),
+                                       (dict(shear=-1.0, nu_shock=1.0), "nu_shock"),
+                                       (dict(shear=-1.0, boundaries={"x": {n: "s" for n in ac.FIELDS}}), "walls"),
+                                       (dict(shear=-1.0, method="19p"), "shear.*55p"),
+                                       (dict(shear=float("nan")), "shear")])
+def test_what_the_shearing_box_does_not_take_is_refused_naming_it(kw, named):
+    with pytest.raises((ValueError, TypeError), match=named):
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", **kw)
+
+
+def test_auto_picks_the_cpu_for_shear_while_cuda_lacks_it(monkeypatch):
+    assert "shear" not in _core.terms_missing("cpu")
+    if "cuda" in _core.compiled_backends():
+        assert "shear" in _core.terms_missing("cuda")
+    monkeypatch.setattr(simulation, "default_backend", lambda: "cuda")
+    monkeypatch.setattr(simulation._core, "terms_missing", lambda backend: ["coriolis", "shear"])
+    with pytest.warns(RuntimeWarning, match="shear.*shear = -1"):
+        assert simulation._auto_backend({"shear": -1.0}) == "cpu"
+
+
+@pytest.mark.gpu
+def test_the_gpu_refuses_shear_naming_it():
+    if "cuda" not in ac.backends():
+        pytest.skip("no CUDA backend here")
+    with pytest.raises(ValueError, match="shear.*backend='cpu'"):
+        ac.Simulation(shape=(8, 8, 8), shear=-1.0, backend="cuda")
