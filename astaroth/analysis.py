@@ -226,10 +226,41 @@ def norms(sim):
     return {n: {"rms": rms(sim, n), "max": max_abs(sim, n)} for n in ("lnrho", "ux", "uy", "uz", "u")}
 
 
+def shearing_images(sim, f, width=3):
+    """f (a whole field on the host) with `width` planes of x images on each side, shearing-periodic as
+    the solver's x ghost zones (csrc/terms/shear.h, the Pencil Code's bcx = 'she'): f(x + Lx, y) = f(x,
+    y + deltay) and f(x - Lx, y) = f(x, y - deltay), with deltay = sim.deltay.  The shift along y is
+    taken by the Fourier series in y (exact for the grid's band-limited field), not by the solver's
+    six-point Lagrange interpolation; the two differ by that interpolation's error."""
+    f = np.asarray(f)
+    if f.ndim != 3 or f.shape[0] < width:
+        raise ValueError(f"shearing_images takes a whole field of at least {width} points along x, got shape {f.shape}")
+    ky = 2 * math.pi * np.fft.rfftfreq(f.shape[1], d=sim.spacing[1])[None, :, None]
+    spectrum = np.fft.rfft(f, axis=1)
+
+    def shifted(planes, dy):  # planes(y + dy)
+        return np.fft.irfft(spectrum[planes] * np.exp(1j * ky * dy), n=f.shape[1], axis=1)
+
+    n = f.shape[0]
+    upper = shifted(slice(0, width), sim.deltay)  # the images beyond x = Lx: the first planes, shifted
+    lower = shifted(slice(n - width, n), -sim.deltay)
+    return np.concatenate([lower, f, upper], axis=0)
+
+
 def _first_derivative(sim):
     """d/dx_a as f(array, axis, h): astaroth.ops, in C on the host and in CUDA on the device; on a wall
-    axis (astaroth.boundaries) one-sided stencils next to the walls."""
+    axis (astaroth.boundaries) one-sided stencils next to the walls; along x in a shearing box
+    (sim.shear != 0) from the shearing-periodic images (shearing_images), as the solver's own
+    derivatives take them from its x ghost zones."""
     walls = walls_of(sim)
+    if getattr(sim, "shear", 0.0) != 0.0:
+        def first(f, axis, h):
+            if axis % 3 != 0:
+                return ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
+            if not isinstance(f, np.ndarray):
+                raise ValueError("the shearing box's x derivatives are taken on the host (NumPy arrays)")
+            return ops.derivative(shearing_images(sim, f), 0, 1, 6, h)[3:-3]
+        return first
     return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import astaroth as ac
-from astaroth import _core, simulation
+from astaroth import _core, shearing, simulation
 
 OMEGA, Q = 1.0, 1.5  # a Keplerian box: shear = -q Omega
 
@@ -71,18 +71,6 @@ def test_a_shearing_wave_matches_its_solution_at_sixth_order():
     assert min(orders) >= 5.0, (errors, orders)
 
 
-def mri_eigenmode(k, b0, shear):
-    """The growing axisymmetric mode (kx = 0) of the ideal incompressible MRI with vertical field b0
-    (rho = mu0 = 1): ux, uy ~ sin kz, bx, by ~ cos kz; its growth rate and amplitudes (ux, uy, bx, by)."""
-    m = np.array([[0.0, 2 * OMEGA, -b0 * k, 0.0],
-                  [-(2 * OMEGA + shear), 0.0, 0.0, -b0 * k],
-                  [b0 * k, 0.0, 0.0, 0.0],
-                  [0.0, b0 * k, shear, 0.0]])
-    values, vectors = np.linalg.eig(m)
-    i = int(np.argmax(values.real))
-    return values[i].real, vectors[:, i].real
-
-
 def test_the_magnetorotational_instability_grows_at_the_rate_of_its_dispersion_relation():
     """A Keplerian box (q = 3/2) threaded by b_ext = (0, 0, 0.15): the mode kz = 2 pi / Lz (k vA = 0.94,
     near the fastest, whose rate is q Omega / 2 at k vA = 0.97) grows at the root of s^4 + s^2 (kappa^2 + 2 k^2 vA^2) +
@@ -90,17 +78,11 @@ def test_the_magnetorotational_instability_grows_at_the_rate_of_its_dispersion_r
     relative) over e^2.2, the growing eigenmode seeded."""
     b0, nz = 0.15, 32
     k = 2 * math.pi
-    shear = -Q * OMEGA
-    rate, (ux, uy, bx, by) = mri_eigenmode(k, b0, shear)
-    kv2 = (k * b0) ** 2
-    kappa2 = 2 * OMEGA * (2 * OMEGA + shear)
-    assert rate ** 4 + rate ** 2 * (kappa2 + 2 * kv2) + kv2 * (kv2 - 2 * Q * OMEGA ** 2) == pytest.approx(0, abs=1e-12)
+    rate = shearing.mri_eigenmode(k, b0, OMEGA, Q)[0]
+    assert rate == pytest.approx(shearing.mri_growth_rate(k * b0, OMEGA, Q), rel=1e-12)
     sim = ac.Simulation(shape=(4, 1, nz), box=(4 / nz, 1.0, 1.0), nu=0.0, eta=0.0, cs=1.0, physics="mhd",
                         b_ext=(0.0, 0.0, b0), omega=(0, 0, OMEGA), qshear=Q, backend="cpu")
-    z = sim.z[None, None, :]
-    amplitude = 1e-5
-    sim["ux"], sim["uy"] = (amplitude * a * np.sin(k * z) * np.ones(sim.shape) for a in (ux, uy))
-    sim["ax"], sim["ay"] = (amplitude * a / k * np.sin(k * z) * np.ones(sim.shape) for a in (by, -bx))  # B = curl A
+    assert shearing.seed_mri_mode(sim, 1, 1e-5, OMEGA, Q) == rate
     rms = []
     for t in (1.0, 4.0):
         sim.run(until=t)
@@ -108,6 +90,43 @@ def test_the_magnetorotational_instability_grows_at_the_rate_of_its_dispersion_r
     measured = math.log(rms[1] / rms[0]) / 3.0
     assert measured == pytest.approx(rate, rel=0.02)
     assert 0.74 < rate < Q * OMEGA / 2  # near the fastest mode's q Omega / 2
+
+
+def test_the_fastest_mode_and_its_stresses_follow_the_linear_theory():
+    """astaroth.shearing's fastest mode: k vA = sqrt(15)/4 Omega, rate 3/4 Omega (Balbus & Hawley 1991),
+    its Maxwell stress -bx by 5/3 of its Reynolds stress ux uy ((4 - q)/q, Pessah, Chan & Psaltis 2006,
+    MNRAS 372, 183); nu = eta shifts the rate by -nu k^2; the closed form equals the matrix's root."""
+    k_va = shearing.fastest_k_va(OMEGA, Q)
+    assert k_va == pytest.approx(math.sqrt(15) / 4)
+    rate, (ux, uy, bx, by) = shearing.mri_eigenmode(2 * math.pi, k_va / (2 * math.pi), OMEGA, Q)
+    assert rate == pytest.approx(0.75 * OMEGA, rel=1e-12) and shearing.mri_growth_rate(k_va) == pytest.approx(0.75)
+    assert -bx * by / (ux * uy) == pytest.approx((4 - Q) / Q, rel=1e-12)
+    damped = shearing.mri_eigenmode(2 * math.pi, k_va / (2 * math.pi), OMEGA, Q, nu=1e-3, eta=1e-3)[0]
+    assert damped == pytest.approx(0.75 - 1e-3 * (2 * math.pi) ** 2, rel=1e-12)
+    for k_va in (0.3, 0.97, 1.5):
+        assert shearing.mri_eigenmode(1.0, k_va, OMEGA, Q)[0] == pytest.approx(shearing.mri_growth_rate(k_va), rel=1e-10)
+    assert shearing.mri_growth_rate(math.sqrt(3) * 1.01) == 0.0  # stable beyond k vA = sqrt(2 q) Omega
+
+
+def test_x_derivatives_of_the_analysis_take_the_shearing_periodic_images():
+    """ac.analysis's x derivatives in a shearing box take f(x + Lx, y) = f(x, y + deltay) across the x
+    faces (analysis.shearing_images), as the solver does: B = curl A of a wave that is shearing-periodic
+    at the box's deltay matches the analytic curl to the sixth-order error, also on the x faces (a
+    periodic wrap there would be off by O(1))."""
+    sim = ac.Simulation(shape=(32, 32, 4), box=(1.0, 1.0, 1.0), nu=0.0, cs=1.0, physics="mhd", shear=-1.0,
+                        backend="cpu")
+    sim.deltay = 0.3
+    ky = 2 * math.pi
+    kx = ky * sim.deltay + 2 * math.pi  # kx Lx = ky deltay + 2 pi: cos(kx x + ky y) is shearing-periodic
+    x, y = np.meshgrid(sim.x, sim.y, indexing="ij")
+    sim["az"] = np.cos(kx * x + ky * y)[:, :, None] * np.ones(sim.shape)
+    bx, by, bz = ac.analysis.magnetic_field(sim)
+    phase = np.sin(kx * x + ky * y)[:, :, None]
+    assert np.max(np.abs(by - kx * phase)) < 2e-3 * kx  # by = -d az/dx
+    assert np.max(np.abs(bx + ky * phase)) < 2e-3 * ky
+    periodic = ac.Simulation(shape=sim.shape, box=sim.box, nu=0.0, cs=1.0, physics="mhd", backend="cpu")
+    periodic["az"] = sim["az"]
+    assert np.max(np.abs(ac.analysis.magnetic_field(periodic)[1] - kx * phase)) > 0.3 * kx
 
 
 def test_the_time_step_counts_the_shear_flow_point_by_point():
