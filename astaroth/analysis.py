@@ -321,8 +321,10 @@ def current_density(sim):
     """J = curl B / mu0 = (grad div A - lap A) / mu0 with the solver's stencils, eqs. (6)-(8) (physics="mhd").
     With walls (astaroth.boundaries), J = curl B / mu0 by sixth-order first derivatives applied twice,
     one-sided next to the walls on the wall axes (astaroth.ops.derivative(walls=True)) and central on
-    the periodic ones: the mixed second derivatives of grad div A have no one-sided stencils."""
-    if walls_of(sim):
+    the periodic ones: the mixed second derivatives of grad div A have no one-sided stencils.  In a
+    shearing box (sim.shear != 0) the same, its x derivatives from the shearing-periodic images
+    (_first_derivative): the second and mixed derivatives would wrap x periodically, unshifted."""
+    if walls_of(sim) or getattr(sim, "shear", 0.0) != 0.0:
         first = _first_derivative(sim)
         return [c / sim.mu0 for c in ops.vector_curl(magnetic_field(sim), sim.spacing, first)]
     a, h = vector_potential(sim), sim.spacing
