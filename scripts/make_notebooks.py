@@ -535,7 +535,7 @@ fig.tight_layout()
 if FIGURES:
     fig.savefig(os.path.join(FIGURES, "mri.png"), dpi=110, bbox_inches="tight")
 plt.show()"""),
-            ("markdown", "## What this run shows, what the published runs say, and what differs\n\n"
+        ("markdown", "## What this run shows, what the published runs say, and what differs\n\n"
          "- **Linear phase.** The eigenmodes in the column grow at the Balbus & Hawley (1991) root to $10^{-8}$. In the box, "
          "from random noise, the axisymmetric modes $n = 1$-$5$ grow at 70-95 % of the viscous theory's rates (the fit "
          "starts at $t = 2$, while the seed's non-growing parts still weigh in), the fastest being $n = 3$-$4$ as the theory "
