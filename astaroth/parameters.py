@@ -247,10 +247,15 @@ def terms():
     """The terms of the right-hand side, one dict per row of
     csrc/terms/terms.def in the order of their bits: name, module (that must
     be on), description, parameters (those whose row in csrc/parameters.def
-    names the term) and switched_by (those of them that switch it: the term
-    runs only where one of them is not 0; empty: it runs with its module)."""
+    names the term), switched_by (those of them that switch it: the term
+    runs only where one of them is not 0; empty: it runs with its module)
+    and backends (the compiled backends that run it: a backend's
+    terms_missing leaves it out)."""
+    compiled = _core.compiled_backends()
+    missing = {b: set(_core.terms_missing(b)) for b in compiled}
     return [dict(t, parameters=[r["name"] for r in _ROWS if r["term"] == t["name"]],
-                 switched_by=[r["name"] for r in _ROWS if r["term"] == t["name"] and r["term_switch"]])
+                 switched_by=[r["name"] for r in _ROWS if r["term"] == t["name"] and r["term_switch"]],
+                 backends=[b for b in compiled if t["name"] not in missing[b]])
             for t in _TERMS]
 
 
