@@ -247,13 +247,18 @@ def shearing_images(sim, f, width=3):
     return np.concatenate([lower, f, upper], axis=0)
 
 
+def _sheared(sim):
+    """Whether sim is a shearing box (shear != 0): its x faces are shearing-periodic (shearing_images)."""
+    return getattr(sim, "shear", 0.0) != 0.0
+
+
 def _first_derivative(sim):
     """d/dx_a as f(array, axis, h): astaroth.ops, in C on the host and in CUDA on the device; on a wall
     axis (astaroth.boundaries) one-sided stencils next to the walls; along x in a shearing box
     (sim.shear != 0) from the shearing-periodic images (shearing_images), as the solver's own
     derivatives take them from its x ghost zones."""
     walls = walls_of(sim)
-    if getattr(sim, "shear", 0.0) != 0.0:
+    if _sheared(sim):
         def first(f, axis, h):
             if axis % 3 != 0:
                 return ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
@@ -324,7 +329,7 @@ def current_density(sim):
     the periodic ones: the mixed second derivatives of grad div A have no one-sided stencils.  In a
     shearing box (sim.shear != 0) the same, its x derivatives from the shearing-periodic images
     (_first_derivative): the second and mixed derivatives would wrap x periodically, unshifted."""
-    if walls_of(sim) or getattr(sim, "shear", 0.0) != 0.0:
+    if walls_of(sim) or _sheared(sim):
         first = _first_derivative(sim)
         return [c / sim.mu0 for c in ops.vector_curl(magnetic_field(sim), sim.spacing, first)]
     a, h = vector_potential(sim), sim.spacing
