@@ -53,16 +53,19 @@ for dtype in ('float32', 'float64'):
 " 2>&1 | tail -12; } > "$OUT/sanitizer.log" 2>&1
     tail -2 "$OUT/sanitizer.log"
 }
-HERE=benchmarks/results/2026-11-27-gpu-checks
-case "$1" in
-check)
-    build
+every_gpu_test() { # every GPU test, then the CUDA bit-for-bit fixture
     { header "python3 -m pytest -q -m gpu -rs tests"
       timeout 300 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests 2>&1 | grep -v excepthook | tail -40; } > "$OUT/gpu-tests.log" 2>&1
     tail -3 "$OUT/gpu-tests.log"
     { header "python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz"
       timeout 120 python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz 2>&1 | tail -5; } > "$OUT/bitwise-cuda.log" 2>&1
     tail -1 "$OUT/bitwise-cuda.log"
+}
+HERE=benchmarks/results/2026-11-27-gpu-checks
+case "$1" in
+check)
+    build
+    every_gpu_test
     sanitizer
     python3 -c "import pandas" 2>/dev/null && { timeout 200 bash scripts/dynamo_onset_gpu.sh "$OUT/onset" > /dev/null 2>&1; tail -5 "$OUT/onset/dynamo_onset.log"; rm -f "$OUT/onset/build.log"; } || echo "no pandas here"
     ;;
@@ -97,12 +100,7 @@ loops)
     ;;
 all)
     build
-    { header "python3 -m pytest -q -m gpu -rs tests"
-      timeout 300 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests 2>&1 | grep -v excepthook | tail -40; } > "$OUT/gpu-tests.log" 2>&1
-    tail -3 "$OUT/gpu-tests.log"
-    { header "python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz"
-      timeout 120 python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz 2>&1 | tail -5; } > "$OUT/bitwise-cuda.log" 2>&1
-    tail -1 "$OUT/bitwise-cuda.log"
+    every_gpu_test
     sanitizer
     { header "python3 -m astaroth bench --backend cuda --terms --physics all --sizes 256"
       timeout 150 python3 -m astaroth bench --backend cuda --terms --physics all --sizes 256 2>&1 | tail -20; } > "$OUT/bench-terms.log" 2>&1
