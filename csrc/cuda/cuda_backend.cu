@@ -766,7 +766,7 @@ static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_for
  * a reduction launch.  Where the signal speed needs more than u (B, the
  * local sound speed), the forcing changes u after the last substep, or the
  * configuration has no instance that fuses the reduction
- * (ac_device_driven), a launch every step.  Either way the first clears
+ * (ac_reduces_in_substep), a launch every step.  Either way the first clears
  * what the host's reductions left; cfl_step_kernel clears the rest.  Steps
  * past the run's end or its step_limit do nothing. */
 static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing,
@@ -791,7 +791,7 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
     /* the forcing, gravity (after each substep's kernel) and the walls change the fields after the kernel that
      * would reduce them */
     *each_step = run->full_reduction || forcing || gpu->grid.bc.walls ||
-                 (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) || !ac_device_driven(ac_config(gpu->grid.modules, 0u));
+                 (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) || !ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
     return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, 0, 0, 1, stream);
 }
 

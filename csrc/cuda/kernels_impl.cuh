@@ -374,22 +374,16 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
-/* The instance driven by the device-side CFL loop, or the one that takes
- * dt (only the latter where the configuration has no instance of its own
- * for the loop, ac_device_driven: it reads the step's length at
- * device_step->dt when given one). */
+/* The instance of the device-side CFL loop (ac_device_loop_runs: it reads
+ * the step's length at device_step->dt) or the one that takes dt. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                       const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt,
                                       const ac_device_step *device_step, int runs, unsigned wraps,
                                       cudaStream_t stream)
 {
-    constexpr bool driven = ac_device_driven(CONFIG);
-    if (device_step && !driven)
-        return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
-            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, wraps, stream);
-    if (device_step) /* (C++14 instantiates this call where !driven too: the host-driven instance below) */
-        return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, driven>(
+    if (device_step) /* (C++14 instantiates this call for shock viscosity too: the host's instance) */
+        return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, ac_device_loop_runs(CONFIG)>(
             in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, wraps, stream);
     return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
         in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, wraps, stream);

@@ -118,13 +118,24 @@ static constexpr __host__ __device__ unsigned ac_config_terms(unsigned config)
     return (config >> AC_MODULE_BITS) & ((1u << AC_KERNEL_TERM_BITS) - 1u);
 }
 
-/* Whether a configuration has an instance of its own for the device-side
- * CFL loop (cuda_backend.cu's gpu_run_cfl): hydro and MHD without shock
- * viscosity, whose plain hydro instance fuses the next step's reduction
- * into its last substep.  Those have a host-driven and a device-driven
- * instance; every other configuration has one, which reads the step's
- * length from the device when the loop drives it. */
-static constexpr __host__ __device__ bool ac_device_driven(unsigned config)
+/* Whether the device-side CFL loop (cuda_backend.cu's gpu_run_cfl) runs a
+ * configuration: every one but shock viscosity, whose dt counts its
+ * profile's maximum and is found on the host.  Such a configuration has two
+ * instances: one takes dt from the host, the other reads the step's length
+ * where the loop left it.  The host's steps keep an instance of their own
+ * because a step length read from memory changes how ptxas schedules the
+ * larger instances (MHD+entropy in single precision ran at 0.89 of the
+ * host's instance: benchmarks/results/2026-11-28-h100-checks). */
+static constexpr __host__ __device__ bool ac_device_loop_runs(unsigned config)
+{
+    return !(ac_config_terms(config) & AC_KERNEL_SHOCK);
+}
+
+/* Whether the device loop's instance of a configuration may reduce what
+ * its last substep writes for the next step (stream_substep.cuh: plain
+ * hydro fuses max |u|^2 there; the loop passes a reduction only where the
+ * signal speed is the flow's alone, begin_cfl_run). */
+static constexpr __host__ __device__ bool ac_reduces_in_substep(unsigned config)
 {
     return (ac_config_modules(config) & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) == 0 &&
            !(ac_config_terms(config) & AC_KERNEL_SHOCK);

@@ -271,15 +271,12 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     constexpr bool ENTROPY = (MODULES & AC_MODULE_ENTROPY) != 0;
     constexpr bool EARLY_SIXTH = (ac_config_needs(CONFIG, AC_TERM_HYPER3 | AC_TERM_SHOCK) & AC_NEEDS_SIXTH) ||
                                  (ENTROPY && SIXTH);
-    /* a configuration without an instance of its own for the device-side CFL loop (ac_device_driven) reads
-     * the step's length there when step.dt is given; shock viscosity's dt comes from the host (its profile's
-     * maximum), and its instances keep the registers they had */
-    constexpr bool RUNTIME_DT = !ac_device_driven(CONFIG) && !SHOCK;
-    if ((DEVICE_DT || RUNTIME_DT) && !AC_FN(step_length)(step.dt, &dt))
+    if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
     enum { NF = ac_field_count(MODULES), VECTORS = ac_vector_count(MODULES), UX = ac_field_index(MODULES, AC_FIELD_ux) };
     /* the device-side CFL loop's speed is the flow's alone (max |u|^2) without a magnetic field */
-    const bool reduces = DEVICE_DT && !(MODULES & (AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY)) && step.max_u2_bits != NULL;
+    const bool reduces = DEVICE_DT && ac_reduces_in_substep(CONFIG) && !(MODULES & AC_MODULE_MAGNETIC) &&
+                         step.max_u2_bits != NULL;
     double max_u2 = 0.0;
     unsigned int nonfinite = 0;
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
