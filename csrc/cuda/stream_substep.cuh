@@ -114,18 +114,18 @@ typedef struct {
     real sixth[3];                                 /* hyperdiffusion's del6 */
 } AC_FN(stencil_scales);
 
-static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_point_params &p)
+static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_geometry &geo)
 {
     AC_FN(stencil_scales) c;
     for (int a = 0; a < 3; ++a) {
-        c.first[a] = first_scale(p.inv_ds[a]);
-        c.second[a] = second_scale(p.inv_ds[a]);
-        c.sixth[a] = sixth_scale(p.inv_ds[a]);
+        c.first[a] = first_scale(geo.inv_ds[a]);
+        c.second[a] = second_scale(geo.inv_ds[a]);
+        c.sixth[a] = sixth_scale(geo.inv_ds[a]);
     }
-    c.mixed_xy = mixed_scale(p.inv_ds[0], p.inv_ds[1]);
+    c.mixed_xy = mixed_scale(geo.inv_ds[0], geo.inv_ds[1]);
     for (int r = 1; r <= AC_GHOST; ++r) {
-        c.weight_xz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[0], p.inv_ds[2]);
-        c.weight_yz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[1], p.inv_ds[2]);
+        c.weight_xz[r - 1] = mixed_plane_weight(r) * mixed_scale(geo.inv_ds[0], geo.inv_ds[2]);
+        c.weight_yz[r - 1] = mixed_plane_weight(r) * mixed_scale(geo.inv_ds[1], geo.inv_ds[2]);
     }
     return c;
 }
@@ -259,7 +259,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
-    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s, ac_physics_params p,
+    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s, const ac_physics_params &p,
     AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs, bool wrap_x, bool wrap_y,
     bool wrap_z, const real *zeta)
 {
@@ -526,25 +526,50 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         AC_FN(warp_reduce_to)(max_u2, nonfinite, step.max_u2_bits, step.nonfinite);
 }
 
-/* The kernel takes the parameters in the structs of physics.h's modules,
- * not one ac_physics_params: with the latter ptxas schedules MHD in single
- * precision with 193 registers a thread instead of 151, and its 256^3 step
- * ran at 0.91 of the speed (ab-bench.log of 2026-11-24-h100-d19b3e1). */
+/* A kernel's copy of its argument p (every parameter, terms/term.h),
+ * member by member (generated from the same tables as the struct): each
+ * member is then read from the kernel's parameter space where it is used,
+ * as an argument of its own would be.  With p passed on whole, by value or
+ * by reference, the compiler reads it through one pointer ahead of the
+ * plane loop, and ptxas gave MHD in double twice the spills (144 bytes a
+ * thread against 72) and several other instances more. */
+static __device__ __forceinline__ ac_physics_params AC_FN(params_by_member)(const ac_physics_params &p)
+{
+    ac_physics_params q;
+#define AC_COPY_DERIVED(name) q.name = p.name;
+    AC_DERIVED_PARAMETERS(AC_COPY_DERIVED)
+#undef AC_COPY_DERIVED
+#define AC_COPY_REAL(name) q.table.name = p.table.name;
+#define AC_COPY_VECTOR(name)                                                                                           \
+    for (int a = 0; a < 3; ++a)                                                                                        \
+        q.table.name[a] = p.table.name[a];
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    AC_COPY_##kind(name)
+#include "../parameters.def"
+#undef AC_PARAMETER
+#undef AC_COPY_REAL
+#undef AC_COPY_VECTOR
+    return q;
+}
+
+/* p, the parameters, comes last, so that a row added at the end of
+ * csrc/parameters.def moves no other argument in the constant bank: ptxas
+ * allocates the registers of the larger instances by where the values it
+ * reads lie there (reordering three members of a struct argument moved MHD
+ * in single precision by 30 registers).  `runs` just before p puts p at an
+ * odd 4-byte word in single precision: of the orders tried, the one whose
+ * register counts came closest to those of the arguments by module. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
     AC_FN(stream_substep_kernel)(AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
-                                 ac_point_params p, AC_FN(stencil_scales) c, int substep, real dt,
-                                 ac_device_step step, int runs, bool wrap_x, bool wrap_y, bool wrap_z, ac_mhd_params q,
-                                 ac_hyper_params h, ac_gas_params e, const real *zeta, ac_table_params t)
+                                 AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, bool wrap_x,
+                                 bool wrap_y, bool wrap_z, const real *zeta, int runs, ac_physics_params p)
 {
-    constexpr bool gas = (ac_config_modules(CONFIG) & AC_MODULE_ENTROPY) != 0;
-    /* t, every parameter of csrc/parameters.def, comes last: the kernel's
-     * other arguments keep their places in the constant bank */
-    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(
-        in, out, w_in, w_out, s,
-        ac_physics_params_with_table(ac_physics_params_with_gas(&p, &q, &h, gas ? &e : NULL), &t), c, substep, dt,
-        step, runs, wrap_x, wrap_y, wrap_z, zeta);
+    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(in, out, w_in, w_out, s,
+                                                                        AC_FN(params_by_member)(p), c, substep, dt,
+                                                                        step, runs, wrap_x, wrap_y, wrap_z, zeta);
 }
