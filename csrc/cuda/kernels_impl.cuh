@@ -359,10 +359,13 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
+    AC_FN(param_piece) pieces[AC_PARAM_PIECES];
+    AC_FN(param_pieces)(p, pieces);
     AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, c, substep, dt, step,
                                                                       (wraps & 1u) != 0, (wraps & 2u) != 0,
-                                                                      (wraps & 4u) != 0, zeta, runs, p);
+                                                                      (wraps & 4u) != 0, zeta, runs, pieces[0],
+                                                                      pieces[1], pieces[2]);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 

@@ -38,10 +38,11 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
     ac_device_step step = m.step;
     if (!reduce)
         step.max_u2_bits = NULL;
+    const AC_FN(from_struct) params = {m.p};
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
         m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
-        roles.w >= 0 ? m.sets[roles.w] : none, s, AC_FN(params_by_member)(m.p), m.c, substep, (real)0, step, runs,
-        wrap_x, true, true, NULL);
+        roles.w >= 0 ? m.sets[roles.w] : none, s, AC_FN(params_from)(params), m.c, substep, (real)0, step, runs, wrap_x,
+        true, true, NULL);
 }
 
 /* Loads the table: the members' sets, parameters and stencil scales, as

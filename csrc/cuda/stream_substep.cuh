@@ -526,40 +526,86 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         AC_FN(warp_reduce_to)(max_u2, nonfinite, step.max_u2_bits, step.nonfinite);
 }
 
-/* A kernel's copy of its argument p (every parameter, terms/term.h),
- * member by member (generated from the same tables as the struct): each
- * member is then read from the kernel's parameter space where it is used,
- * as an argument of its own would be.  With p passed on whole, by value or
- * by reference, the compiler reads it through one pointer ahead of the
- * plane loop, and ptxas gave MHD in double twice the spills (144 bytes a
- * thread against 72) and several other instances more. */
-static __device__ __forceinline__ ac_physics_params AC_FN(params_by_member)(const ac_physics_params &p)
+/* The parameters (terms/term.h) as a kernel puts them together from its
+ * arguments: member by member, q.member = get(the member's byte offset in
+ * ac_physics_params), generated from the same tables as the struct.  Each
+ * member is then read where it is used, as an argument of its own would be;
+ * with the struct passed on whole, by value or by reference, the compiler
+ * reads it through one pointer ahead of the plane loop (MHD in double spilt
+ * twice the bytes). */
+template <typename Get>
+static __device__ __forceinline__ ac_physics_params AC_FN(params_from)(const Get &get)
 {
     ac_physics_params q;
-#define AC_COPY_DERIVED(name) q.name = p.name;
-    AC_DERIVED_PARAMETERS(AC_COPY_DERIVED)
-#undef AC_COPY_DERIVED
-#define AC_COPY_REAL(name) q.table.name = p.table.name;
-#define AC_COPY_VECTOR(name)                                                                                           \
+#define AC_FROM_DERIVED(name) q.name = get(offsetof(ac_physics_params, name));
+    AC_DERIVED_PARAMETERS(AC_FROM_DERIVED)
+#undef AC_FROM_DERIVED
+#define AC_FROM_REAL(name) q.table.name = get(offsetof(ac_physics_params, table.name));
+#define AC_FROM_VECTOR(name)                                                                                           \
+    AC_UNROLL                                                                                                          \
     for (int a = 0; a < 3; ++a)                                                                                        \
-        q.table.name[a] = p.table.name[a];
+        q.table.name[a] = get(offsetof(ac_physics_params, table.name) + a * sizeof(real));
 #define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
                      description)                                                                                      \
-    AC_COPY_##kind(name)
+    AC_FROM_##kind(name)
 #include "../parameters.def"
 #undef AC_PARAMETER
-#undef AC_COPY_REAL
-#undef AC_COPY_VECTOR
+#undef AC_FROM_REAL
+#undef AC_FROM_VECTOR
     return q;
 }
 
-/* p, the parameters, comes last, so that a row added at the end of
+/* The streaming kernel takes the parameters in pieces of 128 bytes: NVVM
+ * keeps a by-value kernel argument of up to 128 bytes as values, each loaded
+ * where it is used, but reads a larger one as memory; with the struct whole
+ * (240 bytes in double) the MHD instances in double computed B = curl A +
+ * b_ext and J before the Lorentz force's exp(-lnrho) rather than after it,
+ * 4 % slower (benchmarks/results/2026-11-27-h200-one-params).  In pieces,
+ * every instance in double compiles to the code of the arguments by module
+ * but for constant-bank offsets.  Three pieces hold 48 numbers in double: a
+ * parameter row past them fails the static_assert, and a fourth piece is an
+ * argument more. */
+enum { AC_PARAM_PIECE_BYTES = 128, AC_PARAM_PIECES = 3 };
+typedef struct {
+    real v[AC_PARAM_PIECE_BYTES / sizeof(real)];
+} AC_FN(param_piece);
+static_assert(sizeof(ac_physics_params) <= AC_PARAM_PIECES * sizeof(AC_FN(param_piece)),
+              "ac_physics_params outgrows the streaming kernel's pieces (stream_substep.cuh): add a piece");
+
+/* The number at byte offset `at` of the pieces (a constant after inlining:
+ * each read is one of an argument's members). */
+struct AC_FN(from_pieces) {
+    const AC_FN(param_piece) &p0, &p1, &p2;
+    __device__ __forceinline__ real operator()(size_t at) const
+    {
+        const size_t i = at % AC_PARAM_PIECE_BYTES / sizeof(real);
+        return at < AC_PARAM_PIECE_BYTES ? p0.v[i] : at < 2 * AC_PARAM_PIECE_BYTES ? p1.v[i] : p2.v[i];
+    }
+};
+
+/* ... and of a struct in memory (an ensemble member's, in constant memory). */
+struct AC_FN(from_struct) {
+    const ac_physics_params &p;
+    __device__ __forceinline__ real operator()(size_t at) const
+    {
+        return *reinterpret_cast<const real *>(reinterpret_cast<const char *>(&p) + at);
+    }
+};
+
+/* The pieces of p, the launch's arguments (the rest zero). */
+static void AC_FN(param_pieces)(const ac_physics_params &p, AC_FN(param_piece) pieces[AC_PARAM_PIECES])
+{
+    memset(pieces, 0, AC_PARAM_PIECES * sizeof *pieces);
+    memcpy(pieces, &p, sizeof p);
+}
+
+/* The pieces come last, so that a row added at the end of
  * csrc/parameters.def moves no other argument in the constant bank: ptxas
  * allocates the registers of the larger instances by where the values it
  * reads lie there (reordering three members of a struct argument moved MHD
- * in single precision by 30 registers).  `runs` just before p puts p at an
- * odd 4-byte word in single precision: of the orders tried, the one whose
- * register counts came closest to those of the arguments by module. */
+ * in single precision by 30 registers).  `runs` just before them puts them
+ * at an odd 4-byte word in single precision: of the orders tried, the one
+ * whose register counts came closest to those of the arguments by module. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
     AC_FN(stream_substep_kernel)(AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
@@ -567,9 +613,11 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
                                  AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, bool wrap_x,
-                                 bool wrap_y, bool wrap_z, const real *zeta, int runs, ac_physics_params p)
+                                 bool wrap_y, bool wrap_z, const real *zeta, int runs, AC_FN(param_piece) p0,
+                                 AC_FN(param_piece) p1, AC_FN(param_piece) p2)
 {
+    const AC_FN(from_pieces) pieces = {p0, p1, p2};
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(in, out, w_in, w_out, s,
-                                                                        AC_FN(params_by_member)(p), c, substep, dt,
+                                                                        AC_FN(params_from)(pieces), c, substep, dt,
                                                                         step, runs, wrap_x, wrap_y, wrap_z, zeta);
 }
