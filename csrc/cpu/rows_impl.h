@@ -305,7 +305,7 @@ AC_R_NOINLINE void AC_FN(shear_pass)(const ac_grid *g, const AC_FN(rows_job) *jo
                                      real *pencil)
 {
     const unsigned modules = ac_grid_modules(g);
-    const real shear = job->p.table.shear, scale = first_scale(job->p.inv_ds[1]);
+    const real shear = job->p.table.shear, scale = first_scale(job->geo.inv_ds[1]);
     for (int i = 0; i < nx; ++i) {
         ac_point_derivatives d;
         real rhs[AC_FIELD_ROWS];
