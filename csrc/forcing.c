@@ -59,9 +59,9 @@ void ac_forcing_sample_next(ac_forcing *forcing, ac_forcing_sample *draw)
         draw->sine_unit[a] = sigma == 0.0 ? 0.0 : sigma * khat_cross_f[a] / norm;
 }
 
-void ac_forcing_draw(ac_forcing *forcing, double dt, ac_forcing_term *term)
+void ac_forcing_draw(ac_forcing *forcing, double cs, double dt, ac_forcing_term *term)
 {
     ac_forcing_sample draw;
     ac_forcing_sample_next(forcing, &draw);
-    ac_forcing_term_of(&draw, forcing->f0, forcing->cs, dt, term);
+    ac_forcing_term_of(&draw, forcing->f0, cs, dt, term);
 }

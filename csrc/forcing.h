@@ -36,7 +36,7 @@ typedef struct {
 typedef struct {
     int count;
     double *k;       /* count x 3, physical units */
-    double f0, cs;   /* eq. (25) */
+    double f0;       /* eq. (25); its cs is the grid's (ac_forcing_draw's argument) */
     double relhel;   /* helicity: curl f = relhel |k| f for relhel = +-1; 0 is eq. (25) as it stands */
     double kav;      /* > 0: the |k| of every step's N (the Pencil Code's mean |k| of the set); 0: the drawn |k| */
     uint64_t state;  /* splitmix64 state: the whole generator */
@@ -70,9 +70,9 @@ AC_FORCING_INLINE void ac_forcing_term_of(const ac_forcing_sample *d, double f0,
     term->phase = d->phase;
 }
 
-/* Draws the next step's term for a step of length dt; advances the
- * generator. */
-void ac_forcing_draw(ac_forcing *forcing, double dt, ac_forcing_term *term);
+/* Draws the next step's term for a step of length dt, with the grid's
+ * sound speed cs; advances the generator. */
+void ac_forcing_draw(ac_forcing *forcing, double cs, double dt, ac_forcing_term *term);
 
 /* The velocity increment at position (x, y, z) for a step dt: the cosine
  * part, all of it without helicity. */

@@ -74,25 +74,6 @@ AC_INLINE real rk3_beta(int substep)
     return substep == 0 ? (real)(1.0 / 3.0) : substep == 1 ? (real)(15.0 / 16.0) : (real)(8.0 / 15.0);
 }
 
-/* Physical parameters and inverse grid spacings as seen by one point. */
-typedef struct {
-    real inv_ds[3]; /* 1 / dx, 1 / dy, 1 / dz */
-    real nu;        /* kinematic viscosity */
-    real cs2;       /* isothermal sound speed squared */
-} ac_point_params;
-
-/* The parameters of a grid of spacing `spacing`, in the working precision. */
-AC_INLINE ac_point_params make_point_params(const double spacing[3], double nu, double cs)
-{
-    ac_point_params p;
-    for (int a = 0; a < 3; ++a)
-        p.inv_ds[a] = (real)(1.0 / spacing[a]);
-    p.nu = (real)nu;
-    p.cs2 = (real)(cs * cs);
-    return p;
-}
-
-
 /* The modules a grid runs (csrc/fields.h). */
 AC_INLINE unsigned ac_grid_modules(const ac_grid *g)
 {
@@ -170,17 +151,6 @@ AC_TERM_INLINE unsigned physics_needs(unsigned modules, unsigned terms, int r)
                                            0u;
 }
 
-/* The ideal gas's members of ac_physics_params (eos/ideal_gas.h), and
- * those of the energy equation (terms/entropy.h). */
-AC_INLINE void ac_ideal_gas_params(double gamma, double cp, double rho0, double cs, double chi, double chi_hyper3,
-                                   double mu0, ac_physics_params *p)
-{
-    ideal_gas_params(gamma, cp, rho0, cs, p);
-    p->chi = (real)chi;
-    p->chi_hyper3 = (real)chi_hyper3;
-    p->mu0 = (real)mu0;
-}
-
 /* Every parameter of the grid's table (csrc/parameters.def) in the working precision. */
 #define AC_TABLE_COPY_REAL(name) t.name = (real)g->name;
 #define AC_TABLE_COPY_VECTOR(name)                                                                                     \
@@ -199,22 +169,28 @@ AC_INLINE ac_table_params make_table_params(const ac_grid *g)
 #undef AC_TABLE_COPY_REAL
 #undef AC_TABLE_COPY_VECTOR
 
+/* The parameters every loop and kernel takes (terms/term.h), made once on
+ * the host: the table, and each derived coefficient computed in double and
+ * rounded once to the working precision (cs2 is (real)(cs * cs), not the
+ * square of (real)cs). */
 AC_INLINE ac_physics_params make_physics_params(const ac_grid *g)
 {
     ac_physics_params p;
     p.table = make_table_params(g);
-    for (int a = 0; a < 3; ++a) {
-        p.inv_ds[a] = (real)(1.0 / g->spacing[a]);
-        p.b_ext[a] = (real)g->b_ext[a];
-    }
-    p.nu = (real)g->nu;
     p.cs2 = (real)(g->cs * g->cs);
-    p.eta = (real)g->eta;
     p.inv_mu0 = (real)(1.0 / g->mu0);
-    p.nu_hyper3 = (real)g->nu_hyper3;
-    p.diff_hyper3 = (real)g->diff_hyper3;
-    ac_ideal_gas_params(g->gamma, g->cp, g->rho0, g->cs, g->chi, g->chi_hyper3, g->mu0, &p);
+    ideal_gas_params(g->gamma, g->cp, g->rho0, g->cs, &p);
+    p.shock_scale = (real)shock_profile_scale(g);
     return p;
+}
+
+/* The grid's spacing as the stencils take it (terms/term.h). */
+AC_INLINE ac_geometry make_geometry(const ac_grid *g)
+{
+    ac_geometry geo;
+    for (int a = 0; a < 3; ++a)
+        geo.inv_ds[a] = (real)(1.0 / g->spacing[a]);
+    return geo;
 }
 
 /* The right-hand sides of the fields of configuration `modules` (rhs[f],
@@ -306,68 +282,37 @@ typedef struct {
 } ac_derivatives;
 
 /* All of ac_derivatives but grad_div_u at one point: the 19-point stencil. */
-AC_INLINE void axis_derivatives(ac_point_fields f, const ptrdiff_t stride[3], const ac_point_params *p,
+AC_INLINE void axis_derivatives(ac_point_fields f, const ptrdiff_t stride[3], const ac_geometry *geo,
                                 ac_derivatives *d)
 {
     AC_UNROLL
     for (int j = 0; j < 3; ++j)
-        d->grad_lnrho[j] = first_derivative(f.lnrho, stride[j], p->inv_ds[j]);
+        d->grad_lnrho[j] = first_derivative(f.lnrho, stride[j], geo->inv_ds[j]);
     AC_UNROLL
     for (int i = 0; i < 3; ++i) {
         d->u[i] = AC_LOAD(f.u[i]);
         d->lap_u[i] = 0;
         AC_UNROLL
         for (int j = 0; j < 3; ++j) {
-            d->grad_u[i][j] = first_derivative(f.u[i], stride[j], p->inv_ds[j]);
-            d->lap_u[i] += second_derivative(f.u[i], stride[j], p->inv_ds[j]);
+            d->grad_u[i][j] = first_derivative(f.u[i], stride[j], geo->inv_ds[j]);
+            d->lap_u[i] += second_derivative(f.u[i], stride[j], geo->inv_ds[j]);
         }
     }
 }
 
 /* One off-diagonal term of d_i (div u) = sum_j d_i d_j u_j: the mixed
  * derivative d_i d_j u_j (j != i) of eq. (8); u_j points at the point. */
-AC_INLINE real grad_div_mixed_term(const real *u_j, const ptrdiff_t stride[3], const ac_point_params *p, int i, int j)
+AC_INLINE real grad_div_mixed_term(const real *u_j, const ptrdiff_t stride[3], const ac_geometry *geo, int i, int j)
 {
-    return mixed_derivative(u_j, stride[i], stride[j], p->inv_ds[i], p->inv_ds[j]);
+    return mixed_derivative(u_j, stride[i], stride[j], geo->inv_ds[i], geo->inv_ds[j]);
 }
 
 /* d_i (div u) as the first derivative of a stored div u field: the 19-point
  * method's second pass (seed Appendix A, eqs. 17-18). */
-AC_INLINE real grad_div_19p(const real *div_u, const ptrdiff_t stride[3], const ac_point_params *p, int i)
+AC_INLINE real grad_div_19p(const real *div_u, const ptrdiff_t stride[3], const ac_geometry *geo, int i)
 {
-    return first_derivative(div_u, stride[i], p->inv_ds[i]);
+    return first_derivative(div_u, stride[i], geo->inv_ds[i]);
 }
-
-/* ---- magnetohydrodynamics: the vector potential A (terms/magnetic.h) ---- */
-typedef struct {
-    real eta;      /* magnetic diffusivity */
-    real inv_mu0;  /* 1 / mu0 */
-    real b_ext[3]; /* the imposed uniform field */
-} ac_mhd_params;
-
-AC_INLINE ac_mhd_params make_mhd_params(double eta, double mu0, const double b_ext[3])
-{
-    ac_mhd_params q;
-    q.eta = (real)eta;
-    q.inv_mu0 = (real)(1.0 / mu0);
-    for (int a = 0; a < 3; ++a)
-        q.b_ext[a] = (real)b_ext[a];
-    return q;
-}
-
-/* ---- hyperdiffusion (terms/hyper3.h) ---- */
-typedef struct {
-    real nu_hyper3, diff_hyper3;
-} ac_hyper_params;
-
-AC_INLINE ac_hyper_params make_hyper_params(double nu_hyper3, double diff_hyper3)
-{
-    ac_hyper_params h;
-    h.nu_hyper3 = (real)nu_hyper3;
-    h.diff_hyper3 = (real)diff_hyper3;
-    return h;
-}
-
 
 /* ---- Transitional: the interface of the kernels before csrc/terms ------
  * Thin wrappers over the terms, kept until every kernel fills an
@@ -377,77 +322,6 @@ AC_INLINE ac_hyper_params make_hyper_params(double nu_hyper3, double diff_hyper3
 AC_INLINE real divergence(const ac_derivatives *d)
 {
     return d->grad_u[0][0] + d->grad_u[1][1] + d->grad_u[2][2];
-}
-
-/* ---- the ideal gas (terms/entropy.h), for kernels that take their
- * parameters by module ---- */
-typedef struct {
-    real gamma_m1, inv_gamma, cv1, ln_rho0, lnTT0, cp, chi, chi_hyper3, mu0;
-} ac_gas_params;
-
-AC_INLINE ac_gas_params make_gas_params(const ac_grid *g)
-{
-    ac_physics_params p;
-    ac_ideal_gas_params(g->gamma, g->cp, g->rho0, g->cs, g->chi, g->chi_hyper3, g->mu0, &p);
-    ac_gas_params e;
-    e.gamma_m1 = p.gamma_m1;
-    e.inv_gamma = p.inv_gamma;
-    e.cv1 = p.cv1;
-    e.ln_rho0 = p.ln_rho0;
-    e.lnTT0 = p.lnTT0;
-    e.cp = p.cp;
-    e.chi = p.chi;
-    e.chi_hyper3 = p.chi_hyper3;
-    e.mu0 = p.mu0;
-    return e;
-}
-
-/* ac_physics_params from the parameter structs below (NULL: absent). */
-AC_INLINE ac_physics_params ac_physics_params_of(const ac_point_params *p, const ac_mhd_params *q,
-                                                 const ac_hyper_params *h)
-{
-    ac_physics_params r;
-    for (int a = 0; a < 3; ++a) {
-        r.inv_ds[a] = p->inv_ds[a];
-        r.b_ext[a] = q ? q->b_ext[a] : (real)0;
-    }
-    r.nu = p->nu;
-    r.cs2 = p->cs2;
-    r.eta = q ? q->eta : (real)0;
-    r.inv_mu0 = q ? q->inv_mu0 : (real)1;
-    r.nu_hyper3 = h ? h->nu_hyper3 : (real)0;
-    r.diff_hyper3 = h ? h->diff_hyper3 : (real)0;
-    r.gamma_m1 = r.inv_gamma = r.cv1 = r.ln_rho0 = r.lnTT0 = r.cp = r.chi = r.chi_hyper3 = (real)0;
-    r.mu0 = (real)1;
-    const ac_table_params none = {0}; /* a kernel sets the table from its argument (ac_physics_params_with_table) */
-    r.table = none;
-    return r;
-}
-
-/* ... with the table of every parameter (csrc/parameters.def). */
-AC_INLINE ac_physics_params ac_physics_params_with_table(ac_physics_params r, const ac_table_params *t)
-{
-    r.table = *t;
-    return r;
-}
-
-/* ... and with the ideal gas's (e: NULL, absent). */
-AC_INLINE ac_physics_params ac_physics_params_with_gas(const ac_point_params *p, const ac_mhd_params *q,
-                                                       const ac_hyper_params *h, const ac_gas_params *e)
-{
-    ac_physics_params r = ac_physics_params_of(p, q, h);
-    if (e) {
-        r.gamma_m1 = e->gamma_m1;
-        r.inv_gamma = e->inv_gamma;
-        r.cv1 = e->cv1;
-        r.ln_rho0 = e->ln_rho0;
-        r.lnTT0 = e->lnTT0;
-        r.cp = e->cp;
-        r.chi = e->chi;
-        r.chi_hyper3 = e->chi_hyper3;
-        r.mu0 = e->mu0;
-    }
-    return r;
 }
 
 /* The hydrodynamic entries of ac_point_derivatives from ac_derivatives
@@ -468,12 +342,11 @@ AC_INLINE void ac_point_derivatives_of_flow(const ac_derivatives *h, ac_point_de
 
 /* Right-hand sides of eqs. (1) and (2) (no forcing): d lnrho/dt to rhs[0],
  * du_i/dt to rhs[1 + i].  Transitional: physics_rhs of plain hydro. */
-AC_INLINE void rhs_from_derivatives(const ac_derivatives *d, const ac_point_params *p, real rhs[4])
+AC_INLINE void rhs_from_derivatives(const ac_derivatives *d, const ac_physics_params *p, real rhs[4])
 {
     ac_point_derivatives pd;
     ac_point_derivatives_of_flow(d, &pd);
-    const ac_physics_params q = ac_physics_params_of(p, NULL, NULL);
-    physics_rhs(AC_MODULE_HYDRO, ac_terms_of(AC_MODULE_HYDRO, 0, 0), &pd, &q, NULL, rhs);
+    physics_rhs(AC_MODULE_HYDRO, ac_terms_of(AC_MODULE_HYDRO, 0, 0), &pd, p, NULL, rhs);
 }
 
 /* 2N-storage RK3 substep, eq. (10), for one value:

@@ -37,10 +37,13 @@ typedef enum { AC_PATH_NONE = -1, AC_PATH_HYDRO = 0, AC_PATH_TERMS = 1 } ac_path
 
 enum { AC_HYDRO_PATH_TERMS = AC_TERM_CONTINUITY | AC_TERM_ADVECTION | AC_TERM_PRESSURE | AC_TERM_VISCOSITY };
 
-/* The parameters of those terms that the tuned hydro loops read
- * (ac_point_params in physics.h): any other parameter of theirs off its
- * default (one added to parameters.def since) is a term they do not
- * implement, and ac_hydro_path_unread names it. */
+/* The parameters of those terms that the tuned hydro loops were written
+ * for.  They take every parameter (ac_physics_params, as every loop does),
+ * but they fill only the derivatives these terms read today
+ * (ac_point_derivatives_of_flow in physics.h) and the 19-point method adds
+ * nu's grad div u in a pass of its own (rk3_add_grad_div): any other
+ * parameter of these terms off its default (one added to parameters.def
+ * since) may need what they leave out, and ac_hydro_path_unread names it. */
 #define AC_HYDRO_PATH_READS(name) (strcmp(name, "nu") == 0 || strcmp(name, "cs") == 0)
 #define AC_OFF_DEFAULT_REAL(v, dflt) ((v) != (dflt))
 #define AC_OFF_DEFAULT_VECTOR(v, dflt) ((v)[0] != (dflt) || (v)[1] != (dflt) || (v)[2] != (dflt))

@@ -89,7 +89,7 @@ AC_INLINE double ac_signal_speed(unsigned modules, unsigned terms, const ac_poin
 /* ... at padded index idx of `fields` (ghost zones filled where gradients
  * are read). */
 AC_INLINE double ac_signal_speed_at(unsigned modules, unsigned terms, const real *const *fields, ptrdiff_t idx,
-                                    const ptrdiff_t stride[3], const ac_physics_params *p)
+                                    const ptrdiff_t stride[3], const ac_geometry *geo, const ac_physics_params *p)
 {
     ac_point_derivatives d;
     AC_UNROLL
@@ -101,7 +101,7 @@ AC_INLINE double ac_signal_speed_at(unsigned modules, unsigned terms, const real
         if (needs & AC_NEEDS_FIRST)
             AC_UNROLL
             for (int a = 0; a < 3; ++a)
-                d.grad[f][a] = first_derivative(fields[f] + idx, stride[a], p->inv_ds[a]);
+                d.grad[f][a] = first_derivative(fields[f] + idx, stride[a], geo->inv_ds[a]);
     }
     return ac_signal_speed(modules, terms, &d, p);
 }

@@ -16,7 +16,7 @@ ac_status forced_steps(GridObject *self, double dt, long count, int profile_curr
     for (long s = 0; s < count && st == AC_OK; ++s) {
         ac_forcing_term term;
         st = self->ops->step(self->self, dt, 1, s == 0 && profile_current);
-        ac_forcing_draw(&self->forcing, dt, &term);
+        ac_forcing_draw(&self->forcing, self->grid.cs, dt, &term);
         if (st == AC_OK)
             st = self->ops->add_forcing(self->self, &term, dt);
     }
@@ -28,7 +28,7 @@ int forcing_draw_ahead(GridObject *self, long *max_steps, ac_forcing_batch *batc
     batch->samples = NULL;
     batch->count = 0;
     batch->f0 = self->forcing.f0;
-    batch->cs = self->forcing.cs;
+    batch->cs = self->grid.cs;
     if (self->forcing.count == 0)
         return 0;
     if (*max_steps > AC_FORCING_SAMPLES_AHEAD)
@@ -69,7 +69,7 @@ PyObject *Grid_add_forcing(GridObject *self, PyObject *args)
     ac_status st;
     Py_BEGIN_ALLOW_THREADS
     ac_forcing_term term;
-    ac_forcing_draw(&self->forcing, dt, &term);
+    ac_forcing_draw(&self->forcing, self->grid.cs, dt, &term);
     st = self->ops->add_forcing(self->self, &term, dt);
     Py_END_ALLOW_THREADS
     if (st != AC_OK)
@@ -113,7 +113,6 @@ PyObject *Grid_set_forcing(GridObject *self, PyObject *args)
     self->forcing.k = copy;
     self->forcing.count = (int)count;
     self->forcing.f0 = f0;
-    self->forcing.cs = self->grid.cs;
     self->forcing.state = seed;
     self->forcing.relhel = relhel;
     self->forcing.kav = kav > 0.0 ? kav : 0.0;
@@ -150,7 +149,7 @@ PyObject *Grid_draw_forcing(GridObject *self, PyObject *args)
         return NULL;
     }
     ac_forcing_term t;
-    ac_forcing_draw(&self->forcing, dt, &t);
+    ac_forcing_draw(&self->forcing, self->grid.cs, dt, &t);
     return Py_BuildValue("((ddd)(ddd)d)", t.k[0], t.k[1], t.k[2], t.amplitude[0], t.amplitude[1], t.amplitude[2],
                          t.phase);
 }

@@ -239,7 +239,8 @@ enum { AC_PENCILS = sizeof(ac_derivatives) / sizeof(real) };
 typedef struct {
     real *in[AC_NUM_FIELDS], *out[AC_NUM_FIELDS], *w[AC_NUM_FIELDS];
     real *div_u; /* 19-point method only */
-    ac_point_params p;
+    ac_physics_params p;
+    ac_geometry geo;
     ptrdiff_t stride[3];
     real dt;
     int streaming;   /* streaming stores for `out` */
@@ -290,7 +291,7 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
         real *grad = AC_PENCIL(grad_lnrho[a]);
         AC_VECTOR_LOOP
         for (int i = 0; i < nx; ++i)
-            grad[i] = first_derivative(lnrho + i, stride[a], job.p.inv_ds[a]);
+            grad[i] = first_derivative(lnrho + i, stride[a], job.geo.inv_ds[a]);
     }
     AC_UNROLL
     for (int c = 0; c < 3; ++c) {
@@ -298,7 +299,7 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
         AC_UNROLL
         for (int a = 0; a < 3; ++a) {
             const ptrdiff_t s = stride[a];
-            const real inv = job.p.inv_ds[a];
+            const real inv = job.geo.inv_ds[a];
             real *grad = AC_PENCIL(grad_u[c][a]), *lap = AC_PENCIL(lap_u[c]), *grad_div = AC_PENCIL(grad_div_u[c]);
             AC_VECTOR_LOOP
             for (int i = 0; i < nx; ++i) {
@@ -317,8 +318,8 @@ static inline __attribute__((always_inline)) void AC_FN(row_substep)(const AC_FN
             real *grad_div1 = AC_PENCIL(grad_div_u[i1]), *grad_div2 = AC_PENCIL(grad_div_u[i2]);
             AC_VECTOR_LOOP
             for (int i = 0; i < nx; ++i) {
-                grad_div1[i] = (c ? grad_div1[i] : (real)0) + grad_div_mixed_term(u + i, stride, &job.p, i1, c);
-                grad_div2[i] = (c ? grad_div2[i] : (real)0) + grad_div_mixed_term(u + i, stride, &job.p, i2, c);
+                grad_div1[i] = (c ? grad_div1[i] : (real)0) + grad_div_mixed_term(u + i, stride, &job.geo, i1, c);
+                grad_div2[i] = (c ? grad_div2[i] : (real)0) + grad_div_mixed_term(u + i, stride, &job.geo, i2, c);
             }
         }
     }
@@ -378,7 +379,8 @@ static AC_FN(row_job) AC_FN(make_job)(const ac_grid *g, void *const in[AC_NUM_FI
         job.w[f] = (real *)w[f];
     }
     job.div_u = (real *)div_u;
-    job.p = make_point_params(g->spacing, g->nu, g->cs);
+    job.p = make_physics_params(g);
+    job.geo = make_geometry(g);
     ac_grid_strides(g, job.stride);
     job.dt = (real)dt;
     job.streaming = streaming;
@@ -663,7 +665,8 @@ void AC_FN(substep_19p_second)(const ac_grid *g, void *const out_[AC_NUM_FIELDS]
     real *const out[3] = {(real *)out_[1], (real *)out_[2], (real *)out_[3]};
     real *const w[3] = {(real *)w_[1], (real *)w_[2], (real *)w_[3]};
     const real *div_u = (const real *)div_u_;
-    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
+    const ac_physics_params p = make_physics_params(g);
+    const ac_geometry geo = make_geometry(g);
     ptrdiff_t stride[3];
     ac_grid_strides(g, stride);
     const real dt = (real)dt_;
@@ -675,8 +678,8 @@ void AC_FN(substep_19p_second)(const ac_grid *g, void *const out_[AC_NUM_FIELDS]
             for (int c = 0; c < 3; ++c) {
                 AC_VECTOR_LOOP
                 for (int i = 0; i < nx; ++i)
-                    rk3_add_grad_div(&out[c][row + i], &w[c][row + i], grad_div_19p(div_u + row + i, stride, &p, c),
-                                     substep, dt, p.nu);
+                    rk3_add_grad_div(&out[c][row + i], &w[c][row + i], grad_div_19p(div_u + row + i, stride, &geo, c),
+                                     substep, dt, p.table.nu);
             }
         }
 }

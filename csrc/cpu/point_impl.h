@@ -12,7 +12,7 @@
  * smoothing along `axis`; then to's ghost zones. */
 static void AC_FN(shock_pass)(const ac_grid *g, real *const *in, const real *from, real *to, int axis)
 {
-    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
+    const ac_geometry geo = make_geometry(g);
     const real *const u[3] = {in[1], in[2], in[3]};
     ptrdiff_t stride[3];
     ac_grid_strides(g, stride);
@@ -21,7 +21,7 @@ static void AC_FN(shock_pass)(const ac_grid *g, real *const *in, const real *fro
 #define AC_SHOCK_ROW(a)                                                                                                \
     AC_VECTOR_LOOP                                                                                                     \
     for (int i = 0; i < nx; ++i)                                                                                       \
-        to[row + i] = shock_pass_point(u, from, row + i, stride, p.inv_ds, (a));
+        to[row + i] = shock_pass_point(u, from, row + i, stride, geo.inv_ds, (a));
 #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < g->n[2]; ++k)
         for (int j = 0; j < g->n[1]; ++j) {
@@ -57,8 +57,7 @@ int AC_FN(shock_profile_pass)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], 
         AC_FN(shock_pass)(g, in, pass == 0 ? NULL : from, to, axis_of[pass]);
         return to == zeta ? 0 : 1;
     }
-    const double dxmin = ac_grid_dxmin(g);
-    const real scale = (real)(g->nu_shock * dxmin * dxmin);
+    const real scale = make_physics_params(g).shock_scale;
     const size_t count = ac_grid_padded_count(g);
     for (size_t n = 0; n < count; ++n) /* ghost zones too: they hold the periodic images */
         zeta[n] = scale * scratch[n];
@@ -82,6 +81,7 @@ void AC_FN(shock_profile)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void
     static double AC_FN(name)(const ac_grid *g, const real *const *fields, unsigned terms)                            \
     {                                                                                                                  \
         const ac_physics_params p = make_physics_params(g);                                                            \
+        const ac_geometry geo = make_geometry(g);                                                                      \
         ptrdiff_t stride[3];                                                                                           \
         ac_grid_strides(g, stride);                                                                                    \
         double fastest = 0.0;                                                                                          \
@@ -92,7 +92,7 @@ void AC_FN(shock_profile)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], void
                 const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);                                            \
                 for (int i = 0; i < g->n[0]; ++i) {                                                                    \
                     const double speed = ac_signal_speed_at((M), ac_signal_terms((M), terms), fields, row + i, stride, \
-                                                            &p) +                                                      \
+                                                            &geo, &p) +                                                \
                                          ac_position_speed(g, terms, i);                                               \
                     nonfinite |= !isfinite(speed);                                                                     \
                     fastest = speed > fastest ? speed : fastest;                                                       \

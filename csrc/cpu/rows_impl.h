@@ -77,6 +77,7 @@ struct AC_FN(rows_job) {
     real *in[AC_MAX_FIELDS], *out[AC_MAX_FIELDS], *w[AC_MAX_FIELDS];
     const real *zeta; /* the shock profile, with AC_TERM_SHOCK */
     ac_physics_params p;
+    ac_geometry geo;
     ptrdiff_t stride[3]; /* stride[0] = 1 */
     real dt;
     int fields;
@@ -210,7 +211,7 @@ AC_R_NOINLINE void AC_FN(pass_first_derivative)(const real *restrict v, ptrdiff_
 static void AC_FN(rows_derivatives)(const AC_FN(rows_job) *job, ptrdiff_t row, ptrdiff_t zrow, int nx, real *pencil)
 {
     const ptrdiff_t *s = job->stride;
-    const real *inv = job->p.inv_ds;
+    const real *inv = job->geo.inv_ds;
     for (int r = 0; r < AC_FIELD_ROWS; ++r) {
         const unsigned need = job->needs[r];
         if (!need)
@@ -266,7 +267,7 @@ static inline __attribute__((always_inline)) void AC_FN(rows_rhs)(const AC_FN(ro
             if (need & AC_NEEDS_FIRST)
                 AC_UNROLL
                 for (int a = 0; a < 3; ++a) /* first_derivative, its sums from pass 1 */
-                    d.grad[f][a] = AC_R_PENCIL(pencil, AC_R_FIRST, 3 * f + a)[i] * first_scale(job.p.inv_ds[a]);
+                    d.grad[f][a] = AC_R_PENCIL(pencil, AC_R_FIRST, 3 * f + a)[i] * first_scale(job.geo.inv_ds[a]);
             if (need & AC_NEEDS_SECOND)
                 d.lap[f] = AC_R_PENCIL(pencil, AC_R_LAP, f)[i];
             if ((need & AC_NEEDS_GRAD_DIV) && ac_field_role_of(r) == AC_VECTOR_X) {
@@ -304,7 +305,7 @@ AC_R_NOINLINE void AC_FN(shear_pass)(const ac_grid *g, const AC_FN(rows_job) *jo
                                      real *pencil)
 {
     const unsigned modules = ac_grid_modules(g);
-    const real shear = job->p.table.shear, scale = first_scale(job->p.inv_ds[1]);
+    const real shear = job->p.table.shear, scale = first_scale(job->geo.inv_ds[1]);
     for (int i = 0; i < nx; ++i) {
         ac_point_derivatives d;
         real rhs[AC_FIELD_ROWS];
@@ -416,6 +417,7 @@ static AC_FN(rows_job) AC_FN(make_rows_job)(const ac_grid *g, void *const in[AC_
     }
     job.zeta = (const real *)zeta;
     job.p = make_physics_params(g);
+    job.geo = make_geometry(g);
     ac_grid_strides(g, job.stride);
     job.stride[0] = 1;
     job.dt = (real)dt;

@@ -230,8 +230,8 @@ static __device__ __forceinline__ bool AC_FN(tile_column)(const AC_FN(shape) & s
  * second pass only adds to w, so w_out may be NULL here too. */
 __global__ void __launch_bounds__(AC_MAX_TILE_THREADS)
     AC_FN(first_pass_19p_kernel)(AC_FN(field_set) in, AC_FN(field_set) out, AC_FN(field_set) w_in,
-                                 AC_FN(field_set) w_out, real *__restrict__ div_u, AC_FN(shape) s, ac_point_params p,
-                                 int substep, real dt, int z_per_block)
+                                 AC_FN(field_set) w_out, real *__restrict__ div_u, AC_FN(shape) s,
+                                 ac_physics_params p, ac_geometry geo, int substep, real dt, int z_per_block)
 {
     int i, j, k0, k1;
     if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(AC_MAX_TILE_THREADS)
         for (int c = 0; c < 3; ++c)
             f.u[c] = in.f[1 + c] + idx;
         ac_derivatives d;
-        axis_derivatives(f, s.stride, &p, &d);
+        axis_derivatives(f, s.stride, &geo, &d);
         for (int c = 0; c < 3; ++c)
             d.grad_div_u[c] = 0;
         div_u[idx] = divergence(&d);
@@ -263,7 +263,8 @@ __global__ void __launch_bounds__(AC_MAX_TILE_THREADS)
  * is not needed after it (w_out NULL): the increment goes to u alone. */
 __global__ void __launch_bounds__(AC_MAX_TILE_THREADS)
     AC_FN(grad_div_kernel)(AC_FN(field_set) out, AC_FN(field_set) w_out, const real *__restrict__ div_u,
-                           AC_FN(shape) s, ac_point_params p, int substep, real dt, int z_per_block)
+                           AC_FN(shape) s, ac_physics_params p, ac_geometry geo, int substep, real dt,
+                           int z_per_block)
 {
     int i, j, k0, k1;
     if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
@@ -273,7 +274,8 @@ __global__ void __launch_bounds__(AC_MAX_TILE_THREADS)
         for (int c = 0; c < 3; ++c) {
             real unused = 0;
             real *w = w_out.f[1 + c] ? &w_out.f[1 + c][idx] : &unused;
-            rk3_add_grad_div(&out.f[1 + c][idx], w, grad_div_19p(div_u + idx, s.stride, &p, c), substep, dt, p.nu);
+            rk3_add_grad_div(&out.f[1 + c][idx], w, grad_div_19p(div_u + idx, s.stride, &geo, c), substep, dt,
+                             p.table.nu);
         }
     }
 }
@@ -332,21 +334,12 @@ static int AC_FN(stream_runs)(const AC_FN(kernel_fit) & fit, long long columns, 
     return runs < 1 ? 1 : runs > nz ? nz : runs;
 }
 
-/* The parameters of the terms as the streaming kernel takes them (see
- * stream_substep_kernel). */
-typedef struct {
-    ac_point_params p;
-    ac_mhd_params q;
-    ac_hyper_params h;
-    ac_gas_params e; /* the entropy module's ideal gas */
-    ac_table_params t; /* every parameter of csrc/parameters.def */
-} AC_FN(kernel_params);
-
 /* The 55-point substep of configuration CONFIG with a TX x TY tile and
  * `runs` runs up each column of tiles (0: stream_runs). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
-                                               const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt, ac_device_step step, int runs,
+                                               const ac_physics_params &p, const AC_FN(stencil_scales) & c,
+                                               const real *zeta, int substep, real dt, ac_device_step step, int runs,
                                                unsigned wraps, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
@@ -366,11 +359,13 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         runs = nz;
     if (columns * runs > 0x7fffffffLL)
         return AC_ERR_ARGUMENT;
+    AC_FN(param_piece) pieces[AC_PARAM_PIECES];
+    AC_FN(param_pieces)(p, pieces);
     AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
-        <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, p.p, AC_FN(make_scales)(p.p),
-                                                                      substep, dt, step, runs, (wraps & 1u) != 0,
-                                                                      (wraps & 2u) != 0, (wraps & 4u) != 0, p.q,
-                                                                      p.h, p.e, zeta, p.t);
+        <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, c, substep, dt, step,
+                                                                      (wraps & 1u) != 0, (wraps & 2u) != 0,
+                                                                      (wraps & 4u) != 0, zeta, runs, pieces[0],
+                                                                      pieces[1], pieces[2]);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
@@ -378,15 +373,15 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
  * the step's length at device_step->dt) or the one that takes dt. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
-                                      const AC_FN(kernel_params) & p, const real *zeta, int substep, real dt,
-                                      const ac_device_step *device_step, int runs, unsigned wraps,
+                                      const ac_physics_params &p, const AC_FN(stencil_scales) & c, const real *zeta,
+                                      int substep, real dt, const ac_device_step *device_step, int runs, unsigned wraps,
                                       cudaStream_t stream)
 {
     if (device_step) /* (C++14 instantiates this call for shock viscosity too: the host's instance) */
         return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, ac_device_loop_runs(CONFIG)>(
-            in, out, w_in, w_out, s, p, zeta, substep, dt, *device_step, runs, wraps, stream);
+            in, out, w_in, w_out, s, p, c, zeta, substep, dt, *device_step, runs, wraps, stream);
     return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
-        in, out, w_in, w_out, s, p, zeta, substep, dt, ac_device_step(), runs, wraps, stream);
+        in, out, w_in, w_out, s, p, c, zeta, substep, dt, ac_device_step(), runs, wraps, stream);
 }
 
 /* The raw arrays of a substep: in, out, w_in, w_out (kernels.h's order). */
@@ -404,7 +399,8 @@ static AC_FN(fields)<NF> AC_FN(make_fields)(void *const *f)
 /* Everything a substep launch takes besides its instance. */
 typedef struct {
     const AC_FN(shape) *s;
-    AC_FN(kernel_params) p;
+    ac_physics_params p;
+    AC_FN(stencil_scales) c; /* of the grid's geometry */
     const real *zeta;
     int substep;
     real dt;
@@ -420,7 +416,7 @@ static ac_status AC_FN(launch_shape)(const AC_FN(raw_sets) & raw, const AC_FN(su
     const AC_FN(shape) &s = *a.s;
     return AC_FN(launch_stream)<CONFIG, TX, TY, LEAD, BLOCKS>(
         AC_FN(make_fields)<NF>(raw[0]), AC_FN(make_fields)<NF>(raw[1]), AC_FN(make_fields)<NF>(raw[2]),
-        AC_FN(make_fields)<NF>(raw[3]), s, a.p, a.zeta, a.substep, a.dt, a.device_step, runs,
+        AC_FN(make_fields)<NF>(raw[3]), s, a.p, a.c, a.zeta, a.substep, a.dt, a.device_step, runs,
         a.wraps, a.stream);
 }
 
@@ -515,11 +511,8 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
 {
     AC_FN(substep_args) a;
     a.s = &s;
-    a.p.p = make_point_params(g->spacing, g->nu, g->cs);
-    a.p.q = make_mhd_params(g->eta, g->mu0, g->b_ext);
-    a.p.h = make_hyper_params(g->nu_hyper3, g->diff_hyper3);
-    a.p.e = make_gas_params(g);
-    a.p.t = make_table_params(g);
+    a.p = make_physics_params(g);
+    a.c = AC_FN(make_scales)(make_geometry(g));
     a.zeta = zeta;
     a.substep = substep;
     a.dt = dt;
@@ -548,7 +541,6 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                                          cudaStream_t stream)
 {
     AC_FN(shape) s = AC_FN(make_shape)(g);
-    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
     AC_FN(field_set) in = AC_FN(make_set)(in_), out = AC_FN(make_set)(out_), w_in = AC_FN(make_set)(w_in_),
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
@@ -574,17 +566,20 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
     if (method == AC_METHOD_55P)
         return AC_FN(stream_substep)(g, in_, out_, w_in_, w_out_, s, (const real *)zeta, substep, dt, device_step,
                                      wraps, stream);
+    const ac_physics_params p = make_physics_params(g);
+    const ac_geometry geo = make_geometry(g);
     const ac_tile tile = ac_cuda_tile();
     const dim3 threads(tile.x, tile.y, 1);
     const int z = tile.z;
     const dim3 blocks = AC_FN(tile_blocks)(s, threads, z);
-    AC_FN(first_pass_19p_kernel)<<<blocks, threads, 0, stream>>>(in, out, w_in, w_out, div_u, s, p, substep, dt, z);
+    AC_FN(first_pass_19p_kernel)<<<blocks, threads, 0, stream>>>(in, out, w_in, w_out, div_u, s, p, geo, substep, dt,
+                                                                 z);
     if (ac_cuda_record(cudaGetLastError(), "19-point first pass launch") != AC_OK)
         return AC_ERR_DEVICE;
     AC_FN(field_set) div_set = {{div_u, NULL, NULL, NULL}};
     if (AC_FN(fill_ghosts)(div_set, 1, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    AC_FN(grad_div_kernel)<<<blocks, threads, 0, stream>>>(out, w_out, div_u, s, p, substep, dt, z);
+    AC_FN(grad_div_kernel)<<<blocks, threads, 0, stream>>>(out, w_out, div_u, s, p, geo, substep, dt, z);
     return ac_cuda_record(cudaGetLastError(), "19-point second pass launch");
 }
 
@@ -734,14 +729,13 @@ extern "C" ac_status AC_FN(cuda_fill_walls)(const ac_grid *g, void *const fields
  * += g is linear, so it adds dt g to w and beta dt g to u (w_out NULL: the
  * last substep keeps no w).  dt_device: the device-side CFL loop's step
  * length, read as the substep kernels read it (step_length). */
-__global__ void AC_FN(gravity_kernel)(AC_FN(field_set) out, AC_FN(field_set) w_out, AC_FN(shape) s, real g0, real g1,
-                                      real g2, real dt, const double *dt_device, real beta)
+__global__ void AC_FN(gravity_kernel)(AC_FN(field_set) out, AC_FN(field_set) w_out, AC_FN(shape) s,
+                                      ac_physics_params p, real dt, const double *dt_device, real beta)
 {
     if (!AC_FN(step_length)(dt_device, &dt))
         return;
     const int ni = s.end[0] - s.first[0], nj = s.end[1] - s.first[1], nk = s.end[2] - s.first[2];
     const long long total = (long long)ni * nj * nk;
-    const real g[3] = {g0, g1, g2};
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x) {
         const long long r = t / ni;
@@ -749,7 +743,7 @@ __global__ void AC_FN(gravity_kernel)(AC_FN(field_set) out, AC_FN(field_set) w_o
                                            s.first[2] + (int)(r / nj));
 #pragma unroll
         for (int i = 0; i < 3; ++i) {
-            const real increment = dt * g[i];
+            const real increment = dt * p.table.gravity[i];
             if (w_out.f[1 + i])
                 w_out.f[1 + i][at] += increment;
             out.f[1 + i][at] += beta * increment;
@@ -770,8 +764,8 @@ extern "C" ac_status AC_FN(cuda_add_gravity)(const ac_grid *g, const ac_region *
     }
     const long long total = (long long)(s.end[0] - s.first[0]) * (s.end[1] - s.first[1]) * (s.end[2] - s.first[2]);
     AC_FN(gravity_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(
-        AC_FN(make_set)(out_), AC_FN(make_set)(w_out_), s, (real)g->gravity[0], (real)g->gravity[1],
-        (real)g->gravity[2], (real)dt, dt_device, rk3_beta(substep));
+        AC_FN(make_set)(out_), AC_FN(make_set)(w_out_), s, make_physics_params(g), (real)dt, dt_device,
+        rk3_beta(substep));
     return ac_cuda_record(cudaGetLastError(), "gravity_kernel launch");
 }
 

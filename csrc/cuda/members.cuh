@@ -12,12 +12,19 @@
 /* A member as the kernel reads it: block (b, m) is block b of member m. */
 typedef struct {
     AC_FN(field_set) sets[3]; /* home, stage_a, w */
-    ac_point_params p;
-    AC_FN(stencil_scales) c;
+    ac_physics_params p;
+    AC_FN(stencil_scales) c; /* its geometry */
     ac_device_step step;
 } AC_FN(stream_member);
 
 __constant__ AC_FN(stream_member) AC_FN(stream_members)[AC_MAX_MEMBERS];
+
+/* The table lives in the 64 KiB of constant memory a module has.  In
+ * double a member takes 488 bytes, 240 of them its parameters (one double
+ * a row of csrc/parameters.def and a derived coefficient), so that 128
+ * members take 61 KiB: three more rows fit; past them, fewer members a
+ * launch (AC_MAX_MEMBERS with astaroth/ensemble.py's MEMBERS_PER_LAUNCH). */
+static_assert(sizeof(AC_FN(stream_members)) <= 65536, "the ensemble table (members.cuh) outgrows constant memory");
 
 /* roles: the sets substep `substep` reads, writes, reads w from and writes w
  * to (-1: none); reduce: the last substep of a step, which leaves max |u|^2
@@ -31,10 +38,11 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
     ac_device_step step = m.step;
     if (!reduce)
         step.max_u2_bits = NULL;
+    const AC_FN(from_struct) params = {m.p};
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
         m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
-        roles.w >= 0 ? m.sets[roles.w] : none, s, ac_physics_params_of(&m.p, NULL, NULL), m.c, substep, (real)0, step,
-        runs, wrap_x, true, true, NULL);
+        roles.w >= 0 ? m.sets[roles.w] : none, s, AC_FN(params_from)(params), m.c, substep, (real)0, step, runs, wrap_x,
+        true, true, NULL);
 }
 
 /* Loads the table: the members' sets, parameters and stencil scales, as
@@ -51,8 +59,8 @@ extern "C" ac_status AC_FN(cuda_load_members)(const ac_member *members, int coun
         const ac_grid *g = members[i].grid;
         for (int k = 0; k < 3; ++k)
             table[i].sets[k] = AC_FN(make_set)(members[i].sets[k]);
-        table[i].p = make_point_params(g->spacing, g->nu, g->cs);
-        table[i].c = AC_FN(make_scales)(table[i].p);
+        table[i].p = make_physics_params(g);
+        table[i].c = AC_FN(make_scales)(make_geometry(g));
         table[i].step = members[i].step;
     }
     /* from pageable memory: the copy is staged before the call returns */

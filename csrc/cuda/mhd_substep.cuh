@@ -38,7 +38,8 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
  * filled.  One instance per module set, so that the field indices fold. */
 template <unsigned MODULES>
 __global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigned terms, AC_FN(shape) s,
-                                            ac_physics_params p, unsigned long long *max_bits, unsigned int *nonfinite)
+                                            ac_physics_params p, ac_geometry geo, unsigned long long *max_bits,
+                                            unsigned int *nonfinite)
 {
     constexpr int count = ac_field_count(MODULES);
     double local_max = 0.0;
@@ -54,7 +55,7 @@ __global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigne
                 flags |= 1u << f;
         /* the grid's terms at run time: with the module set's as constants (the CPU's choice) the MHD+entropy
          * instance takes 82 registers and 1.23 times as long (benchmarks/results/2026-11-27-h100-run-in-c) */
-        const double speed = ac_signal_speed_at(MODULES, terms, fields.f, idx, stride, &p);
+        const double speed = ac_signal_speed_at(MODULES, terms, fields.f, idx, stride, &geo, &p);
         if (!isfinite(speed))
             flags |= 1u << 1; /* reported as the velocity's */
         else
@@ -86,10 +87,11 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
     const unsigned blocks = AC_FN(blocks_for)(total, 4096);
     const AC_FN(mhd_field_set) set = AC_FN(make_mhd_set)(fields_);
     const ac_physics_params p = make_physics_params(g);
+    const ac_geometry geo = make_geometry(g);
     switch (g->modules) {
 #define AC_SIGNAL_INSTANCE(m)                                                                                          \
     case (m):                                                                                                          \
-        AC_FN(signal_reduce_kernel)<(m)><<<blocks, 256, 0, stream>>>(set, terms, s, p, max_bits, nonfinite);           \
+        AC_FN(signal_reduce_kernel)<(m)><<<blocks, 256, 0, stream>>>(set, terms, s, p, geo, max_bits, nonfinite);           \
         break;
         AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO)
         AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)

@@ -52,8 +52,8 @@ static __device__ __forceinline__ ptrdiff_t AC_FN(plane_offset)(const AC_FN(shap
 }
 
 __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
-    AC_FN(shock_profile_kernel)(AC_FN(field_set) in, real *__restrict__ zeta, AC_FN(shape) s, ac_point_params p,
-                                real scale, int z_per_block, bool images)
+    AC_FN(shock_profile_kernel)(AC_FN(field_set) in, real *__restrict__ zeta, AC_FN(shape) s,
+                                ac_geometry geo, ac_physics_params p, int z_per_block, bool images)
 {
     enum { TX = AC_SHOCK_TX, TY = AC_SHOCK_TY, THREADS = AC_SHOCK_THREADS, R = 3 /* the stencil's radius */,
            SPAN = 2 * R + 1 };
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
                     diff[1][d - 1] = uy[b + R + d][a] - uy[b + R - d][a];
                     diff[2][d - 1] = uz[slot[R + d]][b][a] - uz[slot[R - d]][b][a];
                 }
-                compression[b][a] = shock_compression_from_differences(diff, p.inv_ds);
+                compression[b][a] = shock_compression_from_differences(diff, geo.inv_ds);
             }
         }
         oldest = oldest + 1 == SPAN ? 0 : oldest + 1;
@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
                                    along_x[threadIdx.y + 2][threadIdx.x]);
         if (z >= z0 + 2 && i < s.n[0] && j < s.n[1]) { /* the profile of plane z - 2 */
             const int k = z - 2;
-            const real v = scale * smooth_121(along_xy[0], along_xy[1], xy);
+            const real v = p.shock_scale * smooth_121(along_xy[0], along_xy[1], xy);
             zeta[AC_FN(padded)(s, i, j, k)] = v;
             if (images) { /* its periodic images in the ghost zones along each axis (the gradient's stencils) */
                 if (i < R || i >= s.n[0] - R)
@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(AC_SHOCK_THREADS, sizeof(real) == 8 ? 3 : 2)
 
 /* The profile's gradient (its ghost zones along each axis filled) into the
  * three padded arrays after it, eq. (6) as the CPU's substep takes it. */
-__global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_point_params p, int z_per_block)
+__global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_geometry geo, int z_per_block)
 {
     const ptrdiff_t padded = (ptrdiff_t)s.m[0] * s.m[1] * s.m[2];
     int i, j, k0, k1;
@@ -219,7 +219,7 @@ __global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_poin
         const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
 #pragma unroll
         for (int a = 0; a < 3; ++a)
-            zeta[(a + 1) * padded + idx] = first_derivative(zeta + idx, s.stride[a], p.inv_ds[a]);
+            zeta[(a + 1) * padded + idx] = first_derivative(zeta + idx, s.stride[a], geo.inv_ds[a]);
     }
 }
 
@@ -230,9 +230,8 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
 {
     static AC_FN(kernel_fit) fit; /* the blocks of the profile kernel one GPU holds at once */
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const ac_point_params p = make_point_params(g->spacing, g->nu, g->cs);
+    const ac_geometry geo = make_geometry(g);
     real *zeta = (real *)zeta_;
-    const double dxmin = ac_grid_dxmin(g);
     if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(shock_profile_kernel), AC_SHOCK_THREADS, 0) != AC_OK)
         return AC_ERR_DEVICE;
     /* one wave: the z range split among as many blocks per x-y tile as fit */
@@ -244,9 +243,8 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
     /* the kernel writes each point's images along each axis where every axis
      * has the stencil's radius of points at least (once each) */
     const bool images = s.n[0] >= AC_GHOST && s.n[1] >= AC_GHOST && s.n[2] >= AC_GHOST;
-    AC_FN(shock_profile_kernel)<<<blocks, threads, 0, stream>>>(AC_FN(make_set)(in_), zeta, s, p,
-                                                               (real)(g->nu_shock * dxmin * dxmin), z_per_block,
-                                                               images);
+    AC_FN(shock_profile_kernel)<<<blocks, threads, 0, stream>>>(AC_FN(make_set)(in_), zeta, s, geo,
+                                                               make_physics_params(g), z_per_block, images);
     if (ac_cuda_record(cudaGetLastError(), "shock profile launch") != AC_OK)
         return AC_ERR_DEVICE;
     const AC_FN(field_set) profile = {{zeta, NULL, NULL, NULL}};
@@ -254,7 +252,7 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
         return AC_ERR_DEVICE;
     const dim3 gradient_threads(32, 8, 1);
     blocks = AC_FN(tile_blocks)(s, gradient_threads, 16);
-    AC_FN(shock_gradient_kernel)<<<blocks, gradient_threads, 0, stream>>>(zeta, s, p, 16);
+    AC_FN(shock_gradient_kernel)<<<blocks, gradient_threads, 0, stream>>>(zeta, s, geo, 16);
     return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
 }
 

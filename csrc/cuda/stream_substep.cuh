@@ -114,18 +114,18 @@ typedef struct {
     real sixth[3];                                 /* hyperdiffusion's del6 */
 } AC_FN(stencil_scales);
 
-static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_point_params &p)
+static AC_FN(stencil_scales) AC_FN(make_scales)(const ac_geometry &geo)
 {
     AC_FN(stencil_scales) c;
     for (int a = 0; a < 3; ++a) {
-        c.first[a] = first_scale(p.inv_ds[a]);
-        c.second[a] = second_scale(p.inv_ds[a]);
-        c.sixth[a] = sixth_scale(p.inv_ds[a]);
+        c.first[a] = first_scale(geo.inv_ds[a]);
+        c.second[a] = second_scale(geo.inv_ds[a]);
+        c.sixth[a] = sixth_scale(geo.inv_ds[a]);
     }
-    c.mixed_xy = mixed_scale(p.inv_ds[0], p.inv_ds[1]);
+    c.mixed_xy = mixed_scale(geo.inv_ds[0], geo.inv_ds[1]);
     for (int r = 1; r <= AC_GHOST; ++r) {
-        c.weight_xz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[0], p.inv_ds[2]);
-        c.weight_yz[r - 1] = mixed_plane_weight(r) * mixed_scale(p.inv_ds[1], p.inv_ds[2]);
+        c.weight_xz[r - 1] = mixed_plane_weight(r) * mixed_scale(geo.inv_ds[0], geo.inv_ds[2]);
+        c.weight_yz[r - 1] = mixed_plane_weight(r) * mixed_scale(geo.inv_ds[1], geo.inv_ds[2]);
     }
     return c;
 }
@@ -259,7 +259,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
-    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s, ac_physics_params p,
+    AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s, const ac_physics_params &p,
     AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs, bool wrap_x, bool wrap_y,
     bool wrap_z, const real *zeta)
 {
@@ -526,25 +526,98 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         AC_FN(warp_reduce_to)(max_u2, nonfinite, step.max_u2_bits, step.nonfinite);
 }
 
-/* The kernel takes the parameters in the structs of physics.h's modules,
- * not one ac_physics_params: with the latter ptxas schedules MHD in single
- * precision with 193 registers a thread instead of 151, and its 256^3 step
- * ran at 0.91 of the speed (ab-bench.log of 2026-11-24-h100-d19b3e1). */
+/* The parameters (terms/term.h) as a kernel puts them together from its
+ * arguments: member by member, q.member = get(the member's byte offset in
+ * ac_physics_params), generated from the same tables as the struct.  Each
+ * member is then read where it is used, as an argument of its own would be;
+ * with the struct passed on whole, by value or by reference, the compiler
+ * reads it through one pointer ahead of the plane loop (MHD in double spilt
+ * twice the bytes). */
+template <typename Get>
+static __device__ __forceinline__ ac_physics_params AC_FN(params_from)(const Get &get)
+{
+    ac_physics_params q;
+#define AC_FROM_DERIVED(name) q.name = get(offsetof(ac_physics_params, name));
+    AC_DERIVED_PARAMETERS(AC_FROM_DERIVED)
+#undef AC_FROM_DERIVED
+#define AC_FROM_REAL(name) q.table.name = get(offsetof(ac_physics_params, table.name));
+#define AC_FROM_VECTOR(name)                                                                                           \
+    AC_UNROLL                                                                                                          \
+    for (int a = 0; a < 3; ++a)                                                                                        \
+        q.table.name[a] = get(offsetof(ac_physics_params, table.name) + a * sizeof(real));
+#define AC_PARAMETER(name, module, term, kind, dflt, lower, lower_open, upper, upper_open, restart, flags, unit,       \
+                     description)                                                                                      \
+    AC_FROM_##kind(name)
+#include "../parameters.def"
+#undef AC_PARAMETER
+#undef AC_FROM_REAL
+#undef AC_FROM_VECTOR
+    return q;
+}
+
+/* The streaming kernel takes the parameters in pieces of 128 bytes: NVVM
+ * keeps a by-value kernel argument of up to 128 bytes as values, each loaded
+ * where it is used, but reads a larger one as memory; with the struct whole
+ * (240 bytes in double) the MHD instances in double computed B = curl A +
+ * b_ext and J before the Lorentz force's exp(-lnrho) rather than after it,
+ * 4 % slower (benchmarks/results/2026-11-27-h200-one-params).  In pieces,
+ * every instance in double compiles to the code of the arguments by module
+ * but for constant-bank offsets.  Three pieces hold 48 numbers in double: a
+ * parameter row past them fails the static_assert, and a fourth piece is an
+ * argument more. */
+enum { AC_PARAM_PIECE_BYTES = 128, AC_PARAM_PIECES = 3 };
+typedef struct {
+    real v[AC_PARAM_PIECE_BYTES / sizeof(real)];
+} AC_FN(param_piece);
+static_assert(sizeof(ac_physics_params) <= AC_PARAM_PIECES * sizeof(AC_FN(param_piece)),
+              "ac_physics_params outgrows the streaming kernel's pieces (stream_substep.cuh): add a piece");
+
+/* The number at byte offset `at` of the pieces (a constant after inlining:
+ * each read is one of an argument's members). */
+struct AC_FN(from_pieces) {
+    const AC_FN(param_piece) &p0, &p1, &p2;
+    __device__ __forceinline__ real operator()(size_t at) const
+    {
+        const size_t i = at % AC_PARAM_PIECE_BYTES / sizeof(real);
+        return at < AC_PARAM_PIECE_BYTES ? p0.v[i] : at < 2 * AC_PARAM_PIECE_BYTES ? p1.v[i] : p2.v[i];
+    }
+};
+
+/* ... and of a struct in memory (an ensemble member's, in constant memory). */
+struct AC_FN(from_struct) {
+    const ac_physics_params &p;
+    __device__ __forceinline__ real operator()(size_t at) const
+    {
+        return *reinterpret_cast<const real *>(reinterpret_cast<const char *>(&p) + at);
+    }
+};
+
+/* The pieces of p, the launch's arguments (the rest zero). */
+static void AC_FN(param_pieces)(const ac_physics_params &p, AC_FN(param_piece) pieces[AC_PARAM_PIECES])
+{
+    memset(pieces, 0, AC_PARAM_PIECES * sizeof *pieces);
+    memcpy(pieces, &p, sizeof p);
+}
+
+/* The pieces come last, so that a row added at the end of
+ * csrc/parameters.def moves no other argument in the constant bank: ptxas
+ * allocates the registers of the larger instances by where the values it
+ * reads lie there (reordering three members of a struct argument moved MHD
+ * in single precision by 30 registers).  `runs` just before them puts them
+ * at an odd 4-byte word in single precision: of the orders tried, the one
+ * whose register counts came closest to those of the arguments by module. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
     AC_FN(stream_substep_kernel)(AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
-                                 ac_point_params p, AC_FN(stencil_scales) c, int substep, real dt,
-                                 ac_device_step step, int runs, bool wrap_x, bool wrap_y, bool wrap_z, ac_mhd_params q,
-                                 ac_hyper_params h, ac_gas_params e, const real *zeta, ac_table_params t)
+                                 AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, bool wrap_x,
+                                 bool wrap_y, bool wrap_z, const real *zeta, int runs, AC_FN(param_piece) p0,
+                                 AC_FN(param_piece) p1, AC_FN(param_piece) p2)
 {
-    constexpr bool gas = (ac_config_modules(CONFIG) & AC_MODULE_ENTROPY) != 0;
-    /* t, every parameter of csrc/parameters.def, comes last: the kernel's
-     * other arguments keep their places in the constant bank */
-    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(
-        in, out, w_in, w_out, s,
-        ac_physics_params_with_table(ac_physics_params_with_gas(&p, &q, &h, gas ? &e : NULL), &t), c, substep, dt,
-        step, runs, wrap_x, wrap_y, wrap_z, zeta);
+    const AC_FN(from_pieces) pieces = {p0, p1, p2};
+    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(in, out, w_in, w_out, s,
+                                                                        AC_FN(params_from)(pieces), c, substep, dt,
+                                                                        step, runs, wrap_x, wrap_y, wrap_z, zeta);
 }

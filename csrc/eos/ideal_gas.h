@@ -27,7 +27,6 @@ AC_INLINE void ideal_gas_params(double gamma, double cp, double rho0, double cs,
     p->cv1 = (real)(gamma / cp);
     p->ln_rho0 = (real)log(rho0);
     p->lnTT0 = (real)log(cs * cs / (cp * (gamma - 1.0)));
-    p->cp = (real)cp;
 }
 
 /* The fields the pressure force reads: lnrho's gradient, ss and its gradient. */

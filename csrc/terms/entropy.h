@@ -66,23 +66,23 @@ AC_INLINE void entropy_add(unsigned modules, const ac_point_derivatives *d, cons
     /* advection */
     rhs[s] += -(d->value[u] * d->grad[s][0] + d->value[u + 1] * d->grad[s][1] + d->value[u + 2] * d->grad[s][2]);
     /* viscous heating (and the shock viscosity's), over T */
-    real visc_heat = p->nu * entropy_two_strain_squared(d, u);
+    real visc_heat = p->table.nu * entropy_two_strain_squared(d, u);
     if (with_shock) {
         const real div_u = ac_divergence_of(d, u);
         visc_heat += shock->zeta * div_u * div_u;
     }
     rhs[s] += TT1 * visc_heat;
     /* conduction, chi-const */
-    if (p->chi != 0) {
+    if (p->table.chi != 0) {
         const real del2lnTT = p->gamma_m1 * d->lap[l] + p->cv1 * d->lap[s];
         real g2 = 0;
         AC_UNROLL
         for (int j = 0; j < 3; ++j)
             g2 += (d->grad[l][j] + glnTT[j]) * glnTT[j];
-        rhs[s] += p->chi * p->cp * (del2lnTT + g2);
+        rhs[s] += p->table.chi * p->table.cp * (del2lnTT + g2);
     }
-    if (with_hyper3 && p->chi_hyper3 != 0)
-        rhs[s] += p->chi_hyper3 * d->del6[s];
+    if (with_hyper3 && p->table.chi_hyper3 != 0)
+        rhs[s] += p->table.chi_hyper3 * d->del6[s];
     /* Ohmic heating */
     if (modules & AC_MODULE_MAGNETIC) {
         const int a = ac_field_index(modules, AC_FIELD_ax), va = ac_vector_index(modules, AC_FIELD_ax);
@@ -92,7 +92,7 @@ AC_INLINE void entropy_add(unsigned modules, const ac_point_derivatives *d, cons
             const real ji = (d->grad_div[va][i] - d->lap[a + i]) * p->inv_mu0;
             j2 += ji * ji;
         }
-        rhs[s] += p->eta * p->mu0 * j2 * ac_exp(-d->value[l]) * TT1;
+        rhs[s] += p->table.eta * p->table.mu0 * j2 * ac_exp(-d->value[l]) * TT1;
     }
 }
 

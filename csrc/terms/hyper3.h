@@ -27,7 +27,7 @@ AC_INLINE void hyper3_add(unsigned modules, const ac_point_derivatives *d, const
     AC_UNROLL
     for (int f = 0; f < 4; ++f) {
         const int at = f == 0 ? l : u + f - 1;
-        const real coefficient = f == 0 ? p->diff_hyper3 : p->nu_hyper3;
+        const real coefficient = f == 0 ? p->table.diff_hyper3 : p->table.nu_hyper3;
         if (coefficient != 0)
             rhs[at] += coefficient * d->del6[at];
     }

@@ -35,7 +35,7 @@ AC_INLINE void magnetic_add(unsigned modules, const ac_point_derivatives *d, con
                                {d->grad[a + 1][0], d->grad[a + 1][1], d->grad[a + 1][2]},
                                {d->grad[a + 2][0], d->grad[a + 2][1], d->grad[a + 2][2]}};
     real b[3], j[3];
-    curl_plus(grad_a, p->b_ext, b);
+    curl_plus(grad_a, p->table.b_ext, b);
     AC_UNROLL
     for (int i = 0; i < 3; ++i)
         j[i] = (d->grad_div[va][i] - d->lap[a + i]) * p->inv_mu0;
@@ -46,7 +46,7 @@ AC_INLINE void magnetic_add(unsigned modules, const ac_point_derivatives *d, con
     AC_UNROLL
     for (int i = 0; i < 3; ++i) {
         rhs[u + i] += j_cross_b[i] * inv_rho;
-        rhs[a + i] += u_cross_b[i] + p->eta * d->lap[a + i];
+        rhs[a + i] += u_cross_b[i] + p->table.eta * d->lap[a + i];
     }
 }
 
@@ -71,7 +71,7 @@ AC_INLINE double magnetic_wave_speed2(unsigned modules, const ac_point_derivativ
                                {d->grad[a + 1][0], d->grad[a + 1][1], d->grad[a + 1][2]},
                                {d->grad[a + 2][0], d->grad[a + 2][1], d->grad[a + 2][2]}};
     real b[3];
-    curl_plus(grad_a, p->b_ext, b);
+    curl_plus(grad_a, p->table.b_ext, b);
     return ((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2]) * (double)p->inv_mu0 *
            exp(-(double)d->value[l]);
 }

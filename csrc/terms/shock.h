@@ -22,6 +22,14 @@ AC_INLINE real smooth_121(real below, real here, real above)
     return (below + (real)2 * here + above) * (real)0.25;
 }
 
+/* The profile's factor nu_shock dxmin^2, in double: make_physics_params
+ * (csrc/physics.h) rounds it once, as shock_scale, for both backends. */
+AC_INLINE double shock_profile_scale(const ac_grid *g)
+{
+    const double dxmin = ac_grid_dxmin(g);
+    return g->nu_shock * dxmin * dxmin;
+}
+
 /* The compression from the velocity's differences u_a(+r) - u_a(-r) along
  * each axis a (r = 1..3): eq. (6) for div u. */
 AC_INLINE real shock_compression_from_differences(const real diff[3][3], const real inv_ds[3])

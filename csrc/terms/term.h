@@ -122,19 +122,44 @@ typedef struct {
 #undef AC_PARAMETER
 } ac_table_params;
 
-/* The physical parameters and inverse grid spacings, in the working
- * precision, grouped by the term that reads them; `table`: every parameter
- * of csrc/parameters.def (the terms added since read theirs there). */
+/* The coefficients that terms derive from the parameters, X(name), each
+ * computed once on the host in double and rounded once to the working
+ * precision (make_physics_params in csrc/physics.h), so that both backends
+ * compute with the same bits. */
+#define AC_DERIVED_PARAMETERS(X)                                                                                       \
+    X(cs2)         /* cs^2: eos/isothermal.h's sound speed squared, eos/ideal_gas.h's at rho0 and ss = 0 */          \
+    X(inv_mu0)     /* 1 / mu0: magnetic.h, entropy.h */                                                               \
+    X(gamma_m1)    /* gamma - 1: eos/ideal_gas.h, as the four below */                                                \
+    X(inv_gamma)   /* 1 / gamma */                                                                                    \
+    X(cv1)         /* gamma / cp */                                                                                   \
+    X(ln_rho0)     /* ln rho0 */                                                                                      \
+    X(lnTT0)       /* ln(cs^2 / (cp (gamma - 1))) */                                                                  \
+    X(shock_scale) /* nu_shock dxmin^2: the factor of the shock viscosity's profile, shock.h */
+
+/* The one parameter struct that every loop and kernel takes, in the
+ * working precision: the derived coefficients above, and `table`, every
+ * parameter of csrc/parameters.def by its name there.  A term reads its
+ * own parameters in the table (p->table.nu), so that a new row of
+ * parameters.def is a new member there and reaches every loop and kernel
+ * with no change to them.  The table comes last: a row added at the end of
+ * parameters.def moves no other member, and the GPU compiler's register
+ * allocation follows the constant-bank offsets of what a kernel reads
+ * (csrc/cuda/stream_substep.cuh).  The grid's spacing is apart, in
+ * ac_geometry: only the stencils read it, and the streaming kernel and an
+ * ensemble's members take it as their stencils' scales instead. */
 typedef struct {
-    real inv_ds[3];              /* 1 / dx, 1 / dy, 1 / dz */
-    real nu;                     /* viscosity.h */
-    real cs2;                    /* pressure.h: the isothermal sound speed squared */
-    real eta, inv_mu0, b_ext[3]; /* magnetic.h */
-    real nu_hyper3, diff_hyper3; /* hyper3.h */
-    /* entropy.h and pressure.h's ideal gas (cs2 above is then cs^2 at rho0, ss = 0) */
-    real gamma_m1, inv_gamma, cv1, ln_rho0, lnTT0, cp, chi, chi_hyper3, mu0;
+#define AC_DERIVED_MEMBER(name) real name;
+    AC_DERIVED_PARAMETERS(AC_DERIVED_MEMBER)
+#undef AC_DERIVED_MEMBER
     ac_table_params table;
 } ac_physics_params;
+
+/* The grid's inverse spacings, 1 / dx, 1 / dy, 1 / dz, in the working
+ * precision (make_geometry in csrc/physics.h): what the stencils of
+ * csrc/stencils.h scale by. */
+typedef struct {
+    real inv_ds[3];
+} ac_geometry;
 
 /* The shock viscosity's profile and its gradient at a point (shock.h). */
 typedef struct {

@@ -29,7 +29,7 @@ AC_INLINE void viscosity_add_component(unsigned modules, const ac_point_derivati
     AC_UNROLL
     for (int j = 0; j < 3; ++j)
         two_strain_dot_grad_lnrho += (d->grad[u + i][j] + d->grad[u + j][i]) * d->grad[l][j];
-    rhs[u + i] += p->nu * (d->lap[u + i] + d->grad_div[v][i] * AC_THIRD + two_strain_dot_grad_lnrho);
+    rhs[u + i] += p->table.nu * (d->lap[u + i] + d->grad_div[v][i] * AC_THIRD + two_strain_dot_grad_lnrho);
 }
 
 AC_INLINE void viscosity_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
