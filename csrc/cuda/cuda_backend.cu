@@ -497,17 +497,29 @@ static ac_status gpu_max_speed(void *self, double *out)
     return st;
 }
 
+/* Queues the signal-speed reduction (MHD, entropy: queue_reduction's mhd),
+ * A's ghost zones filled first if fill_ghosts.  Under walls those under the
+ * walls come from fill_walls (B at the walls from their ghosts), and the
+ * reduction adds no periodic fill of its own. */
+static ac_status queue_signal_reduction(ac_gpu *gpu, int fill_ghosts, int clear)
+{
+    if (gpu->grid.bc.walls && fill_ghosts) {
+        const ac_status st = gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream);
+        if (st != AC_OK)
+            return st;
+        fill_ghosts = 0;
+    }
+    return queue_reduction(gpu, 1, fill_ghosts, clear);
+}
+
 static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     double fastest = 0.0;
     unsigned int flags = 0;
-    if (gpu->grid.bc.walls && fill_ghosts) { /* B at the walls from their ghosts */
-        if (gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream) != AC_OK)
-            return AC_ERR_DEVICE;
-        fill_ghosts = 0;
-    }
-    ac_status st = reduce(gpu, 1, fill_ghosts, &fastest, &flags);
+    ac_status st = queue_signal_reduction(gpu, fill_ghosts, 1);
+    if (st == AC_OK)
+        st = read_reduction(gpu, &fastest, &flags);
     if (st == AC_OK)
         *out = flags ? (double)NAN : fastest;
     return st;
@@ -712,15 +724,11 @@ __global__ void cfl_members_kernel(member_states m, int count, int check_only)
  * substeps and its forcing. */
 static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forced)
 {
-    /* as the host's step: the wall values set ('a', 'set'), and for a signal speed that reads B the
-     * ghost zones under the walls (gpu_max_signal_speed), before the reduction */
+    /* the wall values were set where the step before ended (and where the run began: begin_cfl_run), and
+     * nothing changes the fields between steps (no forcing with walls) */
     const bool walls = gpu->grid.bc.walls != 0;
-    ac_status st = walls ? gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream) : AC_OK;
-    if (st == AC_OK && walls && full)
-        st = gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream);
-    if (st == AC_OK && each_step)
-        st = queue_reduction(gpu, full, full && !walls ? 1 : 0, 0);
-    if (st != AC_OK)
+    ac_status st = AC_OK;
+    if (each_step && (st = full ? queue_signal_reduction(gpu, 1, 0) : queue_reduction(gpu, 0, 0, 0)) != AC_OK)
         return st;
     cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, full);
     CHECK(cudaGetLastError(), "CFL step launch");
@@ -779,6 +787,12 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
     run->forcing_cs = forcing ? forcing->cs : 0.0;
     gpu->profile_fresh = 0;
     CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, stream), "CFL run state");
+    /* as the host's step begins: the wall values ('a', 'set'); each step ends setting them again */
+    if (gpu->grid.bc.walls) {
+        const ac_status st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, stream);
+        if (st != AC_OK)
+            return st;
+    }
     if (forcing) {
         ac_status st = AC_OK;
         if (!gpu->samples &&
