@@ -15,10 +15,12 @@ from . import parameters as registry
 
 
 def _physics_schema():
-    """[physics]: the switches (choices, true/false or counts) and every parameter of csrc/parameters.def."""
+    """[physics]: the switches (choices, true/false or counts), every parameter of csrc/parameters.def, and
+    qshear, which sets the parameter shear as Simulation's keyword does."""
     schema = {sw["keyword"]: {"flag": "bool", "count": "switch_count"}.get(sw["kind"], sw["values"])
               for sw in registry.switches()}
     schema.update((name, "parameter") for name in registry.NAMES)
+    schema["qshear"] = "real"
     return schema
 
 
@@ -33,6 +35,8 @@ def _physics_default():
 def _physics_help():
     text = {sw["keyword"]: sw["description"] for sw in registry.switches()}
     text.update((name, registry.help_line(name)) for name in registry.NAMES)
+    text["qshear"] = ("a shearing box in a rotating frame: shear = -qshear omega_z (the Pencil Code's qshear; 1.5 "
+                      "is Keplerian), in place of shear; unset by default")
     return text
 
 SCHEMA = {
@@ -125,10 +129,11 @@ HELP = {
 }
 
 # Keys `astaroth run --help` lists but the README's TOML block leaves to
-# their own page (docs/guide/diagnostics.md and docs/guide/stratified.md,
-# where tests find each).
+# their own page (docs/guide/diagnostics.md, docs/guide/stratified.md and
+# docs/guide/rotation.md, where tests find each).
 DOCUMENTED_ON = {"docs/guide/diagnostics.md": {"output": ("nt",), "diagnostics": tuple(SCHEMA["diagnostics"])},
-                 "docs/guide/stratified.md": {"initial": ("stratification", "mpoly", "zref")}}
+                 "docs/guide/stratified.md": {"initial": ("stratification", "mpoly", "zref")},
+                 "docs/guide/rotation.md": {"physics": ("qshear",)}}
 DOCUMENTED_ELSEWHERE = {section: keys for page in DOCUMENTED_ON.values() for section, keys in page.items()}
 
 # On --restart the checkpoint holds the state: these keys describe it and
@@ -168,7 +173,8 @@ def describe():
     for section, keys in SCHEMA.items():
         lines.append(f"  [{section}]" + ("  (the table present in the file switches forcing on)"
                                          if section == "forcing" else ""))
-        lines += [f"    {key} = {toml_value(DEFAULT[section][key])}: {HELP[section][key]}" for key in keys]
+        lines += [f"    {key} = {toml_value(DEFAULT[section][key]) if key in DEFAULT[section] else '(unset)'}: "
+                  f"{HELP[section][key]}" for key in keys]
     return "\n".join(lines)
 
 
@@ -303,6 +309,8 @@ def validate(user):
             if key not in SCHEMA[section]:
                 raise ConfigError(f"unknown key {key!r} in [{section}]; allowed keys: {', '.join(SCHEMA[section])}")
             config[section][key] = _check(section, key, SCHEMA[section][key], value)
+    if "qshear" in config["physics"]:
+        _shear_of_q(config["physics"], "shear" in user.get("physics", {}))
     if config["forcing"]["kmax"] < config["forcing"]["kmin"]:
         raise ConfigError("[forcing] kmax must be >= kmin")
     if config["forcing"]["kdat"] and {"kmin", "kmax"} & set(user.get("forcing", {})):
@@ -314,6 +322,19 @@ def validate(user):
         raise ConfigError(f"[initial] stratification = {initial['stratification']!r} sets lnrho: it cannot go with "
                           f"kind = {initial['kind']!r}" + (" of field 'lnrho'" if initial["kind"] == "sine_wave" else ""))
     return config
+
+
+def _shear_of_q(physics, shear_given):
+    """[physics] qshear as the shear it sets (Simulation's keyword qshear: shear = -qshear omega_z)."""
+    q = physics.pop("qshear")
+    if shear_given:
+        raise ConfigError(f"[physics] qshear = {q} and shear = {physics['shear']}: give one of them "
+                          "(shear = -qshear omega_z)")
+    omega_z = physics["omega"][2]
+    if omega_z == 0.0 and q != 0.0:
+        raise ConfigError(f"[physics] qshear = {q} needs a rotating frame (shear = -qshear omega_z): set "
+                          "omega = [0, 0, Omega], or give shear instead")
+    physics["shear"] = -q * omega_z
 
 
 def _read(path):

@@ -153,8 +153,8 @@ def compare(config, sim, recorded):
         for section, keys in configuration.SCHEMA.items():
             for key in keys:
                 if key in configuration.FIXED_ON_RESTART.get(section, ()) or \
-                        key in configuration.CHANGED_ON_RESTART.get(section, ()):
-                    continue
+                        key in configuration.CHANGED_ON_RESTART.get(section, ()) or key not in config[section]:
+                    continue  # (not in config: qshear, validated into the shear it sets)
                 if key not in recorded.get(section, {}) and config[section][key] == configuration.DEFAULT[section][key]:
                     continue  # a key newer than the checkpoint, at its default
                 old, new = recorded.get(section, {}).get(key), config[section][key]

@@ -95,6 +95,23 @@ def test_physics_keys_of_the_extended_terms_reach_the_simulation(tmp_path):
     assert (sim.nu_hyper3, sim.diff_hyper3, sim.nu_shock) == (1e-6, 0.0, 0.5) and sim.t == pytest.approx(0.6)
 
 
+def test_a_keplerian_shearing_box_from_qshear_in_a_file(tmp_path):
+    """[physics] qshear sets shear = -qshear omega_z, as Simulation's keyword does; the snapshot holds the
+    shear and deltay; qshear without rotation, or beside shear, is refused naming both keys."""
+    pytest.importorskip("h5py")
+    text = SMALL.replace("nu = 0.01\n", "nu = 0.01\nomega = [0.0, 0.0, 1.0]\nqshear = 1.5\n")
+    text = text[:text.index("[forcing]")] + text[text.index("[output]"):]  # a shearing box unforced
+    assert main(["run", str(write(tmp_path, text)), "--quiet", "--no-plot"]) == 0
+    sim = ac.load(tmp_path / "out" / "checkpoint.h5", backend="cpu")
+    assert sim.shear == -1.5 and sim.deltay != 0.0 and sim.t > 0
+    page = (Path(__file__).parent.parent / "docs" / "guide" / "rotation.md").read_text()
+    assert "qshear = 1.5" in page and "qshear" in configuration.DOCUMENTED_ON["docs/guide/rotation.md"]["physics"]
+    with pytest.raises(configuration.ConfigError, match="qshear = 1.5 needs a rotating frame"):
+        configuration.validate({"physics": {"qshear": 1.5}})
+    with pytest.raises(configuration.ConfigError, match="qshear = 1.5 and shear = -1.0"):
+        configuration.validate({"physics": {"omega": [0, 0, 1.0], "qshear": 1.5, "shear": -1.0}})
+
+
 def test_an_mhd_run_from_a_file(tmp_path, capsys):
     pytest.importorskip("h5py")
     text = SMALL.replace("nu = 0.01\n", 'nu = 0.01\nphysics = "mhd"\neta = 0.01\nb_ext = [0.0, 0.0, 0.2]\n')
