@@ -3,9 +3,10 @@
     mpirun -np N python3 scripts/scaling.py check [host|device|auto]
         a forced float64 run on N GPUs against the same run on one GPU (rank 0),
         bit for bit, with the given ghost-zone exchange
-    mpirun -np N python3 scripts/scaling.py weak|strong [n=256|512] [dtype=float32]
+    mpirun -np N python3 scripts/scaling.py weak|strong [n=256|512] [dtype=float32] [physics=hydro]
         M updates/s per full RK3 step (55p): weak scaling with n^3 points per GPU
-        (the grid grows along z), strong scaling with one n^3 grid
+        (the grid grows along z), strong scaling with one n^3 grid; physics
+        hydro or mhd+entropy (eight fields)
 
 Rank 0 prints one line per run; efficiencies are computed from the lines of
 runs with different N (README: Running on many GPUs).
@@ -59,8 +60,10 @@ if mode == "check":
 else:
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 256
     dtype = sys.argv[3] if len(sys.argv) > 3 else "float32"
+    physics = sys.argv[4] if len(sys.argv) > 4 else "hydro"
+    modules = {"hydro": {}, "mhd+entropy": dict(physics="mhd", energy="entropy", eta=5e-3, chi=5e-3)}[physics]
     shape = (n, n, n * size) if mode == "weak" else (n, n, n)
-    sim = ac.Simulation(shape=shape, nu=5e-3, dtype=dtype, backend=BACKEND, comm=comm)
+    sim = ac.Simulation(shape=shape, nu=5e-3, dtype=dtype, backend=BACKEND, comm=comm, **modules)
     sim["ux"] = 0.1 * np.sin(sim.x)[:, None, None] * np.cos(sim.z)[None, None, :]
     dt = sim.cfl_dt()
     for _ in range(3):  # warm-up
@@ -74,7 +77,7 @@ else:
         comm.Barrier()
         best = min(best, (time.perf_counter() - start) / 10)
     through = sim._stepper.transport if sim.decomposition else "-"
-    say(f"{mode}: {size} GPU(s), grid {shape[0]}x{shape[1]}x{shape[2]} {dtype}, dims "
+    say(f"{mode}: {size} GPU(s), {physics}, grid {shape[0]}x{shape[1]}x{shape[2]} {dtype}, dims "
         f"{sim.decomposition.dims if sim.decomposition else (1, 1, 1)}, exchange "
         f"{through}: {best * 1e3:.2f} ms/step, "
         f"{np.prod(shape) / best / 1e6:.0f} M updates/s")
