@@ -3,7 +3,8 @@ epicycles at the epicyclic frequency, a shearing wave against its analytic
 solution and the order of its error, the linear growth of the
 magnetorotational instability, the time step, snapshots and ensembles, and
 where it runs.  The Pencil Code's own runs are in tests/test_pencil.py,
-grids split over MPI ranks in tests/test_mpi.py."""
+grids split over MPI ranks in tests/test_mpi.py, the GPU's runs against these
+in tests/test_shear_gpu.py."""
 import math
 
 import numpy as np
@@ -231,19 +232,34 @@ def test_what_the_shearing_box_does_not_take_is_refused_naming_it(kw, named):
         ac.Simulation(shape=(8, 8, 8), backend="cpu", **kw)
 
 
-def test_auto_picks_the_cpu_for_shear_while_cuda_lacks_it(monkeypatch):
-    assert "shear" not in _core.terms_missing("cpu")
-    if "cuda" in _core.compiled_backends():
-        assert "shear" in _core.terms_missing("cuda")
+def test_every_backend_runs_the_shear_and_auto_would_take_the_cpu_for_one_that_did_not(monkeypatch):
+    """The shearing box runs on every compiled backend (the GPU's in tests/test_shear_gpu.py); backend="auto"
+    would take the CPU, naming the term and its parameter, for a backend without it (a stand-in list)."""
+    for backend in _core.compiled_backends():
+        assert "shear" not in _core.terms_missing(backend)
     monkeypatch.setattr(simulation, "default_backend", lambda: "cuda")
     monkeypatch.setattr(simulation._core, "terms_missing", lambda backend: ["coriolis", "shear"])
     with pytest.warns(RuntimeWarning, match="shear.*shear = -1"):
         assert simulation._auto_backend({"shear": -1.0}) == "cpu"
 
 
-@pytest.mark.gpu
-def test_the_gpu_refuses_shear_naming_it():
-    if "cuda" not in ac.backends():
-        pytest.skip("no CUDA backend here")
-    with pytest.raises(ValueError, match="shear.*backend='cpu'"):
-        ac.Simulation(shape=(8, 8, 8), shear=-1.0, backend="cuda")
+class _Split:
+    """A stand-in for astaroth.parallel.Decomposition: the ranks per axis."""
+
+    def __init__(self, dims):
+        self.dims = dims
+
+
+@pytest.mark.parametrize("dims, refused", [((1, 1, 2), False), ((2, 1, 1), True), ((1, 2, 2), True)])
+def test_the_gpu_split_along_x_or_y_refuses_the_shear_naming_it(dims, refused):
+    """Split along x or y the shifted x ghosts gather the faces' planes on the host (parallel.ShearingFaces):
+    a GPU grid so split is refused naming shear and the split; along z alone each rank shifts its own; the
+    CPU takes every split."""
+    simulation._check_split_shear({"shear": -1.0}, "cpu", _Split(dims))
+    simulation._check_split_shear({"shear": 0.0}, "cuda", _Split(dims))
+    simulation._check_split_shear({"shear": -1.0}, "cuda", None)
+    if not refused:
+        simulation._check_split_shear({"shear": -1.0}, "cuda", _Split(dims))
+        return
+    with pytest.raises(ValueError, match=r"shear on a grid split along x or y.*dims \(.*backend='cpu'.*along z"):
+        simulation._check_split_shear({"shear": -1.0}, "cuda", _Split(dims))
