@@ -396,8 +396,9 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
 }
 
 /* Steps from the host; the shearing box's deltay advances after each
- * substep, as the CPU's three_substeps advances it: each substep's shifted x
- * ghosts take the weights of the deltay when it is queued. */
+ * substep, as the CPU's three_substeps advances it (csrc/shear.c): each
+ * substep's shifted x ghosts take the weights of the deltay when it is
+ * queued. */
 static ac_status gpu_step(void *self, double dt, long count, int profile_current)
 {
     ac_gpu *gpu = (ac_gpu *)self;
@@ -409,7 +410,7 @@ static ac_status gpu_step(void *self, double dt, long count, int profile_current
             if (st != AC_OK)
                 return st;
             if (shearing)
-                shear_advance(&gpu->grid.bc.shear, gpu->grid.shear, s, dt);
+                ac_shear_advance(&gpu->grid.bc.shear, gpu->grid.shear, s, dt); /* the CPU's rounding (shear.c) */
         }
     if (gpu->grid.bc.walls && gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream) != AC_OK)
         return AC_ERR_DEVICE; /* 'a' and 'set' hold in every snapshot */
