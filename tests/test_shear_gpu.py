@@ -69,7 +69,7 @@ def test_the_gpu_sheared_run_equals_the_cpu_run(physics, energy, rotation):
     until = cpu.t + 10 * cpu.cfl_dt()
     for sim in (cpu, gpu):
         sim.run(until=until)
-    assert gpu.steps == cpu.steps == 20 and gpu.t == cpu.t
+    assert gpu.steps == cpu.steps >= 20 and gpu.t == cpu.t
     assert gpu.deltay == pytest.approx(cpu.deltay, rel=1e-12)
     assert_close(cpu, gpu)
 
@@ -200,7 +200,8 @@ def padded(sim, field):
 @pytest.mark.parametrize("face", [0, 1])
 def test_the_gpu_shifts_a_split_grids_x_ghosts_as_the_cpu(face):
     """The backend's shear_ghosts op (a grid split over MPI ranks hands it the other face's planes of every
-    y): from the same planes and deltay the GPU's x ghosts equal the CPU's to round-off."""
+    y): from the same planes and deltay the GPU's x ghosts equal the CPU's to round-off (each a sum of six
+    weighted values of order 1, in double)."""
     sims = [sheared(b) for b in ("cpu", "cuda")]
     nx, ny, nz = sims[0].shape
     source = np.random.default_rng(6).standard_normal((len(sims[0].field_names), nz, ny, 3))
@@ -210,5 +211,5 @@ def test_the_gpu_shifts_a_split_grids_x_ghosts_as_the_cpu(face):
         i, j, k = sim._grid.interior_start
         x = slice(i - 3, i) if face == 0 else slice(i + nx, i + nx + 3)
         ghosts.append(np.stack([padded(sim, f)[k:k + nz, j:j + ny, x] for f in range(len(sim.field_names))]))
-    assert np.max(np.abs(ghosts[1] - ghosts[0])) <= 1e-15 * np.max(np.abs(ghosts[0]))
+    assert np.max(np.abs(ghosts[1] - ghosts[0])) <= 1e-14 * np.max(np.abs(ghosts[0]))
     assert np.max(np.abs(ghosts[0])) > 0.5
