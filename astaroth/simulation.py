@@ -237,7 +237,7 @@ class _CflSteps:
     batch: how many steps the next iteration may take at once (default 1).
     Above 1, on one process, the steps are taken in C and the iteration
     yields the last dt: where the backend can (CUDA, 55-point method, no
-    shock viscosity; forced or not, walls and gravity too) without waiting
+    shock viscosity or shear; forced or not, walls and gravity too) without waiting
     between steps, each dt found on the device with
     cfl_dt's arithmetic, bit for bit, every step checking every field for
     NaN/Inf (the reduction for dt does); else on the host (Grid.run_steps),
