@@ -20,16 +20,18 @@ def mean_velocity(sim):
     return np.array([sim[name].mean() for name in ("ux", "uy")])
 
 
-def test_a_uniform_flow_makes_epicycles_at_kappa():
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_a_uniform_flow_makes_epicycles_at_kappa(backend):
     """Without pressure or viscosity a uniform u in a rotating shearing box obeys dux/dt = 2 Omega uy,
     duy/dt = -(2 Omega + S) ux: epicycles at kappa = sqrt(2 Omega (2 Omega + S)) (Omega for a Keplerian
     box).  After a quarter and a whole period against that solution to 1e-10 of |u| (measured 1.4e-11
-    after a period, RK3's error at 16000 steps), at a shear that is not Keplerian too (kappa = 1.67 Omega)."""
+    after a period, RK3's error at 16000 steps), at a shear that is not Keplerian too (kappa = 1.67 Omega);
+    on the GPU too (its shear term and shifted x ghosts, tests/test_shear_gpu.py)."""
     for q in (Q, 0.6):
         shear = -q * OMEGA
         kappa = math.sqrt(2 * OMEGA * (2 * OMEGA + shear))
         sim = ac.Simulation(shape=(8, 6, 1), box=(1.0, 2.0, 1.0), nu=0.0, cs=1.0, omega=(0, 0, OMEGA),
-                            qshear=q, backend="cpu")
+                            qshear=q, backend=backend)
         assert sim.shear == shear
         u0 = np.array([3e-3, -1e-3])
         sim["ux"], sim["uy"] = u0
@@ -148,27 +150,36 @@ def test_the_time_step_counts_the_shear_flow_point_by_point():
     assert plain.cfl_dt() > 2 * sim.cfl_dt()
 
 
-def sheared_run(dtype="float64"):
+def sheared_run(dtype="float64", backend="cpu"):
+    """MHD with entropy in a rotating Keplerian box, with a passive scalar on the CPU (the GPU's build holds
+    the shear's instances without scalars: csrc/cuda/instances.def)."""
     sim = ac.Simulation(shape=(8, 10, 6), box=(1.0, 1.5, 1.0), nu=1e-2, cs=1.0, physics="mhd", eta=1e-2,
-                        energy="entropy", chi=1e-2, passive_scalar=True, omega=(0, 0, OMEGA), qshear=Q,
-                        x0_shear=0.2, dtype=dtype, backend="cpu")
+                        energy="entropy", chi=1e-2, passive_scalar=backend == "cpu", omega=(0, 0, OMEGA), qshear=Q,
+                        x0_shear=0.2, dtype=dtype, backend=backend)
     ac.init.random_velocity(sim, urms=0.05, seed=3)
     rng = np.random.default_rng(4)
-    for name in ("lnrho", "ax", "ay", "az", "ss", "cc"):
+    for name in ("lnrho", "ax", "ay", "az", "ss", "cc")[:len(sim.field_names) - 3]:
         sim[name] = 0.01 * rng.standard_normal(sim.shape)
     sim.deltay = 1.1
     return sim
 
 
-def test_a_shearing_box_continues_bit_for_bit_from_its_snapshot(tmp_path):
-    straight = sheared_run()
+BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_shearing_box_continues_bit_for_bit_from_its_snapshot(tmp_path, backend):
+    """Twenty steps straight against ten, a snapshot, a load and ten more: the fields and deltay bit for
+    bit (the snapshot keeps deltay), on the GPU too (its steps are deterministic)."""
+    straight = sheared_run(backend=backend)
     for _ in range(20):
         straight.step(0.01)
-    first = sheared_run()
+    first = sheared_run(backend=backend)
     for _ in range(10):
         first.step(0.01)
     first.save(tmp_path / "box.h5")
-    again = ac.load(tmp_path / "box.h5", backend="cpu")
+    again = ac.load(tmp_path / "box.h5", backend=backend)
+    assert again.backend == backend
     assert again.deltay == first.deltay != 1.1 and again.shear == -Q * OMEGA and again.x0_shear == 0.2
     for _ in range(10):
         again.step(0.01)
@@ -177,23 +188,30 @@ def test_a_shearing_box_continues_bit_for_bit_from_its_snapshot(tmp_path):
         assert np.array_equal(straight[name], again[name]), name
 
 
-def test_an_ensemble_member_equals_its_solo_run():
-    solo = sheared_run()
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_ensemble_member_equals_its_solo_run(backend):
+    """A member equals its solo run bit for bit, deltay too; on the GPU both step from the host (the
+    device's CFL loops refuse the shear: its deltay advances on the host)."""
+    solo = sheared_run(backend=backend)
     solo.run(until=0.1)
-    members = [sheared_run(), sheared_run()]
+    members = [sheared_run(backend=backend), sheared_run(backend=backend)]
     members[1].shear = -0.5
     ac.Ensemble(members).run(until=0.1)
+    assert members[0].steps == solo.steps
     assert members[0].deltay == solo.deltay and members[1].deltay != solo.deltay
     for name in solo.field_names:
         assert np.array_equal(members[0][name], solo[name]), name
 
 
-def test_a_live_change_of_the_shear_keeps_deltay():
-    sim = sheared_run()
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_live_change_of_the_shear_keeps_deltay(backend):
+    sim = sheared_run(backend=backend)
     sim.step(0.01)
-    deltay = sim.deltay
+    deltay, fields = sim.deltay, {name: sim[name] for name in sim.field_names}
     sim.shear = -0.9
     assert sim.deltay == deltay and sim.shear == -0.9
+    for name in sim.field_names:
+        assert np.array_equal(sim[name], fields[name]), name
 
 
 def test_the_terms_follow_their_statement():

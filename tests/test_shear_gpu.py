@@ -2,7 +2,8 @@
 kernel, the shifted x ghosts of csrc/cuda/kernels_impl.cuh, deltay advanced
 on the host after each substep, |S (x - x0)| in the signal-speed reduction):
 against the CPU's runs, and against the solutions tests/test_shear.py holds
-the CPU to.  All marked gpu: they skip where no CUDA GPU is usable."""
+the CPU to (its epicycles, restarts, ensemble members and live changes run
+on the GPU there).  All marked gpu: they skip where no CUDA GPU is usable."""
 import ctypes
 import math
 
@@ -11,7 +12,6 @@ import pytest
 
 import astaroth as ac
 from helpers import smooth_random_fields
-from test_shear import mean_velocity
 
 pytestmark = pytest.mark.gpu
 
@@ -86,27 +86,6 @@ def test_the_gpu_sheared_run_in_single_precision_follows_the_cpu():
     assert_close(cpu, gpu, 1e-4)
 
 
-def test_a_uniform_flow_makes_epicycles_at_kappa_on_the_gpu():
-    """tests/test_shear.py's epicycles on the GPU: a uniform u in a rotating shearing box turns at kappa =
-    sqrt(2 Omega (2 Omega + S)), against that solution to 1e-10 of |u| after a quarter and a whole period,
-    Keplerian and not, and stays uniform across the shifted x faces."""
-    for q in (Q, 0.6):
-        shear = -q * OMEGA
-        kappa = math.sqrt(2 * OMEGA * (2 * OMEGA + shear))
-        sim = ac.Simulation(shape=(8, 6, 4), box=(1.0, 2.0, 1.0), nu=0.0, cs=1.0, omega=(0, 0, OMEGA), qshear=q,
-                            backend="cuda")
-        u0 = np.array([3e-3, -1e-3])
-        sim["ux"], sim["uy"] = u0
-        period, steps = 2 * math.pi / kappa, 16000
-        for quarter in (1, 4):
-            sim.run(until=period * quarter / 4, dt=period / steps)
-            phase = kappa * sim.t
-            ux = u0[0] * math.cos(phase) + 2 * OMEGA * u0[1] / kappa * math.sin(phase)
-            uy = (-u0[0] * kappa * math.sin(phase) + 2 * OMEGA * u0[1] * math.cos(phase)) / (2 * OMEGA)
-            assert np.max(np.abs(mean_velocity(sim) - (ux, uy))) <= 1e-10 * np.linalg.norm(u0), (q, quarter)
-        assert np.ptp(sim["ux"]) < 1e-15
-
-
 def advected_wave_error(n, backend, shear=-1.0, until=1.0):
     """A wave cos(kx x + ky y) of lnrho carried by u0 = S x e_y alone (cs = nu = 0: u stays 0, lnrho is
     advected, the passive scalar of tests/test_shear.py without its diffusion, which the GPU's instances
@@ -131,49 +110,6 @@ def test_a_sheared_wave_converges_at_sixth_order_on_the_gpu():
     assert errors[-1] < 1e-5
     assert min(orders) >= 5.0, (errors, orders)
     assert errors[0] == pytest.approx(advected_wave_error(16, "cpu"), rel=1e-9)
-
-
-def test_a_sheared_gpu_run_continues_bit_for_bit_from_its_snapshot(tmp_path):
-    """Twenty steps straight against ten, a snapshot, a load on the GPU and ten more: the fields and deltay
-    bit for bit (the snapshot keeps deltay; the GPU's steps are deterministic)."""
-    straight = sheared("cuda")
-    for _ in range(20):
-        straight.step(0.01)
-    first = sheared("cuda")
-    for _ in range(10):
-        first.step(0.01)
-    first.save(tmp_path / "box.h5")
-    again = ac.load(tmp_path / "box.h5", backend="cuda")
-    assert again.backend == "cuda" and again.deltay == first.deltay != 0.37
-    assert again.shear == -Q * OMEGA and again.x0_shear == 0.2
-    for _ in range(10):
-        again.step(0.01)
-    assert again.steps == straight.steps and again.deltay == straight.deltay
-    for name in straight.field_names:
-        assert np.array_equal(straight[name], again[name]), name
-
-
-def test_a_sheared_gpu_ensemble_member_equals_its_solo_run():
-    """The members step from the host as a solo sim.run does (the device's loops refuse the shear):
-    a member equals its solo run bit for bit, deltay too; a member with another shear differs."""
-    solo = sheared("cuda")
-    solo.run(until=0.05)
-    members = [sheared("cuda"), sheared("cuda")]
-    members[1].shear = -0.5
-    ac.Ensemble(members).run(until=0.05)
-    assert members[0].steps == solo.steps and members[0].deltay == solo.deltay != members[1].deltay
-    for name in solo.field_names:
-        assert np.array_equal(members[0][name], solo[name]), name
-
-
-def test_a_live_change_of_the_shear_keeps_deltay_on_the_gpu():
-    sim = sheared("cuda")
-    sim.step(0.01)
-    deltay, fields = sim.deltay, {name: sim[name] for name in sim.field_names}
-    sim.shear = -0.9
-    assert sim.deltay == deltay and sim.shear == -0.9
-    for name in sim.field_names:
-        assert np.array_equal(sim[name], fields[name]), name
 
 
 def test_the_gpu_refuses_the_shear_with_a_passive_scalar_naming_it():
