@@ -60,6 +60,7 @@ C_SOURCES = [
     "csrc/binding/eos_binding.c",
     "csrc/binding/errors.c",
     "csrc/forcing.c",
+    "csrc/shear.c",
     "csrc/cpu/cpu_backend.c",
     "csrc/cpu/kernels_f32.c",
     "csrc/cpu/kernels_f64.c",

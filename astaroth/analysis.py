@@ -262,8 +262,10 @@ def _first_derivative(sim):
         def first(f, axis, h):
             if axis % 3 != 0:
                 return ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
-            if not isinstance(f, np.ndarray):
-                raise ValueError("the shearing box's x derivatives are taken on the host (NumPy arrays)")
+            if not isinstance(f, np.ndarray):  # a GPU's field under CuPy: its images shifted on the host
+                import cupy
+
+                return cupy.asarray(first(cupy.asnumpy(f), axis, h))
             return ops.derivative(shearing_images(sim, f), 0, 1, 6, h)[3:-3]
         return first
     return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h, walls=axis in walls)

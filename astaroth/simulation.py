@@ -237,7 +237,7 @@ class _CflSteps:
     batch: how many steps the next iteration may take at once (default 1).
     Above 1, on one process, the steps are taken in C and the iteration
     yields the last dt: where the backend can (CUDA, 55-point method, no
-    shock viscosity; forced or not, walls and gravity too) without waiting
+    shock viscosity or shear; forced or not, walls and gravity too) without waiting
     between steps, each dt found on the device with
     cfl_dt's arithmetic, bit for bit, every step checking every field for
     NaN/Inf (the reduction for dt does); else on the host (Grid.run_steps),
@@ -481,6 +481,7 @@ class Simulation:
                 raise ValueError("a grid split over MPI ranks needs method='55p' (the 19-point method's second "
                                  "pass would need a second ghost-zone exchange per substep)")
             self._parallel = Decomposition(comm, shape, exchange)
+            _check_split_shear(values, backend, self._parallel)
             local_shape, offset = self._parallel.local_shape, self._parallel.offset
             if walls:
                 small = [a for a in _walls.wall_axes(walls) if local_shape[a] < _walls.MIN_POINTS]
@@ -521,15 +522,11 @@ class Simulation:
         zones of one face are the other face's interior shifted by it (csrc/terms/shear.h).  With shear it
         advances by -shear Lx each substep's time (in (-Ly, Ly)); snapshots keep it; 0 without shear.
         Assigning it takes a finite real number."""
-        return self._grid.deltay if self._backend == "cpu" else 0.0
+        return self._grid.deltay
 
     @deltay.setter
     def deltay(self, value):
-        value = _real(value, "deltay")
-        if self._backend == "cpu":
-            self._grid.deltay = value
-        elif value != 0.0:
-            raise ValueError(f"deltay = {value}: the {self._backend} backend has no shear")
+        self._grid.deltay = _real(value, "deltay")
 
     @property
     def boundaries(self):
@@ -1131,6 +1128,7 @@ def _set_parameter(sim, name, value):
     if sim._walls and values.get("nu_shock", 0.0) != 0.0:
         raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
     _check_shear(values, sim._walls, sim._shape)
+    _check_split_shear(values, sim._backend, sim._parallel)
     if value == sim._values[name]:
         return
     _remake_grid(sim, values)
@@ -1185,8 +1183,7 @@ def _remake_grid(sim, values):
         for i in range(count):
             grid.write(i, np.asfortranarray(old.read(_FIELD_BUFFER, i)))
         sim._grid = grid
-    if sim._backend == "cpu":
-        grid.deltay = deltay
+    grid.deltay = deltay
     if sim._forcing is not None:
         state = old.forcing_state
         grid.set_forcing(*sim._forcing.arguments(sim._box))
@@ -1225,6 +1222,17 @@ def _check_shear(values, walls, shape):
         raise ValueError("shear with shock viscosity (nu_shock) is not supported yet")
     if shape[0] < 3:
         raise ValueError(f"shear: the shearing-periodic x faces need at least 3 points along x, got {shape[0]}")
+
+
+def _check_split_shear(values, backend, parallel):
+    """Refuse a shearing box on GPUs split along x or y: there its shifted x ghosts gather the faces' planes
+    of every y on the host (astaroth.parallel.ShearingFaces, NumPy arrays); split along z alone each rank
+    holds every y and both x faces and shifts them on its GPU."""
+    if values.get("shear", 0.0) == 0.0 or backend != "cuda" or parallel is None:
+        return
+    if parallel.dims[0] > 1 or parallel.dims[1] > 1:
+        raise ValueError(f"shear on a grid split along x or y over MPI ranks (dims {tuple(parallel.dims)}) runs on "
+                         "backend='cpu' only; on the GPU it needs a grid split along z alone")
 
 
 def _shearing(sim):

@@ -64,6 +64,17 @@ typedef struct {
     double f0, cs;
 } ac_forcing_batch;
 
+/* deltay of a shearing box after substep s (0, 1, 2) of a step dt
+ * (terms/shear.h's shear_advance), compiled once (csrc/shear.c) so that
+ * every backend and the binding round it alike. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+void ac_shear_advance(ac_shear_boundary *b, double shear, int s, double dt);
+#ifdef __cplusplus
+}
+#endif
+
 typedef struct ac_backend_ops {
     const char *name;
     ac_status (*create)(const ac_grid *grid, ac_precision precision, ac_method method, void **out);

@@ -130,11 +130,19 @@ AC_GRID_INLINE ac_region ac_whole_grid(const ac_grid *g)
     return r;
 }
 
+/* The coordinate of global index `global` along an axis from its origin
+ * and spacing: code that holds no ac_grid (the GPU's kernels) computes it
+ * so too. */
+AC_GRID_INLINE double ac_axis_coordinate(double origin, int global, double spacing)
+{
+    return origin + global * spacing;
+}
+
 /* Coordinate of interior index i along axis a (global index offset + i, so
  * every decomposition computes the same number). */
 AC_GRID_INLINE double ac_coordinate(const ac_grid *g, int a, int i)
 {
-    return g->origin[a] + (g->offset[a] + i) * g->spacing[a];
+    return ac_axis_coordinate(g->origin[a], g->offset[a] + i, g->spacing[a]);
 }
 
 /* Elements in one padded field; strides along x, y, z (x fastest). */

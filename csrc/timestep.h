@@ -53,9 +53,17 @@ AC_TERM_INLINE unsigned ac_signal_terms(unsigned modules, unsigned grid_terms)
  * signal speed (ac_position_speed), which is then not uniform. */
 enum { AC_POSITION_SIGNAL_TERMS = AC_TERM_SHEAR };
 
+/* ... from the background flow's parameters and the point's x coordinate,
+ * for code that holds no ac_grid (the GPU's reduction, cuda/mhd_substep.cuh). */
+AC_INLINE double ac_position_speed_of(unsigned terms, const ac_shear_flow *flow, double x)
+{
+    return (terms & AC_TERM_SHEAR) ? shear_signal_speed(flow, x) : 0.0;
+}
+
 static inline double ac_position_speed(const ac_grid *g, unsigned terms, int i)
 {
-    return (terms & AC_TERM_SHEAR) ? shear_position_speed(g, i) : 0.0;
+    const ac_shear_flow flow = shear_flow_of(g);
+    return ac_position_speed_of(terms, &flow, ac_coordinate(g, 0, i));
 }
 
 /* Whether the signal speed reads nothing but u: then it is |u| plus a

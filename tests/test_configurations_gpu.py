@@ -1,9 +1,10 @@
 """Every configuration of the streaming kernel (csrc/cuda/schedules.cuh: the
 modules hydro, magnetic, entropy and none, one or two passive scalars, with and without the
-kernel terms hyperdiffusion, shock viscosity and the Coriolis force) in both precisions runs on
-the GPU and agrees with the CPU, or is refused when the build holds no
+kernel terms hyperdiffusion, shock viscosity, the Coriolis force and the shear) in both precisions
+runs on the GPU and agrees with the CPU, or is refused when the build holds no
 instance of it (csrc/cuda/instances.def: two scalars without kernel terms
-only, the Coriolis force without scalars).  Each configuration is its own kernel
+only, the Coriolis force and the shear without scalars, with hyperdiffusion
+only together).  Each configuration is its own kernel
 instance with its own schedule row, so one that does not fit the device (its
 shared memory) or reads a field wrongly shows here and nowhere else."""
 import itertools
@@ -16,14 +17,17 @@ import astaroth as ac
 MODULES = [dict(physics=p, energy=e, passive_scalar=c)
            for p, e, c in itertools.product(("hydro", "mhd"), ("isothermal", "entropy"), (0, 1, 2))]
 TERMS = {"plain": {}, "hyper3": dict(nu_hyper3=1e-6), "shock": dict(nu_shock=1.0),
-         "hyper3-shock": dict(nu_hyper3=1e-6, nu_shock=1.0), "coriolis": dict(omega=(0.3, -0.2, 1.1))}
+         "hyper3-shock": dict(nu_hyper3=1e-6, nu_shock=1.0), "coriolis": dict(omega=(0.3, -0.2, 1.1)),
+         "shear": dict(shear=-0.7), "coriolis-shear": dict(omega=(0.0, 0.0, 1.0), shear=-1.5),
+         "hyper3-coriolis-shear": dict(nu_hyper3=1e-6, omega=(0.0, 0.0, 1.0), shear=-1.5)}
 TOLERANCE = {"float64": 1e-10, "float32": 1e-4}  # of each field's largest value after three steps
 
 
 def built(modules, terms):
     """Whether the build holds the configuration's instance (instances.def): two passive scalars without
-    kernel terms only, the Coriolis force without passive scalars."""
-    if terms == "coriolis":
+    kernel terms only, the Coriolis force and the shear without passive scalars (both with hyperdiffusion:
+    the box of notebooks/mri.ipynb)."""
+    if terms in ("coriolis", "shear", "coriolis-shear", "hyper3-coriolis-shear"):
         return modules["passive_scalar"] == 0
     return modules["passive_scalar"] < 2 or not TERMS[terms]
 

@@ -1,8 +1,9 @@
 """The ahead-of-time CUDA build holds the configurations that
 csrc/cuda/instances.def lists, and those are every configuration the GPU
 tests run (tests/test_configurations_gpu.py: the module sets with none,
-either and both kernel terms, two passive scalars with none) -- no more, no
-fewer.  Read from the file's text, so that it holds on a machine without a
+either and both of hyperdiffusion and shock viscosity, two passive scalars
+with none, the fluids with the Coriolis force, the shear, both, and both
+with hyperdiffusion) -- no more, no fewer.  Read from the file's text, so that it holds on a machine without a
 GPU."""
 import itertools
 import pathlib
@@ -13,7 +14,7 @@ import test_configurations_gpu as gpu_tests
 INSTANCES = pathlib.Path(__file__).parent.parent / "csrc" / "cuda" / "instances.def"
 MODULES_OF = {("physics", "mhd"): {"MAGNETIC"}, ("energy", "entropy"): {"ENTROPY"},
               ("passive_scalar", 1): {"PSCALAR"}, ("passive_scalar", 2): {"PSCALAR", "PSCALAR2"}}
-TERM_OF = {"nu_hyper3": "HYPER3", "nu_shock": "SHOCK", "omega": "CORIOLIS"}
+TERM_OF = {"nu_hyper3": "HYPER3", "nu_shock": "SHOCK", "omega": "CORIOLIS", "shear": "SHEAR"}
 
 
 def listed_configurations():
@@ -41,5 +42,5 @@ def configurations_the_gpu_tests_run():
 
 def test_the_build_holds_exactly_the_configurations_the_gpu_tests_run():
     built, rows = listed_configurations()
-    assert rows == len(built) == 32 + 4 + 4  # no row twice
+    assert rows == len(built) == 32 + 4 + 4 * 4  # no row twice
     assert built == configurations_the_gpu_tests_run()

@@ -248,10 +248,9 @@ def test_restart_refuses_the_grid_box_dtype_method_switches_and_start_parameters
 
 
 def test_terms_name_the_backends_that_run_them():
-    """ac.terms()'s backends: every compiled backend but those whose terms_missing names the term (the
-    CUDA backend lacks the shearing box for now; a notebook asks this before taking the GPU)."""
+    """ac.terms()'s backends: every compiled backend but those whose terms_missing names the term (none
+    today: the CUDA backend runs the shearing box too; a notebook asks this before taking the GPU)."""
     rows = {t["name"]: t["backends"] for t in ac.terms()}
     compiled = _core.compiled_backends()
-    assert rows["continuity"] == rows["coriolis"] == compiled
-    assert rows["shear"] == [b for b in compiled if "shear" not in _core.terms_missing(b)]
-    assert "cpu" in rows["shear"] and "cuda" not in rows["shear"]
+    assert rows["continuity"] == rows["coriolis"] == rows["shear"] == compiled
+    assert all(_core.terms_missing(b) == [] for b in compiled)

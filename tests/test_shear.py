@@ -3,7 +3,8 @@ epicycles at the epicyclic frequency, a shearing wave against its analytic
 solution and the order of its error, the linear growth of the
 magnetorotational instability, the time step, snapshots and ensembles, and
 where it runs.  The Pencil Code's own runs are in tests/test_pencil.py,
-grids split over MPI ranks in tests/test_mpi.py."""
+grids split over MPI ranks in tests/test_mpi.py, the GPU's runs against these
+in tests/test_shear_gpu.py."""
 import math
 
 import numpy as np
@@ -19,16 +20,18 @@ def mean_velocity(sim):
     return np.array([sim[name].mean() for name in ("ux", "uy")])
 
 
-def test_a_uniform_flow_makes_epicycles_at_kappa():
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_a_uniform_flow_makes_epicycles_at_kappa(backend):
     """Without pressure or viscosity a uniform u in a rotating shearing box obeys dux/dt = 2 Omega uy,
     duy/dt = -(2 Omega + S) ux: epicycles at kappa = sqrt(2 Omega (2 Omega + S)) (Omega for a Keplerian
     box).  After a quarter and a whole period against that solution to 1e-10 of |u| (measured 1.4e-11
-    after a period, RK3's error at 16000 steps), at a shear that is not Keplerian too (kappa = 1.67 Omega)."""
+    after a period, RK3's error at 16000 steps), at a shear that is not Keplerian too (kappa = 1.67 Omega);
+    on the GPU too (its shear term and shifted x ghosts, tests/test_shear_gpu.py)."""
     for q in (Q, 0.6):
         shear = -q * OMEGA
         kappa = math.sqrt(2 * OMEGA * (2 * OMEGA + shear))
         sim = ac.Simulation(shape=(8, 6, 1), box=(1.0, 2.0, 1.0), nu=0.0, cs=1.0, omega=(0, 0, OMEGA),
-                            qshear=q, backend="cpu")
+                            qshear=q, backend=backend)
         assert sim.shear == shear
         u0 = np.array([3e-3, -1e-3])
         sim["ux"], sim["uy"] = u0
@@ -147,27 +150,36 @@ def test_the_time_step_counts_the_shear_flow_point_by_point():
     assert plain.cfl_dt() > 2 * sim.cfl_dt()
 
 
-def sheared_run(dtype="float64"):
+def sheared_run(dtype="float64", backend="cpu"):
+    """MHD with entropy in a rotating Keplerian box, with a passive scalar on the CPU (the GPU's build holds
+    the shear's instances without scalars: csrc/cuda/instances.def)."""
     sim = ac.Simulation(shape=(8, 10, 6), box=(1.0, 1.5, 1.0), nu=1e-2, cs=1.0, physics="mhd", eta=1e-2,
-                        energy="entropy", chi=1e-2, passive_scalar=True, omega=(0, 0, OMEGA), qshear=Q,
-                        x0_shear=0.2, dtype=dtype, backend="cpu")
+                        energy="entropy", chi=1e-2, passive_scalar=backend == "cpu", omega=(0, 0, OMEGA), qshear=Q,
+                        x0_shear=0.2, dtype=dtype, backend=backend)
     ac.init.random_velocity(sim, urms=0.05, seed=3)
     rng = np.random.default_rng(4)
-    for name in ("lnrho", "ax", "ay", "az", "ss", "cc"):
+    for name in ("lnrho", "ax", "ay", "az", "ss", "cc")[:len(sim.field_names) - 3]:
         sim[name] = 0.01 * rng.standard_normal(sim.shape)
     sim.deltay = 1.1
     return sim
 
 
-def test_a_shearing_box_continues_bit_for_bit_from_its_snapshot(tmp_path):
-    straight = sheared_run()
+BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_shearing_box_continues_bit_for_bit_from_its_snapshot(tmp_path, backend):
+    """Twenty steps straight against ten, a snapshot, a load and ten more: the fields and deltay bit for
+    bit (the snapshot keeps deltay), on the GPU too (its steps are deterministic)."""
+    straight = sheared_run(backend=backend)
     for _ in range(20):
         straight.step(0.01)
-    first = sheared_run()
+    first = sheared_run(backend=backend)
     for _ in range(10):
         first.step(0.01)
     first.save(tmp_path / "box.h5")
-    again = ac.load(tmp_path / "box.h5", backend="cpu")
+    again = ac.load(tmp_path / "box.h5", backend=backend)
+    assert again.backend == backend
     assert again.deltay == first.deltay != 1.1 and again.shear == -Q * OMEGA and again.x0_shear == 0.2
     for _ in range(10):
         again.step(0.01)
@@ -176,23 +188,30 @@ def test_a_shearing_box_continues_bit_for_bit_from_its_snapshot(tmp_path):
         assert np.array_equal(straight[name], again[name]), name
 
 
-def test_an_ensemble_member_equals_its_solo_run():
-    solo = sheared_run()
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_ensemble_member_equals_its_solo_run(backend):
+    """A member equals its solo run bit for bit, deltay too; on the GPU both step from the host (the
+    device's CFL loops refuse the shear: its deltay advances on the host)."""
+    solo = sheared_run(backend=backend)
     solo.run(until=0.1)
-    members = [sheared_run(), sheared_run()]
+    members = [sheared_run(backend=backend), sheared_run(backend=backend)]
     members[1].shear = -0.5
     ac.Ensemble(members).run(until=0.1)
+    assert members[0].steps == solo.steps
     assert members[0].deltay == solo.deltay and members[1].deltay != solo.deltay
     for name in solo.field_names:
         assert np.array_equal(members[0][name], solo[name]), name
 
 
-def test_a_live_change_of_the_shear_keeps_deltay():
-    sim = sheared_run()
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_live_change_of_the_shear_keeps_deltay(backend):
+    sim = sheared_run(backend=backend)
     sim.step(0.01)
-    deltay = sim.deltay
+    deltay, fields = sim.deltay, {name: sim[name] for name in sim.field_names}
     sim.shear = -0.9
     assert sim.deltay == deltay and sim.shear == -0.9
+    for name in sim.field_names:
+        assert np.array_equal(sim[name], fields[name]), name
 
 
 def test_the_terms_follow_their_statement():
@@ -231,19 +250,34 @@ def test_what_the_shearing_box_does_not_take_is_refused_naming_it(kw, named):
         ac.Simulation(shape=(8, 8, 8), backend="cpu", **kw)
 
 
-def test_auto_picks_the_cpu_for_shear_while_cuda_lacks_it(monkeypatch):
-    assert "shear" not in _core.terms_missing("cpu")
-    if "cuda" in _core.compiled_backends():
-        assert "shear" in _core.terms_missing("cuda")
+def test_every_backend_runs_the_shear_and_auto_would_take_the_cpu_for_one_that_did_not(monkeypatch):
+    """The shearing box runs on every compiled backend (the GPU's in tests/test_shear_gpu.py); backend="auto"
+    would take the CPU, naming the term and its parameter, for a backend without it (a stand-in list)."""
+    for backend in _core.compiled_backends():
+        assert "shear" not in _core.terms_missing(backend)
     monkeypatch.setattr(simulation, "default_backend", lambda: "cuda")
     monkeypatch.setattr(simulation._core, "terms_missing", lambda backend: ["coriolis", "shear"])
     with pytest.warns(RuntimeWarning, match="shear.*shear = -1"):
         assert simulation._auto_backend({"shear": -1.0}) == "cpu"
 
 
-@pytest.mark.gpu
-def test_the_gpu_refuses_shear_naming_it():
-    if "cuda" not in ac.backends():
-        pytest.skip("no CUDA backend here")
-    with pytest.raises(ValueError, match="shear.*backend='cpu'"):
-        ac.Simulation(shape=(8, 8, 8), shear=-1.0, backend="cuda")
+class _Split:
+    """A stand-in for astaroth.parallel.Decomposition: the ranks per axis."""
+
+    def __init__(self, dims):
+        self.dims = dims
+
+
+@pytest.mark.parametrize("dims, refused", [((1, 1, 2), False), ((2, 1, 1), True), ((1, 2, 2), True)])
+def test_the_gpu_split_along_x_or_y_refuses_the_shear_naming_it(dims, refused):
+    """Split along x or y the shifted x ghosts gather the faces' planes on the host (parallel.ShearingFaces):
+    a GPU grid so split is refused naming shear and the split; along z alone each rank shifts its own; the
+    CPU takes every split."""
+    simulation._check_split_shear({"shear": -1.0}, "cpu", _Split(dims))
+    simulation._check_split_shear({"shear": 0.0}, "cuda", _Split(dims))
+    simulation._check_split_shear({"shear": -1.0}, "cuda", None)
+    if not refused:
+        simulation._check_split_shear({"shear": -1.0}, "cuda", _Split(dims))
+        return
+    with pytest.raises(ValueError, match=r"shear on a grid split along x or y.*dims \(.*backend='cpu'.*along z"):
+        simulation._check_split_shear({"shear": -1.0}, "cuda", _Split(dims))

@@ -229,7 +229,7 @@ def test_bench_terms_rows(capsys):
                  "--seconds", "0.05"]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("astaroth cpu")]
     assert [(r[2], r[5]) for r in rows] == [(p, t) for p in ("hydro", "mhd")
-                                            for t in ("none", "hyper3", "shock", "rotation")]
+                                            for t in ("none", "hyper3", "shock", "rotation", "rot+shear")]
     assert all(float(r[-2]) > 0 and float(r[-1]) > 0 for r in rows) and float(rows[0][-1]) == 1.0
     assert main(["bench", "--backend", "cpu", "--physics", "all"]) != 0  # all goes with --terms
     assert "--terms" in capsys.readouterr().err

@@ -472,7 +472,7 @@ static PyObject *Grid_shear_advance(GridObject *self, PyObject *args)
         return NULL;
     }
     if (ac_grid_terms(&self->grid) & AC_TERM_SHEAR)
-        shear_advance(b, self->grid.shear, s, dt);
+        ac_shear_advance(b, self->grid.shear, s, dt);
     Py_RETURN_NONE;
 }
 

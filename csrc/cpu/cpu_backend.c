@@ -224,7 +224,7 @@ static ac_status three_substeps(ac_cpu *cpu, double dt, int profile_ready)
     for (int s = 0; s < 3 && st == AC_OK; ++s) {
         st = substep(cpu, ac_stage_set(&cpu->buf, s), ac_stage_set(&cpu->buf, (s + 1) % 3), s, dt, profile_ready);
         if (shearing)
-            shear_advance(&cpu->grid.bc.shear, cpu->grid.shear, s, dt);
+            ac_shear_advance(&cpu->grid.bc.shear, cpu->grid.shear, s, dt);
     }
     return st;
 }

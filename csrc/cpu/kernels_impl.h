@@ -137,19 +137,8 @@ void AC_FN(shear_ghosts)(const ac_grid *g, void *field, int face, const void *so
         for (int j = 0; j < g->n[1]; ++j)
             for (int q = 0; q < AC_GHOST; ++q) {
                 const real *line = src + q + sz * k;
-                real *ghost = f + ac_grid_index(g, face == 0 ? q - AC_GHOST : g->n[0] + q, j, k);
-                if (ny == 1) { /* the Pencil Code's periodic copy */
-                    *ghost = line[0];
-                    continue;
-                }
-                const int y = g->offset[1] + j + toward * (displs - 2);
-                double sum = 0.0;
-                for (int m = 0; m < 6; ++m) {
-                    const int at = ((y + toward * m) % ny + ny) % ny;
-                    const double term = c[m] * (double)line[sy * at];
-                    sum = m == 0 ? term : sum + term;
-                }
-                *ghost = (real)sum;
+                f[ac_grid_index(g, face == 0 ? q - AC_GHOST : g->n[0] + q, j, k)] =
+                    shear_ghost_value(line, sy, ny, g->offset[1] + j + toward * (displs - 2), toward, c);
             }
 }
 

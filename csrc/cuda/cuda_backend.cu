@@ -159,17 +159,18 @@ typedef struct {
                              const double *, cudaStream_t);
     ac_status (*add_forcing_sample)(const ac_grid *, void *const *, const ac_forcing_sample *, const ac_cfl_run *,
                                     cudaStream_t);
+    ac_status (*shear_ghosts)(const ac_grid *, void *const *, int, const void *, cudaStream_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
      cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
      cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32,
-     cuda_add_forcing_sample_f32},
+     cuda_add_forcing_sample_f32, cuda_shear_ghosts_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
      cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
      cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64,
-     cuda_add_forcing_sample_f64}};
+     cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -187,6 +188,7 @@ typedef struct {
     cudaGraphExec_t members_graph;
     unsigned long long *members_key;
     int members_count;
+    void *shear_source;      /* the shear_ghosts op's planes (a grid split over MPI ranks), device, or NULL */
     void *zeta;              /* with nu_shock: the profile and its gradient (4 padded arrays) */
     int profile_fresh;       /* zeta is that of the fields now (shock_profile, shock_max; step may take it) */
     int device;              /* the GPU it lives on */
@@ -272,6 +274,7 @@ static void gpu_destroy(void *self)
     if (gpu->members_graph)
         cudaGraphExecDestroy(gpu->members_graph);
     free(gpu->members_key);
+    device_free(gpu->shear_source);
     device_free(gpu->zeta);
     if (gpu->stream) {
         cudaError_t err = cudaStreamDestroy(gpu->stream);
@@ -338,6 +341,10 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     for (int a = 0; a < 3; ++a)
         if (ac_boundaries_wall_axis(&grid->bc, a) && grid->n[a] < AC_GHOST + 1)
             return AC_ERR_ARGUMENT;
+    if ((ac_grid_terms(grid) & AC_TERM_SHEAR) &&
+        (grid->n[0] < AC_GHOST || grid->bc.shear.ny < 1 || grid->nu_shock != 0.0 ||
+         ac_boundaries_wall_axis(&grid->bc, 0) || ac_boundaries_wall_axis(&grid->bc, 1)))
+        return AC_ERR_UNSUPPORTED; /* as the CPU refuses them (cpu/cpu_backend.c) */
     ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
     if (!gpu)
         return AC_ERR_NO_MEMORY;
@@ -388,15 +395,22 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     return AC_OK;
 }
 
+/* Steps from the host; the shearing box's deltay advances after each
+ * substep, as the CPU's three_substeps advances it (csrc/shear.c): each
+ * substep's shifted x ghosts take the weights of the deltay when it is
+ * queued. */
 static ac_status gpu_step(void *self, double dt, long count, int profile_current)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     const int profile_ready = profile_current && gpu->profile_fresh;
+    const int shearing = (ac_grid_terms(&gpu->grid) & AC_TERM_SHEAR) != 0u;
     for (long n = 0; n < count; ++n)
         for (int s = 0; s < 3; ++s) {
             const ac_status st = run_substep(gpu, NULL, s, dt, NULL, n == 0 && s == 0 && profile_ready);
             if (st != AC_OK)
                 return st;
+            if (shearing)
+                ac_shear_advance(&gpu->grid.bc.shear, gpu->grid.shear, s, dt); /* the CPU's rounding (shear.c) */
         }
     if (gpu->grid.bc.walls && gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream) != AC_OK)
         return AC_ERR_DEVICE; /* 'a' and 'set' hold in every snapshot */
@@ -430,6 +444,29 @@ static ac_status gpu_set_walls(void *self, int s)
 static void *gpu_padded_data(void *self, int s, int field)
 {
     return roles(&((ac_gpu *)self)->buf, s).in[field];
+}
+
+static ac_boundaries *gpu_boundaries(void *self)
+{
+    return &((ac_gpu *)self)->grid.bc;
+}
+
+/* The x ghosts of face `face` of the set substep s reads, shifted from
+ * `source` (host memory, dense: backend.h) by the deltay now: the planes
+ * copied to the device, then the CPU's arithmetic (kernels_impl.cuh). */
+static ac_status gpu_shear_ghosts(void *self, int s, int face, const void *source)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    const ac_grid *g = &gpu->grid;
+    const size_t bytes = (size_t)g->fields * g->n[2] * g->bc.shear.ny * AC_GHOST * gpu->element_bytes;
+    ac_status st = AC_OK;
+    if (!gpu->shear_source && (st = device_zeros(&gpu->shear_source, bytes)) != AC_OK)
+        return st;
+    CHECK(cudaMemcpyAsync(gpu->shear_source, source, bytes, cudaMemcpyHostToDevice, gpu->stream), "shear_ghosts planes");
+    if ((st = gpu->k->shear_ghosts(g, roles(&gpu->buf, s).in, face, gpu->shear_source, gpu->stream)) != AC_OK)
+        return st;
+    CHECK(cudaStreamSynchronize(gpu->stream), "shear_ghosts");
+    return AC_OK;
 }
 
 static ac_status gpu_rhs(void *self)
@@ -499,11 +536,12 @@ static ac_status gpu_max_speed(void *self, double *out)
 
 /* Queues the signal-speed reduction (MHD, entropy: queue_reduction's mhd),
  * A's ghost zones filled first if fill_ghosts.  Under walls those under the
- * walls come from fill_walls (B at the walls from their ghosts), and the
- * reduction adds no periodic fill of its own. */
+ * walls come from fill_walls (B at the walls from their ghosts), and so do a
+ * shearing box's shifted x ghosts; then the reduction adds no periodic fill
+ * of its own. */
 static ac_status queue_signal_reduction(ac_gpu *gpu, int fill_ghosts, int clear)
 {
-    if (gpu->grid.bc.walls && fill_ghosts) {
+    if ((gpu->grid.bc.walls || (ac_grid_terms(&gpu->grid) & AC_TERM_SHEAR)) && fill_ghosts) {
         const ac_status st = gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream);
         if (st != AC_OK)
             return st;
@@ -756,11 +794,13 @@ static ac_status queue_cfl_steps_on(ac_gpu *gpu, cudaStream_t stream, int steps,
 }
 
 /* Why gpu_run_cfl cannot take a run: shock viscosity (its profile's
- * maximum sets dt) is stepped from the host, and so is the 19-point method;
- * AC_OK where it can. */
+ * maximum sets dt) is stepped from the host, and so are the 19-point method
+ * and the shearing box (its deltay advances on the host, for the weights of
+ * each substep's shifted x ghosts: ac_device_loop_runs); AC_OK where it
+ * can. */
 static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_forcing_batch *forcing)
 {
-    if (gpu->method != AC_METHOD_55P || gpu->zeta ||
+    if (gpu->method != AC_METHOD_55P || gpu->zeta || (ac_grid_terms(&gpu->grid) & AC_TERM_SHEAR) ||
         (forcing && (forcing->count < max_steps || forcing->count > AC_FORCING_SAMPLES_AHEAD)))
         return AC_ERR_UNSUPPORTED;
     return AC_OK;
@@ -1034,8 +1074,8 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     gpu_max_speed, gpu_max_signal_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
     gpu_poison_scratch, gpu_add_forcing, gpu_substep_region, gpu_padded_data, gpu_fill_ghost_axis,
     AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl, gpu_shock_profile, gpu_run_cfl_members, gpu_shock_max, gpu_set_walls,
-    AC_TERM_SHEAR, /* the shearing box's pass and its shifted x faces are the CPU's for now (gravity has a kernel
-                    * of its own, the Coriolis force is in the streaming kernel) */
+    0u, /* every term (gravity has a kernel of its own; the Coriolis force and the shear are in the streaming
+         * kernel, the shear's shifted x faces a kernel of their own) */
     gpu_configuration_missing, NULL, NULL, /* shock viscosity on a split grid: the CPU's for now */
-    NULL, NULL,                            /* no shear */
+    gpu_boundaries, gpu_shear_ghosts,
 };

@@ -101,7 +101,11 @@ typedef struct {
     /* dt, or the step's length in device memory where dt_device is given (nothing where that is NaN) */       \
     ac_status cuda_add_gravity_##sfx(const ac_grid *g, const ac_region *r, void *const out[AC_MAX_FIELDS],       \
                                      void *const w_out[AC_MAX_FIELDS], int substep, double dt,                   \
-                                     const double *dt_device, cudaStream_t stream);
+                                     const double *dt_device, cudaStream_t stream);                              \
+    /* the shearing box (../terms/shear.h): face `face`'s x ghosts from the opposite face's planes in device    \
+     * memory, dense as the backend's shear_ghosts op takes them (../backend.h) */                              \
+    ac_status cuda_shear_ghosts_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int face,           \
+                                      const void *source, cudaStream_t stream);
 
 AC_DECLARE_CUDA_KERNELS(f32)
 AC_DECLARE_CUDA_KERNELS(f64)

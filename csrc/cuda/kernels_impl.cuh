@@ -340,7 +340,7 @@ template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT,
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                                const ac_physics_params &p, const AC_FN(stencil_scales) & c,
                                                const real *zeta, int substep, real dt, ac_device_step step, int runs,
-                                               unsigned wraps, cudaStream_t stream)
+                                               unsigned wraps, const ac_shear_flow &sh, cudaStream_t stream)
 {
     constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
     static AC_FN(kernel_fit) fit = {0, 0, 0};
@@ -365,7 +365,7 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, c, substep, dt, step,
                                                                       (wraps & 1u) != 0, (wraps & 2u) != 0,
                                                                       (wraps & 4u) != 0, zeta, runs, pieces[0],
-                                                                      pieces[1], pieces[2]);
+                                                                      pieces[1], pieces[2], sh);
     return ac_cuda_record(cudaGetLastError(), "55-point substep launch");
 }
 
@@ -375,13 +375,13 @@ template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, typename Set>
 static ac_status AC_FN(launch_stream)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                       const ac_physics_params &p, const AC_FN(stencil_scales) & c, const real *zeta,
                                       int substep, real dt, const ac_device_step *device_step, int runs, unsigned wraps,
-                                      cudaStream_t stream)
+                                      const ac_shear_flow &sh, cudaStream_t stream)
 {
-    if (device_step) /* (C++14 instantiates this call for shock viscosity too: the host's instance) */
+    if (device_step) /* (C++14 instantiates this call for shock viscosity and the shear too: the host's instance) */
         return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, ac_device_loop_runs(CONFIG)>(
-            in, out, w_in, w_out, s, p, c, zeta, substep, dt, *device_step, runs, wraps, stream);
+            in, out, w_in, w_out, s, p, c, zeta, substep, dt, *device_step, runs, wraps, sh, stream);
     return AC_FN(launch_stream_instance)<CONFIG, TX, TY, LEAD, BLOCKS, false>(
-        in, out, w_in, w_out, s, p, c, zeta, substep, dt, ac_device_step(), runs, wraps, stream);
+        in, out, w_in, w_out, s, p, c, zeta, substep, dt, ac_device_step(), runs, wraps, sh, stream);
 }
 
 /* The raw arrays of a substep: in, out, w_in, w_out (kernels.h's order). */
@@ -406,6 +406,7 @@ typedef struct {
     real dt;
     const ac_device_step *device_step;
     unsigned wraps; /* bit a: axis a's ghost values read from periodic images (fill_unwrapped_ghosts) */
+    ac_shear_flow sh; /* the shearing box's background flow, in double (terms/shear.h) */
     cudaStream_t stream;
 } AC_FN(substep_args);
 
@@ -417,7 +418,7 @@ static ac_status AC_FN(launch_shape)(const AC_FN(raw_sets) & raw, const AC_FN(su
     return AC_FN(launch_stream)<CONFIG, TX, TY, LEAD, BLOCKS>(
         AC_FN(make_fields)<NF>(raw[0]), AC_FN(make_fields)<NF>(raw[1]), AC_FN(make_fields)<NF>(raw[2]),
         AC_FN(make_fields)<NF>(raw[3]), s, a.p, a.c, a.zeta, a.substep, a.dt, a.device_step, runs,
-        a.wraps, a.stream);
+        a.wraps, a.sh, a.stream);
 }
 
 /* A tuning shape of AC_TUNING_SHAPES, built for CONFIG when BUILT (no
@@ -518,6 +519,7 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     a.dt = dt;
     a.device_step = device_step;
     a.wraps = wraps;
+    a.sh = shear_flow_of(g);
     a.stream = stream;
     /* the instance: the grid's modules, hyperdiffusion if on, shock viscosity when given its profile */
     const unsigned terms =
@@ -676,12 +678,106 @@ extern "C" ac_status AC_FN(cuda_set_walls)(const ac_grid *g, void *const fields_
     return AC_OK;
 }
 
+/* ---- the shearing-periodic x faces (../boundaries.h, terms/shear.h) -------
+ * The x ghost planes of a shearing box over the interior y and z, each the
+ * opposite face's interior shifted along y by deltay and interpolated, as
+ * the CPU's shear_ghosts (cpu/kernels_impl.h) fills them: the weights in
+ * double on the host (shear_weights) for the deltay of the substep being
+ * queued, each ghost's sum in double (shear_ghost_value).  The y and z
+ * ghosts follow (the y and z passes copy the x ghosts on, or the streaming
+ * kernel reads them at their periodic images' rows). */
+typedef struct {
+    real *f[AC_MAX_FIELDS];
+    /* per face, of each field: the opposite face's AC_GHOST x planes, plane q's value at whole-grid row Y and
+     * interior z index k at [q + sy Y + sz k] */
+    const real *source[2][AC_MAX_FIELDS];
+    ptrdiff_t sy, sz;
+    double c[6];
+    int displs, ny, fields, first_face, faces;
+} AC_FN(shear_faces);
+
+/* Thread t takes ghost plane q of row (j, k) of field f on a face, q fastest. */
+__global__ void AC_FN(shear_ghosts_kernel)(AC_FN(shear_faces) w, AC_FN(shape) s)
+{
+    const long long plane = (long long)AC_GHOST * s.n[1] * s.n[2], total = plane * w.fields * w.faces;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const long long at = t % plane, rest = t / plane, row = at / AC_GHOST;
+        const int q = (int)(at % AC_GHOST), j = (int)(row % s.n[1]), k = (int)(row / s.n[1]);
+        const int f = (int)(rest % w.fields), face = w.first_face + (int)(rest / w.fields), toward = face == 0 ? -1 : 1;
+        w.f[f][AC_FN(padded)(s, face == 0 ? q - AC_GHOST : s.n[0] + q, j, k)] =
+            shear_ghost_value(w.source[face][f] + q + w.sz * k, w.sy, w.ny, s.offset[1] + j + toward * (w.displs - 2),
+                              toward, w.c);
+    }
+}
+
+/* The shifted x ghosts of `faces` faces from face first_face of the grid's
+ * fields, from the sources w holds (shear_faces). */
+static ac_status AC_FN(launch_shear_ghosts)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS],
+                                            AC_FN(shear_faces) & w, int first_face, int faces, cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    for (int f = 0; f < g->fields; ++f)
+        w.f[f] = (real *)fields_[f];
+    w.fields = g->fields;
+    w.first_face = first_face;
+    w.faces = faces;
+    w.ny = g->bc.shear.ny;
+    shear_weights(g->bc.shear.deltay, g->spacing[1], &w.displs, w.c);
+    const long long total = (long long)AC_GHOST * s.n[1] * s.n[2] * g->fields * faces;
+    AC_FN(shear_ghosts_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(w, s);
+    return ac_cuda_record(cudaGetLastError(), "shear_ghosts_kernel launch");
+}
+
+/* Both x faces of a grid that holds every y and both faces (bc.shear.local),
+ * from its own interior. */
+static ac_status AC_FN(fill_shear_ghosts)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], cudaStream_t stream)
+{
+    AC_FN(shear_faces) w;
+    memset(&w, 0, sizeof w);
+    for (int f = 0; f < g->fields; ++f) {
+        const real *field = (const real *)fields_[f];
+        w.source[0][f] = field + ac_grid_index(g, g->n[0] - AC_GHOST, 0, 0); /* the upper face's planes */
+        w.source[1][f] = field + ac_grid_index(g, 0, 0, 0);
+    }
+    w.sy = g->m[0];
+    w.sz = (ptrdiff_t)g->m[0] * g->m[1];
+    return AC_FN(launch_shear_ghosts)(g, fields_, w, 0, 2, stream);
+}
+
+/* The x ghosts of face `face` of the grid's fields from `source` in device
+ * memory, dense as the backend's shear_ghosts op takes it (backend.h):
+ * field by field, AC_GHOST x planes by the whole grid's y by the interior
+ * z, x fastest. */
+extern "C" ac_status AC_FN(cuda_shear_ghosts)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int face,
+                                              const void *source, cudaStream_t stream)
+{
+    AC_FN(shear_faces) w;
+    memset(&w, 0, sizeof w);
+    w.sy = AC_GHOST;
+    w.sz = (ptrdiff_t)AC_GHOST * g->bc.shear.ny;
+    for (int f = 0; f < g->fields; ++f)
+        w.source[face][f] = (const real *)source + (size_t)f * (size_t)(w.sz * g->n[2]);
+    return AC_FN(launch_shear_ghosts)(g, fields_, w, face, 1, stream);
+}
+
+/* Whether the grid's x faces are shearing-periodic and shifted here: a
+ * shearing box that holds every y and both x faces. */
+static bool AC_FN(shears_x)(const ac_grid *g)
+{
+    return (ac_grid_terms(g) & AC_TERM_SHEAR) && g->bc.shear.local;
+}
+
 /* The ghosts of one axis under the grid's boundaries: periodic on an axis
  * without walls, else those of its wall faces (a face that is not a wall on
- * a wall axis is the exchange's), every field in one launch. */
+ * a wall axis is the exchange's), every field in one launch; a shearing
+ * box's x faces shifted where the grid holds their sources, else periodic
+ * for the caller to shift (as the CPU's fill_ghost_axis_bc). */
 extern "C" ac_status AC_FN(cuda_fill_ghost_axis_bc)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int axis,
                                                     cudaStream_t stream)
 {
+    if (axis == 0 && AC_FN(shears_x)(g))
+        return AC_FN(fill_shear_ghosts)(g, fields_, stream);
     if (!ac_boundaries_wall_axis(&g->bc, axis))
         return AC_FN(cuda_fill_ghost_axis)(g, fields_, axis, stream);
     const AC_FN(shape) s = AC_FN(make_shape)(g);
@@ -707,14 +803,16 @@ static ac_status AC_FN(fill_ghosts_but)(const ac_grid *g, void *const fields_[AC
 
 /* Before a whole-grid substep: *wraps, the axes whose ghost values the
  * streaming kernel reads from periodic images (bit a: axis a; every
- * periodic axis, x only where stream_wraps_x), and the ghost zones of the
- * others.  A periodic grid's y and z are never filled. */
+ * periodic axis, x only where stream_wraps_x and not shearing-periodic),
+ * and the ghost zones of the others.  A periodic grid's y and z are never
+ * filled. */
 static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
                                               const AC_FN(shape) & s, unsigned *wraps, cudaStream_t stream)
 {
     *wraps = 0;
     for (int axis = 0; axis < 3; ++axis)
-        if (!ac_boundaries_wall_axis(&g->bc, axis) && (axis > 0 || AC_FN(stream_wraps_x)(s)))
+        if (!ac_boundaries_wall_axis(&g->bc, axis) &&
+            (axis > 0 || (AC_FN(stream_wraps_x)(s) && !AC_FN(shears_x)(g))))
             *wraps |= 1u << axis;
     return AC_FN(fill_ghosts_but)(g, in_, *wraps, stream);
 }

@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
         m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
         roles.w >= 0 ? m.sets[roles.w] : none, s, AC_FN(params_from)(params), m.c, substep, (real)0, step, runs, wrap_x,
-        true, true, NULL);
+        true, true, NULL, ac_shear_flow()); /* the hydro path: no shear */
 }
 
 /* Loads the table: the members' sets, parameters and stencil scales, as

@@ -32,14 +32,18 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
                                  wraps, stream);
 }
 
-/* max of the signal speed of the CFL step (timestep.h's ac_signal_speed_at)
- * as the bits of a non-negative double, and one flag bit per field holding a
- * NaN or Inf; the ghost zones of the fields whose gradients it reads
- * filled.  One instance per module set, so that the field indices fold. */
-template <unsigned MODULES>
+/* max of the signal speed of the CFL step (timestep.h's ac_signal_speed_at,
+ * and where it depends on the position the flow of the shearing box at the
+ * point's x, ac_position_speed_of, as the CPU's reduction adds it) as the
+ * bits of a non-negative double, and one flag bit per field holding a NaN
+ * or Inf; the ghost zones of the fields whose gradients it reads filled.
+ * One instance per module set, so that the field indices fold, and one
+ * more of each for the shearing box (SHEARING), so that the others keep
+ * their registers. */
+template <unsigned MODULES, bool SHEARING>
 __global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigned terms, AC_FN(shape) s,
                                             ac_physics_params p, ac_geometry geo, unsigned long long *max_bits,
-                                            unsigned int *nonfinite)
+                                            unsigned int *nonfinite, ac_shear_flow flow)
 {
     constexpr int count = ac_field_count(MODULES);
     double local_max = 0.0;
@@ -55,7 +59,10 @@ __global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigne
                 flags |= 1u << f;
         /* the grid's terms at run time: with the module set's as constants (the CPU's choice) the MHD+entropy
          * instance takes 82 registers and 1.23 times as long (benchmarks/results/2026-11-27-h100-run-in-c) */
-        const double speed = ac_signal_speed_at(MODULES, terms, fields.f, idx, stride, &geo, &p);
+        double speed = ac_signal_speed_at(MODULES, terms, fields.f, idx, stride, &geo, &p);
+        if (SHEARING)
+            speed += ac_position_speed_of(
+                terms, &flow, ac_axis_coordinate(s.origin[0], s.offset[0] + (int)(t % s.n[0]), s.spacing[0]));
         if (!isfinite(speed))
             flags |= 1u << 1; /* reported as the velocity's */
         else
@@ -88,10 +95,16 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
     const AC_FN(mhd_field_set) set = AC_FN(make_mhd_set)(fields_);
     const ac_physics_params p = make_physics_params(g);
     const ac_geometry geo = make_geometry(g);
+    const ac_shear_flow flow = shear_flow_of(g);
     switch (g->modules) {
 #define AC_SIGNAL_INSTANCE(m)                                                                                          \
     case (m):                                                                                                          \
-        AC_FN(signal_reduce_kernel)<(m)><<<blocks, 256, 0, stream>>>(set, terms, s, p, geo, max_bits, nonfinite);           \
+        if (terms & AC_TERM_SHEAR)                                                                                     \
+            AC_FN(signal_reduce_kernel)<(m), true><<<blocks, 256, 0, stream>>>(set, terms, s, p, geo, max_bits,        \
+                                                                               nonfinite, flow);                       \
+        else                                                                                                           \
+            AC_FN(signal_reduce_kernel)<(m), false><<<blocks, 256, 0, stream>>>(set, terms, s, p, geo, max_bits,       \
+                                                                                nonfinite, flow);                      \
         break;
         AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO)
         AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)

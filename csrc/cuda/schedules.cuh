@@ -28,12 +28,15 @@
 /* The terms of csrc/terms/terms.def with code of their own in the
  * streaming kernel, each a separate instance so that runs without it keep
  * their registers: hyperdiffusion (del6 of the flow), shock viscosity (the
- * profile and its gradient read per point) and the Coriolis force (a source
+ * profile and its gradient read per point), the Coriolis force (a source
  * of u, summed right after physics_rhs as the CPU's physics_sources adds
- * it).  Gravity is a kernel of its own after each substep (kernels_impl.cuh),
- * and needs none.  In a configuration key they take the low bits, packed in
- * the table's order. */
-enum { AC_KERNEL_TERMS = AC_TERM_HYPER3 | AC_TERM_SHOCK | AC_TERM_CORIOLIS };
+ * it) and the shearing box (terms/shear.h: the y gradient of every field
+ * and the point's x, added after every other term as the CPU's shear_pass
+ * adds it; its shifted x ghosts are a kernel of their own before each
+ * substep, kernels_impl.cuh).  Gravity is a kernel of its own after each
+ * substep (kernels_impl.cuh), and needs none.  In a configuration key they
+ * take the low bits, packed in the table's order. */
+enum { AC_KERNEL_TERMS = AC_TERM_HYPER3 | AC_TERM_SHOCK | AC_TERM_CORIOLIS | AC_TERM_SHEAR };
 
 /* The bits of `value` that `mask` has, packed in order, and back. */
 static constexpr __host__ __device__ unsigned ac_pack_bits(unsigned value, unsigned mask)
@@ -70,12 +73,16 @@ enum {
     AC_KERNEL_HYPER3 = ac_kernel_bits(AC_TERM_HYPER3),
     AC_KERNEL_SHOCK = ac_kernel_bits(AC_TERM_SHOCK),
     AC_KERNEL_CORIOLIS = ac_kernel_bits(AC_TERM_CORIOLIS),
+    AC_KERNEL_SHEAR = ac_kernel_bits(AC_TERM_SHEAR),
     AC_KERNEL_TERM_BITS = ac_count_bits(AC_KERNEL_TERMS)
 };
-static_assert(ac_kernel_terms(AC_KERNEL_HYPER3 | AC_KERNEL_SHOCK | AC_KERNEL_CORIOLIS) == AC_KERNEL_TERMS,
+static_assert(ac_kernel_terms(AC_KERNEL_HYPER3 | AC_KERNEL_SHOCK | AC_KERNEL_CORIOLIS | AC_KERNEL_SHEAR) ==
+                  AC_KERNEL_TERMS,
               "kernel terms round trip");
-/* the configurations that existed before the Coriolis force keep their keys (and their schedule rows) */
-static_assert(AC_KERNEL_HYPER3 == 1u && AC_KERNEL_SHOCK == 2u && AC_KERNEL_CORIOLIS == 4u, "kernel term bits");
+/* the configurations that existed before the Coriolis force and the shear keep their kernel-term bits (and their
+ * schedule rows) */
+static_assert(AC_KERNEL_HYPER3 == 1u && AC_KERNEL_SHOCK == 2u && AC_KERNEL_CORIOLIS == 4u && AC_KERNEL_SHEAR == 8u,
+              "kernel term bits");
 
 /* Every module of the field table (fields.h), and the bits a module mask
  * takes in a configuration key: the modules but the further copies of a
@@ -120,7 +127,9 @@ static constexpr __host__ __device__ unsigned ac_config_terms(unsigned config)
 
 /* Whether the device-side CFL loop (cuda_backend.cu's gpu_run_cfl) runs a
  * configuration: every one but shock viscosity, whose dt counts its
- * profile's maximum and is found on the host.  Such a configuration has two
+ * profile's maximum and is found on the host, and the shearing box, whose
+ * deltay the host advances after each substep for the weights of the
+ * shifted x ghosts (terms/shear.h's shear_advance).  Such a configuration has two
  * instances: one takes dt from the host, the other reads the step's length
  * where the loop left it.  The host's steps keep an instance of their own
  * because a step length read from memory changes how ptxas schedules the
@@ -128,7 +137,7 @@ static constexpr __host__ __device__ unsigned ac_config_terms(unsigned config)
  * host's instance: benchmarks/results/2026-11-28-h100-checks). */
 static constexpr __host__ __device__ bool ac_device_loop_runs(unsigned config)
 {
-    return !(ac_config_terms(config) & AC_KERNEL_SHOCK);
+    return !(ac_config_terms(config) & (AC_KERNEL_SHOCK | AC_KERNEL_SHEAR));
 }
 
 /* Whether the device loop's instance of a configuration may reduce what

@@ -252,8 +252,10 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
  * places, and are added where they arrive, in physics_rhs's order after
  * the others: hyperdiffusion (AC_KERNEL_HYPER3), del6 from the plane and
  * the column; shock viscosity (AC_KERNEL_SHOCK), the profile zeta and its
- * gradient (shock.cuh).  Separate instances, so that the kernel the host drives for
- * plain runs keeps its registers. */
+ * gradient (shock.cuh).  The shearing box (AC_KERNEL_SHEAR) last of all, its
+ * background flow at the point's x from sh (terms/shear.h).  Separate
+ * instances, so that the kernel the host drives for plain runs keeps its
+ * registers. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
 static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
@@ -261,7 +263,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_in,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s, const ac_physics_params &p,
     AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, int runs, bool wrap_x, bool wrap_y,
-    bool wrap_z, const real *zeta)
+    bool wrap_z, const real *zeta, ac_shear_flow sh)
 {
     constexpr unsigned MODULES = ac_config_modules(CONFIG), TERMS = ac_config_physics_terms(CONFIG);
     constexpr bool SIXTH = ac_config_needs(CONFIG) & AC_NEEDS_SIXTH, SHOCK = TERMS & AC_TERM_SHOCK;
@@ -484,6 +486,10 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 }
                 shock_add(MODULES, &d, &shock, rhs);
             }
+            if (TERMS & AC_TERM_SHEAR) /* after every other term, as the CPU's shear_pass (cpu/rows_impl.h) */
+                shear_add(MODULES, p.table.shear,
+                          (real)shear_flow(&sh, ac_axis_coordinate(s.origin[0], s.offset[0] + i, s.spacing[0])), &d,
+                          rhs);
             real fresh[NF];
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
@@ -510,12 +516,12 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             for (int f = 0; f < NF; ++f) {
                 if (shared_below) {
                     below_column[(oldest * NF + f) * T::THREADS] = above[0][f * T::PLANE];
-                    continue;
-                }
+                } else { /* (an else, not a continue: the loop below is then no unreachable code of the instance) */
 #pragma unroll
-                for (int n = 0; n < AC_GHOST - 1; ++n)
-                    below[f][n] = below[f][n + 1];
-                below[f][AC_GHOST - 1] = above[0][f * T::PLANE];
+                    for (int n = 0; n < AC_GHOST - 1; ++n)
+                        below[f][n] = below[f][n + 1];
+                    below[f][AC_GHOST - 1] = above[0][f * T::PLANE];
+                }
             }
             if (shared_below)
                 oldest = oldest + 1 == AC_GHOST ? 0 : oldest + 1;
@@ -605,7 +611,9 @@ static void AC_FN(param_pieces)(const ac_physics_params &p, AC_FN(param_piece) p
  * reads lie there (reordering three members of a struct argument moved MHD
  * in single precision by 30 registers).  `runs` just before them puts them
  * at an odd 4-byte word in single precision: of the orders tried, the one
- * whose register counts came closest to those of the arguments by module. */
+ * whose register counts came closest to those of the arguments by module.
+ * After them the shearing box's flow in double (terms/shear.h), which only
+ * its instances read. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
     AC_FN(stream_substep_kernel)(AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
@@ -614,10 +622,10 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> w_out, AC_FN(shape) s,
                                  AC_FN(stencil_scales) c, int substep, real dt, ac_device_step step, bool wrap_x,
                                  bool wrap_y, bool wrap_z, const real *zeta, int runs, AC_FN(param_piece) p0,
-                                 AC_FN(param_piece) p1, AC_FN(param_piece) p2)
+                                 AC_FN(param_piece) p1, AC_FN(param_piece) p2, ac_shear_flow sh)
 {
     const AC_FN(from_pieces) pieces = {p0, p1, p2};
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(in, out, w_in, w_out, s,
                                                                         AC_FN(params_from)(pieces), c, substep, dt,
-                                                                        step, runs, wrap_x, wrap_y, wrap_z, zeta);
+                                                                        step, runs, wrap_x, wrap_y, wrap_z, zeta, sh);
 }

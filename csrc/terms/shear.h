@@ -45,11 +45,32 @@ AC_INLINE void shear_add(unsigned modules, real shear, real uy0, const ac_point_
     }
 }
 
-/* The background flow at x index i of grid g, in double (the Pencil Code's
- * uy0 of initialize_shear). */
+/* The background flow's parameters in double, for code that holds no
+ * ac_grid (the GPU's kernels): S, x0 and whether the flow carries signals
+ * (shear_signal_speed: the grid has more than one point along y). */
+typedef struct {
+    double shear, x0;
+    int signals;
+} ac_shear_flow;
+
+static inline ac_shear_flow shear_flow_of(const ac_grid *g)
+{
+    const ac_shear_flow f = {g->shear, g->x0_shear, g->bc.shear.ny > 1};
+    return f;
+}
+
+/* The background flow uy0 = S (x - x0) at coordinate x, in double (the
+ * Pencil Code's uy0 of initialize_shear). */
+AC_INLINE double shear_flow(const ac_shear_flow *f, double x)
+{
+    return f->shear * (x - f->x0);
+}
+
+/* ... at x index i of grid g. */
 static inline double shear_flow_at(const ac_grid *g, int i)
 {
-    return g->shear * (ac_coordinate(g, 0, i) - g->x0_shear);
+    const ac_shear_flow f = shear_flow_of(g);
+    return shear_flow(&f, ac_coordinate(g, 0, i));
 }
 
 /* The time step: the background flow carries signals at |u0| where the
@@ -59,9 +80,9 @@ static inline double shear_flow_at(const ac_grid *g, int i)
  * so timestep.h adds it apart (ac_position_speed). */
 AC_TERM_NO_TIME_STEP(shear)
 
-static inline double shear_position_speed(const ac_grid *g, int i)
+AC_INLINE double shear_signal_speed(const ac_shear_flow *f, double x)
 {
-    return g->bc.shear.ny > 1 ? fabs(shear_flow_at(g, i)) : 0.0;
+    return f->signals ? fabs(shear_flow(f, x)) : 0.0;
 }
 
 /* The weights of the shearing-periodic ghost zones for a shift deltay on a
@@ -80,6 +101,26 @@ static inline void shear_weights(double deltay, double dy, int *displs, double c
     c[3] = +(frac + 2.) * (frac + 1.) * frac * (frac - 2.) * (frac - 3.) / 12.;
     c[4] = -(frac + 2.) * (frac + 1.) * frac * (frac - 1.) * (frac - 3.) / 24.;
     c[5] = +(frac + 2.) * (frac + 1.) * frac * (frac - 1.) * (frac - 2.) / 120.;
+}
+
+/* One shifted ghost value: sum_m c[m] line[sy Y_m], Y_m = (y + toward m)
+ * mod ny over the whole grid's ny rows of `line` (the opposite face's x
+ * plane), y the first row of the six (the ghost's global y index + toward
+ * (displs - 2)), toward -1 for the lower face's ghosts and +1 for the
+ * upper's; the sum in double, in the Pencil Code's order (finalize_shearing
+ * of src/nompicomm.f90).  With one point along y, the Pencil Code's
+ * periodic copy.  The CPU's and the GPU's ghosts both take it. */
+AC_INLINE real shear_ghost_value(const real *line, ptrdiff_t sy, int ny, int y, int toward, const double c[6])
+{
+    if (ny == 1)
+        return line[0];
+    double sum = 0.0;
+    for (int m = 0; m < 6; ++m) {
+        const int at = ((y + toward * m) % ny + ny) % ny;
+        const double term = c[m] * (double)line[sy * at];
+        sum = m == 0 ? term : sum + term;
+    }
+    return (real)sum;
 }
 
 /* deltay after substep s (0, 1, 2) of a step dt: the Pencil Code's

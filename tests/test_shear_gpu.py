@@ -1,0 +1,151 @@
+"""The shearing box on the GPU (csrc/terms/shear.h summed in the streaming
+kernel, the shifted x ghosts of csrc/cuda/kernels_impl.cuh, deltay advanced
+on the host after each substep, |S (x - x0)| in the signal-speed reduction):
+against the CPU's runs, and against the solutions tests/test_shear.py holds
+the CPU to (its epicycles, restarts, ensemble members and live changes run
+on the GPU there).  All marked gpu: they skip where no CUDA GPU is usable."""
+import ctypes
+import math
+
+import numpy as np
+import pytest
+
+import astaroth as ac
+from helpers import smooth_random_fields
+
+pytestmark = pytest.mark.gpu
+
+OMEGA, Q = 1.0, 1.5  # a Keplerian box: shear = -q Omega
+FLUIDS = [("hydro", "isothermal"), ("mhd", "isothermal"), ("hydro", "entropy"), ("mhd", "entropy")]
+# Of each field's largest value, GPU against CPU in float64 after 20 steps: the two differ in rounding only (where
+# nvcc and GCC contract products into FMAs), about 1e-16 a step, amplified a few times over the steps; the
+# tolerance of the rotating runs (tests/test_rotation.py) and of the configuration sweep
+# (tests/test_configurations_gpu.py) for the same reason.
+TOLERANCE = 1e-11
+
+
+def sheared(backend, physics="mhd", energy="entropy", rotation=True, dtype="float64"):
+    """A sheared box of every fluid: smooth random fields (not shearing-periodic, so that the shifted x
+    ghosts differ from periodic ones), deltay = 0.37 (between grid points: every weight counts)."""
+    extra = dict(eta=1e-2, b_ext=(0.0, 0.0, 0.1)) if physics == "mhd" else {}
+    if energy == "entropy":
+        extra["chi"] = 1e-2
+    extra.update(dict(omega=(0.0, 0.0, OMEGA), qshear=Q) if rotation else dict(shear=-0.8))
+    sim = ac.Simulation(shape=(16, 12, 10), box=(1.0, 1.5, 1.2), nu=1e-2, cs=1.0, physics=physics, energy=energy,
+                        x0_shear=0.2, dtype=dtype, backend=backend, **extra)
+    values = smooth_random_fields(sim.shape, sim.box, np.random.default_rng(5), amplitude=0.05)
+    for i, name in enumerate(sim.field_names):
+        sim[name] = values[i % 4] * (0.3 if name == "ss" else 1.0)
+    sim.deltay = 0.37
+    return sim
+
+
+def assert_close(cpu, gpu, tolerance=TOLERANCE):
+    for name in cpu.field_names:
+        scale = np.max(np.abs(cpu[name]))
+        assert np.max(np.abs(gpu[name] - cpu[name])) <= tolerance * scale, name
+
+
+def _id(fluid):
+    return "-".join(part for part in fluid if part != "isothermal")
+
+
+@pytest.mark.parametrize("rotation", [True, False], ids=["rotation-shear", "shear"])
+@pytest.mark.parametrize("physics, energy", FLUIDS, ids=[_id(f) for f in FLUIDS])
+def test_the_gpu_sheared_run_equals_the_cpu_run(physics, energy, rotation):
+    """Ten steps of a fixed dt, then ten CFL steps through sim.run (which steps from the host: the device's
+    CFL loop refuses the shear), in float64: each field to TOLERANCE of its largest value; deltay bit for
+    bit after the fixed steps (the host's arithmetic on the same dt) and to round-off after the CFL steps;
+    cfl_dt (its signal speed adds |S (x - x0)| point by point) to round-off before and after."""
+    cpu, gpu = (sheared(b, physics, energy, rotation) for b in ("cpu", "cuda"))
+    assert gpu.cfl_dt() == pytest.approx(cpu.cfl_dt(), rel=1e-12)
+    dt = 0.5 * cpu.cfl_dt()
+    for sim in (cpu, gpu):
+        for _ in range(10):
+            sim.step(dt)
+    assert gpu.deltay == cpu.deltay != 0.37
+    assert_close(cpu, gpu)
+    assert gpu.cfl_dt() == pytest.approx(cpu.cfl_dt(), rel=1e-12)
+    until = cpu.t + 10 * cpu.cfl_dt()
+    for sim in (cpu, gpu):
+        sim.run(until=until)
+    assert gpu.steps == cpu.steps >= 20 and gpu.t == cpu.t
+    assert gpu.deltay == pytest.approx(cpu.deltay, rel=1e-12)
+    assert_close(cpu, gpu)
+
+
+def test_the_gpu_sheared_run_in_single_precision_follows_the_cpu():
+    """MHD with entropy, rotation and shear in float32, five steps: to 1e-4 of each field's largest value
+    (the configuration sweep's float32 tolerance)."""
+    cpu, gpu = (sheared(b, dtype="float32") for b in ("cpu", "cuda"))
+    dt = 0.5 * cpu.cfl_dt()
+    for sim in (cpu, gpu):
+        for _ in range(5):
+            sim.step(dt)
+    assert gpu.deltay == cpu.deltay
+    assert_close(cpu, gpu, 1e-4)
+
+
+def advected_wave_error(n, backend, shear=-1.0, until=1.0):
+    """A wave cos(kx x + ky y) of lnrho carried by u0 = S x e_y alone (cs = nu = 0: u stays 0, lnrho is
+    advected, the passive scalar of tests/test_shear.py without its diffusion, which the GPU's instances
+    do not hold with the shear): kx(t) = kx0 - S ky t; the largest error against it at `until`."""
+    kx0, ky = 2 * math.pi, 2 * math.pi
+    sim = ac.Simulation(shape=(n, n, 1), box=(1.0, 1.0, 1.0), nu=0.0, cs=0.0, shear=shear, backend=backend)
+    x, y = np.meshgrid(sim.x, sim.y, indexing="ij")
+    sim["lnrho"] = np.cos(kx0 * x + ky * y)[:, :, None]
+    sim.run(until=until, dt=1 / 2000)
+    kx = kx0 - shear * ky * sim.t
+    assert abs(math.remainder(sim.deltay + shear * 1.0 * sim.t, 1.0)) < 1e-12  # -S Lx t, modulo Ly
+    assert not np.any(sim["ux"]) and not np.any(sim["uy"])
+    return np.max(np.abs(sim["lnrho"][:, :, 0] - np.cos(kx * x + ky * y)))
+
+
+def test_a_sheared_wave_converges_at_sixth_order_on_the_gpu():
+    """kx grows from 2 pi to 4 pi while the wave crosses the shifted x faces: measured on the CPU 1.5e-4,
+    1.37e-5, 2.47e-6 on 16^2, 24^2, 32^2 points, orders 5.90 and 5.94; the GPU's errors are the CPU's to
+    1e-9 of themselves (round-off of the fields, which are of order 1) and fall at order >= 5."""
+    errors = [advected_wave_error(n, "cuda") for n in (16, 24, 32)]
+    orders = [math.log(errors[i] / errors[i + 1]) / math.log(m / n) for i, (n, m) in enumerate(((16, 24), (24, 32)))]
+    assert errors[-1] < 1e-5
+    assert min(orders) >= 5.0, (errors, orders)
+    assert errors[0] == pytest.approx(advected_wave_error(16, "cpu"), rel=1e-9)
+
+
+def test_the_gpu_refuses_the_shear_with_a_passive_scalar_naming_it():
+    """The build holds the shear's instances for the fluids without scalars (csrc/cuda/instances.def)."""
+    with pytest.raises(ValueError, match=r"hydro\+pscalar with the term 'shear' \(parameters shear, x0_shear\)"
+                                         r".*instances\.def"):
+        ac.Simulation(shape=(8, 8, 8), shear=-1.0, passive_scalar=True, backend="cuda")
+
+
+def padded(sim, field):
+    """The padded array of set 0 of a field, [k, j, i], on the host (a copy on the GPU: CuPy)."""
+    grid = sim._grid
+    m0, m1, m2 = grid.padded_shape
+    address = grid.padded_address(0, field)
+    if sim.backend == "cuda":
+        cupy = pytest.importorskip("cupy")
+        from astaroth.parallel import _device_array
+
+        return cupy.asnumpy(_device_array(cupy, address, (m2, m1, m0), sim.dtype, grid))
+    buffer = (ctypes.c_char * (m0 * m1 * m2 * sim.dtype.itemsize)).from_address(address)
+    return np.frombuffer(buffer, dtype=sim.dtype).reshape(m2, m1, m0).copy()
+
+
+@pytest.mark.parametrize("face", [0, 1])
+def test_the_gpu_shifts_a_split_grids_x_ghosts_as_the_cpu(face):
+    """The backend's shear_ghosts op (a grid split over MPI ranks hands it the other face's planes of every
+    y): from the same planes and deltay the GPU's x ghosts equal the CPU's to round-off (each a sum of six
+    weighted values of order 1, in double)."""
+    sims = [sheared(b) for b in ("cpu", "cuda")]
+    nx, ny, nz = sims[0].shape
+    source = np.random.default_rng(6).standard_normal((len(sims[0].field_names), nz, ny, 3))
+    ghosts = []
+    for sim in sims:
+        sim._grid.shear_ghosts(0, face, source)
+        i, j, k = sim._grid.interior_start
+        x = slice(i - 3, i) if face == 0 else slice(i + nx, i + nx + 3)
+        ghosts.append(np.stack([padded(sim, f)[k:k + nz, j:j + ny, x] for f in range(len(sim.field_names))]))
+    assert np.max(np.abs(ghosts[1] - ghosts[0])) <= 1e-14 * np.max(np.abs(ghosts[0]))
+    assert np.max(np.abs(ghosts[0])) > 0.5
