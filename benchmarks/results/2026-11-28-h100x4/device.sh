@@ -2,10 +2,12 @@
 # One call on a 4-GPU machine (nvidia-h100-x4 or nvidia-h200-x4): build main;
 # the GPU tests of the device loops and walls, and those SHEAR_TESTS names,
 # on the fourth GPU while one and two GPUs run their scaling rows on the
-# first two; then the four-GPU rows; then astaroth bench --terms on one GPU.
+# first two; then the four-GPU rows; then astaroth bench --terms (MHD
+# float32) on one GPU.
 # Rows, in order of what matters: weak scaling at 256^3 a GPU (hydro float32
 # and float64, MHD+entropy float32), strong scaling of 512^3 and 1024^3
-# (hydro float32).  Logs to $OUT, each written as it goes.
+# (hydro float32); then, if time is left, strong scaling of 1024^3.  Logs to
+# $OUT, each written as it goes.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${OUT:-device-logs}
@@ -31,7 +33,7 @@ rows() { # $1: GPUs, then scaling.py's arguments
     timeout 150 mpirun -np "$n" python3 scripts/scaling.py "$@" 2>&1 | grep -E "^(weak|strong)|Error|error" | tail -2
 }
 { header "python3 -m pytest -q -m gpu -rs (CUDA_VISIBLE_DEVICES=$((GPUS - 1))) tests/test_run_in_c.py tests/test_device_cfl.py tests/test_walls.py tests/test_walls_entropy.py tests/test_stratified.py ${SHEAR_TESTS:-}"
-  CUDA_VISIBLE_DEVICES=$((GPUS - 1)) timeout 280 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests/test_run_in_c.py \
+  CUDA_VISIBLE_DEVICES=$((GPUS - 1)) timeout 230 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests/test_run_in_c.py \
       tests/test_device_cfl.py tests/test_walls.py tests/test_walls_entropy.py tests/test_stratified.py ${SHEAR_TESTS:-} 2>&1 \
       | grep -v excepthook | tail -40; } > "$OUT/gpu-tests.log" 2>&1 &
 TESTS=$!
@@ -40,14 +42,16 @@ TESTS=$!
       CUDA_VISIBLE_DEVICES=0 rows 1 $args
       CUDA_VISIBLE_DEVICES=0,1 rows 2 $args
   done
-  CUDA_VISIBLE_DEVICES=0 rows 1 strong 1024 float32 hydro
   wait $TESTS
-  for args in "weak 256 float32 hydro" "weak 256 float64 hydro" "weak 256 float32 mhd+entropy" "strong 512 float32 hydro" "strong 1024 float32 hydro"; do
+  for args in "weak 256 float32 hydro" "weak 256 float64 hydro" "weak 256 float32 mhd+entropy" "strong 512 float32 hydro"; do
       rows "$GPUS" $args
   done; } > "$OUT/scaling.log" 2>&1
 wait
 tail -3 "$OUT/gpu-tests.log"
 grep -v "^# [dc]" "$OUT/scaling.log"
-{ header "python3 -m astaroth bench --backend cuda --terms --physics all --sizes 256 (one GPU)"
-  CUDA_VISIBLE_DEVICES=0 timeout 150 python3 -m astaroth bench --backend cuda --terms --physics all --sizes 256 2>&1 | tail -24; } > "$OUT/bench-terms.log" 2>&1
+{ header "python3 -m astaroth bench --backend cuda --terms --physics mhd --dtype float32 --sizes 256 (one GPU)"
+  CUDA_VISIBLE_DEVICES=0 timeout 90 python3 -m astaroth bench --backend cuda --terms --physics mhd --dtype float32 --sizes 256 2>&1 | tail -24; } > "$OUT/bench-terms.log" 2>&1
 grep -v "^#" "$OUT/bench-terms.log"
+{ header "mpirun -np N python3 scripts/scaling.py strong 1024 float32 hydro, N = 1, $GPUS"
+  CUDA_VISIBLE_DEVICES=0 rows 1 strong 1024 float32 hydro; rows "$GPUS" strong 1024 float32 hydro; } > "$OUT/scaling-1024.log" 2>&1
+grep -v "^# [dc]" "$OUT/scaling-1024.log"
