@@ -32,9 +32,9 @@ rows() { # $1: GPUs, then scaling.py's arguments
     local n=$1; shift
     timeout 150 mpirun -np "$n" python3 scripts/scaling.py "$@" 2>&1 | grep -E "^(weak|strong)|Error|error" | tail -2
 }
-{ header "python3 -m pytest -q -m gpu -rs (CUDA_VISIBLE_DEVICES=$((GPUS - 1))) tests/test_run_in_c.py tests/test_device_cfl.py tests/test_walls.py tests/test_walls_entropy.py tests/test_stratified.py ${SHEAR_TESTS:-}"
-  CUDA_VISIBLE_DEVICES=$((GPUS - 1)) timeout 230 python3 -m pytest -q -m gpu -rs -p no:cacheprovider tests/test_run_in_c.py \
-      tests/test_device_cfl.py tests/test_walls.py tests/test_walls_entropy.py tests/test_stratified.py ${SHEAR_TESTS:-} 2>&1 \
+{ header "python3 -m pytest -q -m gpu -rs (CUDA_VISIBLE_DEVICES=$((GPUS - 1))) ${SHEAR_TESTS:-} tests/test_run_in_c.py tests/test_device_cfl.py tests/test_walls.py tests/test_walls_entropy.py tests/test_stratified.py"
+  CUDA_VISIBLE_DEVICES=$((GPUS - 1)) timeout 230 python3 -m pytest -q -m gpu -rs -p no:cacheprovider ${SHEAR_TESTS:-} \
+      tests/test_run_in_c.py tests/test_device_cfl.py tests/test_walls.py tests/test_walls_entropy.py tests/test_stratified.py 2>&1 \
       | grep -v excepthook | tail -40; } > "$OUT/gpu-tests.log" 2>&1 &
 TESTS=$!
 { header "mpirun -np N python3 scripts/scaling.py weak 256 DTYPE PHYSICS / strong 512|1024 float32 (N = 1, 2 on GPUs 0-1 while the tests run on the last GPU; N = $GPUS after)"
