@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One call on a 4-GPU machine (nvidia-h100-x4 or nvidia-h200-x4): build main;
+# One call on a machine of 2 or 4 GPUs (nvidia-h100-x4 or -x2; the 4-GPU
+# kinds were no longer lent when it ran, so it ran on two): build main;
 # the GPU tests of the device loops and walls, and those SHEAR_TESTS names,
-# on the fourth GPU while one and two GPUs run their scaling rows on the
-# first two; then the four-GPU rows; then astaroth bench --terms (MHD
+# on the last GPU while one GPU (and two, of four) run their scaling rows on
+# the first; then the four-GPU rows; then astaroth bench --terms (MHD
 # float32) on one GPU.
 # Rows, in order of what matters: weak scaling at 256^3 a GPU (hydro float32
 # and float64, MHD+entropy float32), strong scaling of 512^3 and 1024^3
@@ -40,7 +41,7 @@ TESTS=$!
 { header "mpirun -np N python3 scripts/scaling.py weak 256 DTYPE PHYSICS / strong 512|1024 float32 (N = 1, 2 on GPUs 0-1 while the tests run on the last GPU; N = $GPUS after)"
   for args in "weak 256 float32 hydro" "weak 256 float64 hydro" "weak 256 float32 mhd+entropy" "strong 512 float32 hydro"; do
       CUDA_VISIBLE_DEVICES=0 rows 1 $args
-      CUDA_VISIBLE_DEVICES=0,1 rows 2 $args
+      [ "$GPUS" -gt 2 ] && CUDA_VISIBLE_DEVICES=0,1 rows 2 $args
   done
   wait $TESTS
   for args in "weak 256 float32 hydro" "weak 256 float64 hydro" "weak 256 float32 mhd+entropy" "strong 512 float32 hydro"; do
