@@ -43,14 +43,11 @@
 
 #include "../grid.h"
 
-/* exp with vector variants that call libm's exp lane by lane: pass 2 still
- * vectorises where a term takes an exp, with the bits of the scalar exp. */
-#pragma omp declare simd notinbranch
-static __attribute__((noinline)) real AC_FN(exp_lanes)(real x)
-{
-    return sizeof(real) == sizeof(float) ? (real)expf((float)x) : (real)exp((double)x);
-}
-#define AC_EXP_FN AC_FN(exp_lanes)
+/* exp as straight-line arithmetic (vexp.h), inlined into pass 2 and
+ * vectorised with it: libm's scalar exp, called lane by lane, was a fifth of
+ * a hydro+entropy step (benchmarks/results/2026-11-28-cpu-pencil). */
+#include "vexp.h"
+#define AC_EXP_FN(x) (sizeof(real) == sizeof(float) ? (real)ac_vexp_f32((float)(x)) : (real)ac_vexp_f64((double)(x)))
 
 #include "../physics.h"
 #include "kernels.h"
