@@ -153,10 +153,8 @@ static ac_status cpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     for (int a = 0; a < 3; ++a)
         if (ac_boundaries_wall_axis(&grid->bc, a) && grid->n[a] < AC_GHOST + 1)
             return AC_ERR_ARGUMENT; /* a wall's ghosts mirror AC_GHOST interior points */
-    if ((ac_grid_terms(grid) & AC_TERM_SHEAR) &&
-        (grid->n[0] < AC_GHOST || grid->bc.shear.ny < 1 || grid->nu_shock != 0.0 || ac_boundaries_wall_axis(&grid->bc, 0) ||
-         ac_boundaries_wall_axis(&grid->bc, 1)))
-        return AC_ERR_UNSUPPORTED; /* the shifted x ghosts copy AC_GHOST planes; shock profile, x or y walls: not yet */
+    if ((ac_grid_terms(grid) & AC_TERM_SHEAR) && shear_grid_unsupported(grid))
+        return AC_ERR_UNSUPPORTED;
     ac_cpu *cpu = calloc(1, sizeof *cpu);
     if (!cpu)
         return AC_ERR_NO_MEMORY;

@@ -73,6 +73,16 @@ static inline double shear_flow_at(const ac_grid *g, int i)
     return shear_flow(&f, ac_coordinate(g, 0, i));
 }
 
+/* Whether grid g asks of the shearing box what neither backend runs yet
+ * (each refuses it when the grid is made): fewer x points than AC_GHOST
+ * (the shifted ghosts copy AC_GHOST planes of the opposite face), no y
+ * extent to shift along, shock viscosity's profile, walls across x or y. */
+static inline int shear_grid_unsupported(const ac_grid *g)
+{
+    return g->n[0] < AC_GHOST || g->bc.shear.ny < 1 || g->nu_shock != 0.0 || ac_boundaries_wall_axis(&g->bc, 0) ||
+           ac_boundaries_wall_axis(&g->bc, 1);
+}
+
 /* The time step: the background flow carries signals at |u0| where the
  * grid has more than one point along y, added to the point's own flow speed
  * (the Pencil Code adds advec_shear = |uy0| / dy to maxadvec point by point
