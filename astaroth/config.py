@@ -325,16 +325,12 @@ def validate(user):
 
 
 def _shear_of_q(physics, shear_given):
-    """[physics] qshear as the shear it sets (Simulation's keyword qshear: shear = -qshear omega_z)."""
+    """[physics] qshear as the shear it sets (parameters.shear_of_qshear, as Simulation's keyword)."""
     q = physics.pop("qshear")
-    if shear_given:
-        raise ConfigError(f"[physics] qshear = {q} and shear = {physics['shear']}: give one of them "
-                          "(shear = -qshear omega_z)")
-    omega_z = physics["omega"][2]
-    if omega_z == 0.0 and q != 0.0:
-        raise ConfigError(f"[physics] qshear = {q} needs a rotating frame (shear = -qshear omega_z): set "
-                          "omega = [0, 0, Omega], or give shear instead")
-    physics["shear"] = -q * omega_z
+    try:
+        physics["shear"] = registry.shear_of_qshear(q, physics["omega"][2], physics if shear_given else {})
+    except ValueError as e:
+        raise ConfigError(f"[physics] {e}") from None
 
 
 def _read(path):

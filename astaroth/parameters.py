@@ -177,6 +177,19 @@ def check(name, value):
     return out
 
 
+def shear_of_qshear(q, omega_z, given=()):
+    """shear = -qshear omega_z, the Pencil Code's Sshear of qshear (src/shear.f90), for the keyword qshear of
+    Simulation and of a TOML file's [physics]; ValueError where `given` (the other keywords) holds shear too,
+    or omega has no z component."""
+    if "shear" in given:
+        raise ValueError(f"pass shear or qshear, not both (shear = -qshear omega_z); got qshear = {q} and "
+                         f"shear = {given['shear']!r}")
+    if omega_z == 0.0 and q != 0.0:
+        raise ValueError(f"qshear = {q} needs a rotating frame: shear = -qshear omega_z, and omega has no z "
+                         "component; pass omega=(0, 0, Omega), or shear=S")
+    return -q * omega_z
+
+
 def check_switch(keyword, value):
     """The value of switch `keyword`, checked against the values it takes (a count as an int: True is 1)."""
     s = _SWITCH_BY_KEYWORD[keyword]

@@ -1195,17 +1195,10 @@ def _remake_grid(sim, values):
 
 
 def _shear_of_q(parameters):
-    """shear = -qshear Omega (the Pencil Code's Sshear of qshear, src/shear.f90), Omega the z component
-    of omega, in place of the keyword qshear."""
+    """shear in place of the keyword qshear (parameters.shear_of_qshear)."""
     q = _real(parameters.pop("qshear"), "qshear")
-    if "shear" in parameters:
-        raise ValueError(f"pass shear or qshear, not both (shear = -qshear omega_z); got qshear={q} and "
-                         f"shear={parameters['shear']!r}")
     omega_z = _registry.check("omega", parameters.get("omega", 0.0))[2]
-    if omega_z == 0.0 and q != 0.0:
-        raise ValueError(f"qshear={q} needs a rotating frame: shear = -qshear omega_z, and omega has no z "
-                         "component; pass omega=(0, 0, Omega), or shear=S")
-    parameters["shear"] = -q * omega_z
+    parameters["shear"] = _registry.shear_of_qshear(q, omega_z, parameters)
 
 
 def _check_shear(values, walls, shape):
