@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The device calls of 2026-11-28 (second session): MHD in single precision
+# with shock viscosity, which ran at 0.90 of 74dd058 after the one parameter
+# route, under three trial schedules of its own; every bench row of main
+# against 74dd058; the sweep rows; the sheared rows on the H100.
+# Trees: A = 74dd058 (carried as .trees/base-tree), B = main (this tree),
+# V1..V3 = main with a trial row for MHD + shock in float32 (carried as
+# .trees/try-tree, built with -DAC_TRY_SHOCK_ROW=1..3: the shock profile
+# read together, a point ahead, or 32 x 4 tiles; the trial rows are in
+# try-shock-rows.patch beside this script).  Builds go to /tmp, so that a
+# call soon after another finds them.  Logs to $OUT.
+#   ab:     build every tree at once; scripts/ab.py over the MHD float32 rows
+#           in every tree, then over every row in A and B; bench --walls
+#   sweeps: bench --sweeps --physics all in A and B, alternating; bench
+#           --terms --physics mhd (rotation, rot+shear) in B
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+ROOT=$PWD
+OUT=${OUT:-device-logs}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+header() {
+    echo "# device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -1)"
+    echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+    echo "# commit: B = ${COMMIT:-unknown} ($ROOT); A = 74dd058 (/tmp/base); V1..V3 = B with -DAC_TRY_SHOCK_ROW=1..3 (/tmp/try1..3)"
+    echo "# command: $*"
+}
+declare -A TREE=([A]=/tmp/base [B]=$ROOT [V1]=/tmp/try1 [V2]=/tmp/try2 [V3]=/tmp/try3)
+build_all() {
+    [ -e /tmp/base/astaroth ] || cp -r .trees/base-tree /tmp/base
+    for v in 1 2 3; do [ -e /tmp/try$v/astaroth ] || cp -r .trees/try-tree /tmp/try$v; done
+    t0=$(date +%s)
+    for k in A B V1 V2 V3; do
+        stamp=/tmp/built-$k; want="${COMMIT:-unknown}"; [ $k = B ] || want=fixed
+        [ -e "${TREE[$k]}"/astaroth/_core*.so ] && [ "$(cat $stamp 2>/dev/null)" = "$want" ] && { echo "$k built"; continue; }
+        rm -rf "${TREE[$k]}"/build "${TREE[$k]}"/astaroth/_core*.so
+        flags=""; case $k in V*) flags="-DAC_TRY_SHOCK_ROW=${k#V}";; esac
+        (cd "${TREE[$k]}" && ASTAROTH_BUILD_JOBS=3 ASTAROTH_NVCC_FLAGS="$flags" python3 setup.py build_ext --inplace > /tmp/build-$k.log 2>&1; rc=$?; [ $rc = 0 ] && echo "$want" > $stamp; echo "$k rc=$rc") &
+    done
+    wait
+    { header "python3 setup.py build_ext --inplace, in each tree at once (Vn: ASTAROTH_NVCC_FLAGS=-DAC_TRY_SHOCK_ROW=n)"
+      echo "built in $(( $(date +%s) - t0 )) s"
+      for k in A B V1 V2 V3; do ls -l ${TREE[$k]}/astaroth/_core*.so; grep -E " error" -A3 /tmp/build-$k.log | head -10; done
+      for k in A B V1 V2 V3; do echo "== ptxas of $k, MHD + shock in float32"; grep -E -A3 "Compiling entry function '_Z25stream_substep_kernel_f32ILj35E" /tmp/build-$k.log | grep -E "spill|Used" ; done
+    } > "$OUT/build.log" 2>&1
+    grep -E "built|rc=|\.so|error" "$OUT/build.log" | head -12
+}
+ab() { # $1: rounds, $2: log name, $3...: tree keys
+    local rounds=$1 name=$2; shift 2
+    local trees=(); for k in "$@"; do trees+=("${TREE[$k]}"); done
+    { header "AB_GROUPS=$AB_GROUPS python3 scripts/ab.py $rounds ${trees[*]} (trees $*)"
+      timeout ${AB_TIMEOUT:-300} python3 scripts/ab.py "$rounds" "${trees[@]}" 2>&1; } > "$OUT/$name.log" 2>&1
+    grep -v "^#" "$OUT/$name.log" | tail -22
+}
+case "$1" in
+ab)
+    build_all
+    AB_GROUPS=terms:mhd:float32 AB_TIMEOUT=120 ab 3 ab-mhd-f32 A B V1 V2 V3
+    AB_GROUPS=terms,19p,entropy AB_TIMEOUT=200 ab 2 ab-all A B
+    for k in A B; do
+        t=${TREE[$k]}
+        { header "python3 -m astaroth bench --backend cuda --walls --sizes 256 (tree $k)"
+          (cd "$t" && PYTHONPATH=$t timeout 60 python3 -m astaroth bench --backend cuda --walls --sizes 256 2>&1 | tail -6); } >> "$OUT/bench-walls.log" 2>&1
+    done
+    grep -v "^#" "$OUT/bench-walls.log"
+    ;;
+sweeps)
+    build_all
+    for k in ${SWEEP_TREES:-A B}; do
+        t=${TREE[$k]}
+        { header "python3 -m astaroth bench --backend cuda --sweeps --physics all --dtype float32 --methods 55p --sizes 256 (tree $k)"
+          (cd "$t" && PYTHONPATH=$t timeout 170 python3 -m astaroth bench --backend cuda --sweeps --physics all --dtype float32 --methods 55p --sizes 256 2>&1 | tail -45); } >> "$OUT/bench-sweeps.log" 2>&1
+    done
+    grep -v "^# [dc]" "$OUT/bench-sweeps.log" | tail -100
+    { header "python3 -m astaroth bench --backend cuda --terms --physics mhd --dtype float32 float64 --sizes 256 (tree B)"
+      timeout 120 python3 -m astaroth bench --backend cuda --terms --physics mhd --dtype float32 float64 --sizes 256 2>&1 | tail -20; } > "$OUT/bench-terms-mhd.log" 2>&1
+    cat "$OUT/bench-terms-mhd.log"
+    ;;
+esac
