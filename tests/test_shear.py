@@ -45,13 +45,14 @@ def test_a_uniform_flow_makes_epicycles_at_kappa(backend):
         assert np.ptp(sim["ux"]) < 1e-15  # it stays uniform across the shifted x faces
 
 
-def shearing_wave_error(n, shear=-1.0, diffusivity=2e-3, until=1.0):
+def shearing_wave_error(n, shear=-1.0, diffusivity=2e-3, until=1.0, backend="cpu"):
     """A passive scalar wave cos(kx x + ky y) sheared by u0 = S x e_y: kx(t) = kx0 - S ky t, its amplitude
     exp(-D int (kx^2 + ky^2) dt); the largest error against it at `until`, relative to the amplitude, on n x n
-    points (one point in z), with steps short enough for the time error to stay below the grid's."""
+    points (one point in z), with steps short enough for the time error to stay below the grid's (the GPU's
+    in tests/test_shear_gpu.py)."""
     kx0, ky = 2 * math.pi, 2 * math.pi  # one wave across the unit box: shearing-periodic at every t
     sim = ac.Simulation(shape=(n, n, 1), box=(1.0, 1.0, 1.0), nu=0.0, cs=1.0, shear=shear, passive_scalar=True,
-                        pscalar_diff=diffusivity, backend="cpu")
+                        pscalar_diff=diffusivity, backend=backend)
     x, y = np.meshgrid(sim.x, sim.y, indexing="ij")
     sim["cc"] = np.cos(kx0 * x + ky * y)[:, :, None]
     sim.run(until=until, dt=1 / 2000)
