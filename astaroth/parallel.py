@@ -346,34 +346,38 @@ class HaloExchange:
                 continue
             if self.transport == "peer":
                 self._fill_peer(axis, plan, fields, parity)
-                continue
-            buffers, host = plan["buffers"], plan["host"]
-            for direction in ("up", "down"):
-                send = buffers["send_" + direction]
-                _pack(fields, plan[direction][0], send)
-                if host is not None:
-                    send.get(out=host["send_" + direction], stream=self.stream)
-            if self.stream is not None:
-                self.stream.synchronize()
-            space = host if host is not None else buffers
-            requests = []
-            for direction in ("up", "down"):
-                _, _, dest, source = plan[direction]
-                tag = 2 * axis + (direction == "up")
-                requests.append(self.d.cart.Irecv(space["recv_" + direction], source=source, tag=tag))
-                requests.append(self.d.cart.Isend(space["send_" + direction], dest=dest, tag=tag))
-            self.d.MPI.Request.Waitall(requests)
-            for direction in ("up", "down"):
-                recv = buffers["recv_" + direction]
-                if host is not None:
-                    recv.set(host["recv_" + direction], stream=self.stream)
-                _unpack(recv, fields, plan[direction][1])
+            else:
+                self._fill_buffers(axis, plan, fields)
             if axis in self.wall_faces:  # the wall's ghosts replace what came from across the periodic seam
                 self.grid.fill_ghost_axis(s, axis, self.stream_handle)
             if axis == 0 and self.shearing is not None:  # ... and the shearing box's shifted images
                 self.shearing.fill(s, fields)
         if self.stream is not None:
             self.stream.synchronize()
+
+    def _fill_buffers(self, axis, plan, fields):
+        # the buffers through MPI: host arrays, device buffers, or device buffers staged through the host
+        buffers, host = plan["buffers"], plan["host"]
+        for direction in ("up", "down"):
+            send = buffers["send_" + direction]
+            _pack(fields, plan[direction][0], send)
+            if host is not None:
+                send.get(out=host["send_" + direction], stream=self.stream)
+        if self.stream is not None:
+            self.stream.synchronize()
+        space = host if host is not None else buffers
+        requests = []
+        for direction in ("up", "down"):
+            _, _, dest, source = plan[direction]
+            tag = 2 * axis + (direction == "up")
+            requests.append(self.d.cart.Irecv(space["recv_" + direction], source=source, tag=tag))
+            requests.append(self.d.cart.Isend(space["send_" + direction], dest=dest, tag=tag))
+        self.d.MPI.Request.Waitall(requests)
+        for direction in ("up", "down"):
+            recv = buffers["recv_" + direction]
+            if host is not None:
+                recv.set(host["recv_" + direction], stream=self.stream)
+            _unpack(recv, fields, plan[direction][1])
 
     def _fill_peer(self, axis, plan, fields, parity):
         # write into the neighbours' buffers over NVLink/PCIe, then tell them
