@@ -189,11 +189,13 @@ class ShearingFaces:
     face's ghosts are the other face's three interior x planes, shifted along y by deltay and interpolated
     over the whole y extent, which other ranks hold.  The ranks on the global x faces with the same z
     range share their planes (allgather), and each shifts them into its ghosts in C (Grid.shear_ghosts,
-    the arithmetic of one process).  Before the y and z exchanges, which carry the x ghosts on."""
+    the arithmetic of one process).  Before the y and z exchanges, which carry the x ghosts on.  On the
+    GPU (xp CuPy) the planes come to the host to travel, and Grid.shear_ghosts copies the whole y's back
+    to the device (cuda_backend.cu's gpu_shear_ghosts)."""
 
-    def __init__(self, decomposition, grid, lo):
+    def __init__(self, decomposition, grid, lo, xp=np):
         d = decomposition
-        self.d, self.grid, self.lo = d, grid, lo
+        self.d, self.grid, self.lo, self.xp = d, grid, lo, xp
         self.lower, self.upper = d.coords[0] == 0, d.coords[0] == d.dims[0] - 1
         on_a_face = self.lower or self.upper
         self.comm = d.comm.Split(d.coords[2] if on_a_face else d.MPI.UNDEFINED, d.rank)
@@ -207,9 +209,9 @@ class ShearingFaces:
         interior = (slice(k, k + nz), slice(j, j + ny))
         planes = {}  # the top planes feed the lower face's ghosts, the bottom ones the upper face's
         if self.upper:
-            planes["top"] = np.stack([f[interior + (slice(i + nx - GHOST, i + nx),)] for f in fields])
+            planes["top"] = self._host([f[interior + (slice(i + nx - GHOST, i + nx),)] for f in fields])
         if self.lower:
-            planes["bottom"] = np.stack([f[interior + (slice(i, i + GHOST),)] for f in fields])
+            planes["bottom"] = self._host([f[interior + (slice(i, i + GHOST),)] for f in fields])
         pieces = self.comm.allgather((self.d.offset[1], planes))
         whole_y = self.d.global_shape[1]
         for face, which in ((0, "top"), (1, "bottom")):
@@ -220,6 +222,12 @@ class ShearingFaces:
                 if which in theirs:
                     source[:, :, y0:y0 + theirs[which].shape[2], :] = theirs[which]
             self.grid.shear_ghosts(s, face, source)
+
+    def _host(self, pieces):
+        """The pieces stacked, as a host array: a device array's copy waits for the current stream, on
+        which the exchange stream or the default one wrote these planes."""
+        stacked = self.xp.stack(pieces)
+        return stacked if isinstance(stacked, np.ndarray) else stacked.get()
 
 
 class HaloExchange:
@@ -338,34 +346,38 @@ class HaloExchange:
                 continue
             if self.transport == "peer":
                 self._fill_peer(axis, plan, fields, parity)
-                continue
-            buffers, host = plan["buffers"], plan["host"]
-            for direction in ("up", "down"):
-                send = buffers["send_" + direction]
-                _pack(fields, plan[direction][0], send)
-                if host is not None:
-                    send.get(out=host["send_" + direction], stream=self.stream)
-            if self.stream is not None:
-                self.stream.synchronize()
-            space = host if host is not None else buffers
-            requests = []
-            for direction in ("up", "down"):
-                _, _, dest, source = plan[direction]
-                tag = 2 * axis + (direction == "up")
-                requests.append(self.d.cart.Irecv(space["recv_" + direction], source=source, tag=tag))
-                requests.append(self.d.cart.Isend(space["send_" + direction], dest=dest, tag=tag))
-            self.d.MPI.Request.Waitall(requests)
-            for direction in ("up", "down"):
-                recv = buffers["recv_" + direction]
-                if host is not None:
-                    recv.set(host["recv_" + direction], stream=self.stream)
-                _unpack(recv, fields, plan[direction][1])
+            else:
+                self._fill_buffers(axis, plan, fields)
             if axis in self.wall_faces:  # the wall's ghosts replace what came from across the periodic seam
                 self.grid.fill_ghost_axis(s, axis, self.stream_handle)
             if axis == 0 and self.shearing is not None:  # ... and the shearing box's shifted images
                 self.shearing.fill(s, fields)
         if self.stream is not None:
             self.stream.synchronize()
+
+    def _fill_buffers(self, axis, plan, fields):
+        # the buffers through MPI: host arrays, device buffers, or device buffers staged through the host
+        buffers, host = plan["buffers"], plan["host"]
+        for direction in ("up", "down"):
+            send = buffers["send_" + direction]
+            _pack(fields, plan[direction][0], send)
+            if host is not None:
+                send.get(out=host["send_" + direction], stream=self.stream)
+        if self.stream is not None:
+            self.stream.synchronize()
+        space = host if host is not None else buffers
+        requests = []
+        for direction in ("up", "down"):
+            _, _, dest, source = plan[direction]
+            tag = 2 * axis + (direction == "up")
+            requests.append(self.d.cart.Irecv(space["recv_" + direction], source=source, tag=tag))
+            requests.append(self.d.cart.Isend(space["send_" + direction], dest=dest, tag=tag))
+        self.d.MPI.Request.Waitall(requests)
+        for direction in ("up", "down"):
+            recv = buffers["recv_" + direction]
+            if host is not None:
+                recv.set(host["recv_" + direction], stream=self.stream)
+            _unpack(recv, fields, plan[direction][1])
 
     def _fill_peer(self, axis, plan, fields, parity):
         # write into the neighbours' buffers over NVLink/PCIe, then tell them
@@ -417,7 +429,7 @@ class ParallelStepper:
         self.shearing = None
         self.sheared = sim.shear != 0
         if self.sheared and (d.dims[0] > 1 or d.dims[1] > 1):
-            self.shearing = ShearingFaces(d, grid, self.lo)
+            self.shearing = ShearingFaces(d, grid, self.lo, self.xp)
             if d.dims[0] > 1:
                 self.halo.shearing = self.shearing
         self.shock_halo = None  # shock viscosity (CPU): the exchange of its profile's passes, [zeta], [scratch]

@@ -481,7 +481,6 @@ class Simulation:
                 raise ValueError("a grid split over MPI ranks needs method='55p' (the 19-point method's second "
                                  "pass would need a second ghost-zone exchange per substep)")
             self._parallel = Decomposition(comm, shape, exchange)
-            _check_split_shear(values, backend, self._parallel)
             local_shape, offset = self._parallel.local_shape, self._parallel.offset
             if walls:
                 small = [a for a in _walls.wall_axes(walls) if local_shape[a] < _walls.MIN_POINTS]
@@ -1128,7 +1127,6 @@ def _set_parameter(sim, name, value):
     if sim._walls and values.get("nu_shock", 0.0) != 0.0:
         raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
     _check_shear(values, sim._walls, sim._shape)
-    _check_split_shear(values, sim._backend, sim._parallel)
     if value == sim._values[name]:
         return
     _remake_grid(sim, values)
@@ -1215,17 +1213,6 @@ def _check_shear(values, walls, shape):
         raise ValueError("shear with shock viscosity (nu_shock) is not supported yet")
     if shape[0] < 3:
         raise ValueError(f"shear: the shearing-periodic x faces need at least 3 points along x, got {shape[0]}")
-
-
-def _check_split_shear(values, backend, parallel):
-    """Refuse a shearing box on GPUs split along x or y: there its shifted x ghosts gather the faces' planes
-    of every y on the host (astaroth.parallel.ShearingFaces, NumPy arrays); split along z alone each rank
-    holds every y and both x faces and shifts them on its GPU."""
-    if values.get("shear", 0.0) == 0.0 or backend != "cuda" or parallel is None:
-        return
-    if parallel.dims[0] > 1 or parallel.dims[1] > 1:
-        raise ValueError(f"shear on a grid split along x or y over MPI ranks (dims {tuple(parallel.dims)}) runs on "
-                         "backend='cpu' only; on the GPU it needs a grid split along z alone")
 
 
 def _shearing(sim):

@@ -69,20 +69,21 @@ SHEAR_SHAPES = {"z": (8, 8, 24), "x": (24, 8, 6), "y": (12, 16, 6)}  # the axis 
 T_SHEAR = 0.3
 
 
-def make_shear(comm=None, split="y"):
-    """A Keplerian shearing box (qshear = 1.5) with MHD, the entropy module and a passive scalar on a grid
-    that `split` (SHEAR_SHAPES) splits first: the shifted x faces cross ranks along y, are exchanged
-    along x, or stay local (z); deltay starts past two points."""
+def make_shear(comm=None, split="y", backend="cpu", scalar=True, exchange="auto"):
+    """A Keplerian shearing box (qshear = 1.5) with MHD, the entropy module and, if `scalar`, a passive
+    scalar on a grid that `split` (SHEAR_SHAPES) splits first: the shifted x faces cross ranks along y,
+    are exchanged along x, or stay local (z); deltay starts past two points.  `exchange`: how GPU ranks
+    exchange their ghost zones (Simulation's keyword)."""
     import numpy as np
 
     shape = SHEAR_SHAPES[split]
-    sim = ac.Simulation(shape=shape, box=(2.0, 3.0, 1.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",
+    extra = dict(passive_scalar=True, pscalar_diff=1e-2) if scalar else {}
+    sim = ac.Simulation(shape=shape, box=(2.0, 3.0, 1.5), nu=2e-2, cs=1.0, dtype="float64", backend=backend,
                         comm=comm, physics="mhd", eta=3e-2, b_ext=(0.0, 0.0, 0.2), energy="entropy", chi=2e-2,
-                        passive_scalar=True, pscalar_diff=1e-2, omega=(0.0, 0.0, 1.0), qshear=1.5,
-                        x0_shear=0.3)
+                        omega=(0.0, 0.0, 1.0), qshear=1.5, x0_shear=0.3, exchange=exchange, **extra)
     ac.init.random_velocity(sim, urms=0.1, seed=5)
     rng = np.random.default_rng(6)
-    for name in ("ax", "ay", "az", "ss", "cc"):
+    for name in ("ax", "ay", "az", "ss", "cc")[:4 + scalar]:
         sim[name] = 0.02 * rng.standard_normal(shape)  # every rank draws the same
     sim.deltay = 0.47
     return sim

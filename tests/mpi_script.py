@@ -7,7 +7,8 @@ MODE "run": forced run to T_END, fields + time series + snapshot at T_HALF.
 MODE "restart": load SNAPSHOT (written by any number of ranks), run to T_END.
 MODE "nonfinite": a NaN put in one subdomain stops every rank.
 MODE "mhd", "entropy", "terms", "shock", "scalars": mpi_case's make_MODE to T_HALF.
-MODE "shear" AXIS: the shearing box of mpi_case.make_shear to T_SHEAR.
+MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
+BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
 """
 import os
 import sys
@@ -47,12 +48,16 @@ elif mode in ("mhd", "entropy", "terms", "shock", "scalars"):
         np.savez(os.path.join(out, f"{mode}-{tag}.npz"), steps=sim.steps, **fields)
 elif mode == "shear":  # argument: the axis its grid's shape splits first (mpi_case.SHEAR_SHAPES)
     split = sys.argv[3]
-    sim = make_shear(comm, split)
+    backend = sys.argv[4] if len(sys.argv) > 4 else "cpu"
+    scalar = sys.argv[5] != "0" if len(sys.argv) > 5 else True
+    exchange = sys.argv[6] if len(sys.argv) > 6 else "auto"
+    sim = make_shear(comm, split, backend, scalar, exchange)
     sim.run(until=T_SHEAR)
     fields = {name: sim[name] for name in sim.field_names}
     if comm.Get_rank() == 0:
-        np.savez(os.path.join(out, f"shear-{split}-{tag}.npz"), steps=sim.steps, deltay=sim.deltay,
-                 dims=np.array(sim.decomposition.dims), **fields)
+        np.savez(os.path.join(out, f"shear-{split}-{backend}-{int(scalar)}-{exchange}-{tag}.npz"), steps=sim.steps,
+                 deltay=sim.deltay, dims=np.array(sim.decomposition.dims), transport=sim._stepper.transport,
+                 **fields)
 elif mode == "restart":
     sim = ac.load(sys.argv[3], backend="cpu", comm=comm)
     sim.run(until=T_END)

@@ -3,8 +3,8 @@ modules hydro, magnetic, entropy and none, one or two passive scalars, with and 
 kernel terms hyperdiffusion, shock viscosity, the Coriolis force and the shear) in both precisions
 runs on the GPU and agrees with the CPU, or is refused when the build holds no
 instance of it (csrc/cuda/instances.def: two scalars without kernel terms
-only, the Coriolis force and the shear without scalars, with hyperdiffusion
-only together).  Each configuration is its own kernel
+only, the Coriolis force alone without scalars, the shear with one scalar at
+most, hyperdiffusion with them only beside both).  Each configuration is its own kernel
 instance with its own schedule row, so one that does not fit the device (its
 shared memory) or reads a field wrongly shows here and nowhere else."""
 import itertools
@@ -25,10 +25,12 @@ TOLERANCE = {"float64": 1e-10, "float32": 1e-4}  # of each field's largest value
 
 def built(modules, terms):
     """Whether the build holds the configuration's instance (instances.def): two passive scalars without
-    kernel terms only, the Coriolis force and the shear without passive scalars (both with hyperdiffusion:
-    the box of notebooks/mri.ipynb)."""
-    if terms in ("coriolis", "shear", "coriolis-shear", "hyper3-coriolis-shear"):
+    kernel terms only, the Coriolis force alone without passive scalars, the shear (alone, with the Coriolis
+    force, both with hyperdiffusion: the box of notebooks/mri.ipynb) with one scalar at most."""
+    if terms == "coriolis":
         return modules["passive_scalar"] == 0
+    if terms in ("shear", "coriolis-shear", "hyper3-coriolis-shear"):
+        return modules["passive_scalar"] < 2
     return modules["passive_scalar"] < 2 or not TERMS[terms]
 
 

@@ -199,7 +199,7 @@ def test_a_shearing_box_split_equals_one_process_bit_for_bit(tmp_path, split, ra
     sim = make_shear(None, split)
     sim.run(until=T_SHEAR)
     mpirun(ranks, tmp_path, "shear", split)
-    got = np.load(tmp_path / f"shear-{split}-np{ranks}.npz")
+    got = np.load(tmp_path / f"shear-{split}-cpu-1-auto-np{ranks}.npz")
     assert tuple(got["dims"]) == dims and int(got["steps"]) == sim.steps > 3 and float(got["deltay"]) == sim.deltay
     for name in sim.field_names:
         np.testing.assert_array_equal(got[name], sim[name], err_msg=name)

@@ -45,13 +45,14 @@ def test_a_uniform_flow_makes_epicycles_at_kappa(backend):
         assert np.ptp(sim["ux"]) < 1e-15  # it stays uniform across the shifted x faces
 
 
-def shearing_wave_error(n, shear=-1.0, diffusivity=2e-3, until=1.0):
+def shearing_wave_error(n, shear=-1.0, diffusivity=2e-3, until=1.0, backend="cpu"):
     """A passive scalar wave cos(kx x + ky y) sheared by u0 = S x e_y: kx(t) = kx0 - S ky t, its amplitude
     exp(-D int (kx^2 + ky^2) dt); the largest error against it at `until`, relative to the amplitude, on n x n
-    points (one point in z), with steps short enough for the time error to stay below the grid's."""
+    points (one point in z), with steps short enough for the time error to stay below the grid's (the GPU's
+    in tests/test_shear_gpu.py)."""
     kx0, ky = 2 * math.pi, 2 * math.pi  # one wave across the unit box: shearing-periodic at every t
     sim = ac.Simulation(shape=(n, n, 1), box=(1.0, 1.0, 1.0), nu=0.0, cs=1.0, shear=shear, passive_scalar=True,
-                        pscalar_diff=diffusivity, backend="cpu")
+                        pscalar_diff=diffusivity, backend=backend)
     x, y = np.meshgrid(sim.x, sim.y, indexing="ij")
     sim["cc"] = np.cos(kx0 * x + ky * y)[:, :, None]
     sim.run(until=until, dt=1 / 2000)
@@ -151,14 +152,13 @@ def test_the_time_step_counts_the_shear_flow_point_by_point():
 
 
 def sheared_run(dtype="float64", backend="cpu"):
-    """MHD with entropy in a rotating Keplerian box, with a passive scalar on the CPU (the GPU's build holds
-    the shear's instances without scalars: csrc/cuda/instances.def)."""
+    """MHD with entropy and a passive scalar in a rotating Keplerian box."""
     sim = ac.Simulation(shape=(8, 10, 6), box=(1.0, 1.5, 1.0), nu=1e-2, cs=1.0, physics="mhd", eta=1e-2,
-                        energy="entropy", chi=1e-2, passive_scalar=backend == "cpu", omega=(0, 0, OMEGA), qshear=Q,
+                        energy="entropy", chi=1e-2, passive_scalar=True, omega=(0, 0, OMEGA), qshear=Q,
                         x0_shear=0.2, dtype=dtype, backend=backend)
     ac.init.random_velocity(sim, urms=0.05, seed=3)
     rng = np.random.default_rng(4)
-    for name in ("lnrho", "ax", "ay", "az", "ss", "cc")[:len(sim.field_names) - 3]:
+    for name in ("lnrho", "ax", "ay", "az", "ss", "cc"):
         sim[name] = 0.01 * rng.standard_normal(sim.shape)
     sim.deltay = 1.1
     return sim
@@ -261,23 +261,66 @@ def test_every_backend_runs_the_shear_and_auto_would_take_the_cpu_for_one_that_d
         assert simulation._auto_backend({"shear": -1.0}) == "cpu"
 
 
-class _Split:
-    """A stand-in for astaroth.parallel.Decomposition: the ranks per axis."""
+class _DeviceArrays:
+    """A stand-in for CuPy (ShearingFaces' xp): arrays that reach the host through get() alone."""
 
-    def __init__(self, dims):
-        self.dims = dims
+    class ndarray:
+        def __init__(self, values):
+            self.values, self.dtype = values, values.dtype
+
+        def __getitem__(self, index):
+            return type(self)(self.values[index])
+
+        def get(self):
+            return self.values.copy()
+
+    @classmethod
+    def stack(cls, pieces):
+        return cls.ndarray(np.stack([p.values for p in pieces]))
 
 
-@pytest.mark.parametrize("dims, refused", [((1, 1, 2), False), ((2, 1, 1), True), ((1, 2, 2), True)])
-def test_the_gpu_split_along_x_or_y_refuses_the_shear_naming_it(dims, refused):
-    """Split along x or y the shifted x ghosts gather the faces' planes on the host (parallel.ShearingFaces):
-    a GPU grid so split is refused naming shear and the split; along z alone each rank shifts its own; the
-    CPU takes every split."""
-    simulation._check_split_shear({"shear": -1.0}, "cpu", _Split(dims))
-    simulation._check_split_shear({"shear": 0.0}, "cuda", _Split(dims))
-    simulation._check_split_shear({"shear": -1.0}, "cuda", None)
-    if not refused:
-        simulation._check_split_shear({"shear": -1.0}, "cuda", _Split(dims))
-        return
-    with pytest.raises(ValueError, match=r"shear on a grid split along x or y.*dims \(.*backend='cpu'.*along z"):
-        simulation._check_split_shear({"shear": -1.0}, "cuda", _Split(dims))
+class _OneRank:
+    """A stand-in for the decomposition and communicator of a grid split along y whose one rank here holds
+    both x faces and the whole y (allgather hands back its own planes)."""
+
+    def __init__(self, shape):
+        self.local_shape = self.global_shape = shape
+        self.offset, self.coords, self.dims = (0, 0, 0), (0, 0, 0), (1, 2, 1)
+
+    def allgather(self, value):
+        return [value]
+
+
+class _Ghosts:
+    """A stand-in for the Grid: the sources that shear_ghosts is handed, by face."""
+
+    def __init__(self):
+        self.sources = {}
+
+    def shear_ghosts(self, s, face, source):
+        assert isinstance(source, np.ndarray) and source.flags.c_contiguous
+        self.sources[face] = source.copy()
+
+
+@pytest.mark.parametrize("device", [False, True], ids=["host", "device"])
+def test_the_split_x_faces_hand_the_planes_of_host_or_device_arrays_to_the_grid_on_the_host(device):
+    """ShearingFaces (a grid split along x or y, parallel.py) takes the three interior planes next to each x
+    face from the fields on the host (NumPy) or on the GPU (CuPy: brought to the host to travel over MPI),
+    and hands each face the other face's planes over the whole y, as one host array, to Grid.shear_ghosts
+    (which on the GPU copies them to the device): the same arrays either way."""
+    from astaroth.parallel import ShearingFaces
+
+    shape, lo = (7, 5, 4), (3, 3, 3)
+    rng = np.random.default_rng(8)
+    padded = [rng.standard_normal((shape[2] + 6, shape[1] + 6, shape[0] + 6)) for _ in range(2)]
+    faces = object.__new__(ShearingFaces)
+    faces.d, faces.comm, faces.grid, faces.lo = _OneRank(shape), _OneRank(shape), _Ghosts(), lo
+    faces.lower = faces.upper = True
+    faces.xp = _DeviceArrays if device else np
+    faces.fill(0, [_DeviceArrays.ndarray(f) for f in padded] if device else padded)
+    interior = (slice(3, 3 + shape[2]), slice(3, 3 + shape[1]))
+    want = {0: np.stack([f[interior + (slice(shape[0], shape[0] + 3),)] for f in padded]),
+            1: np.stack([f[interior + (slice(3, 6),)] for f in padded])}
+    assert faces.grid.sources.keys() == want.keys()
+    for face in want:
+        np.testing.assert_array_equal(faces.grid.sources[face], want[face])

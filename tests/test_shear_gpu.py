@@ -1,9 +1,12 @@
 """The shearing box on the GPU (csrc/terms/shear.h summed in the streaming
 kernel, the shifted x ghosts of csrc/cuda/kernels_impl.cuh, deltay advanced
 on the host after each substep, |S (x - x0)| in the signal-speed reduction):
-against the CPU's runs, and against the solutions tests/test_shear.py holds
-the CPU to (its epicycles, restarts, ensemble members and live changes run
-on the GPU there).  All marked gpu: they skip where no CUDA GPU is usable."""
+against the CPU's runs, every fluid with and without a passive scalar, and
+against the solutions tests/test_shear.py holds the CPU to (its epicycles,
+restarts, ensemble members and live changes run on the GPU there; those
+with a scalar here for every fluid).  Grids split over MPI ranks on the GPU
+are in tests/test_mpi_gpu.py.  All marked gpu: they skip where no CUDA GPU
+is usable."""
 import ctypes
 import math
 
@@ -24,12 +27,17 @@ FLUIDS = [("hydro", "isothermal"), ("mhd", "isothermal"), ("hydro", "entropy"), 
 TOLERANCE = 1e-11
 
 
-def sheared(backend, physics="mhd", energy="entropy", rotation=True, dtype="float64"):
-    """A sheared box of every fluid: smooth random fields (not shearing-periodic, so that the shifted x
-    ghosts differ from periodic ones), deltay = 0.37 (between grid points: every weight counts)."""
+def sheared(backend, physics="mhd", energy="entropy", rotation=True, dtype="float64", scalar=False, hyper3=False):
+    """A sheared box of every fluid, with a passive scalar if `scalar`, hyperdiffusion if `hyper3`: smooth
+    random fields (not shearing-periodic, so that the shifted x ghosts differ from periodic ones), deltay =
+    0.37 (between grid points: every weight counts)."""
     extra = dict(eta=1e-2, b_ext=(0.0, 0.0, 0.1)) if physics == "mhd" else {}
     if energy == "entropy":
         extra["chi"] = 1e-2
+    if scalar:
+        extra.update(passive_scalar=True, pscalar_diff=1e-2)
+    if hyper3:
+        extra.update(nu_hyper3=1e-6, diff_hyper3=1e-6)
     extra.update(dict(omega=(0.0, 0.0, OMEGA), qshear=Q) if rotation else dict(shear=-0.8))
     sim = ac.Simulation(shape=(16, 12, 10), box=(1.0, 1.5, 1.2), nu=1e-2, cs=1.0, physics=physics, energy=energy,
                         x0_shear=0.2, dtype=dtype, backend=backend, **extra)
@@ -57,7 +65,24 @@ def test_the_gpu_sheared_run_equals_the_cpu_run(physics, energy, rotation):
     CFL loop refuses the shear), in float64: each field to TOLERANCE of its largest value; deltay bit for
     bit after the fixed steps (the host's arithmetic on the same dt) and to round-off after the CFL steps;
     cfl_dt (its signal speed adds |S (x - x0)| point by point) to round-off before and after."""
-    cpu, gpu = (sheared(b, physics, energy, rotation) for b in ("cpu", "cuda"))
+    runs_alike(*(sheared(b, physics, energy, rotation) for b in ("cpu", "cuda")))
+
+
+SCALAR_TERMS = {"shear": dict(rotation=False), "rotation-shear": dict(rotation=True),
+                "hyper3-rotation-shear": dict(rotation=True, hyper3=True)}
+
+
+@pytest.mark.parametrize("terms", list(SCALAR_TERMS))
+@pytest.mark.parametrize("physics, energy", FLUIDS, ids=[_id(f) for f in FLUIDS])
+def test_the_gpu_sheared_run_with_a_passive_scalar_equals_the_cpu_run(physics, energy, terms):
+    """The scalar advected by the background flow and shifted across the x faces as every field (the
+    instances of csrc/cuda/instances.def's fluids with a scalar): the runs of the test above, the scalar's
+    field too, with the shear alone, the rotation, and both with hyperdiffusion."""
+    runs_alike(*(sheared(b, physics, energy, scalar=True, **SCALAR_TERMS[terms]) for b in ("cpu", "cuda")))
+
+
+def runs_alike(cpu, gpu):
+    """The runs of test_the_gpu_sheared_run_equals_the_cpu_run from the CPU's and the GPU's box."""
     assert gpu.cfl_dt() == pytest.approx(cpu.cfl_dt(), rel=1e-12)
     dt = 0.5 * cpu.cfl_dt()
     for sim in (cpu, gpu):
@@ -88,8 +113,8 @@ def test_the_gpu_sheared_run_in_single_precision_follows_the_cpu():
 
 def advected_wave_error(n, backend, shear=-1.0, until=1.0):
     """A wave cos(kx x + ky y) of lnrho carried by u0 = S x e_y alone (cs = nu = 0: u stays 0, lnrho is
-    advected, the passive scalar of tests/test_shear.py without its diffusion, which the GPU's instances
-    do not hold with the shear): kx(t) = kx0 - S ky t; the largest error against it at `until`."""
+    advected as the passive scalar of tests/test_shear.py without its diffusion, in hydro's instance):
+    kx(t) = kx0 - S ky t; the largest error against it at `until`."""
     kx0, ky = 2 * math.pi, 2 * math.pi
     sim = ac.Simulation(shape=(n, n, 1), box=(1.0, 1.0, 1.0), nu=0.0, cs=0.0, shear=shear, backend=backend)
     x, y = np.meshgrid(sim.x, sim.y, indexing="ij")
@@ -112,11 +137,60 @@ def test_a_sheared_wave_converges_at_sixth_order_on_the_gpu():
     assert errors[0] == pytest.approx(advected_wave_error(16, "cpu"), rel=1e-9)
 
 
-def test_the_gpu_refuses_the_shear_with_a_passive_scalar_naming_it():
-    """The build holds the shear's instances for the fluids without scalars (csrc/cuda/instances.def)."""
-    with pytest.raises(ValueError, match=r"hydro\+pscalar with the term 'shear' \(parameters shear, x0_shear\)"
-                                         r".*instances\.def"):
-        ac.Simulation(shape=(8, 8, 8), shear=-1.0, passive_scalar=True, backend="cuda")
+def test_the_scalars_shearing_wave_converges_at_sixth_order_on_the_gpu():
+    """tests/test_shear.py's diffusing scalar wave on the GPU (hydro with a scalar under the shear): its
+    errors the CPU's to 1e-9 of themselves, falling at order >= 5 (the CPU's 5.9)."""
+    from test_shear import shearing_wave_error
+
+    errors = [shearing_wave_error(n, backend="cuda") for n in (16, 24, 32)]
+    orders = [math.log(errors[i] / errors[i + 1]) / math.log(m / n) for i, (n, m) in enumerate(((16, 24), (24, 32)))]
+    assert errors[-1] < 1e-5
+    assert min(orders) >= 5.0, (errors, orders)
+    assert errors[0] == pytest.approx(shearing_wave_error(16, backend="cpu"), rel=1e-9)
+
+
+@pytest.mark.parametrize("physics, energy", FLUIDS, ids=[_id(f) for f in FLUIDS])
+def test_a_gpu_ensemble_member_with_a_scalar_equals_its_solo_run(physics, energy):
+    """Each fluid with a scalar, rotation and shear: a member of an ensemble (beside one of another shear)
+    equals its solo run bit for bit, deltay too (both step from the host)."""
+    solo = sheared("cuda", physics, energy, scalar=True)
+    solo.run(until=0.05)
+    members = [sheared("cuda", physics, energy, scalar=True) for _ in range(2)]
+    members[1].shear = -0.5
+    ac.Ensemble(members).run(until=0.05)
+    assert members[0].steps == solo.steps > 2
+    assert members[0].deltay == solo.deltay and members[1].deltay != solo.deltay
+    for name in solo.field_names:
+        assert np.array_equal(members[0][name], solo[name]), name
+
+
+@pytest.mark.parametrize("physics, energy", FLUIDS, ids=[_id(f) for f in FLUIDS])
+def test_a_gpu_sheared_box_with_a_scalar_continues_bit_for_bit_from_its_snapshot(tmp_path, physics, energy):
+    """Each fluid with a scalar, rotation and shear: ten steps straight against five, a snapshot, a load
+    and five more: the fields and deltay bit for bit."""
+    straight = sheared("cuda", physics, energy, scalar=True)
+    first = sheared("cuda", physics, energy, scalar=True)
+    dt = 0.5 * straight.cfl_dt()
+    for _ in range(10):
+        straight.step(dt)
+    for _ in range(5):
+        first.step(dt)
+    first.save(tmp_path / "box.h5")
+    again = ac.load(tmp_path / "box.h5", backend="cuda")
+    assert again.deltay == first.deltay and "cc" in again.field_names
+    for _ in range(5):
+        again.step(dt)
+    assert again.steps == straight.steps and again.deltay == straight.deltay
+    for name in straight.field_names:
+        assert np.array_equal(straight[name], again[name]), name
+
+
+def test_the_gpu_refuses_the_shear_with_two_passive_scalars_naming_it():
+    """The build holds the shear's instances for the fluids with one scalar at most (csrc/cuda/instances.def);
+    the CPU runs two."""
+    with pytest.raises(ValueError, match=r"hydro\+pscalar\+pscalar2 with the term 'shear' \(parameters shear, "
+                                         r"x0_shear\).*instances\.def"):
+        ac.Simulation(shape=(8, 8, 8), shear=-1.0, passive_scalar=2, backend="cuda")
 
 
 def padded(sim, field):
@@ -133,12 +207,13 @@ def padded(sim, field):
     return np.frombuffer(buffer, dtype=sim.dtype).reshape(m2, m1, m0).copy()
 
 
+@pytest.mark.parametrize("scalar", [False, True], ids=["", "scalar"])
 @pytest.mark.parametrize("face", [0, 1])
-def test_the_gpu_shifts_a_split_grids_x_ghosts_as_the_cpu(face):
+def test_the_gpu_shifts_a_split_grids_x_ghosts_as_the_cpu(face, scalar):
     """The backend's shear_ghosts op (a grid split over MPI ranks hands it the other face's planes of every
     y): from the same planes and deltay the GPU's x ghosts equal the CPU's to round-off (each a sum of six
-    weighted values of order 1, in double)."""
-    sims = [sheared(b) for b in ("cpu", "cuda")]
+    weighted values of order 1, in double), the scalar's too."""
+    sims = [sheared(b, scalar=scalar) for b in ("cpu", "cuda")]
     nx, ny, nz = sims[0].shape
     source = np.random.default_rng(6).standard_normal((len(sims[0].field_names), nz, ny, 3))
     ghosts = []
