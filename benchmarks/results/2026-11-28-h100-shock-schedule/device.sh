@@ -12,7 +12,16 @@
 #   ab:     build every tree at once; scripts/ab.py over the MHD float32 rows
 #           in every tree, then over every row in A and B; bench --walls
 #   sweeps: bench --sweeps --physics all in A and B, alternating; bench
-#           --terms --physics mhd (rotation, rot+shear) in B
+#           --terms --physics mhd (rotation, rot+shear) in B (the first call
+#           of this stage gave --sizes 256, which made the ensembles 256^3,
+#           and 74dd058 has no --physics all: only the terms rows are kept)
+#   final:  (second call: the try tree made again from main with the shear's
+#           scalar and x/y splits, trial rows W1..W3 = 32 x 4 tiles with the
+#           profile a point ahead, 32 x 4 at three blocks an SM, the same one
+#           plane ahead) build; MHD float32 rows in A B W1 W2 W3; every row
+#           in A, B and the fastest W; bench --sweeps (hydro) in A and B; the
+#           shearing box's GPU tests in B
+#   mri:    scripts/mri_gpu.sh in B, built by the stage before
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$PWD
@@ -22,7 +31,7 @@ export PYTHONUNBUFFERED=1
 header() {
     echo "# device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -1)"
     echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-    echo "# commit: B = ${COMMIT:-unknown} ($ROOT); A = 74dd058 (/tmp/base); V1..V3 = B with -DAC_TRY_SHOCK_ROW=1..3 (/tmp/try1..3)"
+    echo "# commit: B = ${COMMIT:-unknown} ($ROOT); A = 74dd058 (/tmp/base); V1..V3 = B (then main at the final stage) with -DAC_TRY_SHOCK_ROW=1..3 (/tmp/try1..3; the rows of try-shock-rows.patch, at the final stage try-shock-rows-w.patch)"
     echo "# command: $*"
 }
 declare -A TREE=([A]=/tmp/base [B]=$ROOT [V1]=/tmp/try1 [V2]=/tmp/try2 [V3]=/tmp/try3)
@@ -34,7 +43,36 @@ build_all() {
         stamp=/tmp/built-$k; want="${COMMIT:-unknown}"; [ $k = B ] || want=fixed
         [ -e "${TREE[$k]}"/astaroth/_core*.so ] && [ "$(cat $stamp 2>/dev/null)" = "$want" ] && { echo "$k built"; continue; }
         rm -rf "${TREE[$k]}"/build "${TREE[$k]}"/astaroth/_core*.so
-        flags=""; case $k in V*) flags="-DAC_TRY_SHOCK_ROW=${k#V}";; esac
+        flags=""; case $k in V*) flags="-DAC_TRY_SHOCK_ROW=${k#V}";; final)
+    build_all
+    AB_GROUPS=terms:mhd:float32 AB_TIMEOUT=120 ab 3 ab-mhd-f32-w A B V1 V2 V3
+    best=$(python3 - "$OUT/ab-mhd-f32-w.log" <<'PY'
+import sys
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) > 12 and f[0] == "mhd" and f[4] == "shock":
+        r = [float(x) for x in f[-3:]]  # C/A D/A E/A: V1 V2 V3
+        print("V%d" % (1 + r.index(max(r))))
+PY
+)
+    echo "fastest trial: ${best:-none}"
+    AB_GROUPS=terms,19p,entropy AB_TIMEOUT=160 ab 2 ab-all-w A B ${best:-V3}
+    for k in A B; do
+        t=${TREE[$k]}
+        { header "python3 -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p --seconds 0.5 (tree $k)"
+          (cd "$t" && PYTHONPATH=$t timeout 60 python3 -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p --seconds 0.5 2>&1 | tail -12); } >> "$OUT/bench-sweeps-hydro.log" 2>&1
+    done
+    grep -v "^# [dc]" "$OUT/bench-sweeps-hydro.log"
+    { header "python3 -m pytest -q -rs tests/test_mpi_gpu.py tests/test_shear_gpu.py tests/test_instances.py tests/test_configurations_gpu.py (tree B)"
+      PYTHONPATH=$ROOT OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 150 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py tests/test_shear_gpu.py tests/test_instances.py tests/test_configurations_gpu.py 2>&1 | tail -25
+    } > "$OUT/gpu-tests-shear.log" 2>&1
+    tail -8 "$OUT/gpu-tests-shear.log"
+    ;;
+mri)
+    build_all
+    COMMIT=${COMMIT:-unknown} ASTAROTH_BUILT=1 ASTAROTH_MRI_WALL=${ASTAROTH_MRI_WALL:-240} bash scripts/mri_gpu.sh "$OUT" | grep -vE "^\s+n = " | tail -30
+    ;;
+esac
         (cd "${TREE[$k]}" && ASTAROTH_BUILD_JOBS=3 ASTAROTH_NVCC_FLAGS="$flags" python3 setup.py build_ext --inplace > /tmp/build-$k.log 2>&1; rc=$?; [ $rc = 0 ] && echo "$want" > $stamp; echo "$k rc=$rc") &
     done
     wait
@@ -75,5 +113,34 @@ sweeps)
     { header "python3 -m astaroth bench --backend cuda --terms --physics mhd --dtype float32 float64 --sizes 256 (tree B)"
       timeout 120 python3 -m astaroth bench --backend cuda --terms --physics mhd --dtype float32 float64 --sizes 256 2>&1 | tail -20; } > "$OUT/bench-terms-mhd.log" 2>&1
     cat "$OUT/bench-terms-mhd.log"
+    ;;
+final)
+    build_all
+    AB_GROUPS=terms:mhd:float32 AB_TIMEOUT=120 ab 3 ab-mhd-f32-w A B V1 V2 V3
+    best=$(python3 - "$OUT/ab-mhd-f32-w.log" <<'PY'
+import sys
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) > 12 and f[0] == "mhd" and f[4] == "shock":
+        r = [float(x) for x in f[-3:]]  # C/A D/A E/A: V1 V2 V3
+        print("V%d" % (1 + r.index(max(r))))
+PY
+)
+    echo "fastest trial: ${best:-none}"
+    AB_GROUPS=terms,19p,entropy AB_TIMEOUT=160 ab 2 ab-all-w A B ${best:-V3}
+    for k in A B; do
+        t=${TREE[$k]}
+        { header "python3 -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p --seconds 0.5 (tree $k)"
+          (cd "$t" && PYTHONPATH=$t timeout 60 python3 -m astaroth bench --backend cuda --sweeps --dtype float32 --methods 55p --seconds 0.5 2>&1 | tail -12); } >> "$OUT/bench-sweeps-hydro.log" 2>&1
+    done
+    grep -v "^# [dc]" "$OUT/bench-sweeps-hydro.log"
+    { header "python3 -m pytest -q -rs tests/test_mpi_gpu.py tests/test_shear_gpu.py tests/test_instances.py tests/test_configurations_gpu.py (tree B)"
+      PYTHONPATH=$ROOT OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 150 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py tests/test_shear_gpu.py tests/test_instances.py tests/test_configurations_gpu.py 2>&1 | tail -25
+    } > "$OUT/gpu-tests-shear.log" 2>&1
+    tail -8 "$OUT/gpu-tests-shear.log"
+    ;;
+mri)
+    build_all
+    COMMIT=${COMMIT:-unknown} ASTAROTH_BUILT=1 ASTAROTH_MRI_WALL=${ASTAROTH_MRI_WALL:-240} bash scripts/mri_gpu.sh "$OUT" | grep -vE "^\s+n = " | tail -30
     ;;
 esac
