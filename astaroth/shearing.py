@@ -92,11 +92,20 @@ def mode_amplitude(sim, n):
     and field: sqrt(|ux_n|^2 + |uy_n|^2 + (|bx_n|^2 + |by_n|^2) / (mu0 rho0)), with f_n the n-th
     Fourier coefficient along z of <f>_xy (<bx>_xy = -d<Ay>_xy/dz and <by>_xy = d<Ax>_xy/dz: the
     horizontal means of x and y derivatives vanish, also across the shearing-periodic x faces)."""
-    k = 2 * math.pi * n / sim.box[2]
+    return float(mode_amplitudes(sim, [n])[0])
+
+
+def mode_amplitudes(sim, ns):
+    """mode_amplitude of each n of `ns`, a NumPy array: each field's horizontal mean taken once (where
+    the fields are) for every mode."""
+    ns = np.asarray(ns, dtype=int)
+    k = 2 * math.pi * ns / sim.box[2]
     nz = sim.shape[2]
 
     def coefficient(name):
-        return abs(np.fft.rfft(sim[name].mean(axis=(0, 1)))[n]) * 2 / nz
+        mean = sim[name].mean(axis=(0, 1))
+        mean = mean.get() if hasattr(mean, "get") else np.asarray(mean)  # a device array's 1-D mean to the host
+        return np.abs(np.fft.rfft(mean)[ns]) * 2 / nz
 
     b2 = (k * coefficient("ay")) ** 2 + (k * coefficient("ax")) ** 2
-    return math.sqrt(coefficient("ux") ** 2 + coefficient("uy") ** 2 + b2 / (sim.mu0 * sim.rho0))
+    return np.sqrt(coefficient("ux") ** 2 + coefficient("uy") ** 2 + b2 / (sim.mu0 * sim.rho0))
