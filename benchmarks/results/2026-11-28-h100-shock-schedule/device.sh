@@ -22,6 +22,10 @@
 #           in A, B and the fastest W; bench --sweeps (hydro) in A and B; the
 #           shearing box's GPU tests in B
 #   mri:    scripts/mri_gpu.sh in B, built by the stage before
+#   carried: B's extension built elsewhere for the device's Python (carried
+#           as astaroth/_core.cpython-312-x86_64-linux-gnu.so, nvcc 13.0, at
+#           CARRIED_AT): the GPU-against-CPU tests of MHD with shock
+#           viscosity, notebooks/mri.ipynb, the bitwise fixture
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$PWD
@@ -67,6 +71,17 @@ PY
       PYTHONPATH=$ROOT OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 150 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py tests/test_shear_gpu.py tests/test_instances.py tests/test_configurations_gpu.py 2>&1 | tail -25
     } > "$OUT/gpu-tests-shear.log" 2>&1
     tail -8 "$OUT/gpu-tests-shear.log"
+    ;;
+carried)
+    { header "python3 -m pytest -q tests/test_configurations_gpu.py -k shock (tree B, extension built at ${CARRIED_AT:-?} and carried)"
+      PYTHONPATH=$ROOT timeout 60 python3 -m pytest -q -rs -p no:cacheprovider tests/test_configurations_gpu.py -k shock 2>&1 | tail -4
+    } > "$OUT/gpu-tests-shock.log" 2>&1
+    tail -2 "$OUT/gpu-tests-shock.log"
+    COMMIT=${COMMIT:-unknown} ASTAROTH_BUILT=1 ASTAROTH_MRI_WALL=${ASTAROTH_MRI_WALL:-160} bash scripts/mri_gpu.sh "$OUT" | grep -vE "^\s+n = " | tail -16
+    { header "python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz (tree B)"
+      PYTHONPATH=$ROOT timeout ${BITWISE_TIMEOUT:-40} python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz 2>&1 | tail -4
+    } > "$OUT/bitwise-cuda.log" 2>&1
+    tail -3 "$OUT/bitwise-cuda.log"
     ;;
 mri)
     build_all
@@ -138,6 +153,17 @@ PY
       PYTHONPATH=$ROOT OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 150 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py tests/test_shear_gpu.py tests/test_instances.py tests/test_configurations_gpu.py 2>&1 | tail -25
     } > "$OUT/gpu-tests-shear.log" 2>&1
     tail -8 "$OUT/gpu-tests-shear.log"
+    ;;
+carried)
+    { header "python3 -m pytest -q tests/test_configurations_gpu.py -k shock (tree B, extension built at ${CARRIED_AT:-?} and carried)"
+      PYTHONPATH=$ROOT timeout 60 python3 -m pytest -q -rs -p no:cacheprovider tests/test_configurations_gpu.py -k shock 2>&1 | tail -4
+    } > "$OUT/gpu-tests-shock.log" 2>&1
+    tail -2 "$OUT/gpu-tests-shock.log"
+    COMMIT=${COMMIT:-unknown} ASTAROTH_BUILT=1 ASTAROTH_MRI_WALL=${ASTAROTH_MRI_WALL:-160} bash scripts/mri_gpu.sh "$OUT" | grep -vE "^\s+n = " | tail -16
+    { header "python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz (tree B)"
+      PYTHONPATH=$ROOT timeout ${BITWISE_TIMEOUT:-40} python3 scripts/make_bitwise_fixture.py cuda --compare tests/data/bitwise_cuda.npz 2>&1 | tail -4
+    } > "$OUT/bitwise-cuda.log" 2>&1
+    tail -3 "$OUT/bitwise-cuda.log"
     ;;
 mri)
     build_all
