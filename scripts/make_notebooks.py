@@ -1,5 +1,6 @@
 """Writes the validation notebooks (sources only; run them to fill outputs).
-usage: python3 scripts/make_notebooks.py [--keep-outputs] [name ...]   (default: every notebook)"""
+usage: python3 scripts/make_notebooks.py [--keep-outputs] [--out DIR] [name ...]   (default: every notebook, into
+notebooks/; tests/test_notebooks.py checks that the stored notebooks' sources are what this writes)"""
 import json
 import os
 import sys
@@ -52,7 +53,15 @@ if FIGURES:
 plt.show()"""),
     ],
     "radial_explosion": [
-        ("markdown", "# Radial explosion (seed Sect. 6, Fig. 6)\n\n$u = A \\exp(-(r - r_0)^2 / 2d^2)\\,\\hat e_r$ with $A = 1$, $r_0 = 0.8$, $d = 0.2$ in the centre of a $2\\pi$ box. The symmetry error is the relative spread of the integrals of $\\rho$ and $|u|$ along the 3 axes and 4 body diagonals through the centre (`ac.analysis.symmetry_error`). We vary $\\mathrm{Re} = A d / \\nu$ at several resolutions ($64^3$–$256^3$ on the GPU, small grids on the CPU) and look at $t = 0.3$ and $t = 1$. The blast is at Mach 1: at high Re it steepens into shocks, and without shock viscosity a run that a grid cannot hold stops with `NonFiniteError` (plotted as missing points)."),
+        ("markdown", "# Radial explosion (seed Sect. 6, Fig. 6)\n\n$u = A \\exp(-(r - r_0)^2 / 2d^2)\\,\\hat e_r$ with $A = 1$, "
+         "$r_0 = 0.8$, $d = 0.2$ in the centre of a $2\\pi$ box. The symmetry error is the relative spread of the "
+         "integrals of $\\rho$ and $|u|$ along the 3 axes and 4 body diagonals through the centre "
+         "(`ac.analysis.symmetry_error`). We vary $\\mathrm{Re} = A d / \\nu$ at several resolutions ($64^3$–$256^3$ "
+         "on the GPU, small grids on the CPU) and look at $t = 0.3$ and $t = 1$. The blast is at Mach 1: at high "
+         "Re it steepens into shocks, and without shock viscosity a run that a grid cannot hold stops with "
+         "`NonFiniteError` (plotted as missing points). With shock viscosity (`nu_shock`, "
+         "docs/guide/hyperdiffusion.md, the 55-point method) every run holds: the same runs with `nu_shock = 2` "
+         "are added to the figure at $t = 1$ (triangles)."),
         ("code", COMMON),
         ("code", """sizes = [64, 128, 256] if GPU else [32, 48]
 viscosities = [4e-2, 2e-2, 1e-2, 5e-3, 2.5e-3, 1.25e-3] if GPU else [4e-2, 2e-2, 1e-2]
@@ -71,17 +80,35 @@ for n in sizes:
                 results.update({(n, nu, later): {"rho": np.nan, "u": np.nan} for later in times if later >= t})
                 break
         print(f"{n}^3 Re = {0.2 / nu:6.1f}: " + ", ".join(
-            f"t={t}: rho {results[n, nu, t]['rho']:.2e} |u| {results[n, nu, t]['u']:.2e}" for t in times))"""),
+            f"t={t}: rho {results[n, nu, t]['rho']:.2e} |u| {results[n, nu, t]['u']:.2e}" for t in times))
+
+# the same runs with shock viscosity (55-point method): every Re holds to t = 1
+NU_SHOCK = 2.0
+shocked = {}
+for n in sizes:
+    for nu in viscosities:
+        sim = ac.Simulation(shape=(n, n, n), nu=nu, dtype="float64", backend=BACKEND, method="55p", nu_shock=NU_SHOCK)
+        ac.init.radial_explosion(sim, amplitude=1.0, r0=0.8, width=0.2)
+        t0 = time.time()
+        try:
+            sim.run(until=1.0)
+            shocked[n, nu] = ac.analysis.symmetry_error(sim)
+        except ac.NonFiniteError as e:
+            print(f"{n}^3 Re = {0.2 / nu:6.1f} with shock viscosity: unstable ({e})")
+            shocked[n, nu] = {"rho": np.nan, "u": np.nan}
+        print(f"{n}^3 Re = {0.2 / nu:6.1f}, nu_shock = {NU_SHOCK}: t=1: rho {shocked[n, nu]['rho']:.2e} "
+              f"|u| {shocked[n, nu]['u']:.2e} ({sim.steps} steps, {time.time() - t0:.1f} s)")"""),
         ("code", """fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=False)
 re = 0.2 / np.array(viscosities)
 for ax, quantity in zip(axes, ("u", "rho")):
     for n in sizes:
         for t, style in zip(times, ("o-", "s--")):
             ax.loglog(re, [results[n, nu, t][quantity] for nu in viscosities], style, label=f"{n}$^3$, t = {t}")
+        ax.loglog(re, [shocked[n, nu][quantity] for nu in viscosities], "v:", label=f"{n}$^3$, t = 1, nu_shock")
     ax.set_xlabel("Re = A d / nu")
     ax.set_ylabel(r"$\\Delta(\\sum |u|)$" if quantity == "u" else r"$\\Delta(\\sum \\rho)$")
 axes[0].legend(fontsize=8)
-fig.suptitle(f"Radial explosion: symmetry error against Re (19-point method, {BACKEND})")
+fig.suptitle(f"Radial explosion: symmetry error against Re (19-point method; with shock viscosity 55-point, {BACKEND})")
 if FIGURES:
     fig.savefig(os.path.join(FIGURES, "radial_explosion.png"), dpi=110, bbox_inches="tight")
 plt.show()"""),
@@ -173,7 +200,16 @@ plt.show()"""),
         ("markdown", "The kinetic energy follows $e^{2\\lambda t}$ over the linear phase (at $32 \\times 32$ the measured rate is within a fraction of a percent of the eigenvalue; $16 \\times 16$, CI's size, a few percent) until the rolls reach speeds of order $0.1$ and saturate. With $\\chi \\ne 0$ and `set` entropy, heat enters and leaves through the walls, so the total energy of `ac.analysis.energy_budget` is not constant here; with $\\chi = 0$ and stress-free walls it is (tests/test_walls_entropy.py)."),
     ],
     "sod_and_heating": [
-        ("markdown", "# The energy equation: Sod's shock tube and turbulent heating\n\nWith `energy=\"entropy\"` astaroth evolves the specific entropy $s$ of an ideal gas (the Pencil Code's `entropy` module with `eos_idealgas`; `csrc/terms/entropy.h`). Two checks: (1) Sod's shock tube ($\\gamma = 1.4$, shock viscosity `nu_shock = 2` with its heating) at three resolutions against the exact Riemann solution (`astaroth/riemann.py`, Toro ch. 4): the L1 errors fall at about first order; (2) forced turbulence heats up: in a closed periodic box the total energy $\\langle \\rho u^2/2 + \\rho c_v T\\rangle$ grows at the power the forcing puts in (`ac.analysis.forcing_power`, a mean over the random phases: a short run on a small grid scatters about it), and the thermal energy takes up what viscosity dissipates."),
+        ("markdown", "# The energy equation: Sod's shock tube and turbulent heating\n\nWith `energy=\"entropy\"` astaroth evolves "
+         "the specific entropy $s$ of an ideal gas (the Pencil Code's `entropy` module with `eos_idealgas`; "
+         "`csrc/terms/entropy.h`). Two checks: (1) Sod's shock tube ($\\gamma = 1.4$, shock viscosity `nu_shock = "
+         "2` with its heating) at three resolutions against the exact Riemann solution (`astaroth/riemann.py`, "
+         "Toro ch. 4): the L1 errors fall at about first order; (2) forced turbulence heats up: in a closed "
+         "periodic box the total energy $\\langle \\rho u^2/2 + \\rho c_v T\\rangle$ grows at the power the forcing "
+         "puts in (`ac.analysis.forcing_power`, a mean over the random phases: the forcing's work against the flow "
+         "is random, so one run scatters about it by tens of per cent; at 256³ on an H100 one run gave 1.29 of it, "
+         "and six seeds at 16³ on the CPU gave 0.79–1.12, `benchmarks/results/2026-11-24-h100-instances/`), and "
+         "the thermal energy takes up what viscosity dissipates."),
         ("code", COMMON + """
 import sys, pathlib
 from astaroth import riemann  # the exact Riemann solution (astaroth/riemann.py)
@@ -386,31 +422,41 @@ plt.show()"""),
          "fixed `dt`, each forcing step normalised by the drawn $|k|$ rather than the set's mean."),
     ],
     "mri": [
-        ("markdown", "# The magnetorotational instability: from linear growth to the nonlinear shearing box\n\n"
-         "A Keplerian shearing box (`omega=(0, 0, 1)`, `qshear=1.5`: shear $S = -\\tfrac32\\Omega$, "
-         "[docs/guide/rotation.md](../docs/guide/rotation.md)), isothermal with $c_s = \\Omega = \\rho_0 = \\mu_0 = 1$, threaded "
-         "by a uniform vertical field $B_0$ (`b_ext`). Ideal linear theory (Balbus & Hawley 1991, ApJ 376, 214; "
-         "`astaroth/shearing.py`): axisymmetric modes $k_z$ grow for $k v_A < \\sqrt{2q}\\,\\Omega$, fastest at "
-         "$k v_A = \\tfrac{\\sqrt{15}}{4}\\Omega$ with rate $\\tfrac34\\Omega$; $\\nu = \\eta$ lowers every rate by $\\nu k^2$.\n\n"
-         "1. **The dispersion relation.** The growing eigenmode of one $k_z$ (`shearing.seed_mri_mode`) in a thin column "
-         "($4\\times4\\times64$ points, as `scripts/mri_fastest_mode.py` does), its rate the slope of "
-         "`shearing.mode_amplitude`, against the theory's root for several $k v_A$.\n"
-         "2. **The box.** $L = (1, 4, 1)$, $32\\times128\\times32$ points on a CPU to $t = 60$ (about 10 orbits; the run stops early if its time step "
-         "collapses or its 420 s of wall-clock time run out), $128\\times512\\times128$ to $t = 150$ on a GPU (for later: "
-         "the CUDA backend does not run shear yet and refuses it, naming the term; docs/guide/rotation.md), "
-         "$B_0$ such that the fastest wavelength is $L_z/6$ (plasma $\\beta = 2 c_s^2/v_A^2 \\approx 3000$: "
-         "a weak field, so that the box-scale channel is not the only unstable mode), $\\nu = \\eta = 3\\times10^{-4}$ "
-         "and hyperdiffusion of $u$ and $\\ln\\rho$ (`nu_hyper3 = diff_hyper3` $= 10^{-10}$: a damping rate of 1 at "
-         "$k \\approx 46$, half the Nyquist wave number $\\pi/\\delta x$ of the CPU grid, scaled as $\\delta x^6$ on others; without it a trial run stalled at "
-         "$t \\approx 23$, its time step collapsing), "
-         "seeded with non-axisymmetric random velocity of rms $0.05\\,c_s$. We follow the magnetic energy's linear growth, "
-         "then the Maxwell stress $\\langle -B_x B_y\\rangle/\\mu_0$ and the Reynolds stress $\\langle \\rho u_x u_y \\rangle$ "
-         "(box averages), and $\\alpha = $ (their sum)$/(\\rho_0 c_s^2)$.\n\n"
-         "`ASTAROTH_NOTEBOOK_QUICK=1` (what CI runs) takes $8\\times32\\times8$ points to $t = 3$: no physics, only the code path. "
-         "The stored outputs are from the run their lines name (backend, grid, wall-clock time)."),
-        ("code", COMMON.replace('GPU = "cuda" in ac.backends()', 'GPU = "cuda" in ac.backends() and "cuda" in next(\n'
-                                "    t for t in ac.terms() if t[\"name\"] == \"shear\")[\"backends\"]  # a GPU that runs the shearing box")
-         + """
+        ("markdown", "# The magnetorotational instability: from linear growth to the nonlinear shearing box\n\nA Keplerian "
+         "shearing box (`omega=(0, 0, 1)`, `qshear=1.5`: shear $S = -\\tfrac32\\Omega$, "
+         "[docs/guide/rotation.md](../docs/guide/rotation.md)), isothermal with $c_s = \\Omega = \\rho_0 = \\mu_0 = "
+         "1$, threaded by a uniform vertical field $B_0$ (`b_ext`). Ideal linear theory (Balbus & Hawley 1991, ApJ "
+         "376, 214; `astaroth/shearing.py`): axisymmetric modes $k_z$ grow for $k v_A < \\sqrt{2q}\\,\\Omega$, "
+         "fastest at $k v_A = \\tfrac{\\sqrt{15}}{4}\\Omega$ with rate $\\tfrac34\\Omega$; $\\nu = \\eta$ lowers every "
+         "rate by $\\nu k^2$.\n\n1. **The dispersion relation.** The growing eigenmode of one $k_z$ "
+         "(`shearing.seed_mri_mode`) in a thin column ($4\\times4\\times64$ points, as `scripts/mri_fastest_mode.py` "
+         "does), its rate the slope of `shearing.mode_amplitude`, against the theory's root for several $k "
+         "v_A$.\n2. **The box.** $L = (1, 4, 1)$, $32\\times128\\times32$ points on a CPU to $t = 60$ (about 10 "
+         "orbits; 420 s of wall-clock time at most), $128\\times512\\times128$ to $t = 150$ on a GPU (in single "
+         "precision, `ASTAROTH_MRI_WALL` seconds of wall-clock time at most, 3000 unless set; `scripts/mri_gpu.sh` "
+         "runs the notebook there and stores it), through `sim.run` half a time unit at a time; a run whose time "
+         "step collapses (half a time unit taking more than 20 times the steps it took at the start) is stopped "
+         "and says so, $B_0$ such that the fastest wavelength is $L_z/6$ (plasma $\\beta = 2 c_s^2/v_A^2 \\approx "
+         "3000$: a weak field, so that the box-scale channel is not the only unstable mode), $\\nu = \\eta = "
+         "3\\times10^{-4}$ and hyperdiffusion of $u$ and $\\ln\\rho$ (`nu_hyper3 = diff_hyper3` $= 10^{-10}$: a "
+         "damping rate of 1 at $k \\approx 46$, half the Nyquist wave number $\\pi/\\delta x$ of the CPU grid, scaled "
+         "as $\\delta x^6$ on others; without it a trial run stalled at $t \\approx 23$, its time step collapsing), "
+         "seeded with non-axisymmetric random velocity of rms $0.05\\,c_s$. We follow the magnetic energy's linear "
+         "growth, then the Maxwell stress $\\langle -B_x B_y\\rangle/\\mu_0$ and the Reynolds stress $\\langle \\rho "
+         "u_x u_y \\rangle$ (box averages), and $\\alpha = $ (their sum)$/(\\rho_0 "
+         "c_s^2)$.\n\n`ASTAROTH_NOTEBOOK_QUICK=1` (what CI runs) takes $8\\times32\\times8$ points to $t = 3$: no "
+         "physics, only the code path. The stored outputs are from the run their lines name (backend, grid, "
+         "wall-clock time)."),
+        ("code", """import math, os, time
+import numpy as np
+import matplotlib.pyplot as plt
+import astaroth as ac
+
+GPU = "cuda" in ac.backends() and "cuda" in next(
+    t for t in ac.terms() if t["name"] == "shear")["backends"]  # a GPU that runs the shearing box
+BACKEND = "cuda" if GPU else "cpu"
+FIGURES = os.environ.get("ASTAROTH_FIGURES")  # where to save the figure as PNG, if set
+print("backends:", ac.backends(), "-> running on", BACKEND)
 from astaroth import shearing
 QUICK = os.environ.get("ASTAROTH_NOTEBOOK_QUICK") == "1\""""),
         ("code", """OMEGA, Q = 1.0, 1.5
@@ -434,15 +480,17 @@ print(f"columns: {time.perf_counter() - start:.0f} s")"""),
         ("code", """# 2. the box: 32 x 128 x 32 points on a CPU, 128 x 512 x 128 on a GPU
 if QUICK:
     SHAPE, T_END, WALL = (8, 32, 8), 3.0, 60.0
-elif GPU:
-    SHAPE, T_END, WALL = (128, 512, 128), 150.0, 3000.0
+elif GPU:  # single precision: twice the double's speed, round-off far below the turbulence's own scatter
+    SHAPE, T_END, WALL = (128, 512, 128), 150.0, float(os.environ.get("ASTAROTH_MRI_WALL", 3000))
 else:
     SHAPE, T_END, WALL = (32, 128, 32), 60.0, 420.0  # WALL: seconds of wall-clock time the run may take
+DTYPE = "float32" if GPU and not QUICK else "float64"
 BOX, N_FASTEST, NU, U0 = (1.0, 4.0, 1.0), 6, 3e-4, 0.05
 HYPER = 1e-10 * (32 / SHAPE[2]) ** 6  # the same damping at the same fraction of the Nyquist wave number
 B0 = shearing.fastest_k_va(OMEGA, Q) / (2 * math.pi * N_FASTEST)  # fastest wavelength Lz / 6
 sim = ac.Simulation(shape=SHAPE, box=BOX, origin=tuple(-b / 2 for b in BOX), nu=NU, eta=NU, cs=1.0, physics="mhd",
-                    b_ext=(0, 0, B0), omega=(0, 0, OMEGA), qshear=Q, nu_hyper3=HYPER, diff_hyper3=HYPER, backend=BACKEND)
+                    b_ext=(0, 0, B0), omega=(0, 0, OMEGA), qshear=Q, nu_hyper3=HYPER, diff_hyper3=HYPER, backend=BACKEND,
+                    dtype=DTYPE)
 ac.init.random_velocity(sim, urms=U0, seed=1)
 print(f"B0 = {B0:.4f}, beta = {2 / B0**2:.0f}: the ideal fastest mode is n = {N_FASTEST} "
       f"({SHAPE[2] / N_FASTEST:.1f} points a wavelength); Elsasser number vA^2 / (eta Omega) = {B0**2 / NU:.1f}")
@@ -450,22 +498,21 @@ MODES = np.arange(1, SHAPE[2] // 4 + 1)  # the axisymmetric modes kz = 2 pi n / 
 rows, modes = [], []
 start = time.perf_counter()
 dt0, stopped = sim.cfl_dt(), None
+most = int(0.5 / (dt0 / 20)) + 1  # steps half a time unit takes at 1/20 of the initial time step
 for t in np.arange(0.5, T_END + 1e-9, 0.5):
-    while sim.t < t - 1e-12 and not stopped:  # step by step, to stop a run whose time step collapses
-        dt = sim.cfl_dt()
-        if dt < dt0 / 20:
-            stopped = f"its time step fell below 1/20 of the initial one at t = {sim.t:.2f}"
-        elif time.perf_counter() - start > WALL:
-            stopped = f"its {WALL:g} s of wall-clock time ran out at t = {sim.t:.2f}"
-        else:
-            sim.step(min(dt, t - sim.t))
-    if stopped:
+    sim.run(until=t, nt=most)  # CFL steps in the backend's loop; stops a run whose time step collapses
+    if sim.t < t - 1e-12:
+        stopped = (f"half a time unit took more than {most} steps (a mean time step below 1/20 of the initial one) "
+                   f"at t = {sim.t:.2f}")
         break
-    bx, by, bz = ac.analysis.magnetic_field(sim)
+    bx, by, bz = ac.analysis.magnetic_field(sim)  # on the GPU under CuPy, device arrays: float() of their means
     rho = np.exp(sim["lnrho"])
-    rows.append((t, np.mean(-bx * by) / sim.mu0, np.mean(rho * sim["ux"] * sim["uy"]),
-                 np.mean(bx**2 + by**2 + (bz - B0)**2) / (2 * sim.mu0), ac.analysis.rms(sim, "u"), sim.cfl_dt()))
-    modes.append([shearing.mode_amplitude(sim, n) for n in MODES])
+    rows.append((t, float(np.mean(-bx * by)) / sim.mu0, float(np.mean(rho * sim["ux"] * sim["uy"])),
+                 float(np.mean(bx**2 + by**2 + (bz - B0)**2)) / (2 * sim.mu0), ac.analysis.rms(sim, "u"), sim.cfl_dt()))
+    modes.append(shearing.mode_amplitudes(sim, MODES))
+    if time.perf_counter() - start > WALL:
+        stopped = f"its {WALL:g} s of wall-clock time ran out at t = {sim.t:.2f}"
+        break
 ts, modes = np.array(rows), np.array(modes)
 wall = time.perf_counter() - start
 T_END = ts[-1, 0]
@@ -537,41 +584,48 @@ fig.tight_layout()
 if FIGURES:
     fig.savefig(os.path.join(FIGURES, "mri.png"), dpi=110, bbox_inches="tight")
 plt.show()"""),
-        ("markdown", "## What this run shows, what the published runs say, and what differs\n\n"
-         "- **Linear phase.** The eigenmodes in the column grow at the Balbus & Hawley (1991) root to $10^{-8}$. In the box, "
-         "from random noise, the axisymmetric modes $n = 1$-$5$ grow at 70-95 % of the viscous theory's rates (the fit "
-         "starts at $t = 2$, while the seed's non-growing parts still weigh in), the fastest being $n = 3$-$4$ as the theory "
-         "says ($\\nu k^2$ moves the fastest mode from the ideal $n = 6$ to $n = 4$). Modes with $k v_A \\gtrsim 1$ "
-         "($n \\ge 6$) grow faster than their own rate: they are driven by products of the growing modes ($n + m$), not "
-         "the instability.\n"
-         "- **Nonlinear phase.** The stresses rise to a peak of $\\alpha \\approx 0.13$ at $t \\approx 20.5$ (3.3 orbits), "
-         "the Maxwell stress about 5 times the Reynolds stress, and begin to fall, but the run does not reach a saturated "
-         "state at this size: near $t \\approx 23$ (3.6 orbits) the time step collapses (below 1/20 of its start within "
-         "a fraction of an orbit) and the notebook stops the run and says so. "
-         "Our trial runs at $32\\times64\\times32$ in $L_y = 2$ (with and without hyperdiffusion) and with a stronger field "
-         "($\\beta \\approx 1350$, $\\nu = \\eta = 10^{-3}$) stalled the same way at $t \\approx 12$-$29$, as did a previous "
-         "attempt with $\\beta$ of 340-760. The likely cause (not diagnosed further here): "
-         "the axisymmetric channel flow (an exact nonlinear solution of the ideal equations, Goodman & Xu 1994, ApJ 432, 213) "
-         "grows until its field pressure is comparable with the gas pressure, evacuates gas, and the Alfvén speed of "
-         "the evacuated zones sets the time step. Channels break up through parasitic non-axisymmetric instabilities "
-         "(Goodman & Xu 1994), which need to be resolved; 5 points per fastest wavelength hardly do.\n"
-         "- **Published values.** Hawley, Gammie & Balbus (1995, ApJ 440, 742), ideal MHD shearing boxes, find for a "
-         "net vertical field a total $\\alpha$ of order 0.1-0.5 depending on the field strength, and the Maxwell stress "
-         "several times the Reynolds stress. Our Maxwell/Reynolds "
-         "ratio is in that range; our $\\alpha$ (peak 0.13) is of an unsaturated phase and no measurement of the saturated "
-         "value.\n\n"
-         "What differs from their runs: resolution (32 points per $L_z = H = c_s/\\Omega$ here), an isothermal gas, "
-         "explicit $\\nu = \\eta = 3\\times10^{-4}$ ($c_s L_z/\\nu \\approx 3300$) with hyperdiffusion of $u$ and "
-         "$\\ln\\rho$ (none of $A$: the package has no magnetic hyperdiffusion), a box of $(1, 4, 1)$, and above all the "
-         "duration: under 4 orbits, against their tens. The saturated $\\alpha$ is left for the GPU size "
-         "($128\\times512\\times128$, 21 points per fastest wavelength, to $t = 150$), once the CUDA backend runs shear."),
+        ("markdown", "## What this run shows, what the published runs say, and what differs\n\nThe stored outputs are from a GPU "
+         "(an H200; `benchmarks/results/2026-11-28-h100-shock-schedule/mri-h200-sim-run-49cc253.log`), given 140 s "
+         "of wall-clock time: the run reached $t = 54.5$ (8.7 orbits, 51,938 steps in 148 s) and was stopped there "
+         "by its collapsing time step.\n\n- **Linear phase.** The eigenmodes in the column grow at the Balbus & "
+         "Hawley (1991) root to $5\\times10^{-9}$. In the box, from random noise, the axisymmetric modes $n = "
+         "1$-$3$ grow at 0.9-1.1 of the viscous theory's rates, $n = 4$-$5$ (the theory's fastest: $\\nu k^2$ moves "
+         "it from the ideal $n = 6$ to $n = 4$) at 0.72 (the fit starts at $t = 2$, while the seed's non-growing "
+         "parts still weigh in). Modes with $k v_A \\gtrsim 1$ ($n \\ge 7$) grow although their own rate is "
+         "negative: they are driven by products of the growing modes ($n + m$), not by the instability.\n- "
+         "**Nonlinear phase.** The stresses rise from $t \\approx 18.5$ (2.9 orbits) to a first peak, $\\alpha "
+         "\\approx 0.05$ at 3.3 orbits, and stay at $\\alpha \\approx 0.03$-$0.045$ over orbits 4-6.5, the Maxwell "
+         "stress 4-5 times the Reynolds stress. Then the stresses and the field grow again ($\\alpha = 0.13$ and a "
+         "magnetic energy of the fluctuations of 0.29 of the thermal pressure at 8.7 orbits) until the time step "
+         "collapses. The mean over $t \\in [25, 54.5]$, $\\alpha = 0.066$, is therefore not a saturated value: its "
+         "second half is 2.1 times its first. The CPU size ($32\\times128\\times32$) collapsed the same way, earlier "
+         "($t \\approx 23$), as did trial runs with $L_y = 2$ and with stronger fields ($\\beta$ of 340-1350). The "
+         "likely cause (not diagnosed further here): the axisymmetric channel flow (an exact nonlinear solution of "
+         "the ideal equations, Goodman & Xu 1994, ApJ 432, 213) grows until its field pressure is comparable with "
+         "the gas pressure, evacuates gas, and the Alfven speed of the evacuated zones sets the time step.\n- "
+         "**Published values.** Hawley, Gammie & Balbus (1995, ApJ 440, 742), ideal MHD shearing boxes, find for a "
+         "net vertical field a total $\\alpha$ of order 0.1-0.5 depending on the field strength, and the Maxwell "
+         "stress several times the Reynolds stress. Our Maxwell/Reynolds ratio (4-5) is in that range; our plateau "
+         "($\\alpha \\approx 0.03$-$0.045$) lies below their range; they find the stresses growing with the net "
+         "field, and ours is weak ($\\beta \\approx 3000$); and our run does not reach the saturated state their "
+         "values describe.\n\nWhat differs from their runs: an isothermal gas, explicit $\\nu = \\eta = "
+         "3\\times10^{-4}$ ($c_s L_z/\\nu \\approx 3300$) with hyperdiffusion of $u$ and $\\ln\\rho$ (none of $A$: the "
+         "package has no magnetic hyperdiffusion), a box of $(1, 4, 1)$ at 128 points per $L_z = H = c_s/\\Omega$, "
+         "and above all the duration: under 9 orbits, against their tens. A saturated $\\alpha$ needs a run past "
+         "the collapse (a density floor or magnetic hyperdiffusion, as the published runs have in some form) and "
+         "several tens of orbits: on this GPU about 10 minutes."),
     ],
 }
 
 # --keep-outputs: carry each code cell's stored outputs over from the notebook there now (for a change
 # that leaves them valid, e.g. to a branch the stored run did not take); otherwise they start empty
 KEEP = "--keep-outputs" in sys.argv
-NAMES = [a for a in sys.argv[1:] if a != "--keep-outputs"]
+ARGS = [a for a in sys.argv[1:] if a != "--keep-outputs"]
+if "--out" in ARGS:  # another folder, e.g. to compare with the stored notebooks
+    at = ARGS.index("--out")
+    OUT = ARGS[at + 1]
+    del ARGS[at:at + 2]
+NAMES = ARGS
 for name, cells in NOTEBOOKS.items():
     if NAMES and name not in NAMES:
         continue
