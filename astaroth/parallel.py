@@ -514,6 +514,8 @@ class ParallelStepper:
                 self.shock_profile()
             self.profile_fresh = False
             grid.substep_region(s, dt, (0, 0, 0), self.d.local_shape)
+            if self.sheared:
+                grid.shear_advance(s, dt)
             return
         self._prefill(s)
         if self.inner is None:

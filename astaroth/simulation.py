@@ -489,6 +489,7 @@ class Simulation:
                                      f"axis {'xyz'[small[0]]!r}, fewer than {_walls.MIN_POINTS}; use fewer ranks")
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
+        _check_shear_shock(values, backend, self._parallel)
         self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, origin, offset,
                                 _registry.module_mask(modules), values,
                                 _walls.entries(walls, self._field_names, offset, local_shape, shape),
@@ -1127,6 +1128,7 @@ def _set_parameter(sim, name, value):
     if sim._walls and values.get("nu_shock", 0.0) != 0.0:
         raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
     _check_shear(values, sim._walls, sim._shape)
+    _check_shear_shock(values, sim._backend, sim._parallel)
     if value == sim._values[name]:
         return
     _remake_grid(sim, values)
@@ -1201,18 +1203,29 @@ def _shear_of_q(parameters):
 
 def _check_shear(values, walls, shape):
     """Refuse, naming them, what the shearing box does not take yet: walls across x or y (its x faces are
-    shearing-periodic, its images wrap in y), shock viscosity, fewer than 3 points along x (the ghosts
-    copy 3 planes)."""
+    shearing-periodic, its images wrap in y), fewer than 3 points along x (the ghosts copy 3 planes)."""
     if values.get("shear", 0.0) == 0.0:
         return
     crossing = [a for a in "xy" if a in walls]
     if crossing:
         raise ValueError(f"shear: the x faces of the shearing box are shearing-periodic and y periodic; walls on "
                          f"{' and '.join(crossing)} (boundaries) do not go with it")
-    if values.get("nu_shock", 0.0) != 0.0:
-        raise ValueError("shear with shock viscosity (nu_shock) is not supported yet")
     if shape[0] < 3:
         raise ValueError(f"shear: the shearing-periodic x faces need at least 3 points along x, got {shape[0]}")
+
+
+def _check_shear_shock(values, backend, parallel):
+    """Refuse shock viscosity beside the shear where its profile's x images would not be shifted as the
+    fields' are: on the GPU (its profile kernels fill periodic images) and on a grid split along x or y
+    over MPI ranks (the profile's passes exchange periodic faces)."""
+    if values.get("shear", 0.0) == 0.0 or values.get("nu_shock", 0.0) == 0.0:
+        return
+    if backend == "cuda":
+        raise ValueError("shear with shock viscosity (nu_shock) runs on backend='cpu' only: the GPU's shock "
+                         "profile takes periodic x images, not the shearing box's shifted ones")
+    if parallel is not None and (parallel.dims[0] > 1 or parallel.dims[1] > 1):
+        raise ValueError(f"shear with shock viscosity (nu_shock) on a grid split along x or y over MPI ranks "
+                         f"(dims {tuple(parallel.dims)}) is not supported yet; split along z")
 
 
 def _shearing(sim):

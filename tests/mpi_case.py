@@ -69,6 +69,14 @@ SHEAR_SHAPES = {"z": (8, 8, 24), "x": (24, 8, 6), "y": (12, 16, 6)}  # the axis 
 T_SHEAR = 0.3
 
 
+def make_shear_shock(comm=None):
+    """make_shear's box split along z, with shock viscosity: each rank shifts its own x faces' images of
+    the profile's passes as of the fields."""
+    sim = make_shear(comm, "z")
+    sim.nu_shock = 0.7
+    return sim
+
+
 def make_shear(comm=None, split="y", backend="cpu", scalar=True, exchange="auto"):
     """A Keplerian shearing box (qshear = 1.5) with MHD, the entropy module and, if `scalar`, a passive
     scalar on a grid that `split` (SHEAR_SHAPES) splits first: the shifted x faces cross ranks along y,

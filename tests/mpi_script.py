@@ -6,7 +6,7 @@ the ranks, written by rank 0 for comparison with a single process.
 MODE "run": forced run to T_END, fields + time series + snapshot at T_HALF.
 MODE "restart": load SNAPSHOT (written by any number of ranks), run to T_END.
 MODE "nonfinite": a NaN put in one subdomain stops every rank.
-MODE "mhd", "entropy", "terms", "shock", "scalars": mpi_case's make_MODE to T_HALF.
+MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock": mpi_case's make_MODE to T_HALF.
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
 """
@@ -18,7 +18,7 @@ from mpi4py import MPI
 
 sys.path.insert(0, os.path.dirname(__file__))
 from mpi_case import (FIELDS, T_END, T_HALF, T_SHEAR, make, make_entropy, make_mhd, make_scalars,  # noqa: E402
-                      make_shear, make_shock, make_terms)
+                      make_shear, make_shear_shock, make_shock, make_terms)
 
 import astaroth as ac  # noqa: E402
 
@@ -39,9 +39,9 @@ if mode == "run":
     if comm.Get_rank() == 0:
         np.savez(os.path.join(out, f"fields-{tag}.npz"), steps=sim.steps, spectrum_k=spectrum[0],
                  spectrum_e=spectrum[1], dims=np.array(d.dims if d else (1, 1, 1)), **fields)
-elif mode in ("mhd", "entropy", "terms", "shock", "scalars"):
+elif mode in ("mhd", "entropy", "terms", "shock", "scalars", "shear_shock"):
     sim = {"mhd": make_mhd, "entropy": make_entropy, "terms": make_terms, "shock": make_shock,
-           "scalars": make_scalars}[mode](comm)
+           "scalars": make_scalars, "shear_shock": make_shear_shock}[mode](comm)
     sim.run(until=T_HALF, timeseries=os.path.join(out, f"{mode}-ts-{tag}.csv"), diagnostics_every=2)
     fields = {name: sim[name] for name in sim.field_names}
     if comm.Get_rank() == 0:

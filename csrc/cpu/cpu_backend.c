@@ -429,8 +429,8 @@ static ac_status cpu_shock_profile(void *self, void *dense)
     ac_cpu *cpu = self;
     if (!cpu->zeta)
         return AC_ERR_UNSUPPORTED;
-    for (int f = 0; f < cpu->grid.fields; ++f)
-        cpu->k->fill_ghost_zones(&cpu->grid, cpu->buf.home[f]);
+    for (int f = 0; f < cpu->grid.fields; ++f) /* as a substep fills them: a shearing box's x images shifted */
+        cpu->k->fill_ghosts_bc(&cpu->grid, cpu->buf.home[f], f);
     cpu->k->shock_profile(&cpu->grid, cpu->buf.home, cpu->zeta, cpu->zeta_scratch);
     cpu->profile_fresh = 1;
     copy_interior(cpu, cpu->zeta, dense, 1);

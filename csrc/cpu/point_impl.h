@@ -35,14 +35,15 @@ static void AC_FN(shock_pass)(const ac_grid *g, real *const *in, const real *fro
             }
         }
 #undef AC_SHOCK_ROW
-    AC_FN(fill_ghost_zones)(g, to);
+    AC_FN(fill_ghosts_bc)(g, to, 0); /* periodic, or a shearing box's shifted x images (walls refuse the profile) */
 }
 
 /* Pass `pass` (0 to AC_SHOCK_PASSES - 1) of the shock viscosity zeta =
  * nu_shock dxmin^2 S[M3[max(-div u, 0)]] of the fields `in` (ghost zones
  * filled): the compression into scratch, its 3x3x3 maximum into zeta, the
  * smoothing along x, y and z (scratch, zeta, scratch), each with the ghost
- * zones of what it wrote filled as periodic images; the last scales scratch
+ * zones of what it wrote filled as periodic images (a shearing box's x
+ * images shifted as its fields', terms/shear.h); the last scales scratch
  * into zeta, ghost zones too.  Returns what the pass wrote for a grid split
  * over MPI ranks to exchange before the next (astaroth/parallel.py): 0
  * zeta, 1 scratch, -1 nothing (the last). */
