@@ -70,7 +70,20 @@ def _auto_backend(parameters):
             warnings.warn(f"backend='auto' runs on the CPU: the term '{row['term']}' ({row['name']} = {value!r}) "
                           "does not run on the GPU yet", RuntimeWarning, stacklevel=3)
             return "cpu"
+    sheared = any(_nonzero(parameters.get(name, 0.0)) for name in ("shear", "qshear"))
+    if sheared and _nonzero(parameters.get("nu_shock", 0.0)):  # the GPU's shock profile takes periodic x images
+        warnings.warn(f"backend='auto' runs on the CPU: shock viscosity (nu_shock = {parameters['nu_shock']!r}) "
+                      "beside the shear does not run on the GPU yet", RuntimeWarning, stacklevel=3)
+        return "cpu"
     return backend
+
+
+def _nonzero(value):
+    """Whether a number is given and not zero (a bad value: False, for its parameter's own check to name)."""
+    try:
+        return float(value) != 0.0
+    except (TypeError, ValueError):
+        return False
 
 
 def _three(value, name, kind):

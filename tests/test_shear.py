@@ -385,3 +385,14 @@ def test_shear_with_shock_viscosity_is_refused_where_the_profile_would_take_peri
         simulation._check_shear_shock(values, "cpu", Split())
     Split.dims = (1, 1, 2)
     simulation._check_shear_shock(values, "cpu", Split())  # along z each rank shifts its own x faces
+
+
+def test_auto_takes_the_cpu_for_shear_with_shock_viscosity_where_the_gpu_would_refuse_it(monkeypatch):
+    monkeypatch.setattr(simulation, "default_backend", lambda: "cuda")
+    monkeypatch.setattr(simulation._core, "terms_missing", lambda backend: [])
+    with pytest.warns(RuntimeWarning, match="nu_shock = 1.0.*shear"):
+        assert simulation._auto_backend({"shear": -1.0, "nu_shock": 1.0}) == "cpu"
+    with pytest.warns(RuntimeWarning, match="nu_shock"):
+        assert simulation._auto_backend({"qshear": 1.5, "omega": (0, 0, 1), "nu_shock": 2}) == "cpu"
+    assert simulation._auto_backend({"shear": -1.0}) == "cuda"
+    assert simulation._auto_backend({"nu_shock": 1.0}) == "cuda"
