@@ -283,6 +283,14 @@ static constexpr ac_schedule_row ac_schedules[] = {
      * loads hidden by del6: 0.91 of the plain step (0.73 before);
      * 2026-11-24-h100-* (w-earlier, below-in-shared). */
     {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC, AC_KERNEL_HYPER3, 8, {32, 8, 2, 128, true, true, AC_SHOCK_AT_USE}},
+    /* MHD with shock viscosity in single precision (with hyperdiffusion
+     * or a scalar beside it too): 32 x 4 tiles, two blocks an SM.  In
+     * MHD's 32 x 8 tiles it ran at 0.90 of 74dd058's same instance after
+     * the one parameter route (ptxas schedules it otherwise, not for fewer
+     * registers); 32 x 4 gave 0.968, the profile a point ahead or read
+     * together, or three blocks an SM, 0.79-0.95
+     * (2026-11-28-h100-shock-schedule). */
+    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC, AC_KERNEL_SHOCK, 4, {32, 4, 2, 256, false, false, AC_SHOCK_AT_USE}},
     /* MHD: 32 x 8 in both precisions; in double the six-plane ring fills an
      * SM's shared memory, one block of 255 registers, and still beats 32 x 4
      * (0.61 against 0.47-0.53 of copy at 256^3; mhd-shapes.log of
@@ -290,13 +298,6 @@ static constexpr ac_schedule_row ac_schedules[] = {
      * registers of hydro's: half the threads per SM.  The shock profile
      * read where it is used, the gradient first: in single precision 0.70
      * of the plain step against 0.61 together (2026-11-24-h100-*). */
-    /* MHD with shock viscosity in single precision: 32 x 4 tiles, two
-     * blocks an SM.  In MHD's 32 x 8 tiles it ran at 0.90 of 74dd058's same
-     * instance after the one parameter route (ptxas schedules it otherwise,
-     * not for fewer registers); 32 x 4 gave 0.968, the profile a point ahead
-     * or read together, or three blocks an SM, 0.79-0.95
-     * (2026-11-28-h100-shock-schedule). */
-    {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC, AC_KERNEL_SHOCK, 4, {32, 4, 2, 256, false, false, AC_SHOCK_AT_USE}},
     {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC, 0, 8, {32, 8, 2, 128, false, false, AC_SHOCK_AT_USE}},
     {AC_MODULE_HYDRO | AC_MODULE_MAGNETIC, 0, 4, {32, 8, 2, 256, false, false, AC_SHOCK_AT_USE}},
     /* hydrodynamics: 32 x 8 in single precision; in double, whose registers
