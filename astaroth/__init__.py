@@ -31,10 +31,10 @@ from .forcing import Forcing
 from .io import load
 from . import parameters  # a module that is also callable: ac.parameters() gives the rows
 from .parameters import terms  # the rows of csrc/terms/terms.def
-from .simulation import FIELDS, METHODS, NonFiniteError, Simulation, UnstableStepError, backends
+from .simulation import FIELDS, METHODS, NonFiniteError, Simulation, TimeStepTooShortError, UnstableStepError, backends
 from . import sweeps
 from .sweeps import sweep  # a run for every point of a grid of parameters and seeds
 
 __version__ = "0.1.0"
 __all__ = ["Simulation", "Ensemble", "Forcing", "sweep", "load", "backends", "parameters", "terms", "analysis", "init",
-           "ops", "outputs", "FIELDS", "METHODS", "NonFiniteError", "UnstableStepError"]
+           "ops", "outputs", "FIELDS", "METHODS", "NonFiniteError", "TimeStepTooShortError", "UnstableStepError"]

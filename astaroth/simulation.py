@@ -194,6 +194,11 @@ class UnstableStepError(NonFiniteError, ValueError):
     ValueError (bad input, refused before any work)."""
 
 
+class TimeStepTooShortError(RuntimeError):
+    """A run's CFL step fell below its dtmin (the Pencil Code's "Time step
+    has become too short"): the run stopped there, the fields as they are."""
+
+
 class _StopRequest:
     """SIGINT/SIGTERM set a flag (in the main thread) instead of interrupting a step."""
 
@@ -868,7 +873,7 @@ class Simulation:
 
     def run(self, until, cdt=0.4, cdtv=0.3, check_every=10, timeseries=None, diagnostics_every=10,
             progress=False, stop_file=None, handle_signals=False, on_stop=None, dt=None, diagnostics=None,
-            outputs=(), nt=None, reload_file=None, on_reload=None):
+            outputs=(), nt=None, reload_file=None, on_reload=None, dtmin=None):
         """Advance with CFL steps to time `until`, the last step shortened to land on it.
 
         dt: a fixed time step in place of the CFL step (the Pencil Code's
@@ -904,6 +909,12 @@ class Simulation:
             (astaroth.outputs.Averages, Slices, Spectra).
         nt: take at most this many steps in this call (the Pencil Code's
             `nt`); the run then returns before `until`.
+        dtmin: raise TimeStepTooShortError, naming what limits dt, when a
+            CFL step short of `until` is shorter than this (the Pencil
+            Code's `dtmin`): a run whose time step collapses (a blow-up in
+            the making) stops instead of crawling on.  Looked at after each
+            batch of steps (see stop_file), so up to one batch passes below
+            it; the fields stay as they are, the time series has its row.
         reload_file, on_reload: when the file appears after a step it is
             removed and on_reload(sim) called (`astaroth run` re-reads the
             restart-changeable parameters of its TOML file, as the Pencil
@@ -930,6 +941,10 @@ class Simulation:
         until, cdt, cdtv = self._run_arguments(until, cdt, cdtv, check_every, dt)
         if dt is not None:
             dt = _positive_dt(dt)
+        if dtmin is not None:
+            dtmin = _real(dtmin, "dtmin")
+            if not dtmin > 0:
+                raise ValueError(f"dtmin must be positive, got {dtmin!r}")
         if isinstance(diagnostics_every, bool) or not (isinstance(diagnostics_every, numbers.Integral)
                                                        and diagnostics_every >= 1):
             raise ValueError(f"diagnostics_every must be a positive integer, got {diagnostics_every!r}")
@@ -959,8 +974,13 @@ class Simulation:
                     break
                 if written.capped(steps.taken) or (written.reload_requested() and written.reload()):
                     break
+                if dtmin is not None and steps.fixed_dt is None and self._agree(dt < dtmin and self.t < until):
+                    self.check_finite()  # a blow-up says so first
+                    raise TimeStepTooShortError(
+                        f"the time step fell to dt = {dt:.3g} < dtmin = {dtmin:g} at step {self.steps}, t = "
+                        f"{self.t:.6g}; {self._limiting(dt, cdt, cdtv)}")
             self.check_finite()
-        except NonFiniteError:
+        except (NonFiniteError, TimeStepTooShortError):
             written.row(steps.dt)
             raise
         finally:

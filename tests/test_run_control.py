@@ -91,3 +91,26 @@ def test_progress_line():
     bar.update(force=True)
     assert "M updates/s" in stream.getvalue() and "of 1" in stream.getvalue()
     sim.run(until=sim.t + 0.1, progress=True)  # runs with the progress line on stderr
+
+
+def test_a_run_whose_time_step_falls_below_dtmin_stops_naming_what_limits_it(tmp_path):
+    """dtmin (the Pencil Code's): the run stops with TimeStepTooShortError after the batch in which the CFL
+    step fell below it, the fields and t as the steps left them and the time series with its last row; a
+    dtmin below every step changes nothing."""
+    free = flow()
+    dt = free.cfl_dt()
+    free.run(until=10.0, dtmin=dt / 10)
+    sim = flow()
+    path = tmp_path / "ts.csv"
+    with pytest.raises(ac.TimeStepTooShortError, match=r"dtmin = .* at step \d+.*sound speed"):
+        sim.run(until=10.0, dtmin=2 * dt, timeseries=path)
+    assert 0 < sim.steps < free.steps and 0 < sim.t < 10.0
+    assert np.genfromtxt(path, delimiter=",", names=True)["it"][-1] == sim.steps
+    stepped = flow()
+    for _ in range(sim.steps):
+        stepped.step()
+    assert stepped.t == sim.t
+    np.testing.assert_array_equal(stepped["ux"], sim["ux"])
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="dtmin"):
+            flow().run(until=0.1, dtmin=bad)
