@@ -398,7 +398,7 @@ def cmd_run(args):
                             diagnostics=config["diagnostics"]["columns"] or None,
                             outputs=run_outputs(config, folder), diagnostics_every=out["timeseries_every"],
                             progress=bar or False, stop_file=stop_file, handle_signals=True, on_stop=on_stop,
-                            nt=left, reload_file=reload_file, on_reload=on_reload)
+                            nt=left, reload_file=reload_file, on_reload=on_reload, dtmin=out["dtmin"] or None)
             if can_save and sim.t == target:  # a segment's end (a stop on its last step still ends it)
                 save(sim, os.path.join(folder, rundir.snapshot_name(sim.steps)), attributes=record)
                 save(sim, checkpoint, attributes={**record, "segment_end": True})  # .xdmf kept current
@@ -434,6 +434,9 @@ def cmd_sweep(args):
     user, grid, settings = configuration.load_sweep(args.config)
     base = configuration.validate(user)
     out, numerics = base["output"], base["numerics"]
+    if out["dtmin"]:
+        raise ValueError("[output] dtmin stops `astaroth run`; `astaroth sweep` does not take it yet (its members "
+                         "run to until in waves of an ensemble)")
     folder = out["dir"]
 
     def make(**params):
@@ -575,7 +578,8 @@ def _positive(kind):
 
 EPILOG_RUN = """exit status: {done} the run reached until; {input} refused before any work (bad configuration,
 options or run directory); {stopped} stopped early by SIGINT, SIGTERM or a STOP file (the checkpoint
-continues it: --restart); {blowup} the fields became NaN or Inf; {error} an unexpected error.
+continues it: --restart); {blowup} the fields became NaN or Inf, or the time step fell below dtmin;
+{error} an unexpected error.
 
 {keys}"""
 
@@ -673,13 +677,16 @@ def build_parser():
 
 def main(argv=None):
     """The command line; returns the exit status (EXIT_*)."""
-    from .simulation import NonFiniteError
+    from .simulation import NonFiniteError, TimeStepTooShortError
 
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except NonFiniteError as e:
         print(f"astaroth: the run blew up: {e}", file=sys.stderr)
+        return EXIT_BLOWUP
+    except TimeStepTooShortError as e:
+        print(f"astaroth: the run stopped (dtmin): {e}", file=sys.stderr)
         return EXIT_BLOWUP
     except (ValueError, TypeError, KeyError, OSError, MemoryError) as e:
         print(f"astaroth: error: {e}", file=sys.stderr)

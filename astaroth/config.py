@@ -53,7 +53,7 @@ SCHEMA = {
     "forcing": {"kmin": "positive", "kmax": "positive", "f0": "nonneg", "seed": "seed", "relhel": "real",
                 "normalize": ("per_k", "mean_k"), "kdat": "path"},
     "output": {"dir": "string", "until": "positive", "timeseries_every": "count", "snapshot_every": "positive",
-               "progress": "bool", "nt": "steps"},
+               "progress": "bool", "nt": "steps", "dtmin": "nonneg"},
     "diagnostics": {"columns": "columns", "xyaverages": "quantities", "xzaverages": "quantities",
                     "yzaverages": "quantities", "zaverages": "quantities", "averages_every": "count",
                     "slices": "quantities", "slice_point": "point", "slices_every": "count",
@@ -76,7 +76,7 @@ DEFAULT = {
     "forcing": {"kmin": 1.0, "kmax": 2.0, "f0": 0.07, "seed": 1, "relhel": 0.0, "normalize": "per_k",
                 "kdat": ""},
     "output": {"dir": "astaroth-run", "until": 10.0, "timeseries_every": 10, "snapshot_every": 5.0,
-               "progress": True, "nt": 0},
+               "progress": True, "nt": 0, "dtmin": 0.0},
     "diagnostics": {"columns": [], "xyaverages": [], "xzaverages": [], "yzaverages": [], "zaverages": [],
                     "averages_every": 10, "slices": [], "slice_point": [], "slices_every": 10, "spectra": [],
                     "spectra_every": 100},
@@ -114,7 +114,9 @@ HELP = {
                 "kdat": "a Pencil Code k.dat file of wave vectors, in place of kmin and kmax"},
     "output": {"dir": "run directory", "until": "end time", "timeseries_every": "steps between time-series rows",
                "snapshot_every": "time between snapshots (and checkpoints)", "progress": "a progress line",
-               "nt": "at most this many steps in one invocation (the Pencil Code's nt), 0: no cap"},
+               "nt": "at most this many steps in one invocation (the Pencil Code's nt), 0: no cap",
+               "dtmin": "stop (exit status of a blow-up) when the CFL step falls below this (the Pencil Code's "
+                        "dtmin), 0: never; astaroth run only"},
     "diagnostics": {"columns": "time-series columns (the Pencil Code's print.in), []: the default set",
                     "xyaverages": "quantities averaged over x and y, e.g. [\"uz\", \"uz*ss\"] (xyaverages.h5)",
                     "xzaverages": "quantities averaged over x and z (xzaverages.h5)",
@@ -131,7 +133,7 @@ HELP = {
 # Keys `astaroth run --help` lists but the README's TOML block leaves to
 # their own page (docs/guide/diagnostics.md, docs/guide/stratified.md and
 # docs/guide/rotation.md, where tests find each).
-DOCUMENTED_ON = {"docs/guide/diagnostics.md": {"output": ("nt",), "diagnostics": tuple(SCHEMA["diagnostics"])},
+DOCUMENTED_ON = {"docs/guide/diagnostics.md": {"output": ("nt", "dtmin"), "diagnostics": tuple(SCHEMA["diagnostics"])},
                  "docs/guide/stratified.md": {"initial": ("stratification", "mpoly", "zref")},
                  "docs/guide/rotation.md": {"physics": ("qshear",)}}
 DOCUMENTED_ELSEWHERE = {section: keys for page in DOCUMENTED_ON.values() for section, keys in page.items()}

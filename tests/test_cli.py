@@ -444,3 +444,22 @@ def test_summary_figure_labels_slices_clears_the_spectrum_label_and_marks_the_sn
     marks = [line for line in history.get_lines() if np.all(np.asarray(line.get_xdata()) == sim.t)]
     assert len(marks) == 1 and "snapshot" in marks[0].get_label()
     plt.close(fig)
+
+
+def test_output_dtmin_stops_astaroth_run_and_astaroth_sweep_refuses_it(tmp_path, capsys):
+    """[output] dtmin (the Pencil Code's): a run whose CFL step falls below it ends with the blow-up's exit
+    status, naming dtmin and what limits dt; a dtmin below every step changes nothing; astaroth sweep,
+    which does not take it yet, refuses it rather than ignore it."""
+    text = SMALL.replace("progress = false\n", "progress = false\ndtmin = 1.0\n")
+    assert main(["run", str(write(tmp_path, text)), "--quiet", "--no-plot"]) == 4
+    err = capsys.readouterr().err
+    assert "dtmin = 1" in err and "Courant" in err
+    small = tmp_path / "small"
+    small.mkdir()
+    text = SMALL.replace("progress = false\n", "progress = false\ndtmin = 1e-9\n")
+    assert main(["run", str(write(small, text)), "--quiet", "--no-plot"]) == 0
+    sweep = tmp_path / "sweep.toml"
+    text = SMALL.format(dir=(tmp_path / "sw").as_posix()).replace("progress = false\n", "progress = false\ndtmin = 1e-3\n")
+    sweep.write_text(text + "[sweep]\nphysics.nu = [0.01, 0.02]\n")
+    assert main(["sweep", str(sweep), "--quiet"]) == 2
+    assert "dtmin" in capsys.readouterr().err
