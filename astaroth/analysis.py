@@ -33,7 +33,12 @@ def _field(sim, name, xp):
 
 
 def _host(x):
-    return float(x.get()) if hasattr(x, "get") else float(x)
+    return float(host_array(x))
+
+
+def host_array(x):
+    """x as a NumPy array: a device (CuPy) array copied to the host."""
+    return x.get() if hasattr(x, "get") else np.asarray(x)
 
 
 def velocity(sim):
@@ -97,8 +102,7 @@ def _spectrum(sim, arrays, scale, xp):
         u_hat = xp.fft.fftn(f.astype(xp.float64)) / npoints
         power += xp.bincount(shell, weights=(xp.abs(u_hat) ** 2).ravel(), minlength=power.size)
     E = 0.5 * scale * power[:nshell]
-    E = E.get() if hasattr(E, "get") else E
-    return np.arange(nshell) * dk, np.asarray(E)
+    return np.arange(nshell) * dk, host_array(E)
 
 
 def _nyquist_shell(shape, box, dk):

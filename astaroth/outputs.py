@@ -161,10 +161,6 @@ class _Evaluator:
         return out
 
 
-def _host(array):
-    return array.get() if hasattr(array, "get") else np.asarray(array)
-
-
 FILES = ("xyaverages.h5", "xzaverages.h5", "yzaverages.h5", "zaverages.h5", "slices.h5", "spectra.h5")
 
 
@@ -304,7 +300,7 @@ class Averages:
         evaluate = _Evaluator(sim)
         for kind, quantities in self.kinds.items():
             axes = AVERAGE_KINDS[kind]
-            self.files[kind].append(sim, {q: _host(evaluate.xp.mean(evaluate.product(q), axis=axes))
+            self.files[kind].append(sim, {q: analysis.host_array(evaluate.xp.mean(evaluate.product(q), axis=axes))
                                           for q in quantities})
 
     def close(self):
@@ -364,7 +360,7 @@ class Slices:
             for plane, cut in PLANES.items():
                 index = [slice(None)] * 3
                 index[cut] = self.at[cut]
-                values[f"{q}/{plane}"] = _host(f[tuple(index)])
+                values[f"{q}/{plane}"] = analysis.host_array(f[tuple(index)])
         self.rows.append(sim, values)
 
     def close(self):

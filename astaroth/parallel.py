@@ -26,6 +26,7 @@ import threading
 import numpy as np
 
 from . import _core
+from .analysis import host_array
 
 GHOST = 3  # ghost-zone width, the stencil radius (csrc/grid.h AC_GHOST)
 EXCHANGES = ("auto", "device", "peer", "host")
@@ -226,8 +227,7 @@ class ShearingFaces:
     def _host(self, pieces):
         """The pieces stacked, as a host array: a device array's copy waits for the current stream, on
         which the exchange stream or the default one wrote these planes."""
-        stacked = self.xp.stack(pieces)
-        return stacked if isinstance(stacked, np.ndarray) else stacked.get()
+        return host_array(self.xp.stack(pieces))
 
 
 class HaloExchange:

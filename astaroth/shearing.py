@@ -33,6 +33,8 @@ import math
 
 import numpy as np
 
+from .analysis import host_array
+
 
 def mri_matrix(k, b0, omega=1.0, qshear=1.5, nu=0.0, eta=0.0, rho0=1.0, mu0=1.0):
     """The matrix M of d/dt (ux, uy, bx, by) = M (ux, uy, bx, by) for the axisymmetric mode kz = k
@@ -103,9 +105,7 @@ def mode_amplitudes(sim, ns):
     nz = sim.shape[2]
 
     def coefficient(name):
-        mean = sim[name].mean(axis=(0, 1))
-        mean = mean.get() if hasattr(mean, "get") else np.asarray(mean)  # a device array's 1-D mean to the host
-        return np.abs(np.fft.rfft(mean)[ns]) * 2 / nz
+        return np.abs(np.fft.rfft(host_array(sim[name].mean(axis=(0, 1))))[ns]) * 2 / nz
 
     b2 = (k * coefficient("ay")) ** 2 + (k * coefficient("ax")) ** 2
     return np.sqrt(coefficient("ux") ** 2 + coefficient("uy") ** 2 + b2 / (sim.mu0 * sim.rho0))
