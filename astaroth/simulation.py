@@ -55,7 +55,8 @@ def default_backend():
 def _auto_backend(parameters):
     """default_backend(), but the CPU (with a warning naming why) where a
     parameter given off its default switches on a term that CUDA does not
-    run yet (_core.terms_missing)."""
+    run yet (_core.terms_missing), or shock viscosity is beside the shear
+    (_shear_with_shock; `parameters` checked, qshear already a shear)."""
     backend = default_backend()
     if backend == "cpu":
         return backend
@@ -70,20 +71,11 @@ def _auto_backend(parameters):
             warnings.warn(f"backend='auto' runs on the CPU: the term '{row['term']}' ({row['name']} = {value!r}) "
                           "does not run on the GPU yet", RuntimeWarning, stacklevel=3)
             return "cpu"
-    sheared = any(_nonzero(parameters.get(name, 0.0)) for name in ("shear", "qshear"))
-    if sheared and _nonzero(parameters.get("nu_shock", 0.0)):  # the GPU's shock profile takes periodic x images
+    if _shear_with_shock(parameters):
         warnings.warn(f"backend='auto' runs on the CPU: shock viscosity (nu_shock = {parameters['nu_shock']!r}) "
                       "beside the shear does not run on the GPU yet", RuntimeWarning, stacklevel=3)
         return "cpu"
     return backend
-
-
-def _nonzero(value):
-    """Whether a number is given and not zero (a bad value: False, for its parameter's own check to name)."""
-    try:
-        return float(value) != 0.0
-    except (TypeError, ValueError):
-        return False
 
 
 def _three(value, name, kind):
@@ -1247,11 +1239,17 @@ def _check_shear(values, walls, shape):
         raise ValueError(f"shear: the shearing-periodic x faces need at least 3 points along x, got {shape[0]}")
 
 
+def _shear_with_shock(values):
+    """Whether checked parameters (qshear already a shear) put shock viscosity beside the shear, whose
+    profile takes the shifted x images on the CPU alone (csrc/cpu/point_impl.h)."""
+    return values.get("shear", 0.0) != 0.0 and values.get("nu_shock", 0.0) != 0.0
+
+
 def _check_shear_shock(values, backend, parallel):
     """Refuse shock viscosity beside the shear where its profile's x images would not be shifted as the
     fields' are: on the GPU (its profile kernels fill periodic images) and on a grid split along x or y
     over MPI ranks (the profile's passes exchange periodic faces)."""
-    if values.get("shear", 0.0) == 0.0 or values.get("nu_shock", 0.0) == 0.0:
+    if not _shear_with_shock(values):
         return
     if backend == "cuda":
         raise ValueError("shear with shock viscosity (nu_shock) runs on backend='cpu' only: the GPU's shock "
