@@ -441,6 +441,8 @@ plt.show()"""),
          "3\\times10^{-4}$ and hyperdiffusion of $u$ and $\\ln\\rho$ (`nu_hyper3 = diff_hyper3` $= 10^{-10}$: a "
          "damping rate of 1 at $k \\approx 46$, half the Nyquist wave number $\\pi/\\delta x$ of the CPU grid, scaled "
          "as $\\delta x^6$ on others; without it a trial run stalled at $t \\approx 23$, its time step collapsing), "
+         "shock viscosity (`nu_shock = 1`, the Pencil Code's `nu_shock`: the box's channel flows turn supersonic and "
+         "steepen into shocks that central differences alone cannot hold, `benchmarks/results/2026-11-28-cpu-mri-blowup`), "
          "seeded with non-axisymmetric random velocity of rms $0.05\\,c_s$. We follow the magnetic energy's linear "
          "growth, then the Maxwell stress $\\langle -B_x B_y\\rangle/\\mu_0$ and the Reynolds stress $\\langle \\rho "
          "u_x u_y \\rangle$ (box averages), and $\\alpha = $ (their sum)$/(\\rho_0 "
@@ -485,12 +487,12 @@ elif GPU:  # single precision: twice the double's speed, round-off far below the
 else:
     SHAPE, T_END, WALL = (32, 128, 32), 60.0, 420.0  # WALL: seconds of wall-clock time the run may take
 DTYPE = "float32" if GPU and not QUICK else "float64"
-BOX, N_FASTEST, NU, U0 = (1.0, 4.0, 1.0), 6, 3e-4, 0.05
+BOX, N_FASTEST, NU, U0, NU_SHOCK = (1.0, 4.0, 1.0), 6, 3e-4, 0.05, 1.0
 HYPER = 1e-10 * (32 / SHAPE[2]) ** 6  # the same damping at the same fraction of the Nyquist wave number
 B0 = shearing.fastest_k_va(OMEGA, Q) / (2 * math.pi * N_FASTEST)  # fastest wavelength Lz / 6
 sim = ac.Simulation(shape=SHAPE, box=BOX, origin=tuple(-b / 2 for b in BOX), nu=NU, eta=NU, cs=1.0, physics="mhd",
-                    b_ext=(0, 0, B0), omega=(0, 0, OMEGA), qshear=Q, nu_hyper3=HYPER, diff_hyper3=HYPER, backend=BACKEND,
-                    dtype=DTYPE)
+                    b_ext=(0, 0, B0), omega=(0, 0, OMEGA), qshear=Q, nu_hyper3=HYPER, diff_hyper3=HYPER, nu_shock=NU_SHOCK,
+                    backend=BACKEND, dtype=DTYPE)
 ac.init.random_velocity(sim, urms=U0, seed=1)
 print(f"B0 = {B0:.4f}, beta = {2 / B0**2:.0f}: the ideal fastest mode is n = {N_FASTEST} "
       f"({SHAPE[2] / N_FASTEST:.1f} points a wavelength); Elsasser number vA^2 / (eta Omega) = {B0**2 / NU:.1f}")
