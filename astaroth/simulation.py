@@ -55,8 +55,7 @@ def default_backend():
 def _auto_backend(parameters):
     """default_backend(), but the CPU (with a warning naming why) where a
     parameter given off its default switches on a term that CUDA does not
-    run yet (_core.terms_missing), or shock viscosity is beside the shear
-    (_shear_with_shock; `parameters` checked, qshear already a shear)."""
+    run yet (_core.terms_missing)."""
     backend = default_backend()
     if backend == "cpu":
         return backend
@@ -71,10 +70,6 @@ def _auto_backend(parameters):
             warnings.warn(f"backend='auto' runs on the CPU: the term '{row['term']}' ({row['name']} = {value!r}) "
                           "does not run on the GPU yet", RuntimeWarning, stacklevel=3)
             return "cpu"
-    if _shear_with_shock(parameters):
-        warnings.warn(f"backend='auto' runs on the CPU: shock viscosity (nu_shock = {parameters['nu_shock']!r}) "
-                      "beside the shear does not run on the GPU yet", RuntimeWarning, stacklevel=3)
-        return "cpu"
     return backend
 
 
@@ -499,7 +494,7 @@ class Simulation:
                                      f"axis {'xyz'[small[0]]!r}, fewer than {_walls.MIN_POINTS}; use fewer ranks")
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
-        _check_shear_shock(values, backend, self._parallel)
+        _check_shear_shock(values, self._parallel)
         self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, origin, offset,
                                 _registry.module_mask(modules), values,
                                 _walls.entries(walls, self._field_names, offset, local_shape, shape),
@@ -1153,7 +1148,7 @@ def _set_parameter(sim, name, value):
     if sim._walls and values.get("nu_shock", 0.0) != 0.0:
         raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
     _check_shear(values, sim._walls, sim._shape)
-    _check_shear_shock(values, sim._backend, sim._parallel)
+    _check_shear_shock(values, sim._parallel)
     if value == sim._values[name]:
         return
     _remake_grid(sim, values)
@@ -1239,21 +1234,13 @@ def _check_shear(values, walls, shape):
         raise ValueError(f"shear: the shearing-periodic x faces need at least 3 points along x, got {shape[0]}")
 
 
-def _shear_with_shock(values):
-    """Whether checked parameters (qshear already a shear) put shock viscosity beside the shear, whose
-    profile takes the shifted x images on the CPU alone (csrc/cpu/point_impl.h)."""
-    return values.get("shear", 0.0) != 0.0 and values.get("nu_shock", 0.0) != 0.0
-
-
-def _check_shear_shock(values, backend, parallel):
-    """Refuse shock viscosity beside the shear where its profile's x images would not be shifted as the
-    fields' are: on the GPU (its profile kernels fill periodic images) and on a grid split along x or y
-    over MPI ranks (the profile's passes exchange periodic faces)."""
-    if not _shear_with_shock(values):
+def _check_shear_shock(values, parallel):
+    """Refuse shock viscosity beside the shear (qshear already a shear) where its profile's x images would
+    not be shifted as the fields' are: on a grid split along x or y over MPI ranks (the profile's passes
+    exchange periodic faces).  Each backend shifts them where one grid holds both x faces
+    (csrc/cpu/point_impl.h, csrc/cuda/shock.cuh)."""
+    if values.get("shear", 0.0) == 0.0 or values.get("nu_shock", 0.0) == 0.0:
         return
-    if backend == "cuda":
-        raise ValueError("shear with shock viscosity (nu_shock) runs on backend='cpu' only: the GPU's shock "
-                         "profile takes periodic x images, not the shearing box's shifted ones")
     if parallel is not None and (parallel.dims[0] > 1 or parallel.dims[1] > 1):
         raise ValueError(f"shear with shock viscosity (nu_shock) on a grid split along x or y over MPI ranks "
                          f"(dims {tuple(parallel.dims)}) is not supported yet; split along z")

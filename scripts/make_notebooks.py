@@ -441,6 +441,8 @@ plt.show()"""),
          "3\\times10^{-4}$ and hyperdiffusion of $u$ and $\\ln\\rho$ (`nu_hyper3 = diff_hyper3` $= 10^{-10}$: a "
          "damping rate of 1 at $k \\approx 46$, half the Nyquist wave number $\\pi/\\delta x$ of the CPU grid, scaled "
          "as $\\delta x^6$ on others; without it a trial run stalled at $t \\approx 23$, its time step collapsing), "
+         "shock viscosity (`nu_shock = 1`, the Pencil Code's `nu_shock`: the box's channel flows turn supersonic and "
+         "steepen into shocks that central differences alone cannot hold, `benchmarks/results/2026-11-28-cpu-mri-blowup`), "
          "seeded with non-axisymmetric random velocity of rms $0.05\\,c_s$. We follow the magnetic energy's linear "
          "growth, then the Maxwell stress $\\langle -B_x B_y\\rangle/\\mu_0$ and the Reynolds stress $\\langle \\rho "
          "u_x u_y \\rangle$ (box averages), and $\\alpha = $ (their sum)$/(\\rho_0 "
@@ -485,12 +487,12 @@ elif GPU:  # single precision: twice the double's speed, round-off far below the
 else:
     SHAPE, T_END, WALL = (32, 128, 32), 60.0, 420.0  # WALL: seconds of wall-clock time the run may take
 DTYPE = "float32" if GPU and not QUICK else "float64"
-BOX, N_FASTEST, NU, U0 = (1.0, 4.0, 1.0), 6, 3e-4, 0.05
+BOX, N_FASTEST, NU, U0, NU_SHOCK = (1.0, 4.0, 1.0), 6, 3e-4, 0.05, 1.0
 HYPER = 1e-10 * (32 / SHAPE[2]) ** 6  # the same damping at the same fraction of the Nyquist wave number
 B0 = shearing.fastest_k_va(OMEGA, Q) / (2 * math.pi * N_FASTEST)  # fastest wavelength Lz / 6
 sim = ac.Simulation(shape=SHAPE, box=BOX, origin=tuple(-b / 2 for b in BOX), nu=NU, eta=NU, cs=1.0, physics="mhd",
-                    b_ext=(0, 0, B0), omega=(0, 0, OMEGA), qshear=Q, nu_hyper3=HYPER, diff_hyper3=HYPER, backend=BACKEND,
-                    dtype=DTYPE)
+                    b_ext=(0, 0, B0), omega=(0, 0, OMEGA), qshear=Q, nu_hyper3=HYPER, diff_hyper3=HYPER, nu_shock=NU_SHOCK,
+                    backend=BACKEND, dtype=DTYPE)
 ac.init.random_velocity(sim, urms=U0, seed=1)
 print(f"B0 = {B0:.4f}, beta = {2 / B0**2:.0f}: the ideal fastest mode is n = {N_FASTEST} "
       f"({SHAPE[2] / N_FASTEST:.1f} points a wavelength); Elsasser number vA^2 / (eta Omega) = {B0**2 / NU:.1f}")
@@ -585,37 +587,36 @@ if FIGURES:
     fig.savefig(os.path.join(FIGURES, "mri.png"), dpi=110, bbox_inches="tight")
 plt.show()"""),
         ("markdown", "## What this run shows, what the published runs say, and what differs\n\nThe stored outputs are from a GPU "
-         "(an H200; `benchmarks/results/2026-11-28-h100-shock-schedule/mri-h200-sim-run-49cc253.log`), given 140 s "
-         "of wall-clock time: the run reached $t = 54.5$ (8.7 orbits, 51,938 steps in 148 s) and was stopped there "
-         "by its collapsing time step.\n\n- **Linear phase.** The eigenmodes in the column grow at the Balbus & "
-         "Hawley (1991) root to $5\\times10^{-9}$. In the box, from random noise, the axisymmetric modes $n = "
-         "1$-$3$ grow at 0.9-1.1 of the viscous theory's rates, $n = 4$-$5$ (the theory's fastest: $\\nu k^2$ moves "
-         "it from the ideal $n = 6$ to $n = 4$) at 0.72 (the fit starts at $t = 2$, while the seed's non-growing "
-         "parts still weigh in). Modes with $k v_A \\gtrsim 1$ ($n \\ge 7$) grow although their own rate is "
-         "negative: they are driven by products of the growing modes ($n + m$), not by the instability.\n- "
-         "**Nonlinear phase.** The stresses rise from $t \\approx 18.5$ (2.9 orbits) to a first peak, $\\alpha "
-         "\\approx 0.05$ at 3.3 orbits, and stay at $\\alpha \\approx 0.03$-$0.045$ over orbits 4-6.5, the Maxwell "
-         "stress 4-5 times the Reynolds stress. Then the stresses and the field grow again ($\\alpha = 0.13$ and a "
-         "magnetic energy of the fluctuations of 0.29 of the thermal pressure at 8.7 orbits) until the time step "
-         "collapses. The mean over $t \\in [25, 54.5]$, $\\alpha = 0.066$, is therefore not a saturated value: its "
-         "second half is 2.1 times its first. The CPU size ($32\\times128\\times32$) collapsed the same way, earlier "
-         "($t \\approx 23$), as did trial runs with $L_y = 2$ and with stronger fields ($\\beta$ of 340-1350). The "
-         "cause (`benchmarks/results/2026-11-28-cpu-mri-blowup`): the axisymmetric channel flow (an exact "
-         "nonlinear solution of the ideal equations, Goodman & Xu 1994, ApJ 432, 213) turns supersonic and "
-         "steepens into shocks that the central differences cannot hold; from the CPU run's state at $t = 22.5$ "
-         "the density falls from 0.23 to $10^{-11}$ and $|u|$ rises from 1.9 to 57 $c_s$ within 0.05 time units, "
-         "wherever the steps land, and with shock viscosity (`nu_shock`, which the shearing box takes on the CPU) "
-         "the same state runs on with $|u| \\le 1.3\\,c_s$.\n- **Published values.** Hawley, Gammie & Balbus (1995, "
-         "ApJ 440, 742), ideal MHD shearing boxes, find for a net vertical field a total $\\alpha$ of order 0.1-0.5 "
-         "depending on the field strength, and the Maxwell stress several times the Reynolds stress. Our "
-         "Maxwell/Reynolds ratio (4-5) is in that range; our plateau ($\\alpha \\approx 0.03$-$0.045$) lies below "
-         "their range; they find the stresses growing with the net field, and ours is weak ($\\beta \\approx 3000$); "
-         "and our run does not reach the saturated state their values describe.\n\nWhat differs from their runs: an "
-         "isothermal gas, explicit $\\nu = \\eta = 3\\times10^{-4}$ ($c_s L_z/\\nu \\approx 3300$) with hyperdiffusion "
-         "of $u$ and $\\ln\\rho$ (none of $A$: the package has no magnetic hyperdiffusion), a box of $(1, 4, 1)$ at "
-         "128 points per $L_z = H = c_s/\\Omega$, and above all the duration: under 9 orbits, against their tens. A "
-         "saturated $\\alpha$ needs shock viscosity in this box on the GPU (which refuses it beside the shear "
-         "today) and several tens of orbits: on this GPU about 10 minutes."),
+         "(an H200; `benchmarks/results/2026-11-28-gpu-shear-shock/mri-h200-681ad8d.log`), given 500 s of wall-clock "
+         "time: the run reached $t = 131.5$ (20.9 orbits, 117,202 steps in 501 s, 4.3 ms a step with the rows; "
+         "`step_cost.py` there: 3.4 ms a step of `sim.run` alone, 1.95 ms without shock viscosity), its time step "
+         "between $1.7\\times10^{-3}$ and $10^{-3}$ throughout.\n\n- **Linear phase.** The eigenmodes in the column "
+         "grow at the Balbus & Hawley (1991) root to $5\\times10^{-9}$. In the box, from random noise, the "
+         "axisymmetric modes $n = 1$-$3$ grow at 0.9-1.1 of the viscous theory's rates, $n = 4$-$5$ (the theory's "
+         "fastest: $\\nu k^2$ moves it from the ideal $n = 6$ to $n = 4$) at 0.72 (the fit starts at $t = 2$, while "
+         "the seed's non-growing parts still weigh in). Modes with $k v_A \\gtrsim 1$ ($n \\ge 7$) grow although "
+         "their own rate is negative: they are driven by products of the growing modes ($n + m$), not by the "
+         "instability.\n- **Nonlinear phase.** The stresses rise from $t \\approx 17.5$ (2.8 orbits) and from 3.8 "
+         "orbits on fluctuate about a steady level: averaged over orbits 3.8-20.9, $\\alpha = 0.051$ "
+         "(Maxwell 0.041, Reynolds 0.0095), the Maxwell stress 4.4 times the Reynolds stress, $u_{rms} = 0.27\\,c_s$; "
+         "the stress swings between 0.025 and 0.09 over a few orbits (the channel flows forming and breaking up), "
+         "so the two halves of the window differ by 20 %. Without shock viscosity the same box collapsed at "
+         "8.7 orbits (`benchmarks/results/2026-11-28-h100-shock-schedule/mri-h200-sim-run-49cc253.log`): its channel "
+         "flow turned supersonic and steepened into shocks that the central differences cannot hold "
+         "(`benchmarks/results/2026-11-28-cpu-mri-blowup`); with `nu_shock = 1` (the profile takes the shifted x "
+         "images on the GPU as on the CPU, `tests/test_shear_gpu.py`) it runs on.\n- **Published values.** Hawley, "
+         "Gammie & Balbus (1995, ApJ 440, 742), ideal MHD shearing boxes with the ZEUS code (which carries an "
+         "artificial viscosity at shocks, as `nu_shock` does here), find for a net vertical field a total $\\alpha$ "
+         "of order 0.1-0.5, growing with the field strength, and the Maxwell stress several times the Reynolds "
+         "stress. Our ratio (4.4) lies in that range; our $\\alpha = 0.05$ lies below theirs, for a field weaker "
+         "than theirs ($\\beta \\approx 3000$) and with explicit dissipation.\n\nWhat differs from their runs: an "
+         "isothermal gas, explicit $\\nu = \\eta = 3\\times10^{-4}$ (magnetic Prandtl number 1, $c_s L_z/\\eta "
+         "\\approx 3300$) with hyperdiffusion of $u$ and $\\ln\\rho$ (none of $A$: the package has no magnetic "
+         "hyperdiffusion) and shock viscosity, where theirs are ideal with numerical dissipation alone (in such boxes "
+         "$\\alpha$ grows with the magnetic Prandtl and Reynolds numbers: Lesur & Longaretti 2007, MNRAS 378, 1471); "
+         "a box of $(1, 4, 1)$ at 128 points per $L_z = H = c_s/\\Omega$ against their $(1, 2\\pi, 1)$ at 32 or 64 "
+         "per $H$; and 21 orbits against their tens to a hundred, so our mean carries the channels' swings (20 % "
+         "between the halves)."),
     ],
 }
 

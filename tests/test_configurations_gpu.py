@@ -19,17 +19,21 @@ MODULES = [dict(physics=p, energy=e, passive_scalar=c)
 TERMS = {"plain": {}, "hyper3": dict(nu_hyper3=1e-6), "shock": dict(nu_shock=1.0),
          "hyper3-shock": dict(nu_hyper3=1e-6, nu_shock=1.0), "coriolis": dict(omega=(0.3, -0.2, 1.1)),
          "shear": dict(shear=-0.7), "coriolis-shear": dict(omega=(0.0, 0.0, 1.0), shear=-1.5),
-         "hyper3-coriolis-shear": dict(nu_hyper3=1e-6, omega=(0.0, 0.0, 1.0), shear=-1.5)}
+         "hyper3-coriolis-shear": dict(nu_hyper3=1e-6, omega=(0.0, 0.0, 1.0), shear=-1.5),
+         "shock-coriolis-shear": dict(nu_shock=1.0, omega=(0.0, 0.0, 1.0), shear=-1.5),
+         "hyper3-shock-coriolis-shear": dict(nu_hyper3=1e-6, nu_shock=1.0, omega=(0.0, 0.0, 1.0), shear=-1.5)}
+SHEARS = ("shear", "coriolis-shear", "hyper3-coriolis-shear", "shock-coriolis-shear", "hyper3-shock-coriolis-shear")
 TOLERANCE = {"float64": 1e-10, "float32": 1e-4}  # of each field's largest value after three steps
 
 
 def built(modules, terms):
     """Whether the build holds the configuration's instance (instances.def): two passive scalars without
     kernel terms only, the Coriolis force alone without passive scalars, the shear (alone, with the Coriolis
-    force, both with hyperdiffusion: the box of notebooks/mri.ipynb) with one scalar at most."""
-    if terms == "coriolis":
+    force, both with hyperdiffusion: the box of notebooks/mri.ipynb) with one scalar at most, the Coriolis
+    force and the shear with shock viscosity (and hyperdiffusion) without passive scalars."""
+    if terms == "coriolis" or "shock" in terms and "shear" in terms:
         return modules["passive_scalar"] == 0
-    if terms in ("shear", "coriolis-shear", "hyper3-coriolis-shear"):
+    if terms in SHEARS:
         return modules["passive_scalar"] < 2
     return modules["passive_scalar"] < 2 or not TERMS[terms]
 

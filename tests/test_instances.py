@@ -2,8 +2,8 @@
 csrc/cuda/instances.def lists, and those are every configuration the GPU
 tests run (tests/test_configurations_gpu.py: the module sets with none,
 either and both of hyperdiffusion and shock viscosity, two passive scalars
-with none, the fluids with the Coriolis force, the shear, both, and both
-with hyperdiffusion, the fluids with one scalar with the shear, both and both
+with none, the fluids with the Coriolis force, the shear, both, both with
+hyperdiffusion, with shock viscosity and with both, the fluids with one scalar with the shear, both and both
 with hyperdiffusion) -- no more, no fewer.  Read from the file's text, so that it holds on a machine without a
 GPU."""
 import itertools
@@ -43,5 +43,5 @@ def configurations_the_gpu_tests_run():
 
 def test_the_build_holds_exactly_the_configurations_the_gpu_tests_run():
     built, rows = listed_configurations()
-    assert rows == len(built) == 32 + 4 + 4 * 4 + 4 * 3  # no row twice
+    assert rows == len(built) == 32 + 4 + 4 * 6 + 4 * 3  # no row twice
     assert built == configurations_the_gpu_tests_run()

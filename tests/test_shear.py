@@ -6,6 +6,7 @@ where it runs.  The Pencil Code's own runs are in tests/test_pencil.py,
 grids split over MPI ranks in tests/test_mpi.py, the GPU's runs against these
 in tests/test_shear_gpu.py."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -353,12 +354,12 @@ def _shock_profile_reference(u, spacing, nu_shock, shift):
     return nu_shock * min(spacing) ** 2 * z
 
 
-def test_the_shock_profile_of_a_shearing_box_takes_its_shifted_x_images():
-    """With shock viscosity (CPU) every pass of the profile fills its x ghost zones with the shearing box's
-    shifted images, as the fields' are: at deltay = 5 dy against a NumPy statement to round-off, and away
-    from the periodic images' profile near the x faces."""
+def sheared_shock_profile(backend, **terms):
+    """The shock profile of random velocity waves in a shearing box at deltay = 5 dy (sim.shock_viscosity()),
+    of the NumPy statement with the shifted images, and of it with periodic ones."""
     shape, box, nu_shock = (14, 20, 10), (1.0, 1.6, 0.9), 1.3
-    sim = ac.Simulation(shape=shape, box=box, cs=1.0, nu=0.01, shear=-1.5, nu_shock=nu_shock, backend="cpu")
+    sim = ac.Simulation(shape=shape, box=box, cs=1.0, nu=0.01, shear=-1.5, nu_shock=nu_shock, backend=backend,
+                        **terms)
     x, y, z = np.meshgrid(*[np.arange(n) * h for n, h in zip(shape, sim.spacing)], indexing="ij")
     rng = np.random.default_rng(3)
     u = []
@@ -368,10 +369,16 @@ def test_the_shock_profile_of_a_shearing_box_takes_its_shifted_x_images():
         sim[name] = f
         u.append(sim[name])
     sim.deltay = 5 * sim.spacing[1]
-    zeta = sim.shock_viscosity()
-    expected = _shock_profile_reference(u, sim.spacing, nu_shock, 5)
+    return (ac.analysis.host_array(sim.shock_viscosity()), _shock_profile_reference(u, sim.spacing, nu_shock, 5),
+            _shock_profile_reference(u, sim.spacing, nu_shock, 0))
+
+
+def test_the_shock_profile_of_a_shearing_box_takes_its_shifted_x_images():
+    """With shock viscosity every pass of the profile fills its x ghost zones with the shearing box's
+    shifted images, as the fields' are: at deltay = 5 dy against a NumPy statement to round-off, and away
+    from the periodic images' profile near the x faces (the GPU's: tests/test_shear_gpu.py)."""
+    zeta, expected, periodic = sheared_shock_profile("cpu")
     assert np.max(np.abs(zeta - expected)) <= 1e-13 * np.max(expected)
-    periodic = _shock_profile_reference(u, sim.spacing, nu_shock, 0)
     assert np.max(np.abs(zeta - periodic)) > 1e-2 * np.max(expected)
 
 
@@ -379,20 +386,19 @@ def test_shear_with_shock_viscosity_is_refused_where_the_profile_would_take_peri
     class Split:
         dims = (2, 1, 1)
     values = dict(shear=-1.0, nu_shock=1.0)
-    with pytest.raises(ValueError, match="nu_shock.*backend='cpu'"):
-        simulation._check_shear_shock(values, "cuda", None)
     with pytest.raises(ValueError, match=r"nu_shock.*split along x or y.*\(2, 1, 1\)"):
-        simulation._check_shear_shock(values, "cpu", Split())
+        simulation._check_shear_shock(values, Split())
     Split.dims = (1, 1, 2)
-    simulation._check_shear_shock(values, "cpu", Split())  # along z each rank shifts its own x faces
+    simulation._check_shear_shock(values, Split())  # along z each rank shifts its own x faces
+    simulation._check_shear_shock(values, None)
 
 
-def test_auto_takes_the_cpu_for_shear_with_shock_viscosity_where_the_gpu_would_refuse_it(monkeypatch):
+def test_auto_keeps_the_gpu_for_shear_with_shock_viscosity(monkeypatch):
+    """Both backends shift the profile's x images (csrc/cuda/shock.cuh's passes on the GPU), so auto takes
+    the GPU for the shearing box with shock viscosity, without a warning."""
     monkeypatch.setattr(simulation, "default_backend", lambda: "cuda")
     monkeypatch.setattr(simulation._core, "terms_missing", lambda backend: [])
-    with pytest.warns(RuntimeWarning, match="nu_shock = 1.0.*shear"):
-        assert simulation._auto_backend({"shear": -1.0, "nu_shock": 1.0}) == "cpu"
-    with pytest.warns(RuntimeWarning, match="nu_shock"):  # qshear becomes the shear before the backend is chosen
-        assert ac.Simulation(shape=(8, 8, 8), omega=(0, 0, 1), qshear=1.5, nu_shock=2.0).backend == "cpu"
-    assert simulation._auto_backend({"shear": -1.0}) == "cuda"
-    assert simulation._auto_backend({"nu_shock": 1.0}) == "cuda"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert simulation._auto_backend({"shear": -1.0, "nu_shock": 1.0}) == "cuda"
+        assert simulation._auto_backend({"qshear": 1.5, "omega": (0, 0, 1), "nu_shock": 1.0}) == "cuda"

@@ -1,6 +1,7 @@
 """The shearing box on the GPU (csrc/terms/shear.h summed in the streaming
 kernel, the shifted x ghosts of csrc/cuda/kernels_impl.cuh, deltay advanced
-on the host after each substep, |S (x - x0)| in the signal-speed reduction):
+on the host after each substep, |S (x - x0)| in the signal-speed reduction,
+the shock profile's passes with shifted x images of csrc/cuda/shock.cuh):
 against the CPU's runs, every fluid with and without a passive scalar, and
 against the solutions tests/test_shear.py holds the CPU to (its epicycles,
 restarts, ensemble members and live changes run on the GPU there; those
@@ -27,8 +28,10 @@ FLUIDS = [("hydro", "isothermal"), ("mhd", "isothermal"), ("hydro", "entropy"), 
 TOLERANCE = 1e-11
 
 
-def sheared(backend, physics="mhd", energy="entropy", rotation=True, dtype="float64", scalar=False, hyper3=False):
-    """A sheared box of every fluid, with a passive scalar if `scalar`, hyperdiffusion if `hyper3`: smooth
+def sheared(backend, physics="mhd", energy="entropy", rotation=True, dtype="float64", scalar=False, hyper3=False,
+            shock=False):
+    """A sheared box of every fluid, with a passive scalar if `scalar`, hyperdiffusion if `hyper3`, shock
+    viscosity if `shock`: smooth
     random fields (not shearing-periodic, so that the shifted x ghosts differ from periodic ones), deltay =
     0.37 (between grid points: every weight counts)."""
     extra = dict(eta=1e-2, b_ext=(0.0, 0.0, 0.1)) if physics == "mhd" else {}
@@ -38,6 +41,8 @@ def sheared(backend, physics="mhd", energy="entropy", rotation=True, dtype="floa
         extra.update(passive_scalar=True, pscalar_diff=1e-2)
     if hyper3:
         extra.update(nu_hyper3=1e-6, diff_hyper3=1e-6)
+    if shock:
+        extra.update(nu_shock=2.0)
     extra.update(dict(omega=(0.0, 0.0, OMEGA), qshear=Q) if rotation else dict(shear=-0.8))
     sim = ac.Simulation(shape=(16, 12, 10), box=(1.0, 1.5, 1.2), nu=1e-2, cs=1.0, physics=physics, energy=energy,
                         x0_shear=0.2, dtype=dtype, backend=backend, **extra)
@@ -79,6 +84,28 @@ def test_the_gpu_sheared_run_with_a_passive_scalar_equals_the_cpu_run(physics, e
     instances of csrc/cuda/instances.def's fluids with a scalar): the runs of the test above, the scalar's
     field too, with the shear alone, the rotation, and both with hyperdiffusion."""
     runs_alike(*(sheared(b, physics, energy, scalar=True, **SCALAR_TERMS[terms]) for b in ("cpu", "cuda")))
+
+
+@pytest.mark.parametrize("hyper3", [False, True], ids=["", "hyper3"])
+@pytest.mark.parametrize("physics, energy", FLUIDS, ids=[_id(f) for f in FLUIDS])
+def test_the_gpu_sheared_run_with_shock_viscosity_equals_the_cpu_run(physics, energy, hyper3):
+    """The rotating shearing box with shock viscosity (the magnetorotational instability's box once its
+    channel flows steepen): the profile's passes take the shifted x images on the GPU as on the CPU
+    (csrc/cuda/shock.cuh), so the runs of the test above agree to the same tolerance; its largest value
+    (cfl_dt counts it) too."""
+    cpu, gpu = (sheared(b, physics, energy, shock=True, hyper3=hyper3) for b in ("cpu", "cuda"))
+    assert np.max(cpu.shock_viscosity()) > 0
+    runs_alike(cpu, gpu)
+
+
+def test_the_gpus_shock_profile_of_a_shearing_box_takes_its_shifted_x_images():
+    """tests/test_shear.py's profile at deltay = 5 dy on the GPU: against the NumPy statement with the shifted
+    images to round-off, away from the periodic images' profile."""
+    from test_shear import sheared_shock_profile
+
+    zeta, expected, periodic = sheared_shock_profile("cuda", omega=(0.0, 0.0, 1.0))
+    assert np.max(np.abs(zeta - expected)) <= 1e-13 * np.max(expected)
+    assert np.max(np.abs(zeta - periodic)) > 1e-2 * np.max(expected)
 
 
 def runs_alike(cpu, gpu):

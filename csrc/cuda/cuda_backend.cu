@@ -341,8 +341,7 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
     for (int a = 0; a < 3; ++a)
         if (ac_boundaries_wall_axis(&grid->bc, a) && grid->n[a] < AC_GHOST + 1)
             return AC_ERR_ARGUMENT;
-    /* the shock profile's kernels fill its x ghosts as periodic images, not a shearing box's shifted ones */
-    if ((ac_grid_terms(grid) & AC_TERM_SHEAR) && (shear_grid_unsupported(grid) || grid->nu_shock != 0.0))
+    if ((ac_grid_terms(grid) & AC_TERM_SHEAR) && shear_grid_unsupported(grid))
         return AC_ERR_UNSUPPORTED;
     ac_gpu *gpu = (ac_gpu *)calloc(1, sizeof *gpu);
     if (!gpu)

@@ -150,13 +150,15 @@ static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC
     return AC_OK;
 }
 
-/* The periodic ghost zones along one axis of the grid's fields (four, and
- * those of the other modules: A, ss). */
+/* The periodic ghost zones along one axis of the grid's g->fields fields
+ * (four, and those of the other modules: A, ss; fewer for a grid standing
+ * for some arrays, shock.cuh's fill_ghosts_as_fields). */
 extern "C" ac_status AC_FN(cuda_fill_ghost_axis)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int axis,
                                                  cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    if (AC_FN(fill_ghost_axis)(AC_FN(make_set)(fields_), AC_NUM_FIELDS, s, axis, stream) != AC_OK)
+    if (AC_FN(fill_ghost_axis)(AC_FN(make_set)(fields_), g->fields < AC_NUM_FIELDS ? g->fields : AC_NUM_FIELDS, s,
+                               axis, stream) != AC_OK)
         return AC_ERR_DEVICE;
     for (int first = AC_NUM_FIELDS; first < g->fields; first += AC_NUM_FIELDS) { /* A, ss: four at a time */
         AC_FN(field_set) rest = {{NULL, NULL, NULL, NULL}};

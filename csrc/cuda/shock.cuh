@@ -223,6 +223,82 @@ __global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_geom
     }
 }
 
+/* ---- a shearing box's profile: pass by pass (terms/shock.h) ---------------
+ * The fused kernel above reads its halos as periodic images; a shearing
+ * box's x images are shifted along y and interpolated, in each pass as in
+ * the fields (the maximum and the smoothing of interpolated values are not
+ * the interpolation of theirs).  So here each pass of the CPU's profile
+ * (cpu/point_impl.h: shock_profile_pass) is a kernel of one thread a point
+ * over the interior, and what it writes has its ghost zones filled as the
+ * fields' are (fill_ghosts_but: the shifted x images, then y and z) before
+ * the next pass reads them: the same values as the CPU's, pass by pass. */
+
+/* One pass (shock_pass_point: the compression from u, axis -1; the 3x3x3
+ * maximum of `from`, axis 3; its smoothing along axis 0, 1 or 2) at every
+ * interior point into `to`. */
+__global__ void AC_FN(shock_pass_kernel)(AC_FN(field_set) in, const real *from, real *to, AC_FN(shape) s,
+                                         ac_geometry geo, int axis)
+{
+    const real *const u[3] = {in.f[1], in.f[2], in.f[3]};
+    const ptrdiff_t stride[3] = {s.stride[0], s.stride[1], s.stride[2]};
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
+        to[idx] = shock_pass_point(u, from, idx, stride, geo.inv_ds, axis);
+    }
+}
+
+/* zeta = scale * scratch over the whole padded array, ghost zones too (they
+ * hold the shifted images, scaled as the CPU scales them). */
+__global__ void AC_FN(shock_scale_kernel)(const real *scratch, real *zeta, long long count, real scale)
+{
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < count;
+         t += (long long)gridDim.x * blockDim.x)
+        zeta[t] = scale * scratch[t];
+}
+
+/* Every ghost zone of the `count` padded arrays `arrays` as the grid's
+ * fields take theirs (a shearing box's x faces shifted). */
+static ac_status AC_FN(fill_ghosts_as_fields)(const ac_grid *g, void *arrays[], int count, cudaStream_t stream)
+{
+    ac_grid some = *g;
+    some.fields = count;
+    void *fields[AC_MAX_FIELDS] = {NULL};
+    for (int f = 0; f < count; ++f)
+        fields[f] = arrays[f];
+    return AC_FN(fill_ghosts_but)(&some, fields, 0u, stream);
+}
+
+/* The profile of a shearing box's fields `in` into zeta, ghost zones filled,
+ * with zeta's second padded array (its gradient's x, written after) as the
+ * CPU's scratch. */
+static ac_status AC_FN(sheared_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], real *zeta,
+                                              cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const ac_geometry geo = make_geometry(g);
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2], padded = (long long)s.m[0] * s.m[1] * s.m[2];
+    real *const scratch = zeta + padded;
+    void *velocity[3] = {in_[1], in_[2], in_[3]};
+    if (AC_FN(fill_ghosts_as_fields)(g, velocity, 3, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    static const int axis_of[AC_SHOCK_PASSES - 1] = {-1, 3, 0, 1, 2}; /* compression, maximum, x, y, z */
+    for (int pass = 0; pass < AC_SHOCK_PASSES - 1; ++pass) {
+        real *const from = pass % 2 ? scratch : zeta, *const to = pass % 2 ? zeta : scratch; /* as the CPU's */
+        AC_FN(shock_pass_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(
+            AC_FN(make_set)(in_), from, to, s, geo, axis_of[pass]);
+        if (ac_cuda_record(cudaGetLastError(), "shock profile pass launch") != AC_OK)
+            return AC_ERR_DEVICE;
+        void *written[1] = {to};
+        if (AC_FN(fill_ghosts_as_fields)(g, written, 1, stream) != AC_OK)
+            return AC_ERR_DEVICE;
+    }
+    AC_FN(shock_scale_kernel)<<<AC_FN(blocks_for)(padded, 65535), 256, 0, stream>>>(
+        scratch, zeta, padded, (real)make_physics_params(g).shock_scale);
+    return ac_cuda_record(cudaGetLastError(), "shock profile scale launch");
+}
+
 /* The profile of the fields `in` into zeta, and its gradient into the three
  * padded arrays after it. */
 extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
@@ -232,6 +308,14 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const ac_geometry geo = make_geometry(g);
     real *zeta = (real *)zeta_;
+    const dim3 gradient_threads(32, 8, 1);
+    if (AC_FN(shears_x)(g)) { /* shifted x images in every pass */
+        if (AC_FN(sheared_shock_profile)(g, in_, zeta, stream) != AC_OK)
+            return AC_ERR_DEVICE;
+        AC_FN(shock_gradient_kernel)<<<AC_FN(tile_blocks)(s, gradient_threads, 16), gradient_threads, 0, stream>>>(
+            zeta, s, geo, 16);
+        return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
+    }
     if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(shock_profile_kernel), AC_SHOCK_THREADS, 0) != AC_OK)
         return AC_ERR_DEVICE;
     /* one wave: the z range split among as many blocks per x-y tile as fit */
@@ -250,7 +334,6 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
     const AC_FN(field_set) profile = {{zeta, NULL, NULL, NULL}};
     if (!images && AC_FN(fill_ghosts)(profile, 1, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    const dim3 gradient_threads(32, 8, 1);
     blocks = AC_FN(tile_blocks)(s, gradient_threads, 16);
     AC_FN(shock_gradient_kernel)<<<blocks, gradient_threads, 0, stream>>>(zeta, s, geo, 16);
     return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");

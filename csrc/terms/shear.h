@@ -78,8 +78,7 @@ static inline double shear_flow_at(const ac_grid *g, int i)
  * (the shifted ghosts copy AC_GHOST planes of the opposite face), no y
  * extent to shift along, walls across x or y, shock viscosity on a grid
  * whose x faces other ranks shift (its profile's passes would need the
- * shifted images exchanged too).  The GPU refuses shock viscosity beside
- * the shear in any grid (cuda_backend.cu). */
+ * shifted images exchanged too). */
 static inline int shear_grid_unsupported(const ac_grid *g)
 {
     return g->n[0] < AC_GHOST || g->bc.shear.ny < 1 || (g->nu_shock != 0.0 && !g->bc.shear.local) ||
