@@ -5,9 +5,9 @@
 # with that instance reloading dt where each point uses it (the schedule
 # row's reload_dt; 198 registers).  Both extensions built elsewhere for the
 # device's Python and carried in .trees/try.tar.xz (tryso/B.so, tryso/C.so).
-#   rates: alternating B C B C, sim.run of each entropy physics at 256^3
-#          (run_sweep_physics_bench without ensembles), then the bench rows
-#          of --energy entropy --physics all at 256^3 in each tree
+#   rates: alternating B C B C, sim.run of MHD+entropy (PHYSICS) at 256^3
+#          after a warm-up run (run_rate.py; the bench rows of the same call's
+#          first try, run-rate-entropy-first.log, are the host's steps)
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$PWD
@@ -30,12 +30,8 @@ rates)
       for round in 1 2; do
           for k in B C; do
               echo "== tree $k, round $round"
-              (cd /tmp/t-$k && PYTHONPATH=/tmp/t-$k timeout 120 python3 -c "from astaroth import bench; bench.run_sweep_physics_bench('cuda', 'float32', sizes=(256,), ensembles=(), physics=('hydro+entropy', 'mhd+entropy'))" 2>&1 | tail -5)
+              (cd /tmp/t-$k && PYTHONPATH=/tmp/t-$k timeout 100 python3 "$ROOT/benchmarks/results/2026-11-28-gpu-device-loop-dt/run_rate.py" ${PHYSICS:-mhd+entropy} 2>&1 | tail -4)
           done
-      done
-      for k in B C; do
-          echo "== tree $k: bench --energy entropy --physics all"
-          (cd /tmp/t-$k && PYTHONPATH=/tmp/t-$k timeout 120 python3 -m astaroth bench --backend cuda --energy entropy --physics all --sizes 256 2>&1 | tail -8)
       done
     } > "$OUT/run-rate-entropy.log" 2>&1
     grep -v "^#" "$OUT/run-rate-entropy.log"
