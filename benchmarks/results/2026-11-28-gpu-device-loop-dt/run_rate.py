@@ -1,14 +1,15 @@
 """sim.run against host steps at 256^3, float32, one tree (PYTHONPATH): for
 each physics, one simulation (astaroth.bench.sweep_members) warmed by a
-first sim.run, then sim.run over about STEPS CFL steps, three times (M
+first sim.run, then sim.run over about STEPS CFL steps (600 unless set), three times (M
 points/s from the steps taken), and the bench row's host steps
 (backend_stepper, _Timing) of the same physics."""
+import os
 import sys
 import time
 
 from astaroth import bench
 
-STEPS = 60
+STEPS = int(os.environ.get("STEPS", "600"))
 for name in sys.argv[1:]:
     for forced in (False, True):
         sim = bench.sweep_members("cuda", "55p", "float32", 256, 1, name, forced)[0]
