@@ -50,13 +50,14 @@ typedef struct {
 } ac_device_step;
 
 /* An ensemble member stepped with the others in one launch per substep
- * (cuda_substep_members): its grid (the shape is shared; spacing, nu and cs
- * are its own), its three field sets (home, stage_a, w: cuda_backend.cu's
- * roles index them) and the device CFL loop's state. */
+ * (cuda_substep_members): its grid (the shape and configuration are
+ * shared; spacing and parameters are its own), its three field sets (home,
+ * stage_a, w: cuda_backend.cu's roles index them; the grid's fields of
+ * each) and the device CFL loop's state. */
 enum { AC_MAX_MEMBERS = 128 };
 typedef struct {
     const ac_grid *grid;
-    void *sets[3][AC_NUM_FIELDS];
+    void *sets[3][AC_MAX_FIELDS];
     ac_device_step step;
 } ac_member;
 
@@ -91,6 +92,10 @@ typedef struct {
                                       unsigned int *nonfinite, cudaStream_t stream);                            \
     ac_status cuda_load_members_##sfx(const ac_member *members, int count, cudaStream_t stream);               \
     ac_status cuda_reduce_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
+    /* the signal speed's reduction of members whose speed is not uniform (members.cuh) */                    \
+    ac_status cuda_signal_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
+    /* the most members of grid g's configuration one launch steps */                                         \
+    int cuda_members_capacity_##sfx(const ac_grid *g);                                                            \
     ac_status cuda_substep_members_##sfx(const ac_grid *g, int count, const int roles[4], int substep, int reduce, \
                                          cudaStream_t stream);                                                   \
     /* walls (../boundaries.h) and gravity (../terms/gravity.h) */                                            \
