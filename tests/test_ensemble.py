@@ -315,20 +315,20 @@ def shared_runs():
 def test_members_of_every_device_loop_configuration_share_launches_and_equal_solo_runs(config, dtype, launches):
     before = shared_runs()
     ens = ac.Ensemble(configured(i, config, dtype) for i in range(4))
-    taken = ens.run(until=0.2)
+    taken = ens.run(until=0.4)
     assert launches and all(together for _, together in launches)
     # every member run of every call went through the shared launches (cuda_backend.cu's run_members)
     assert shared_runs() - before == sum(count for count, _ in launches)
-    assert len(set(taken)) > 1 and all(sim.t == 0.2 for sim in ens)
+    assert len(set(taken)) > 1 and all(sim.t == 0.4 for sim in ens)
     for i, sim in enumerate(ens):
         alone = configured(i, config, dtype)
-        assert alone.run(until=0.2) == taken[i]  # the solo device loop
+        assert alone.run(until=0.4) == taken[i]  # the solo device loop
         assert_same_fields(sim, alone)
-    taken = ens.run(until=0.3)  # a second run continues each member as a second solo run would
+    taken = ens.run(until=0.5)  # a second run continues each member as a second solo run would
     for i, sim in enumerate(ens):
         alone = configured(i, config, dtype)
-        alone.run(until=0.2)
-        assert alone.run(until=0.3) == taken[i]
+        alone.run(until=0.4)
+        assert alone.run(until=0.5) == taken[i]
         assert_same_fields(sim, alone)
 
 
@@ -341,12 +341,12 @@ def test_more_members_than_a_launch_holds_step_in_several(dtype, launches, monke
     before = shared_runs()
     shape = (8, 8, 8)
     ens = ac.Ensemble(configured(i, "mhd-entropy-scalars2", dtype, shape) for i in range(128))
-    taken = ens.run(until=0.05)
+    taken = ens.run(until=0.5)
     assert launches and all(together for _, together in launches)
     assert shared_runs() - before == sum(count for count, _ in launches)
     for i in (0, 70, 127):
         alone = configured(i, "mhd-entropy-scalars2", dtype, shape)
-        assert alone.run(until=0.05) == taken[i]
+        assert alone.run(until=0.5) == taken[i]
         assert_same_fields(ens[i], alone)
 
 
