@@ -260,6 +260,7 @@ def test_cpu_grids_do_not_share_launches():
 # the configurations of csrc/cuda/instances.def that the solo device loop runs (no shock viscosity, no shear):
 # each member's parameters differ (nu, cs, box; eta, chi, the diffusivities by member), its configuration not
 SHARED_CONFIGURATIONS = {
+    "hydro": {},
     "mhd": dict(physics="mhd"),
     "entropy": dict(energy="entropy"),
     "mhd-entropy": dict(physics="mhd", energy="entropy"),
@@ -388,3 +389,52 @@ def test_hydro_members_share_launches():
     before = shared_runs()
     ac.Ensemble(unforced(i) for i in range(3)).run(until=0.1)
     assert shared_runs() - before >= 3
+
+
+def forced(i, config, dtype, **extra):
+    """Member i of `config` forced at kf 1-2 with its own seed (helically
+    where it has a magnetic field, as the sweep benchmarks force MHD)."""
+    sim = configured(i, config, dtype, **extra)
+    relhel = 1.0 if "mhd" in config else 0.0
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=i + 1, relhel=relhel)
+    return sim
+
+
+FORCED_CONFIGURATIONS = ["hydro", "mhd", "entropy", "mhd-entropy", "scalar", "hyper3", "coriolis"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("config", FORCED_CONFIGURATIONS)
+def test_forced_members_share_launches_and_equal_solo_runs(config, dtype, launches):
+    """The forcing after each step is one launch for every member, each
+    adding the draw of its own run's step (forcing_members_kernel)."""
+    before = shared_runs()
+    ens = ac.Ensemble(forced(i, config, dtype) for i in range(4))
+    taken = ens.run(until=0.4)
+    assert launches and all(together for _, together in launches)
+    assert shared_runs() - before == sum(count for count, _ in launches)
+    assert len(set(taken)) > 1 and all(sim.t == 0.4 for sim in ens)
+    for i, sim in enumerate(ens):
+        alone = forced(i, config, dtype)
+        assert alone.run(until=0.4) == taken[i]
+        assert_same_fields(sim, alone)
+    taken = ens.run(until=0.5)  # the generators continue where each member's left off
+    for i, sim in enumerate(ens):
+        alone = forced(i, config, dtype)
+        alone.run(until=0.4)
+        assert alone.run(until=0.5) == taken[i]
+        assert_same_fields(sim, alone)
+
+
+@pytest.mark.gpu
+def test_forced_and_unforced_members_fall_back_to_one_graph(launches):
+    sims = [forced(i, "mhd", "float32") if i % 2 else configured(i, "mhd", "float32") for i in range(4)]
+    before = shared_runs()
+    ac.Ensemble(sims).run(until=0.2)
+    assert launches and all(together for _, together in launches)
+    assert shared_runs() == before
+    for i, sim in enumerate(sims):
+        alone = forced(i, "mhd", "float32") if i % 2 else configured(i, "mhd", "float32")
+        alone.run(until=0.2)
+        assert_same_fields(sim, alone)
