@@ -1128,9 +1128,10 @@ static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, cons
         return run_members_graphed(gpus, runs, forcings, count, max_steps);
     ac_status st = AC_OK;
     pthread_mutex_lock(&members_lock);
-    for (int at = 0; at < count && st == AC_OK; at += most)
-        st = run_members(gpus + at, runs + at, forcings[0] ? forcings + at : NULL, count - at < most ? count - at : most,
-                         max_steps);
+    for (int at = 0; at < count && st == AC_OK; at += most) {
+        const int members = count - at < most ? count - at : most;
+        st = run_members(gpus + at, runs + at, forcings[0] ? forcings + at : NULL, members, max_steps);
+    }
     pthread_mutex_unlock(&members_lock);
     return st;
 }

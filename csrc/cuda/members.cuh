@@ -5,8 +5,12 @@
  * Included by kernels_impl.cuh (once per precision).  Each member keeps its
  * own fields, parameters and device CFL state (cuda_backend.cu's run_cfl
  * for many grids); a table in constant memory holds them, read with the
- * block's member index.  The kernel is the streaming substep's body, so a
- * member's arithmetic is that of its solo run, bit for bit.
+ * block's member index.  The members of an ensemble share one
+ * configuration (modules and kernel terms, schedules.cuh), any that the
+ * solo device loop runs; the kernels are the bodies of that loop's
+ * (the streaming substep's of the configuration's instance, the
+ * reductions, the forcing), so a member's arithmetic is that of its solo
+ * run, bit for bit.
  */
 
 /* A member as the kernel reads it: block (b, m) is block b of member m. */
@@ -280,8 +284,8 @@ extern "C" ac_status AC_FN(cuda_substep_members)(const ac_grid *g, int count, co
         return AC_ERR_UNSUPPORTED;
 #define AC_MEMBERS_CASE(modules, terms)                                                                                \
     if (config == ac_config((modules), ac_kernel_bits(terms)))                                                         \
-        return AC_FN(members_substep)<ac_config((modules), ac_kernel_bits(terms))>::launch(s, count, roles, substep,    \
-                                                                                        reduce, stream);
+        return AC_FN(members_substep)<ac_config((modules), ac_kernel_bits(terms))>::launch(                            \
+            s, count, roles, substep, reduce, stream);
     AC_INSTANCES(AC_MEMBERS_CASE)
 #undef AC_MEMBERS_CASE
     return AC_ERR_UNSUPPORTED;
@@ -494,7 +498,8 @@ extern "C" ac_status AC_FN(cuda_force_members)(const ac_grid *g, int count, cons
     if (count < 1 || count > AC_FN(cuda_members_capacity)(g))
         return AC_ERR_ARGUMENT;
     if (!AC_FN(member_is_hydro)(g)) {
-        AC_BY_FIELDS(ac_field_count(ac_grid_modules(g)), AC_FN(force_wide_members), (s, blocks, count, *forcing, stream))
+        AC_BY_FIELDS(ac_field_count(ac_grid_modules(g)), AC_FN(force_wide_members),
+                     (s, blocks, count, *forcing, stream))
         return AC_ERR_UNSUPPORTED;
     }
     AC_FN(forcing_members_kernel)<AC_NUM_FIELDS, true><<<dim3(blocks, (unsigned)count), 256, 0, stream>>>(s, *forcing);
