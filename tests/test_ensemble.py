@@ -220,7 +220,7 @@ def test_members_in_shared_launches_equal_solo_runs(dtype, launches, monkeypatch
 
 @pytest.mark.gpu
 def test_members_that_cannot_share_launches_step_together_in_one_graph(launches):
-    hyper = dict(nu_hyper3=1e-7)  # hyperdiffusion: the shared kernel has none, the members' graph has its own kernel
+    hyper = dict(nu_hyper3=1e-7)  # one member's configuration differs: shared launches run one configuration
     sims = [unforced(i, **(hyper if i == 2 else {})) for i in range(3)]
     solo = [unforced(i, **(hyper if i == 2 else {})) for i in range(3)]
     ac.Ensemble(sims).run(until=0.2)
