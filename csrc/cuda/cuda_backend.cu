@@ -1112,6 +1112,17 @@ static pthread_mutex_t members_lock = PTHREAD_MUTEX_INITIALIZER;
  * step in shared launches (run_members), as many a launch as the member
  * table holds of them (members.cuh); any others of one GPU in one graph
  * (run_members_graphed). */
+/* Whether a member may step in shared launches at all: not forced members
+ * (run_members' forcing_members_kernel), nor MHD with entropy in double
+ * precision, whose shared runs did not equal their solo runs bit for bit on
+ * the GPU (benchmarks/results/2026-11-28-gpu-members); those take the
+ * graph, which does. */
+static bool shares_launches(const ac_gpu *gpu)
+{
+    const unsigned both = AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY;
+    return !(gpu->element_bytes == 8 && (ac_grid_modules(&gpu->grid) & both) == both);
+}
+
 static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, const ac_forcing_batch *const *forcings,
                                      int count, long max_steps)
 {
@@ -1121,7 +1132,8 @@ static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, cons
     /* full_reduction as begin_cfl_run finds it (the binding's grid_cfl_run_limits set it) */
     bool shared = true;
     for (int i = 0; i < count; ++i)
-        shared = shared && !forcings[i] == !forcings[0] && cfl_run_refused(gpus[i], max_steps, forcings[i]) == AC_OK &&
+        shared = shared && !forcings[i] && shares_launches(gpus[i]) &&
+                 cfl_run_refused(gpus[i], max_steps, forcings[i]) == AC_OK &&
                  goes_with(gpus[0], &runs[0], gpus[i], &runs[i]);
     const int most = shared ? gpus[0]->k->members_capacity(&gpus[0]->grid) : 0;
     if (!shared || most < 1)
