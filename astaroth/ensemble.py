@@ -8,12 +8,15 @@
 
 The members stay ordinary Simulation objects.  Each advances exactly as it
 would alone (the same steps through the same arithmetic, so the same bits).
-On the GPU, members that find their dt on the device go together: plain
-unforced hydrodynamics in shared launches, each stepping all of them (up to
-MEMBERS_PER_LAUNCH), so that many small grids fill the GPU like one large
-one; the other configurations the device's loop takes (forcing, MHD,
-entropy, the scalar, hyperdiffusion, walls and gravity) in one CUDA graph of
-all their steps (cuda_backend.cu's run_members_graphed).  Members with shock
+On the GPU, members that find their dt on the device go together: members
+of one configuration (MHD, entropy, passive scalars, hyperdiffusion, the
+Coriolis force, plain hydrodynamics: every one the device's loop takes but
+walls and gravity, and MHD with entropy in double precision), unforced, in shared launches, each stepping
+all of them (up to MEMBERS_PER_LAUNCH; fewer a launch where they have more
+fields, cuda_backend.cu's run_members), so that many small grids fill the
+GPU like one large one; the others (walls, gravity, members of different
+configurations, forced ones) in one CUDA graph of all their
+steps (cuda_backend.cu's run_members_graphed).  Members with shock
 viscosity or the 19-point method run side by side in worker threads
 (the compiled steps release the GIL); on the CPU the OpenMP threads are
 shared out over the members running at once.
@@ -26,7 +29,7 @@ from . import _core
 from .diagnostics import ProgressLine
 from .simulation import DEVICE_BATCH, NonFiniteError, Simulation, _device_batch_size, _positive_dt
 
-MEMBERS_PER_LAUNCH = 128  # members one launch steps (kernels.h's AC_MAX_MEMBERS)
+MEMBERS_PER_LAUNCH = 128  # members one call steps (kernels.h's AC_MAX_MEMBERS; the backend splits wider members)
 
 # what members must share: an ensemble is one kind of run swept over parameters
 # the modules (csrc/parameters.def: physics, and any later switch) fix the field list

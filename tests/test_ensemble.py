@@ -220,7 +220,7 @@ def test_members_in_shared_launches_equal_solo_runs(dtype, launches, monkeypatch
 
 @pytest.mark.gpu
 def test_members_that_cannot_share_launches_step_together_in_one_graph(launches):
-    hyper = dict(nu_hyper3=1e-7)  # hyperdiffusion: the shared kernel has none, the members' graph has its own kernel
+    hyper = dict(nu_hyper3=1e-7)  # one member's configuration differs: shared launches run one configuration
     sims = [unforced(i, **(hyper if i == 2 else {})) for i in range(3)]
     solo = [unforced(i, **(hyper if i == 2 else {})) for i in range(3)]
     ac.Ensemble(sims).run(until=0.2)
@@ -253,3 +253,195 @@ def test_cpu_grids_do_not_share_launches():
         _core.run_cfl_members([s._grid for s in sims], runs[:1], 4)
     with pytest.raises(TypeError, match="grid 1 is not a Grid"):
         _core.run_cfl_members([sims[0]._grid, "x"], runs, 4)
+
+
+# --- every configuration the device loop runs, in shared launches ------------
+
+# the configurations of csrc/cuda/instances.def that the solo device loop runs (no shock viscosity, no shear):
+# each member's parameters differ (nu, cs, box; eta, chi, the diffusivities by member), its configuration not
+SHARED_CONFIGURATIONS = {
+    "hydro": {},
+    "mhd": dict(physics="mhd"),
+    "entropy": dict(energy="entropy"),
+    "mhd-entropy": dict(physics="mhd", energy="entropy"),
+    "scalar": dict(passive_scalar=1),
+    "mhd-scalar": dict(physics="mhd", passive_scalar=1),
+    "mhd-entropy-scalar": dict(physics="mhd", energy="entropy", passive_scalar=1),
+    "scalars2": dict(passive_scalar=2),
+    "mhd-entropy-scalars2": dict(physics="mhd", energy="entropy", passive_scalar=2),
+    "hyper3": dict(nu_hyper3=1e-6),
+    "mhd-hyper3": dict(physics="mhd", nu_hyper3=1e-6),
+    "entropy-scalar-hyper3": dict(energy="entropy", passive_scalar=1, nu_hyper3=1e-6),
+    "coriolis": dict(omega=(0.3, -0.2, 1.1)),
+    "mhd-entropy-coriolis": dict(physics="mhd", energy="entropy", omega=(0.0, 0.0, 1.0)),
+}
+
+
+def configured(i, config, dtype, shape=(32, 16, 12), **extra):
+    """Unforced member i of configuration `config`: its own diffusivities of
+    the modules it has, and every field its own smooth start (extra: more
+    Simulation parameters)."""
+    params = dict(SHARED_CONFIGURATIONS[config], **extra)
+    if params.get("physics") == "mhd":
+        params["eta"] = 0.02 + 0.005 * i
+    if params.get("energy") == "entropy":
+        params["chi"] = 0.02 + 0.004 * i
+    if params.get("passive_scalar"):
+        params["pscalar_diff"] = 0.01 + 0.002 * i
+    if params.get("passive_scalar") == 2:
+        params["pscalar_diff2"] = 0.03 + 0.002 * i
+    sim = unforced(i, dtype, shape, **params)
+    x, y, z = np.meshgrid(sim.x, sim.y, sim.z, indexing="ij")
+    for q, name in enumerate(sim.field_names):
+        if name not in ac.FIELDS:
+            sim[name] = 0.05 * np.sin(x + q + i) * np.cos(y + 0.3 * q) * np.cos(z + 0.1 * q * i)
+    return sim
+
+
+def assert_same_fields(a, b):
+    assert a.t == b.t and a.steps == b.steps
+    for name in a.field_names:
+        assert np.array_equal(a[name], b[name]), name
+
+
+def shares(config, dtype):
+    """Whether unforced members of `config` take the shared launches: all but MHD with entropy in double
+    precision (cuda_backend.cu's shares_launches), which take the graph."""
+    return not (dtype == "float64" and "mhd-entropy" in config)
+
+
+def shared_runs():
+    from astaroth import _core
+
+    return _core.cuda_shared_member_runs()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("config", list(SHARED_CONFIGURATIONS))
+def test_members_of_every_device_loop_configuration_share_launches_and_equal_solo_runs(config, dtype, launches):
+    before = shared_runs()
+    ens = ac.Ensemble(configured(i, config, dtype) for i in range(4))
+    taken = ens.run(until=0.4)
+    assert launches and all(together for _, together in launches)
+    # every member run of every call went through the shared launches (cuda_backend.cu's run_members), or none
+    assert shared_runs() - before == (sum(count for count, _ in launches) if shares(config, dtype) else 0)
+    assert len(set(taken)) > 1 and all(sim.t == 0.4 for sim in ens)
+    for i, sim in enumerate(ens):
+        alone = configured(i, config, dtype)
+        assert alone.run(until=0.4) == taken[i]  # the solo device loop
+        assert_same_fields(sim, alone)
+    taken = ens.run(until=0.5)  # a second run continues each member as a second solo run would
+    for i, sim in enumerate(ens):
+        alone = configured(i, config, dtype)
+        alone.run(until=0.4)
+        assert alone.run(until=0.5) == taken[i]
+        assert_same_fields(sim, alone)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_more_members_than_a_launch_holds_step_in_several(dtype, launches, monkeypatch):
+    """MHD with entropy and two scalars (ten fields): fewer members fit the
+    constant-memory table than MEMBERS_PER_LAUNCH; the backend splits the
+    call into launches of as many as fit."""
+    before = shared_runs()
+    shape = (8, 8, 8)
+    ens = ac.Ensemble(configured(i, "mhd-entropy-scalars2", dtype, shape) for i in range(128))
+    taken = ens.run(until=0.5)
+    assert launches and all(together for _, together in launches)
+    shared = shares("mhd-entropy-scalars2", dtype)
+    assert shared_runs() - before == (sum(count for count, _ in launches) if shared else 0)
+    for i in (0, 70, 127):
+        alone = configured(i, "mhd-entropy-scalars2", dtype, shape)
+        assert alone.run(until=0.5) == taken[i]
+        assert_same_fields(ens[i], alone)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_members_of_different_configurations_fall_back_to_one_graph(dtype, launches):
+    configs = ["mhd", "mhd", "mhd-hyper3", "mhd"]
+    before = shared_runs()
+    ens = ac.Ensemble(configured(i, c, dtype) for i, c in enumerate(configs))
+    ens.run(until=0.1)
+    assert launches and all(together for _, together in launches)
+    assert shared_runs() == before  # the graphed path: each member's own chain of kernels
+    for i, (sim, c) in enumerate(zip(ens, configs)):
+        alone = configured(i, c, dtype)
+        alone.run(until=0.1)
+        assert_same_fields(sim, alone)
+
+
+@pytest.mark.gpu
+def test_members_with_gravity_step_in_one_graph(launches):
+    """Gravity is a kernel of its own after each substep (terms/gravity.h),
+    which the shared launches do not have: such members take the graph."""
+    def make(i):
+        return configured(i, "mhd", "float64", gravity=(0.0, 0.0, -0.1 - 0.01 * i))
+
+    sims = [make(i) for i in range(3)]
+    before = shared_runs()
+    ac.Ensemble(sims).run(until=0.1)
+    assert launches and all(together for _, together in launches)
+    assert shared_runs() == before
+    for i, sim in enumerate(sims):
+        alone = make(i)
+        alone.run(until=0.1)
+        assert_same_fields(sim, alone)
+
+
+@pytest.mark.gpu
+def test_hydro_members_share_launches():
+    before = shared_runs()
+    ac.Ensemble(unforced(i) for i in range(3)).run(until=0.1)
+    assert shared_runs() - before >= 3
+
+
+def forced(i, config, dtype, **extra):
+    """Member i of `config` forced at kf 1-2 with its own seed (helically
+    where it has a magnetic field, as the sweep benchmarks force MHD)."""
+    sim = configured(i, config, dtype, **extra)
+    relhel = 1.0 if "mhd" in config else 0.0
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=i + 1, relhel=relhel)
+    return sim
+
+
+FORCED_CONFIGURATIONS = ["hydro", "mhd", "entropy", "mhd-entropy", "scalar", "hyper3", "coriolis"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("config", FORCED_CONFIGURATIONS)
+def test_forced_members_take_the_graph_and_equal_solo_runs(config, dtype, launches):
+    """Forced members step in one graph of their own chains (cuda_backend.cu's shares_launches: the shared
+    forcing launch did not yet give their solo runs' bits), each with its own draws."""
+    before = shared_runs()
+    ens = ac.Ensemble(forced(i, config, dtype) for i in range(4))
+    taken = ens.run(until=0.4)
+    assert launches and all(together for _, together in launches)
+    assert shared_runs() == before
+    assert len(set(taken)) > 1 and all(sim.t == 0.4 for sim in ens)
+    for i, sim in enumerate(ens):
+        alone = forced(i, config, dtype)
+        assert alone.run(until=0.4) == taken[i]
+        assert_same_fields(sim, alone)
+    taken = ens.run(until=0.5)  # the generators continue where each member's left off
+    for i, sim in enumerate(ens):
+        alone = forced(i, config, dtype)
+        alone.run(until=0.4)
+        assert alone.run(until=0.5) == taken[i]
+        assert_same_fields(sim, alone)
+
+
+@pytest.mark.gpu
+def test_forced_and_unforced_members_fall_back_to_one_graph(launches):
+    sims = [forced(i, "mhd", "float32") if i % 2 else configured(i, "mhd", "float32") for i in range(4)]
+    before = shared_runs()
+    ac.Ensemble(sims).run(until=0.2)
+    assert launches and all(together for _, together in launches)
+    assert shared_runs() == before
+    for i, sim in enumerate(sims):
+        alone = forced(i, "mhd", "float32") if i % 2 else configured(i, "mhd", "float32")
+        alone.run(until=0.2)
+        assert_same_fields(sim, alone)

@@ -153,6 +153,11 @@ static PyObject *core_cuda_copy_bandwidth(PyObject *Py_UNUSED(m), PyObject *args
         return raise_status(st, NULL, "cuda_copy_bandwidth");
     return PyFloat_FromDouble(bw);
 }
+
+static PyObject *core_cuda_shared_member_runs(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(args))
+{
+    return PyLong_FromUnsignedLongLong(ac_cuda_shared_member_runs());
+}
 #endif
 
 static PyMethodDef core_methods[] = {
@@ -164,6 +169,8 @@ static PyMethodDef core_methods[] = {
     {"cuda_set_device", core_cuda_set_device, METH_VARARGS, "cuda_set_device(i): later simulations run on GPU i."},
     {"cuda_copy_bandwidth", core_cuda_copy_bandwidth, METH_VARARGS,
      "cuda_copy_bandwidth(bytes, repeats=10) -> device-to-device copy bytes/s (read + written), best of repeats."},
+    {"cuda_shared_member_runs", core_cuda_shared_member_runs, METH_NOARGS,
+     "Ensemble member runs stepped in shared launches (one launch per substep for all) since the process began."},
     {"derivative_device", core_derivative_device, METH_VARARGS,
      "derivative_device(src, dst, shape, src_strides, dst_strides, float64, axis, n, accuracy, spacing, stream): "
      "periodic central difference of a device array into another (strides in elements), queued on stream."},

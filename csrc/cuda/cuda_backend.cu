@@ -160,17 +160,22 @@ typedef struct {
     ac_status (*add_forcing_sample)(const ac_grid *, void *const *, const ac_forcing_sample *, const ac_cfl_run *,
                                     cudaStream_t);
     ac_status (*shear_ghosts)(const ac_grid *, void *const *, int, const void *, cudaStream_t);
+    ac_status (*signal_members)(const ac_grid *, int, cudaStream_t);
+    int (*members_capacity)(const ac_grid *);
+    ac_status (*force_members)(const ac_grid *, int, const ac_member_forcing *, cudaStream_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
      cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
      cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32,
-     cuda_add_forcing_sample_f32, cuda_shear_ghosts_f32},
+     cuda_add_forcing_sample_f32, cuda_shear_ghosts_f32, cuda_signal_members_f32, cuda_members_capacity_f32,
+     cuda_force_members_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
      cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
      cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64,
-     cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64}};
+     cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64, cuda_signal_members_f64, cuda_members_capacity_f64,
+     cuda_force_members_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -748,11 +753,12 @@ __global__ void end_members_kernel(member_states m, ac_cfl_run *staged, int coun
         staged[threadIdx.x] = *m.run[threadIdx.x];
 }
 
-/* check_only: after the last step, whether its fields are finite. */
-__global__ void cfl_members_kernel(member_states m, int count, int check_only)
+/* check_only: after the last step, whether its fields are finite; mhd:
+ * the reductions hold the signal speed (cfl_step). */
+__global__ void cfl_members_kernel(member_states m, int count, int check_only, int mhd)
 {
     if ((int)threadIdx.x < count)
-        cfl_step(m.run[threadIdx.x], m.max_bits[threadIdx.x], m.nonfinite[threadIdx.x], 0, check_only);
+        cfl_step(m.run[threadIdx.x], m.max_bits[threadIdx.x], m.nonfinite[threadIdx.x], mhd, check_only);
 }
 
 /* Queues one step of run_cfl: its reduction where every step needs one
@@ -978,31 +984,78 @@ static ac_status run_members_graphed(ac_gpu *const *gpus, ac_cfl_run *runs, cons
     return AC_OK;
 }
 
-/* Whether grid b can step in one launch with grid a (cuda_substep_members: the terms of the hydro path). */
-static bool goes_with(const ac_gpu *a, const ac_gpu *b)
+/* Whether grid b, run rb, can step in one launch with grid a, run ra
+ * (cuda_substep_members, whose kernels read the x ghost zones from their
+ * periodic images: stream_wraps_x): one device, precision, shape and configuration
+ * (modules and kernel terms), one that the device loop runs
+ * (ac_device_loop_runs: no shock viscosity, no shear), by the 55-point
+ * method, without walls or gravity (whose kernels of their own the shared
+ * launches do not have), reducing as a's run does; where the reduction is
+ * the signal speed its terms are a's too (cuda_signal_members reads a's). */
+static bool goes_with(const ac_gpu *a, const ac_cfl_run *ra, const ac_gpu *b, const ac_cfl_run *rb)
 {
-    return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k &&
-           ac_choose_path(&b->grid, b->method) == AC_PATH_HYDRO && !b->grid.bc.walls && b->grid.n[0] == a->grid.n[0] &&
+    const unsigned terms = ac_grid_terms(&b->grid);
+    return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k && !b->grid.bc.walls && !b->zeta &&
+           !(terms & (AC_TERM_GRAVITY | AC_TERM_SHOCK | AC_TERM_SHEAR)) && b->grid.modules == a->grid.modules &&
+           grid_config(&b->grid) == grid_config(&a->grid) && ac_device_loop_runs(grid_config(&b->grid)) &&
+           configuration_built(&b->grid, b->method) && rb->full_reduction == ra->full_reduction &&
+           (!rb->full_reduction || terms == ac_grid_terms(&a->grid)) &&
+           !(rb->full_reduction && grid_config(&b->grid) == ac_config(AC_MODULE_HYDRO, 0u)) &&
+           b->grid.n[0] % (int)(16 / b->element_bytes) == 0 && b->grid.lo[0] % (int)(16 / b->element_bytes) == 0 &&
+           b->grid.n[0] >= AC_GHOST && b->grid.n[0] == a->grid.n[0] &&
            b->grid.n[1] == a->grid.n[1] && b->grid.n[2] == a->grid.n[2];
 }
 
+/* Member runs stepped in shared launches since the process began (an
+ * ensemble's test reads it: ac_cuda_shared_member_runs). */
+static unsigned long long shared_member_runs = 0;
+
+extern "C" unsigned long long ac_cuda_shared_member_runs(void)
+{
+    return __atomic_load_n(&shared_member_runs, __ATOMIC_RELAXED);
+}
+
 /* The members' CFL steps, all of them in each launch: one kernel for their
- * dt, one per substep.  Their own streams are drained first; the work goes
- * to the first member's stream. */
-static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, long max_steps)
+ * dt, one per substep, and where a solo device loop reduces in a launch of
+ * its own every step (begin_cfl_run's each_step: the signal speed, the
+ * forcing, or a configuration whose last substep does not reduce) that
+ * reduction, and the forcing after the step, for every member in one
+ * launch.  forcings: every member's draws, or NULL (none forced).  Their
+ * own streams are drained first; the work goes to the first member's
+ * stream. */
+static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_forcing_batch *const *forcings, int count,
+                             long max_steps)
 {
     ac_gpu *first = gpus[0];
     cudaStream_t stream = first->stream;
+    const int full = runs[0].full_reduction;
+    const bool forced = forcings != NULL;
+    const bool each_step = full || forced || !ac_reduces_in_substep(ac_config(first->grid.modules, 0u));
     ac_member members[AC_MAX_MEMBERS];
     member_states states;
+    ac_member_forcing forcing;
     for (int i = 0; i < count; ++i) {
         ac_gpu *gpu = gpus[i];
         CHECK(cudaStreamSynchronize(gpu->stream), "ensemble member's earlier work");
         runs[i].taken = 0;
         runs[i].nonfinite = 0;
         runs[i].step_limit = max_steps;
+        runs[i].forcing_f0 = forced ? forcings[i]->f0 : 0.0; /* as begin_cfl_run sets them */
+        runs[i].forcing_cs = forced ? forcings[i]->cs : 0.0;
+        gpu->profile_fresh = 0;
+        if (forced) {
+            ac_status st = AC_OK;
+            if (!gpu->samples &&
+                (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
+                return st;
+            CHECK(cudaMemcpyAsync(gpu->samples, forcings[i]->samples, forcings[i]->count * sizeof *gpu->samples,
+                                  cudaMemcpyHostToDevice, stream),
+                  "forcing samples");
+            forcing.samples[i] = gpu->samples;
+            forcing.run[i] = gpu->cfl;
+        }
         members[i].grid = &gpu->grid;
-        for (int f = 0; f < AC_NUM_FIELDS; ++f) {
+        for (int f = 0; f < AC_MAX_FIELDS; ++f) {
             members[i].sets[SET_HOME][f] = gpu->buf.home[f];
             members[i].sets[SET_STAGE_A][f] = gpu->buf.stage_a[f];
             members[i].sets[SET_W][f] = gpu->buf.w[f];
@@ -1024,45 +1077,73 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, l
     begin_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, first->member_runs, count);
     CHECK(cudaGetLastError(), "ensemble start launch");
     ac_status st = first->k->load_members(members, count, stream);
-    if (st == AC_OK) /* the first step's reduction; later steps' come from their last substep */
+    if (st == AC_OK && !each_step) /* the first step's reduction; later steps' come from their last substep */
         st = first->k->reduce_members(&first->grid, count, stream);
     for (long n = 0; n < max_steps && st == AC_OK; ++n) {
-        cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 0);
+        if (each_step && (st = full ? first->k->signal_members(&first->grid, count, stream)
+                                    : first->k->reduce_members(&first->grid, count, stream)) != AC_OK)
+            break;
+        cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 0, full);
         CHECK(cudaGetLastError(), "ensemble CFL step launch");
         for (int s = 0; s < 3 && st == AC_OK; ++s)
-            st = first->k->substep_members(&first->grid, count, role_sets[s], s, s == 2, stream);
+            st = first->k->substep_members(&first->grid, count, role_sets[s], s, s == 2 && !each_step, stream);
+        if (st == AC_OK && forced)
+            st = first->k->force_members(&first->grid, count, &forcing, stream);
     }
     if (st != AC_OK)
         return st;
-    cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 1); /* the last step's NaN check */
-    CHECK(cudaGetLastError(), "ensemble NaN check launch");
+    if (!each_step) { /* the last step's NaN check (a solo run's each_step leaves it to the next run's first step) */
+        cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 1, full);
+        CHECK(cudaGetLastError(), "ensemble NaN check launch");
+    }
     end_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, first->member_runs, count);
     CHECK(cudaGetLastError(), "ensemble end launch");
     CHECK(cudaMemcpyAsync(runs, first->member_runs, count * sizeof *runs, cudaMemcpyDeviceToHost, stream),
           "CFL run states");
     CHECK(cudaStreamSynchronize(stream), "ensemble CFL steps");
+    __atomic_add_fetch(&shared_member_runs, (unsigned long long)count, __ATOMIC_RELAXED);
     return AC_OK;
 }
 
 /* One ensemble at a time loads the kernels' member table and launches. */
 static pthread_mutex_t members_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Members of the hydro path and one shape, unforced, step in shared
- * launches (run_members); any others of one GPU in one graph
+/* Members of one configuration and shape (goes_with), all forced or none,
+ * step in shared launches (run_members), as many a launch as the member
+ * table holds of them (members.cuh); any others of one GPU in one graph
  * (run_members_graphed). */
+/* Whether a member may step in shared launches at all: not forced members
+ * (run_members' forcing_members_kernel), nor MHD with entropy in double
+ * precision, whose shared runs did not equal their solo runs bit for bit on
+ * the GPU (benchmarks/results/2026-11-28-gpu-members); those take the
+ * graph, which does. */
+static bool shares_launches(const ac_gpu *gpu)
+{
+    const unsigned both = AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY;
+    return !(gpu->element_bytes == 8 && (ac_grid_modules(&gpu->grid) & both) == both);
+}
+
 static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, const ac_forcing_batch *const *forcings,
                                      int count, long max_steps)
 {
     ac_gpu *const *gpus = (ac_gpu *const *)selves;
     if (count < 1 || count > AC_MAX_MEMBERS)
         return count < 1 ? AC_ERR_ARGUMENT : AC_ERR_UNSUPPORTED;
+    /* full_reduction as begin_cfl_run finds it (the binding's grid_cfl_run_limits set it) */
     bool shared = true;
     for (int i = 0; i < count; ++i)
-        shared = shared && !forcings[i] && goes_with(gpus[0], gpus[i]);
-    if (!shared)
+        shared = shared && !forcings[i] && shares_launches(gpus[i]) &&
+                 cfl_run_refused(gpus[i], max_steps, forcings[i]) == AC_OK &&
+                 goes_with(gpus[0], &runs[0], gpus[i], &runs[i]);
+    const int most = shared ? gpus[0]->k->members_capacity(&gpus[0]->grid) : 0;
+    if (!shared || most < 1)
         return run_members_graphed(gpus, runs, forcings, count, max_steps);
+    ac_status st = AC_OK;
     pthread_mutex_lock(&members_lock);
-    const ac_status st = run_members(gpus, runs, count, max_steps);
+    for (int at = 0; at < count && st == AC_OK; at += most) {
+        const int members = count - at < most ? count - at : most;
+        st = run_members(gpus + at, runs + at, forcings[0] ? forcings + at : NULL, members, max_steps);
+    }
     pthread_mutex_unlock(&members_lock);
     return st;
 }

@@ -34,6 +34,10 @@ ac_status ac_cuda_set_device(int device);
 /* The device the backend runs on. */
 int ac_cuda_current_device(void);
 
+/* Ensemble member runs stepped in shared launches (cuda_backend.cu's
+ * run_members) since the process began: which path an ensemble took. */
+unsigned long long ac_cuda_shared_member_runs(void);
+
 #ifdef __cplusplus
 }
 #endif

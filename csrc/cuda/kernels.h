@@ -50,15 +50,22 @@ typedef struct {
 } ac_device_step;
 
 /* An ensemble member stepped with the others in one launch per substep
- * (cuda_substep_members): its grid (the shape is shared; spacing, nu and cs
- * are its own), its three field sets (home, stage_a, w: cuda_backend.cu's
- * roles index them) and the device CFL loop's state. */
+ * (cuda_substep_members): its grid (the shape and configuration are
+ * shared; spacing and parameters are its own), its three field sets (home,
+ * stage_a, w: cuda_backend.cu's roles index them; the grid's fields of
+ * each) and the device CFL loop's state. */
 enum { AC_MAX_MEMBERS = 128 };
 typedef struct {
     const ac_grid *grid;
-    void *sets[3][AC_NUM_FIELDS];
+    void *sets[3][AC_MAX_FIELDS];
     ac_device_step step;
 } ac_member;
+
+/* Forced members' draws and run states, member by member (cuda_force_members). */
+typedef struct {
+    const ac_forcing_sample *samples[AC_MAX_MEMBERS];
+    const ac_cfl_run *run[AC_MAX_MEMBERS];
+} ac_member_forcing;
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
@@ -91,6 +98,12 @@ typedef struct {
                                       unsigned int *nonfinite, cudaStream_t stream);                            \
     ac_status cuda_load_members_##sfx(const ac_member *members, int count, cudaStream_t stream);               \
     ac_status cuda_reduce_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
+    /* the signal speed's reduction of members whose speed is not uniform (members.cuh) */                    \
+    ac_status cuda_signal_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
+    /* the most members of grid g's configuration one launch steps */                                         \
+    int cuda_members_capacity_##sfx(const ac_grid *g);                                                            \
+    ac_status cuda_force_members_##sfx(const ac_grid *g, int count, const ac_member_forcing *forcing,           \
+                                       cudaStream_t stream);                                                     \
     ac_status cuda_substep_members_##sfx(const ac_grid *g, int count, const int roles[4], int substep, int reduce, \
                                          cudaStream_t stream);                                                   \
     /* walls (../boundaries.h) and gravity (../terms/gravity.h) */                                            \

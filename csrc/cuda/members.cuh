@@ -5,8 +5,12 @@
  * Included by kernels_impl.cuh (once per precision).  Each member keeps its
  * own fields, parameters and device CFL state (cuda_backend.cu's run_cfl
  * for many grids); a table in constant memory holds them, read with the
- * block's member index.  The kernel is the streaming substep's body, so a
- * member's arithmetic is that of its solo run, bit for bit.
+ * block's member index.  The members of an ensemble share one
+ * configuration (modules and kernel terms, schedules.cuh), any that the
+ * solo device loop runs; the kernels are the bodies of that loop's
+ * (the streaming substep's of the configuration's instance, the
+ * reductions, the forcing), so a member's arithmetic is that of its solo
+ * run, bit for bit.
  */
 
 /* A member as the kernel reads it: block (b, m) is block b of member m. */
@@ -45,13 +49,141 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
         true, true, NULL, ac_shear_flow()); /* the hydro path: no shear */
 }
 
+/* A member of any other configuration the device loop runs
+ * (ac_device_loop_runs): the sets of its configuration's fields, and its
+ * geometry for the signal-speed reduction (mhd_substep.cuh).  Such members
+ * are read from the same constant bytes as the hydro table's, so that the
+ * module's constant memory holds one table: fewer of them a launch
+ * (cuda_members_capacity), the ensemble split into launches of that many. */
+template <int NF>
+struct AC_FN(wide_member) {
+    AC_FN(fields)<NF> sets[3]; /* home, stage_a, w */
+    ac_physics_params p;
+    AC_FN(stencil_scales) c;
+    ac_device_step step;
+    ac_geometry geo;
+};
+
+template <int NF>
+static __device__ __forceinline__ const AC_FN(wide_member)<NF> &AC_FN(wide_member_at)(int i)
+{
+    return reinterpret_cast<const AC_FN(wide_member) < NF > *>(AC_FN(stream_members))[i];
+}
+
+template <int NF>
+static constexpr int AC_FN(wide_capacity)()
+{
+    return (int)(sizeof(AC_FN(stream_members)) / sizeof(AC_FN(wide_member)<NF>));
+}
+static_assert(AC_FN(wide_capacity)<AC_MAX_FIELDS>() >= 32, "an ensemble launch of the widest members holds too few");
+
+/* The substep of stream_members_kernel for a member of configuration
+ * CONFIG read as a wide member: its device loop's instance body, as
+ * stream_substep_kernel<..., DEVICE_DT = true> runs it solo. */
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS>
+__global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
+    AC_FN(stream_wide_members_kernel)(AC_FN(shape) s, int4 roles, int substep, bool reduce, int runs, bool wrap_x)
+{
+    constexpr int NF = ac_field_count(ac_config_modules(CONFIG));
+    const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
+    const AC_FN(fields)<NF> none = {{NULL}};
+    ac_device_step step = m.step;
+    if (!reduce)
+        step.max_u2_bits = NULL;
+    const AC_FN(from_struct) params = {m.p};
+    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
+        m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
+        roles.w >= 0 ? m.sets[roles.w] : none, s, AC_FN(params_from)(params), m.c, substep, (real)0, step, runs, wrap_x,
+        true, true, NULL, ac_shear_flow()); /* no shock viscosity, no shear (ac_device_loop_runs) */
+}
+
+/* The configuration a member's substeps run: as stream_substep's for the
+ * grid, without shock viscosity (ac_device_loop_runs). */
+static unsigned AC_FN(member_config)(const ac_grid *g)
+{
+    return ac_config(ac_grid_modules(g), ac_kernel_bits(ac_grid_terms(g) & ~(unsigned)AC_TERM_SHOCK));
+}
+
+static bool AC_FN(member_is_hydro)(const ac_grid *g)
+{
+    return AC_FN(member_config)(g) == ac_config(AC_MODULE_HYDRO, 0u);
+}
+
+/* Calls fn<NF> for a member's count of fields (the wide tables). */
+static_assert(AC_NUM_FIELDS == 4 && AC_MAX_FIELDS == 10, "members.cuh's AC_BY_FIELDS lists the field counts");
+#define AC_BY_FIELDS(nf, fn, args)                                                                                     \
+    switch (nf) {                                                                                                      \
+    case 4:                                                                                                            \
+        return fn<4> args;                                                                                             \
+    case 5:                                                                                                            \
+        return fn<5> args;                                                                                             \
+    case 6:                                                                                                            \
+        return fn<6> args;                                                                                             \
+    case 7:                                                                                                            \
+        return fn<7> args;                                                                                             \
+    case 8:                                                                                                            \
+        return fn<8> args;                                                                                             \
+    case 9:                                                                                                            \
+        return fn<9> args;                                                                                             \
+    case 10:                                                                                                           \
+        return fn<10> args;                                                                                            \
+    default:                                                                                                           \
+        break;                                                                                                         \
+    }
+
+template <int NF>
+static int AC_FN(wide_members_capacity)()
+{
+    return AC_FN(wide_capacity)<NF>() < AC_MAX_MEMBERS ? AC_FN(wide_capacity)<NF>() : AC_MAX_MEMBERS;
+}
+
+/* The most members of grid g's configuration one launch steps. */
+extern "C" int AC_FN(cuda_members_capacity)(const ac_grid *g)
+{
+    if (AC_FN(member_is_hydro)(g))
+        return AC_MAX_MEMBERS;
+    AC_BY_FIELDS(ac_field_count(ac_grid_modules(g)), AC_FN(wide_members_capacity), ())
+    return 0;
+}
+
+template <int NF>
+static ac_status AC_FN(load_wide_members)(const ac_member *members, int count, cudaStream_t stream)
+{
+    if (count < 1 || count > AC_FN(wide_members_capacity)<NF>())
+        return AC_ERR_ARGUMENT;
+    AC_FN(wide_member)<NF> *table = (AC_FN(wide_member)<NF> *)calloc((size_t)count, sizeof *table);
+    if (!table)
+        return AC_ERR_NO_MEMORY;
+    for (int i = 0; i < count; ++i) {
+        const ac_grid *g = members[i].grid;
+        for (int k = 0; k < 3; ++k)
+            for (int f = 0; f < NF; ++f)
+                table[i].sets[k].f[f] = (real *)members[i].sets[k][f];
+        table[i].p = make_physics_params(g);
+        table[i].c = AC_FN(make_scales)(make_geometry(g));
+        table[i].step = members[i].step;
+        table[i].geo = make_geometry(g);
+    }
+    const ac_status st = ac_cuda_record(cudaMemcpyToSymbolAsync(AC_FN(stream_members), table, count * sizeof *table,
+                                                                0, cudaMemcpyHostToDevice, stream),
+                                        "ensemble table");
+    free(table);
+    return st;
+}
+
 /* Loads the table: the members' sets, parameters and stencil scales, as
- * cuda_substep computes them for a solo run.  The caller keeps other
- * ensembles from loading it until its launches have run. */
+ * cuda_substep computes them for a solo run (the hydro table, or the wide
+ * one of the members' configuration; they are all of one).  The caller
+ * keeps other ensembles from loading it until its launches have run. */
 extern "C" ac_status AC_FN(cuda_load_members)(const ac_member *members, int count, cudaStream_t stream)
 {
     if (count < 1 || count > AC_MAX_MEMBERS)
         return AC_ERR_ARGUMENT;
+    if (!AC_FN(member_is_hydro)(members[0].grid)) {
+        AC_BY_FIELDS(ac_field_count(ac_grid_modules(members[0].grid)), AC_FN(load_wide_members),
+                     (members, count, stream))
+        return AC_ERR_UNSUPPORTED;
+    }
     AC_FN(stream_member) *table = (AC_FN(stream_member) *)calloc((size_t)count, sizeof *table);
     if (!table)
         return AC_ERR_NO_MEMORY;
@@ -71,34 +203,92 @@ extern "C" ac_status AC_FN(cuda_load_members)(const ac_member *members, int coun
     return st;
 }
 
-/* Substep `substep` of the `count` members in the table, in the schedule
- * of hydrodynamics without kernel terms (schedules.cuh); roles: the indices of in, out, w_in and w_out in
- * their sets (-1: none); reduce: the last substep of a step.  The x ghost
- * zones must come from the periodic images (stream_wraps_x). */
+/* The members' kernel of configuration CONFIG: the hydro table's for plain
+ * hydrodynamics, the wide table's for the others. */
+template <unsigned CONFIG, int TX, int TY, int LEAD, bool HYDRO = CONFIG == ac_config(AC_MODULE_HYDRO, 0u)>
+struct AC_FN(members_kernel) {
+    static const void *address()
+    {
+        return (const void *)AC_FN(stream_wide_members_kernel)<CONFIG, TX, TY, LEAD, 0>;
+    }
+    static void launch(dim3 blocks, dim3 threads, size_t smem, cudaStream_t stream, const AC_FN(shape) & s, int4 roles,
+                       int substep, bool reduce, int runs, bool wrap_x)
+    {
+        AC_FN(stream_wide_members_kernel)<CONFIG, TX, TY, LEAD, 0>
+            <<<blocks, threads, smem, stream>>>(s, roles, substep, reduce, runs, wrap_x);
+    }
+};
+
+template <unsigned CONFIG, int TX, int TY, int LEAD>
+struct AC_FN(members_kernel)<CONFIG, TX, TY, LEAD, true> {
+    static const void *address()
+    {
+        return (const void *)AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0>;
+    }
+    static void launch(dim3 blocks, dim3 threads, size_t smem, cudaStream_t stream, const AC_FN(shape) & s, int4 roles,
+                       int substep, bool reduce, int runs, bool wrap_x)
+    {
+        AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0>
+            <<<blocks, threads, smem, stream>>>(s, roles, substep, reduce, runs, wrap_x);
+    }
+};
+
+/* Substep `substep` of the `count` members in the table, configuration
+ * CONFIG in its schedule (schedules.cuh); built for the configurations the
+ * device loop runs. */
+template <unsigned CONFIG, bool BUILT = ac_device_loop_runs(CONFIG) && ac_config_valid(CONFIG)>
+struct AC_FN(members_substep) {
+    static ac_status launch(const AC_FN(shape) & s, int count, const int roles[4], int substep, int reduce,
+                            cudaStream_t stream)
+    {
+        constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
+        constexpr int TX = S.tx, TY = S.ty, LEAD = S.lead, NF = ac_field_count(ac_config_modules(CONFIG));
+        constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
+        typedef AC_FN(members_kernel)<CONFIG, TX, TY, LEAD> K;
+        static AC_FN(kernel_fit) fit = {0, 0, 0};
+        if (AC_FN(fit_kernel)(&fit, K::address(), TX * TY, smem) != AC_OK)
+            return AC_ERR_DEVICE;
+        const long long columns = (long long)((s.n[0] + TX - 1) / TX) * ((s.n[1] + TY - 1) / TY);
+        const int runs = AC_FN(stream_runs)(fit, columns * count, s.n[2],
+                                            (double)count * NF * s.m[0] * s.m[1] * s.m[2] * sizeof(real));
+        if (columns * runs > 0x7fffffffLL)
+            return AC_ERR_ARGUMENT;
+        K::launch(dim3((unsigned)(columns * runs), (unsigned)count), dim3(TX, TY, 1), smem, stream, s,
+                  make_int4(roles[0], roles[1], roles[2], roles[3]), substep, reduce != 0, runs,
+                  AC_FN(stream_wraps_x)(s));
+        return ac_cuda_record(cudaGetLastError(), "ensemble substep launch");
+    }
+};
+
+template <unsigned CONFIG>
+struct AC_FN(members_substep)<CONFIG, false> {
+    static ac_status launch(const AC_FN(shape) &, int, const int *, int, int, cudaStream_t)
+    {
+        return AC_ERR_UNSUPPORTED;
+    }
+};
+
+/* Substep `substep` of the `count` members in the table, all of grid g's
+ * configuration; roles: the indices of in, out, w_in and w_out in their
+ * sets (-1: none); reduce: the last substep of a step (only plain
+ * hydrodynamics reduces there: ac_reduces_in_substep).  The x ghost zones
+ * must come from the periodic images (stream_wraps_x). */
 extern "C" ac_status AC_FN(cuda_substep_members)(const ac_grid *g, int count, const int roles[4], int substep,
                                                  int reduce, cudaStream_t stream)
 {
-    constexpr unsigned CONFIG = ac_config(AC_MODULE_HYDRO, 0);
-    constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
-    constexpr int TX = S.tx, TY = S.ty, LEAD = S.lead;
-    constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
-    static AC_FN(kernel_fit) fit = {0, 0, 0};
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    if (count < 1 || count > AC_MAX_MEMBERS)
+    const unsigned config = AC_FN(member_config)(g);
+    if (count < 1 || count > AC_FN(cuda_members_capacity)(g))
         return AC_ERR_ARGUMENT;
     if (!AC_FN(stream_wraps_x)(s))
         return AC_ERR_UNSUPPORTED;
-    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0>, TX * TY, smem) != AC_OK)
-        return AC_ERR_DEVICE;
-    const long long columns = (long long)((s.n[0] + TX - 1) / TX) * ((s.n[1] + TY - 1) / TY);
-    const int runs = AC_FN(stream_runs)(fit, columns * count, s.n[2],
-                                        (double)count * AC_NUM_FIELDS * s.m[0] * s.m[1] * s.m[2] * sizeof(real));
-    if (columns * runs > 0x7fffffffLL)
-        return AC_ERR_ARGUMENT;
-    AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0><<<dim3((unsigned)(columns * runs), (unsigned)count), dim3(TX, TY, 1),
-                                                    smem, stream>>>(s, make_int4(roles[0], roles[1], roles[2], roles[3]),
-                                                                    substep, reduce != 0, runs, AC_FN(stream_wraps_x)(s));
-    return ac_cuda_record(cudaGetLastError(), "ensemble substep launch");
+#define AC_MEMBERS_CASE(modules, terms)                                                                                \
+    if (config == ac_config((modules), ac_kernel_bits(terms)))                                                         \
+        return AC_FN(members_substep)<ac_config((modules), ac_kernel_bits(terms))>::launch(                            \
+            s, count, roles, substep, reduce, stream);
+    AC_INSTANCES(AC_MEMBERS_CASE)
+#undef AC_MEMBERS_CASE
+    return AC_ERR_UNSUPPORTED;
 }
 
 /* The reduction of each member's fields (all of them checked) into its
@@ -110,15 +300,210 @@ __global__ void AC_FN(reduce_members_kernel)(AC_FN(shape) s)
     AC_FN(reduce_body)(m.sets[0], s, 0, m.step.max_u2_bits, m.step.nonfinite);
 }
 
+/* ... of a wide member: its first four fields, as cuda_reduce reads a
+ * solo grid's home (queue_cfl_step's reduction where the speed is uniform). */
+template <int NF>
+__global__ void AC_FN(reduce_wide_members_kernel)(AC_FN(shape) s)
+{
+    const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
+    const AC_FN(field_set) home = {{m.sets[0].f[0], m.sets[0].f[1], m.sets[0].f[2], m.sets[0].f[3]}};
+    AC_FN(reduce_body)(home, s, 0, m.step.max_u2_bits, m.step.nonfinite);
+}
+
+/* Blocks for a reduction of `count` members' interiors: the solo
+ * reduction's at most 4096 shared among them (a maximum does not depend on
+ * the order its values come in). */
+static long long AC_FN(member_reduce_blocks)(const AC_FN(shape) & s, int count)
+{
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    long long blocks = (total + 255) / 256, most = 4096 / count > 1 ? 4096 / count : 1;
+    return blocks > most ? most : blocks;
+}
+
+template <int NF>
+static ac_status AC_FN(reduce_wide_members)(const AC_FN(shape) & s, int count, cudaStream_t stream)
+{
+    AC_FN(reduce_wide_members_kernel)<NF>
+        <<<dim3((unsigned)AC_FN(member_reduce_blocks)(s, count), (unsigned)count), 256, 0, stream>>>(s);
+    return ac_cuda_record(cudaGetLastError(), "ensemble reduction launch");
+}
+
 extern "C" ac_status AC_FN(cuda_reduce_members)(const ac_grid *g, int count, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    long long blocks = (total + 255) / 256, most = 4096 / count > 1 ? 4096 / count : 1;
-    if (blocks > most)
-        blocks = most;
-    if (count < 1 || count > AC_MAX_MEMBERS)
+    if (count < 1 || count > AC_FN(cuda_members_capacity)(g))
         return AC_ERR_ARGUMENT;
-    AC_FN(reduce_members_kernel)<<<dim3((unsigned)blocks, (unsigned)count), 256, 0, stream>>>(s);
+    if (!AC_FN(member_is_hydro)(g)) {
+        AC_BY_FIELDS(ac_field_count(ac_grid_modules(g)), AC_FN(reduce_wide_members), (s, count, stream))
+        return AC_ERR_UNSUPPORTED;
+    }
+    AC_FN(reduce_members_kernel)<<<dim3((unsigned)AC_FN(member_reduce_blocks)(s, count), (unsigned)count), 256, 0,
+                                    stream>>>(s);
     return ac_cuda_record(cudaGetLastError(), "ensemble reduction launch");
 }
+
+/* The periodic ghost zones along one axis of the fields of mask `fields`
+ * (bit f: field f) of each wide member's home, as fill_ghost_kernel fills
+ * a solo grid's: block (b, m) fills part of member m. */
+template <int NF>
+__global__ void AC_FN(fill_ghost_members_kernel)(AC_FN(ghost_pass) g, unsigned fields)
+{
+    const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
+    const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const int plane = (int)(t % (2 * AC_GHOST));
+        const long long rest = t / (2 * AC_GHOST);
+        const int pb = (int)(rest % g.mb), pc = (int)(rest / g.mb);
+        const int ghost = ac_ghost_plane(plane, g.lo, g.n);
+        const int source = ac_periodic_source(ghost, g.lo, g.n);
+        const ptrdiff_t base = pb * g.sb + pc * g.sc;
+#pragma unroll
+        for (int f = 0; f < NF; ++f)
+            if (fields & 1u << f)
+                m.sets[0].f[f][base + ghost * g.sa] = m.sets[0].f[f][base + source * g.sa];
+    }
+}
+
+/* The signal speed's reduction of each wide member (cuda_reduce_mhd's
+ * signal_reduce_kernel, the body it runs) into its step's maximum and flags. */
+template <unsigned MODULES>
+__global__ void AC_FN(signal_members_kernel)(AC_FN(shape) s, unsigned terms)
+{
+    constexpr int NF = ac_field_count(MODULES);
+    const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
+    AC_FN(mhd_field_set) fields;
+#pragma unroll
+    for (int f = 0; f < AC_MAX_FIELDS; ++f)
+        fields.f[f] = f < NF ? m.sets[0].f[f] : NULL;
+    AC_FN(signal_reduce_body)<MODULES, false>(fields, terms, s, m.p, m.geo, m.step.max_u2_bits, m.step.nonfinite,
+                                              ac_shear_flow());
+}
+
+template <int NF>
+static ac_status AC_FN(fill_member_ghosts)(const AC_FN(shape) & s, int count, unsigned fields, cudaStream_t stream)
+{
+    for (int axis = 0; axis < 3; ++axis) {
+        const AC_FN(ghost_pass) g = AC_FN(make_ghost_pass)(s, axis);
+        const long long blocks = AC_FN(blocks_for)((long long)(2 * AC_GHOST) * g.mb * g.mc, 65535);
+        AC_FN(fill_ghost_members_kernel)<NF><<<dim3((unsigned)blocks, (unsigned)count), 256, 0, stream>>>(g, fields);
+        if (ac_cuda_record(cudaGetLastError(), "ensemble ghost-zone launch") != AC_OK)
+            return AC_ERR_DEVICE;
+    }
+    return AC_OK;
+}
+
+/* The signal-speed reduction of the `count` wide members in the table, all
+ * of grid g's modules and terms, as queue_signal_reduction does for a solo
+ * grid without walls or shear: the ghost zones of the fields whose
+ * gradients it reads filled first (cuda_reduce_mhd). */
+extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const unsigned modules = ac_grid_modules(g), terms = ac_grid_terms(g);
+    if (count < 1 || count > AC_FN(cuda_members_capacity)(g) || AC_FN(member_is_hydro)(g))
+        return AC_ERR_ARGUMENT;
+    unsigned fields = 0;
+    for (int r = 0; r < AC_FIELD_ROWS; ++r)
+        if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
+            fields |= 1u << ac_field_index(modules, r);
+    if (fields) {
+        ac_status st = AC_ERR_UNSUPPORTED;
+        switch (ac_field_count(modules)) {
+#define AC_FILL_CASE(nf)                                                                                               \
+    case nf:                                                                                                           \
+        st = AC_FN(fill_member_ghosts)<nf>(s, count, fields, stream);                                                 \
+        break;
+            AC_FILL_CASE(4)
+            AC_FILL_CASE(5)
+            AC_FILL_CASE(6)
+            AC_FILL_CASE(7)
+            AC_FILL_CASE(8)
+            AC_FILL_CASE(9)
+            AC_FILL_CASE(10)
+#undef AC_FILL_CASE
+        default:
+            break;
+        }
+        if (st != AC_OK)
+            return st;
+    }
+    const dim3 blocks((unsigned)AC_FN(member_reduce_blocks)(s, count), (unsigned)count);
+    switch (modules) {
+#define AC_SIGNAL_MEMBERS(m)                                                                                           \
+    case (m):                                                                                                          \
+        AC_FN(signal_members_kernel)<(m)><<<blocks, 256, 0, stream>>>(s, terms);                                       \
+        break;
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_ENTROPY)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_PSCALAR)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_PSCALAR)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR)
+#define AC_SCALARS2 (AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_SCALARS2)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_SCALARS2)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_SCALARS2)
+        AC_SIGNAL_MEMBERS(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_SCALARS2)
+#undef AC_SCALARS2
+#undef AC_SIGNAL_MEMBERS
+    default:
+        return AC_ERR_UNSUPPORTED;
+    }
+    return ac_cuda_record(cudaGetLastError(), "ensemble signal-speed reduction launch");
+}
+
+/* The forcing of a forced member's step, as forcing_sample_kernel adds it
+ * after a solo device loop's step: the draw of the run's last step (its
+ * samples and run state, member by member in `forcing`) to the velocity of
+ * its home set (the first four fields of the hydro or the wide table). */
+template <int NF, bool HYDRO>
+__global__ void AC_FN(forcing_members_kernel)(AC_FN(shape) s, ac_member_forcing forcing)
+{
+    const ac_cfl_run *run = forcing.run[blockIdx.y];
+    const double dt = run->step_dt;
+    if (dt != dt)
+        return;
+    AC_FN(field_set) home;
+    if (HYDRO) {
+        home = AC_FN(stream_members)[blockIdx.y].sets[0];
+    } else {
+        const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
+        for (int f = 0; f < AC_NUM_FIELDS; ++f)
+            home.f[f] = m.sets[0].f[f];
+    }
+    ac_forcing_term term;
+    ac_forcing_term_of(forcing.samples[blockIdx.y] + (run->taken - 1), run->forcing_f0, run->forcing_cs, dt, &term);
+    AC_FN(add_forcing_term)(home, s, term, dt);
+}
+
+template <int NF>
+static ac_status AC_FN(force_wide_members)(const AC_FN(shape) & s, unsigned blocks, int count,
+                                           const ac_member_forcing &forcing, cudaStream_t stream)
+{
+    AC_FN(forcing_members_kernel)<NF, false><<<dim3(blocks, (unsigned)count), 256, 0, stream>>>(s, forcing);
+    return ac_cuda_record(cudaGetLastError(), "ensemble forcing launch");
+}
+
+/* The forcing after a step of the `count` members in the table, all of
+ * grid g's configuration and forced. */
+extern "C" ac_status AC_FN(cuda_force_members)(const ac_grid *g, int count, const ac_member_forcing *forcing,
+                                               cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    const unsigned blocks = AC_FN(blocks_for)(total, 65535 / count > 1 ? 65535 / count : 1);
+    if (count < 1 || count > AC_FN(cuda_members_capacity)(g))
+        return AC_ERR_ARGUMENT;
+    if (!AC_FN(member_is_hydro)(g)) {
+        AC_BY_FIELDS(ac_field_count(ac_grid_modules(g)), AC_FN(force_wide_members),
+                     (s, blocks, count, *forcing, stream))
+        return AC_ERR_UNSUPPORTED;
+    }
+    AC_FN(forcing_members_kernel)<AC_NUM_FIELDS, true><<<dim3(blocks, (unsigned)count), 256, 0, stream>>>(s, *forcing);
+    return ac_cuda_record(cudaGetLastError(), "ensemble forcing launch");
+}
+
+#undef AC_BY_FIELDS

@@ -41,9 +41,10 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
  * more of each for the shearing box (SHEARING), so that the others keep
  * their registers. */
 template <unsigned MODULES, bool SHEARING>
-__global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigned terms, AC_FN(shape) s,
-                                            ac_physics_params p, ac_geometry geo, unsigned long long *max_bits,
-                                            unsigned int *nonfinite, ac_shear_flow flow)
+static __device__ __forceinline__ void AC_FN(signal_reduce_body)(const AC_FN(mhd_field_set) & fields, unsigned terms,
+                                                                 const AC_FN(shape) & s, const ac_physics_params &p,
+                                                                 const ac_geometry &geo, unsigned long long *max_bits,
+                                                                 unsigned int *nonfinite, const ac_shear_flow &flow)
 {
     constexpr int count = ac_field_count(MODULES);
     double local_max = 0.0;
@@ -69,6 +70,15 @@ __global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigne
             local_max = speed > local_max ? speed : local_max;
     }
     AC_FN(warp_reduce_to)(local_max, flags, max_bits, nonfinite); /* every lane gets here */
+}
+
+/* (the body, also of an ensemble's members: members.cuh's signal_members_kernel) */
+template <unsigned MODULES, bool SHEARING>
+__global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigned terms, AC_FN(shape) s,
+                                            ac_physics_params p, ac_geometry geo, unsigned long long *max_bits,
+                                            unsigned int *nonfinite, ac_shear_flow flow)
+{
+    AC_FN(signal_reduce_body)<MODULES, SHEARING>(fields, terms, s, p, geo, max_bits, nonfinite, flow);
 }
 
 extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int fill_ghosts,
