@@ -32,6 +32,23 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
                                  wraps, stream);
 }
 
+/* The module sets whose signal-speed reductions the build holds (one
+ * kernel instance each): X(modules), for the solo reduction below and an
+ * ensemble's (members.cuh's cuda_signal_members). */
+#define AC_SIGNAL_MODULE_SETS(X)                                                                                       \
+    X(AC_MODULE_HYDRO)                                                                                                 \
+    X(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)                                                                            \
+    X(AC_MODULE_HYDRO | AC_MODULE_ENTROPY)                                                                             \
+    X(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY)                                                        \
+    X(AC_MODULE_HYDRO | AC_MODULE_PSCALAR)                                                                             \
+    X(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_PSCALAR)                                                        \
+    X(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR)                                                         \
+    X(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR)                                    \
+    X(AC_MODULE_HYDRO | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2)                                                        \
+    X(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2)                                   \
+    X(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2)                                    \
+    X(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2)
+
 /* max of the signal speed of the CFL step (timestep.h's ac_signal_speed_at,
  * and where it depends on the position the flow of the shearing box at the
  * point's x, ac_position_speed_of, as the CPU's reduction adds it) as the
@@ -116,20 +133,7 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
             AC_FN(signal_reduce_kernel)<(m), false><<<blocks, 256, 0, stream>>>(set, terms, s, p, geo, max_bits,       \
                                                                                 nonfinite, flow);                      \
         break;
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_ENTROPY)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_PSCALAR)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_PSCALAR)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR)
-#define AC_SCALARS2 (AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2) /* two passive scalars */
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_SCALARS2)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_SCALARS2)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_SCALARS2)
-        AC_SIGNAL_INSTANCE(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_SCALARS2)
-#undef AC_SCALARS2
+        AC_SIGNAL_MODULE_SETS(AC_SIGNAL_INSTANCE)
 #undef AC_SIGNAL_INSTANCE
     default:
         return AC_ERR_UNSUPPORTED;
