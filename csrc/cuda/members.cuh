@@ -13,8 +13,6 @@
  * run, bit for bit.
  */
 
-#include <type_traits>
-
 /* A member as the kernel reads it: block (b, m) is block b of member m. */
 typedef struct {
     AC_FN(field_set) sets[3]; /* home, stage_a, w */
@@ -206,21 +204,34 @@ extern "C" ac_status AC_FN(cuda_load_members)(const ac_member *members, int coun
 }
 
 /* The members' kernel of configuration CONFIG: the hydro table's for plain
- * hydrodynamics (the tag true), the wide table's for the others; one
- * signature, so that either is launched through the pointer. */
-typedef void (*AC_FN(members_kernel_fn))(AC_FN(shape), int4, int, bool, int, bool);
+ * hydrodynamics, the wide table's for the others. */
+template <unsigned CONFIG, int TX, int TY, int LEAD, bool HYDRO = CONFIG == ac_config(AC_MODULE_HYDRO, 0u)>
+struct AC_FN(members_kernel) {
+    static const void *address()
+    {
+        return (const void *)AC_FN(stream_wide_members_kernel)<CONFIG, TX, TY, LEAD, 0>;
+    }
+    static void launch(dim3 blocks, dim3 threads, size_t smem, cudaStream_t stream, const AC_FN(shape) & s, int4 roles,
+                       int substep, bool reduce, int runs, bool wrap_x)
+    {
+        AC_FN(stream_wide_members_kernel)<CONFIG, TX, TY, LEAD, 0>
+            <<<blocks, threads, smem, stream>>>(s, roles, substep, reduce, runs, wrap_x);
+    }
+};
 
 template <unsigned CONFIG, int TX, int TY, int LEAD>
-static AC_FN(members_kernel_fn) AC_FN(members_kernel)(std::true_type)
-{
-    return AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0>;
-}
-
-template <unsigned CONFIG, int TX, int TY, int LEAD>
-static AC_FN(members_kernel_fn) AC_FN(members_kernel)(std::false_type)
-{
-    return AC_FN(stream_wide_members_kernel)<CONFIG, TX, TY, LEAD, 0>;
-}
+struct AC_FN(members_kernel)<CONFIG, TX, TY, LEAD, true> {
+    static const void *address()
+    {
+        return (const void *)AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0>;
+    }
+    static void launch(dim3 blocks, dim3 threads, size_t smem, cudaStream_t stream, const AC_FN(shape) & s, int4 roles,
+                       int substep, bool reduce, int runs, bool wrap_x)
+    {
+        AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0>
+            <<<blocks, threads, smem, stream>>>(s, roles, substep, reduce, runs, wrap_x);
+    }
+};
 
 /* Substep `substep` of the `count` members in the table, configuration
  * CONFIG in its schedule (schedules.cuh); built for the configurations the
@@ -233,18 +244,18 @@ struct AC_FN(members_substep) {
         constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
         constexpr int TX = S.tx, TY = S.ty, LEAD = S.lead, NF = ac_field_count(ac_config_modules(CONFIG));
         constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
-        const AC_FN(members_kernel_fn) kernel = AC_FN(members_kernel)<CONFIG, TX, TY, LEAD>(
-            std::integral_constant<bool, CONFIG == ac_config(AC_MODULE_HYDRO, 0u)>());
+        typedef AC_FN(members_kernel)<CONFIG, TX, TY, LEAD> K;
         static AC_FN(kernel_fit) fit = {0, 0, 0};
-        if (AC_FN(fit_kernel)(&fit, (const void *)kernel, TX * TY, smem) != AC_OK)
+        if (AC_FN(fit_kernel)(&fit, K::address(), TX * TY, smem) != AC_OK)
             return AC_ERR_DEVICE;
         const long long columns = (long long)((s.n[0] + TX - 1) / TX) * ((s.n[1] + TY - 1) / TY);
         const int runs = AC_FN(stream_runs)(fit, columns * count, s.n[2],
                                             (double)count * NF * s.m[0] * s.m[1] * s.m[2] * sizeof(real));
         if (columns * runs > 0x7fffffffLL)
             return AC_ERR_ARGUMENT;
-        kernel<<<dim3((unsigned)(columns * runs), (unsigned)count), dim3(TX, TY, 1), smem, stream>>>(
-            s, make_int4(roles[0], roles[1], roles[2], roles[3]), substep, reduce != 0, runs, AC_FN(stream_wraps_x)(s));
+        K::launch(dim3((unsigned)(columns * runs), (unsigned)count), dim3(TX, TY, 1), smem, stream, s,
+                  make_int4(roles[0], roles[1], roles[2], roles[3]), substep, reduce != 0, runs,
+                  AC_FN(stream_wraps_x)(s));
         return ac_cuda_record(cudaGetLastError(), "ensemble substep launch");
     }
 };
