@@ -310,12 +310,15 @@ def run_rate(advance, sims, steps, target_seconds):
     steps taken over the seconds, the best of BATCHES batches; each batch
     runs every member about `steps` CFL steps further (sim.run's path: the
     CFL reduction, NaN checks, the last step shortened to land), fewer where
-    the timed warm-up step says BATCHES batches of `steps` would take longer
-    than target_seconds."""
+    the timed step after the warm-up says BATCHES batches of `steps` would
+    take longer than target_seconds.  The warm-up (a first run of each new
+    simulation sets up its device loop, about a second on a GPU) is not
+    timed: timed, it made batches of one step, which measured that setup."""
     points = math.prod(sims[0].shape)
     dt = min(sim.cfl_dt() for sim in sims)
+    advance(max(sim.t for sim in sims) + dt)  # warm-up, untimed
     t0 = time.perf_counter()
-    advance(max(sim.t for sim in sims) + dt)  # warm-up, timed: about one step of every member
+    advance(max(sim.t for sim in sims) + dt)  # about one step of every member, timed
     once = time.perf_counter() - t0
     steps = max(1, min(steps, int(target_seconds / BATCHES / max(once, 1e-9))))
     span = steps * dt
