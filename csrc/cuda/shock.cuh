@@ -299,23 +299,13 @@ static ac_status AC_FN(sheared_shock_profile)(const ac_grid *g, void *const in_[
     return ac_cuda_record(cudaGetLastError(), "shock profile scale launch");
 }
 
-/* The profile of the fields `in` into zeta, and its gradient into the three
- * padded arrays after it. */
-extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
-                                               cudaStream_t stream)
+/* The profile of a periodic grid's fields `in` into zeta, ghost zones
+ * filled, by the fused kernel above. */
+static ac_status AC_FN(fused_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], real *zeta,
+                                            cudaStream_t stream)
 {
     static AC_FN(kernel_fit) fit; /* the blocks of the profile kernel one GPU holds at once */
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const ac_geometry geo = make_geometry(g);
-    real *zeta = (real *)zeta_;
-    const dim3 gradient_threads(32, 8, 1);
-    if (AC_FN(shears_x)(g)) { /* shifted x images in every pass */
-        if (AC_FN(sheared_shock_profile)(g, in_, zeta, stream) != AC_OK)
-            return AC_ERR_DEVICE;
-        AC_FN(shock_gradient_kernel)<<<AC_FN(tile_blocks)(s, gradient_threads, 16), gradient_threads, 0, stream>>>(
-            zeta, s, geo, 16);
-        return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
-    }
     if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(shock_profile_kernel), AC_SHOCK_THREADS, 0) != AC_OK)
         return AC_ERR_DEVICE;
     /* one wave: the z range split among as many blocks per x-y tile as fit */
@@ -327,15 +317,29 @@ extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_
     /* the kernel writes each point's images along each axis where every axis
      * has the stencil's radius of points at least (once each) */
     const bool images = s.n[0] >= AC_GHOST && s.n[1] >= AC_GHOST && s.n[2] >= AC_GHOST;
-    AC_FN(shock_profile_kernel)<<<blocks, threads, 0, stream>>>(AC_FN(make_set)(in_), zeta, s, geo,
+    AC_FN(shock_profile_kernel)<<<blocks, threads, 0, stream>>>(AC_FN(make_set)(in_), zeta, s, make_geometry(g),
                                                                make_physics_params(g), z_per_block, images);
     if (ac_cuda_record(cudaGetLastError(), "shock profile launch") != AC_OK)
         return AC_ERR_DEVICE;
     const AC_FN(field_set) profile = {{zeta, NULL, NULL, NULL}};
-    if (!images && AC_FN(fill_ghosts)(profile, 1, s, stream) != AC_OK)
+    return images ? AC_OK : AC_FN(fill_ghosts)(profile, 1, s, stream);
+}
+
+/* The profile of the fields `in` into zeta (a shearing box's pass by pass,
+ * a periodic grid's fused), and its gradient into the three padded arrays
+ * after it. */
+extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
+                                               cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    real *zeta = (real *)zeta_;
+    const ac_status st = AC_FN(shears_x)(g) ? AC_FN(sheared_shock_profile)(g, in_, zeta, stream)
+                                            : AC_FN(fused_shock_profile)(g, in_, zeta, stream);
+    if (st != AC_OK)
         return AC_ERR_DEVICE;
-    blocks = AC_FN(tile_blocks)(s, gradient_threads, 16);
-    AC_FN(shock_gradient_kernel)<<<blocks, gradient_threads, 0, stream>>>(zeta, s, geo, 16);
+    const dim3 threads(32, 8, 1);
+    AC_FN(shock_gradient_kernel)<<<AC_FN(tile_blocks)(s, threads, 16), threads, 0, stream>>>(zeta, s,
+                                                                                             make_geometry(g), 16);
     return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
 }
 
