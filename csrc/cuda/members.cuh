@@ -393,6 +393,14 @@ static ac_status AC_FN(fill_member_ghosts)(const AC_FN(shape) & s, int count, un
     return AC_OK;
 }
 
+/* ... for members of nf fields. */
+static ac_status AC_FN(fill_members_ghosts)(int nf, const AC_FN(shape) & s, int count, unsigned fields,
+                                            cudaStream_t stream)
+{
+    AC_BY_FIELDS(nf, AC_FN(fill_member_ghosts), (s, count, fields, stream))
+    return AC_ERR_UNSUPPORTED;
+}
+
 /* The signal-speed reduction of the `count` wide members in the table, all
  * of grid g's modules and terms, as queue_signal_reduction does for a solo
  * grid without walls or shear: the ghost zones of the fields whose
@@ -408,23 +416,7 @@ extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cud
         if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
             fields |= 1u << ac_field_index(modules, r);
     if (fields) {
-        ac_status st = AC_ERR_UNSUPPORTED;
-        switch (ac_field_count(modules)) {
-#define AC_FILL_CASE(nf)                                                                                               \
-    case nf:                                                                                                           \
-        st = AC_FN(fill_member_ghosts)<nf>(s, count, fields, stream);                                                 \
-        break;
-            AC_FILL_CASE(4)
-            AC_FILL_CASE(5)
-            AC_FILL_CASE(6)
-            AC_FILL_CASE(7)
-            AC_FILL_CASE(8)
-            AC_FILL_CASE(9)
-            AC_FILL_CASE(10)
-#undef AC_FILL_CASE
-        default:
-            break;
-        }
+        const ac_status st = AC_FN(fill_members_ghosts)(ac_field_count(modules), s, count, fields, stream);
         if (st != AC_OK)
             return st;
     }
