@@ -61,12 +61,6 @@ typedef struct {
     ac_device_step step;
 } ac_member;
 
-/* Forced members' draws and run states, member by member (cuda_force_members). */
-typedef struct {
-    const ac_forcing_sample *samples[AC_MAX_MEMBERS];
-    const ac_cfl_run *run[AC_MAX_MEMBERS];
-} ac_member_forcing;
-
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
                                  void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],              \
@@ -102,8 +96,6 @@ typedef struct {
     ac_status cuda_signal_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
     /* the most members of grid g's configuration one launch steps */                                         \
     int cuda_members_capacity_##sfx(const ac_grid *g);                                                            \
-    ac_status cuda_force_members_##sfx(const ac_grid *g, int count, const ac_member_forcing *forcing,           \
-                                       cudaStream_t stream);                                                     \
     ac_status cuda_substep_members_##sfx(const ac_grid *g, int count, const int roles[4], int substep, int reduce, \
                                          cudaStream_t stream);                                                   \
     /* walls (../boundaries.h) and gravity (../terms/gravity.h) */                                            \

@@ -7,10 +7,10 @@
  * for many grids); a table in constant memory holds them, read with the
  * block's member index.  The members of an ensemble share one
  * configuration (modules and kernel terms, schedules.cuh), any that the
- * solo device loop runs; the kernels are the bodies of that loop's
- * (the streaming substep's of the configuration's instance, the
- * reductions, the forcing), so a member's arithmetic is that of its solo
- * run, bit for bit.
+ * solo device loop runs, unforced; the kernels are the bodies of that
+ * loop's (the streaming substep's of the configuration's instance, the
+ * reductions), so a member's arithmetic is that of its solo run, bit for
+ * bit.
  */
 
 /* A member as the kernel reads it: block (b, m) is block b of member m. */
@@ -432,57 +432,6 @@ extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cud
         return AC_ERR_UNSUPPORTED;
     }
     return ac_cuda_record(cudaGetLastError(), "ensemble signal-speed reduction launch");
-}
-
-/* The forcing of a forced member's step, as forcing_sample_kernel adds it
- * after a solo device loop's step: the draw of the run's last step (its
- * samples and run state, member by member in `forcing`) to the velocity of
- * its home set (the first four fields of the hydro or the wide table). */
-template <int NF, bool HYDRO>
-__global__ void AC_FN(forcing_members_kernel)(AC_FN(shape) s, ac_member_forcing forcing)
-{
-    const ac_cfl_run *run = forcing.run[blockIdx.y];
-    const double dt = run->step_dt;
-    if (dt != dt)
-        return;
-    AC_FN(field_set) home;
-    if (HYDRO) {
-        home = AC_FN(stream_members)[blockIdx.y].sets[0];
-    } else {
-        const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
-        for (int f = 0; f < AC_NUM_FIELDS; ++f)
-            home.f[f] = m.sets[0].f[f];
-    }
-    ac_forcing_term term;
-    ac_forcing_term_of(forcing.samples[blockIdx.y] + (run->taken - 1), run->forcing_f0, run->forcing_cs, dt, &term);
-    AC_FN(add_forcing_term)(home, s, term, dt);
-}
-
-template <int NF>
-static ac_status AC_FN(force_wide_members)(const AC_FN(shape) & s, unsigned blocks, int count,
-                                           const ac_member_forcing &forcing, cudaStream_t stream)
-{
-    AC_FN(forcing_members_kernel)<NF, false><<<dim3(blocks, (unsigned)count), 256, 0, stream>>>(s, forcing);
-    return ac_cuda_record(cudaGetLastError(), "ensemble forcing launch");
-}
-
-/* The forcing after a step of the `count` members in the table, all of
- * grid g's configuration and forced. */
-extern "C" ac_status AC_FN(cuda_force_members)(const ac_grid *g, int count, const ac_member_forcing *forcing,
-                                               cudaStream_t stream)
-{
-    const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    const unsigned blocks = AC_FN(blocks_for)(total, 65535 / count > 1 ? 65535 / count : 1);
-    if (count < 1 || count > AC_FN(cuda_members_capacity)(g))
-        return AC_ERR_ARGUMENT;
-    if (!AC_FN(member_is_hydro)(g)) {
-        AC_BY_FIELDS(ac_field_count(ac_grid_modules(g)), AC_FN(force_wide_members),
-                     (s, blocks, count, *forcing, stream))
-        return AC_ERR_UNSUPPORTED;
-    }
-    AC_FN(forcing_members_kernel)<AC_NUM_FIELDS, true><<<dim3(blocks, (unsigned)count), 256, 0, stream>>>(s, *forcing);
-    return ac_cuda_record(cudaGetLastError(), "ensemble forcing launch");
 }
 
 #undef AC_BY_FIELDS
