@@ -992,9 +992,9 @@ static ac_status run_members_graphed(ac_gpu *const *gpus, ac_cfl_run *runs, cons
 static bool goes_with(const ac_gpu *a, const ac_cfl_run *ra, const ac_gpu *b, const ac_cfl_run *rb)
 {
     const unsigned terms = ac_grid_terms(&b->grid);
-    return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k && !b->grid.bc.walls && !b->zeta &&
-           !(terms & (AC_TERM_GRAVITY | AC_TERM_SHOCK | AC_TERM_SHEAR)) && b->grid.modules == a->grid.modules &&
-           grid_config(&b->grid) == grid_config(&a->grid) && ac_device_loop_runs(grid_config(&b->grid)) &&
+    return b->device == a->device && b->method == AC_METHOD_55P && b->k == a->k && !b->grid.bc.walls &&
+           !(terms & AC_TERM_GRAVITY) && grid_config(&b->grid) == grid_config(&a->grid) &&
+           ac_device_loop_runs(grid_config(&b->grid)) &&
            configuration_built(&b->grid, b->method) && rb->full_reduction == ra->full_reduction &&
            (!rb->full_reduction || terms == ac_grid_terms(&a->grid)) &&
            !(rb->full_reduction && grid_config(&b->grid) == ac_config(AC_MODULE_HYDRO, 0u)) &&
