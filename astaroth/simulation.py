@@ -319,6 +319,7 @@ class _CflSteps:
             return None
         sim.t, taken, dt, nonfinite = result
         if taken:
+            sim._fields_as_given = False
             sim.steps += taken
             self.taken += taken
             self.dt = sim._last_device_dt = dt
@@ -999,7 +1000,9 @@ class Simulation:
         """Refuse a run to `until` whose (first) step dt would make it take
         more than MAX_RUN_STEPS steps, naming what limits dt."""
         count = (until - self.t) / dt if dt > 0 else math.inf
-        causes = _thermo.overflow_causes(self)
+        # the fields' causes copy two whole fields to the host: read where fields set by hand may hold them, or to
+        # name them in a refusal, not at every call of run()
+        causes = self._overflowing_gas() if count <= MAX_RUN_STEPS else _thermo.overflow_causes(self)
         if count <= MAX_RUN_STEPS and not causes:
             return
         why = (f"the fixed dt = {dt:.3g} (run(dt=...))" if fixed else self._limiting(dt, cdt, cdtv))
