@@ -190,6 +190,7 @@ class Ensemble:
                     taken[i] += steps
                     if steps:
                         sim._last_device_dt = dt
+                        sim._fields_as_given = False  # as a step of its own leaves it
                     if nonfinite:  # before a step, as cfl_dt raises, or after the last (every step is checked)
                         taken[i] = _error_of(i, sim._raise_nonfinite)
                 if bar is not None:

@@ -368,16 +368,18 @@ __global__ void AC_FN(fill_ghost_members_kernel)(AC_FN(ghost_pass) g, unsigned f
 /* The signal speed's reduction of each wide member (cuda_reduce_mhd's
  * signal_reduce_kernel, the body it runs) into its step's maximum and flags. */
 template <unsigned MODULES>
-__global__ void AC_FN(signal_members_kernel)(AC_FN(shape) s, unsigned terms)
+__global__ void __launch_bounds__(AC_SIGNAL_TX *AC_SIGNAL_TY, AC_SIGNAL_MIN_BLOCKS)
+    AC_FN(signal_members_kernel)(AC_FN(shape) s, unsigned terms, int z_per_block)
 {
     constexpr int NF = ac_field_count(MODULES);
-    const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
+    const int z_runs = (s.n[2] + z_per_block - 1) / z_per_block;
+    const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.z / z_runs); /* member by member */
     AC_FN(mhd_field_set) fields;
 #pragma unroll
     for (int f = 0; f < AC_MAX_FIELDS; ++f)
         fields.f[f] = f < NF ? m.sets[0].f[f] : NULL;
     AC_FN(signal_reduce_body)<MODULES, false>(fields, terms, s, m.p, m.geo, m.step.max_u2_bits, m.step.nonfinite,
-                                              ac_shear_flow());
+                                              ac_shear_flow(), blockIdx.z % z_runs, z_per_block);
 }
 
 template <int NF>
@@ -420,11 +422,12 @@ extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cud
         if (st != AC_OK)
             return st;
     }
-    const dim3 blocks((unsigned)AC_FN(member_reduce_blocks)(s, count), (unsigned)count);
+    const int z_per_block = AC_FN(signal_z_per_block)(s, count);
+    const dim3 blocks = AC_FN(signal_blocks)(s, z_per_block, count), threads(AC_SIGNAL_TX, AC_SIGNAL_TY);
     switch (modules) {
 #define AC_SIGNAL_MEMBERS(m)                                                                                           \
     case (m):                                                                                                          \
-        AC_FN(signal_members_kernel)<(m)><<<blocks, 256, 0, stream>>>(s, terms);                                       \
+        AC_FN(signal_members_kernel)<(m)><<<blocks, threads, 0, stream>>>(s, terms, z_per_block);                      \
         break;
         AC_SIGNAL_MODULE_SETS(AC_SIGNAL_MEMBERS)
 #undef AC_SIGNAL_MEMBERS

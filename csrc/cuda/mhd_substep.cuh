@@ -56,46 +56,92 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
  * or Inf; the ghost zones of the fields whose gradients it reads filled.
  * One instance per module set, so that the field indices fold, and one
  * more of each for the shearing box (SHEARING), so that the others keep
- * their registers. */
+ * their registers.
+ *
+ * A block of AC_SIGNAL_TX x AC_SIGNAL_TY threads takes that tile of x-y
+ * columns and walks z_per_block planes up it (the z_block-th run up the
+ * grid): a point's z taps are those of the point below, still in L1, and
+ * the planes that neighbouring blocks read are in L2 together.  (A
+ * grid-stride loop over the points, x fastest, read each value from DRAM
+ * about twice and divided 64-bit indices at every point.)  Four blocks an
+ * SM: 64 registers (unbounded, the MHD instances took 94 and ran slower;
+ * benchmarks/results/2026-11-28-gpu-run-profile). */
+enum { AC_SIGNAL_TX = 32, AC_SIGNAL_TY = 8, AC_SIGNAL_Z = 16, AC_SIGNAL_MIN_BLOCKS = 4 };
+
+/* Planes a block walks for `count` grids of shape s side by side along the
+ * launch's z (an ensemble's members): AC_SIGNAL_Z, fewer where the launch
+ * would have fewer than AC_SIGNAL_BLOCKS blocks (small grids: a thread's
+ * planes are taken one after another, and too few threads leave the SMs
+ * waiting on their loads), more where it would pass 65535 blocks along z. */
+enum { AC_SIGNAL_BLOCKS = 2048 };
+
+static int AC_FN(signal_z_per_block)(const AC_FN(shape) & s, int count)
+{
+    const long long tiles = (long long)((s.n[0] + AC_SIGNAL_TX - 1) / AC_SIGNAL_TX) *
+                            ((s.n[1] + AC_SIGNAL_TY - 1) / AC_SIGNAL_TY) * count;
+    int z = AC_SIGNAL_Z;
+    while (z > 1 && tiles * ((s.n[2] + z - 1) / z) < AC_SIGNAL_BLOCKS)
+        z /= 2;
+    while ((long long)((s.n[2] + z - 1) / z) * count > 65535)
+        z *= 2;
+    return z;
+}
+
+/* The launch of the reduction of `count` such grids. */
+static dim3 AC_FN(signal_blocks)(const AC_FN(shape) & s, int z_per_block, int count)
+{
+    return dim3((unsigned)((s.n[0] + AC_SIGNAL_TX - 1) / AC_SIGNAL_TX),
+                (unsigned)((s.n[1] + AC_SIGNAL_TY - 1) / AC_SIGNAL_TY),
+                (unsigned)((s.n[2] + z_per_block - 1) / z_per_block * count));
+}
+
 template <unsigned MODULES, bool SHEARING>
 static __device__ __forceinline__ void AC_FN(signal_reduce_body)(const AC_FN(mhd_field_set) & fields, unsigned terms,
                                                                  const AC_FN(shape) & s, const ac_physics_params &p,
                                                                  const ac_geometry &geo, unsigned long long *max_bits,
-                                                                 unsigned int *nonfinite, const ac_shear_flow &flow)
+                                                                 unsigned int *nonfinite, const ac_shear_flow &flow,
+                                                                 int z_block, int z_per_block)
 {
     constexpr int count = ac_field_count(MODULES);
     double local_max = 0.0;
     unsigned int flags = 0;
     const ptrdiff_t stride[3] = {1, s.stride[1], s.stride[2]};
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x) {
-        const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
-        AC_UNROLL
-        for (int f = 0; f < count; ++f)
-            if (!isfinite(fields.f[f][idx]))
-                flags |= 1u << f;
-        /* the grid's terms at run time: with the module set's as constants (the CPU's choice) the MHD+entropy
-         * instance takes 82 registers and 1.23 times as long (benchmarks/results/2026-11-27-h100-run-in-c) */
-        double speed = ac_signal_speed_at(MODULES, terms, fields.f, idx, stride, &geo, &p);
-        if (SHEARING)
-            speed += ac_position_speed_of(
-                terms, &flow, ac_axis_coordinate(s.origin[0], s.offset[0] + (int)(t % s.n[0]), s.spacing[0]));
-        if (!isfinite(speed))
-            flags |= 1u << 1; /* reported as the velocity's */
-        else
-            local_max = speed > local_max ? speed : local_max;
+    const int i = blockIdx.x * AC_SIGNAL_TX + threadIdx.x, j = blockIdx.y * AC_SIGNAL_TY + threadIdx.y;
+    const int k0 = z_block * z_per_block, k1 = min(k0 + z_per_block, s.n[2]);
+    if (i < s.n[0] && j < s.n[1]) {
+        const double position =
+            SHEARING ? ac_position_speed_of(terms, &flow,
+                                            ac_axis_coordinate(s.origin[0], s.offset[0] + i, s.spacing[0]))
+                     : 0.0;
+        ptrdiff_t idx = AC_FN(padded)(s, i, j, k0);
+        for (int k = k0; k < k1; ++k, idx += s.stride[2]) {
+            AC_UNROLL
+            for (int f = 0; f < count; ++f)
+                if (!isfinite(fields.f[f][idx]))
+                    flags |= 1u << f;
+            /* the grid's terms at run time: with the module set's as constants (the CPU's choice) the MHD+entropy
+             * instance takes 82 registers and 1.23 times as long (benchmarks/results/2026-11-27-h100-run-in-c) */
+            double speed = ac_signal_speed_at(MODULES, terms, fields.f, idx, stride, &geo, &p);
+            if (SHEARING)
+                speed += position;
+            if (!isfinite(speed))
+                flags |= 1u << 1; /* reported as the velocity's */
+            else
+                local_max = speed > local_max ? speed : local_max;
+        }
     }
     AC_FN(warp_reduce_to)(local_max, flags, max_bits, nonfinite); /* every lane gets here */
 }
 
 /* (the body, also of an ensemble's members: members.cuh's signal_members_kernel) */
 template <unsigned MODULES, bool SHEARING>
-__global__ void AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigned terms, AC_FN(shape) s,
-                                            ac_physics_params p, ac_geometry geo, unsigned long long *max_bits,
-                                            unsigned int *nonfinite, ac_shear_flow flow)
+__global__ void __launch_bounds__(AC_SIGNAL_TX *AC_SIGNAL_TY, AC_SIGNAL_MIN_BLOCKS)
+    AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigned terms, AC_FN(shape) s, ac_physics_params p,
+                                ac_geometry geo, unsigned long long *max_bits, unsigned int *nonfinite,
+                                ac_shear_flow flow, int z_per_block)
 {
-    AC_FN(signal_reduce_body)<MODULES, SHEARING>(fields, terms, s, p, geo, max_bits, nonfinite, flow);
+    AC_FN(signal_reduce_body)<MODULES, SHEARING>(fields, terms, s, p, geo, max_bits, nonfinite, flow, blockIdx.z,
+                                                 z_per_block);
 }
 
 extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int fill_ghosts,
@@ -117,8 +163,8 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
         }
     if (reads && AC_FN(fill_ghosts)(read, reads, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    const unsigned blocks = AC_FN(blocks_for)(total, 4096);
+    const int z_per_block = AC_FN(signal_z_per_block)(s, 1);
+    const dim3 blocks = AC_FN(signal_blocks)(s, z_per_block, 1), threads(AC_SIGNAL_TX, AC_SIGNAL_TY);
     const AC_FN(mhd_field_set) set = AC_FN(make_mhd_set)(fields_);
     const ac_physics_params p = make_physics_params(g);
     const ac_geometry geo = make_geometry(g);
@@ -127,11 +173,12 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
 #define AC_SIGNAL_INSTANCE(m)                                                                                          \
     case (m):                                                                                                          \
         if (terms & AC_TERM_SHEAR)                                                                                     \
-            AC_FN(signal_reduce_kernel)<(m), true><<<blocks, 256, 0, stream>>>(set, terms, s, p, geo, max_bits,        \
-                                                                               nonfinite, flow);                       \
+            AC_FN(signal_reduce_kernel)<(m), true><<<blocks, threads, 0, stream>>>(set, terms, s, p, geo, max_bits,    \
+                                                                                   nonfinite, flow, z_per_block);      \
         else                                                                                                           \
-            AC_FN(signal_reduce_kernel)<(m), false><<<blocks, 256, 0, stream>>>(set, terms, s, p, geo, max_bits,       \
-                                                                                nonfinite, flow);                      \
+            AC_FN(signal_reduce_kernel)<(m), false><<<blocks, threads, 0, stream>>>(set, terms, s, p, geo,             \
+                                                                                    max_bits, nonfinite, flow,         \
+                                                                                    z_per_block);                      \
         break;
         AC_SIGNAL_MODULE_SETS(AC_SIGNAL_INSTANCE)
 #undef AC_SIGNAL_INSTANCE
