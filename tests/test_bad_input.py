@@ -566,6 +566,30 @@ def test_a_float32_reference_density_that_makes_the_sound_speed_huge_is_named(ma
     assert words in str(unstable.value) and "the sound speed is that large because" in str(unstable.value)
 
 
+def test_the_gas_overflow_check_reads_the_fields_only_while_they_are_as_set(monkeypatch):
+    """run() names fields that make the ideal gas overflow (the test above) by copying ss and lnrho to the host:
+    before the first step and after fields are set, not at every call (a 256^3 run in calls of 20 steps spent
+    most of its time there), in a Simulation's run and in an Ensemble's members alike."""
+    from astaroth import thermo
+
+    calls = []
+    real = thermo.overflow_causes
+    monkeypatch.setattr(thermo, "overflow_causes", lambda sim: calls.append(sim) or real(sim))
+    sims = [noisy_gas() for _ in range(2)]
+    sims[0].run(until=0.02)
+    assert len(calls) == 1
+    sims[0].run(until=0.04)
+    sims[0].run(until=0.06)
+    assert len(calls) == 1
+    sims[0]["ss"] = sims[0]["ss"]
+    sims[0].run(until=0.08)
+    assert len(calls) == 2
+    ensemble = ac.Ensemble(sims)
+    ensemble.run(until=0.1)
+    ensemble.run(until=0.12)
+    assert len(calls) == 3  # sims[1] before its first step; sims[0]'s fields were stepped since they were set
+
+
 @pytest.mark.parametrize("kw, words", [
     (dict(dtype="float32", gravity=(0, 0, -1e39), boundaries={"z": WALLS}),
      "gravity = (0.0, 0.0, -1e+39) is beyond the largest float32 number"),
