@@ -8,8 +8,8 @@
  * strength for the step's dt (ac_forcing_term_of: products, a quotient and
  * a square root, so that the host and a device that knows dt only on the
  * device give the same bits).  The per-point increment it defines is
- * applied by the backends through forcing_increment() below (plain C99,
- * usable in CUDA device code).
+ * applied by the backends through forcing_axis_phase, forcing_phase_at and
+ * forcing_increment below (plain C99, usable in CUDA device code).
  */
 #ifndef ASTAROTH_FORCING_H
 #define ASTAROTH_FORCING_H
@@ -74,12 +74,36 @@ AC_FORCING_INLINE void ac_forcing_term_of(const ac_forcing_sample *d, double f0,
  * sound speed cs; advances the generator. */
 void ac_forcing_draw(ac_forcing *forcing, double cs, double dt, ac_forcing_term *term);
 
-/* The velocity increment at position (x, y, z) for a step dt: the cosine
- * part, all of it without helicity. */
-AC_FORCING_INLINE void forcing_increment(const ac_forcing_term *t, double x, double y, double z, double dt,
-                                         double du[3])
+/* exp(i theta) as its cosine and sine. */
+typedef struct {
+    double c, s;
+} ac_forcing_phase;
+
+/* The factor of axis a of exp(i (k.x + phase)) at coordinate x: exp(i k_a x),
+ * the term's phase with z's.  The product of the three (forcing_phase_at) is
+ * a point's: one complex product a point in place of a cosine and a sine of
+ * k.x + phase, and more accurate (that sum's rounding grows with |k.x|); the
+ * Pencil Code's forcing.f90 builds its fx, fy, fz the same way. */
+AC_FORCING_INLINE ac_forcing_phase forcing_axis_phase(const ac_forcing_term *t, int a, double x)
 {
-    const double c = cos(t->k[0] * x + t->k[1] * y + t->k[2] * z + t->phase) * dt;
+    const double theta = a == 2 ? t->k[2] * x + t->phase : t->k[a] * x;
+    const ac_forcing_phase f = {cos(theta), sin(theta)};
+    return f;
+}
+
+/* exp(i (k.x + phase)) from the factors of x, y and z (forcing_axis_phase). */
+AC_FORCING_INLINE ac_forcing_phase forcing_phase_at(ac_forcing_phase x, ac_forcing_phase y, ac_forcing_phase z)
+{
+    const ac_forcing_phase yz = {y.c * z.c - y.s * z.s, y.s * z.c + y.c * z.s};
+    const ac_forcing_phase f = {x.c * yz.c - x.s * yz.s, x.s * yz.c + x.c * yz.s};
+    return f;
+}
+
+/* The cosine part of a point's increment, dt amplitude cos(k.x + phase),
+ * from its exp(i (k.x + phase)). */
+AC_FORCING_INLINE void forcing_increment(const ac_forcing_term *t, ac_forcing_phase f, double dt, double du[3])
+{
+    const double c = f.c * dt;
     du[0] = t->amplitude[0] * c;
     du[1] = t->amplitude[1] * c;
     du[2] = t->amplitude[2] * c;
@@ -91,13 +115,13 @@ AC_FORCING_INLINE int forcing_is_helical(const ac_forcing_term *t)
     return t->sine_amplitude[0] != 0.0 || t->sine_amplitude[1] != 0.0 || t->sine_amplitude[2] != 0.0;
 }
 
-/* The sine part of the increment, added where forcing_is_helical: a
- * separate pass, so that non-helical runs keep the arithmetic (and the
- * compiled loop) they had before helicity existed. */
-AC_FORCING_INLINE void forcing_sine_increment(const ac_forcing_term *t, double x, double y, double z, double dt,
-                                              double du[3])
+/* The sine part, -dt sine_amplitude sin(k.x + phase), added where
+ * forcing_is_helical: a separate pass (the sum rounded to real twice), so
+ * that non-helical runs keep the arithmetic they had before helicity
+ * existed. */
+AC_FORCING_INLINE void forcing_sine_increment(const ac_forcing_term *t, ac_forcing_phase f, double dt, double du[3])
 {
-    const double s = sin(t->k[0] * x + t->k[1] * y + t->k[2] * z + t->phase) * dt;
+    const double s = f.s * dt;
     du[0] = -t->sine_amplitude[0] * s;
     du[1] = -t->sine_amplitude[1] * s;
     du[2] = -t->sine_amplitude[2] * s;

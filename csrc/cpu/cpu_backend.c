@@ -34,7 +34,7 @@ typedef struct {
     int (*shock_profile_pass)(const ac_grid *, void *const *, void *, void *, int);
     double (*max_signal_speed)(const ac_grid *, void *const *);
     int (*first_nonfinite_field)(const ac_grid *, void *const *);
-    void (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
+    int (*add_forcing)(const ac_grid *, void *const *, const ac_forcing_term *, double);
     void (*set_wall_values)(const ac_grid *, void *, int);
     void (*fill_ghost_axis_bc)(const ac_grid *, void *, int, int);
     void (*fill_ghosts_bc)(const ac_grid *, void *, int);
@@ -462,9 +462,8 @@ static ac_status cpu_poison_scratch(void *self)
 static ac_status cpu_add_forcing(void *self, const ac_forcing_term *term, double dt)
 {
     ac_cpu *cpu = self;
-    cpu->k->add_forcing(&cpu->grid, cpu->buf.home, term, dt);
     cpu->profile_fresh = 0;
-    return AC_OK;
+    return cpu->k->add_forcing(&cpu->grid, cpu->buf.home, term, dt) == 0 ? AC_OK : AC_ERR_NO_MEMORY;
 }
 
 const ac_backend_ops ac_cpu_backend = {

@@ -38,8 +38,8 @@
                                  int pass);                                                                    \
     double max_signal_speed_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS]);                   \
     int first_nonfinite_field_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                       \
-    void add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], const ac_forcing_term *term,  \
-                           double dt);
+    int add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], const ac_forcing_term *term,   \
+                          double dt);
 
 AC_DECLARE_CPU_KERNELS(f32)
 AC_DECLARE_CPU_KERNELS(f64)

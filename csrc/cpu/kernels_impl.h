@@ -711,30 +711,39 @@ int AC_FN(first_nonfinite_field)(const ac_grid *g, void *const fields_[AC_NUM_FI
     return -1;
 }
 
-/* One part of the forcing (forcing.h: increment(term, x, y, z, dt, du)) added
- * to the velocity; a macro, so that each part's loop is compiled for it alone. */
+/* One part of the forcing (forcing.h: increment(term, phase, dt, du)) added
+ * to the velocity, each point's phase from its axes' (x's in along_x); a
+ * macro, so that each part's loop is compiled for it alone. */
 #define AC_ADD_FORCING_PART(increment)                                                                        \
     _Pragma("omp parallel for collapse(2) schedule(static)") for (int k = 0; k < g->n[2]; ++k)                  \
     for (int j = 0; j < g->n[1]; ++j) {                                                                          \
-        const double y = ac_coordinate(g, 1, j), z = ac_coordinate(g, 2, k);                                     \
+        const ac_forcing_phase y = forcing_axis_phase(term, 1, ac_coordinate(g, 1, j)),                          \
+                               z = forcing_axis_phase(term, 2, ac_coordinate(g, 2, k));                          \
         const size_t row = ac_grid_index(g, 0, j, k);                                                            \
         for (int i = 0; i < g->n[0]; ++i) {                                                                      \
             double du[3];                                                                                        \
-            increment(term, ac_coordinate(g, 0, i), y, z, dt, du);                                               \
+            increment(term, forcing_phase_at(along_x[i], y, z), dt, du);                                         \
             for (int c = 0; c < 3; ++c)                                                                          \
                 fields[1 + c][row + (size_t)i] += (real)du[c];                                                   \
         }                                                                                                        \
     }
 
 /* The forcing of one step, eq. (24), added to the velocity: the cosine part,
- * then the sine part of a helical term. */
-void AC_FN(add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], const ac_forcing_term *term, double dt)
+ * then the sine part of a helical term.  -1 where x's factors find no memory. */
+int AC_FN(add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], const ac_forcing_term *term, double dt)
 {
     real *const *fields = (real *const *)fields_;
+    ac_forcing_phase *along_x = (ac_forcing_phase *)malloc((size_t)g->n[0] * sizeof *along_x);
+    if (!along_x)
+        return -1;
+    for (int i = 0; i < g->n[0]; ++i)
+        along_x[i] = forcing_axis_phase(term, 0, ac_coordinate(g, 0, i));
     AC_ADD_FORCING_PART(forcing_increment)
     if (forcing_is_helical(term)) {
         AC_ADD_FORCING_PART(forcing_sine_increment)
     }
+    free(along_x);
+    return 0;
 }
 #undef AC_ADD_FORCING_PART
 #include "point_impl.h"

@@ -907,59 +907,101 @@ extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC
     return ac_cuda_record(cudaGetLastError(), "reduction launch");
 }
 
-/* ---- forcing: the term of one step, eq. (24), added to the velocity ---- */
-static __device__ __forceinline__ void AC_FN(add_forcing_term)(const AC_FN(field_set) & fields, const AC_FN(shape) & s,
-                                                                const ac_forcing_term &term, double dt)
+/* ---- kernels that walk z ---------------------------------------------------
+ * A block of AC_ZWALK_TX x AC_ZWALK_TY threads takes that tile of x-y columns
+ * and walks a run of planes up it: a point's z neighbours are those of the
+ * point below, still in L1, what depends on x and y alone is found once a
+ * column, and no thread divides an index.  Runs of AC_ZWALK_PLANES planes,
+ * fewer where the launch would have fewer than AC_ZWALK_BLOCKS blocks (small
+ * grids: a thread's planes are taken one after another, and too few threads
+ * leave the SMs waiting on their loads), more where it would pass 65535
+ * blocks along z; `count` grids of one shape side by side along the launch's
+ * z (an ensemble's members). */
+enum { AC_ZWALK_TX = 32, AC_ZWALK_TY = 8, AC_ZWALK_PLANES = 16, AC_ZWALK_BLOCKS = 2048 };
+
+static int AC_FN(zwalk_planes)(const AC_FN(shape) & s, int count)
 {
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
+    const long long tiles = (long long)((s.n[0] + AC_ZWALK_TX - 1) / AC_ZWALK_TX) *
+                            ((s.n[1] + AC_ZWALK_TY - 1) / AC_ZWALK_TY) * count;
+    int z = AC_ZWALK_PLANES;
+    while (z > 1 && tiles * ((s.n[2] + z - 1) / z) < AC_ZWALK_BLOCKS)
+        z /= 2;
+    while ((long long)((s.n[2] + z - 1) / z) * count > 65535)
+        z *= 2;
+    return z;
+}
+
+static dim3 AC_FN(zwalk_blocks)(const AC_FN(shape) & s, int planes, int count)
+{
+    return dim3((unsigned)((s.n[0] + AC_ZWALK_TX - 1) / AC_ZWALK_TX),
+                (unsigned)((s.n[1] + AC_ZWALK_TY - 1) / AC_ZWALK_TY),
+                (unsigned)((s.n[2] + planes - 1) / planes * count));
+}
+
+/* ---- forcing: the term of one step, eq. (24), added to the velocity ---- */
+/* Each point's phase from its axes' (forcing.h's forcing_phase_at): the
+ * thread's x and y factors once, z's once a plane by the block. */
+static __device__ __forceinline__ void AC_FN(add_forcing_term)(const AC_FN(field_set) & fields, const AC_FN(shape) & s,
+                                                                const ac_forcing_term &term, double dt, int planes)
+{
+    __shared__ ac_forcing_phase along_z[AC_ZWALK_PLANES];
+    const int k0 = blockIdx.z * planes, k1 = min(k0 + planes, s.n[2]);
+    const int t = threadIdx.x + AC_ZWALK_TX * threadIdx.y;
+    if (t < k1 - k0)
+        along_z[t] = forcing_axis_phase(&term, 2, ac_axis_coordinate(s.origin[2], s.offset[2] + k0 + t, s.spacing[2]));
+    __syncthreads();
+    const int i = blockIdx.x * AC_ZWALK_TX + threadIdx.x, j = blockIdx.y * AC_ZWALK_TY + threadIdx.y;
+    if (i >= s.n[0] || j >= s.n[1])
+        return;
+    /* the coordinates as ac_coordinate() (grid.h) computes them */
+    const double xi = ac_axis_coordinate(s.origin[0], s.offset[0] + i, s.spacing[0]),
+                 yj = ac_axis_coordinate(s.origin[1], s.offset[1] + j, s.spacing[1]);
+    const ac_forcing_phase x = forcing_axis_phase(&term, 0, xi), y = forcing_axis_phase(&term, 1, yj);
     const bool helical = forcing_is_helical(&term);
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x) {
-        const int i = (int)(t % s.n[0]);
-        const long long r = t / s.n[0];
-        const int j = (int)(r % s.n[1]), k = (int)(r / s.n[1]);
+    ptrdiff_t idx = AC_FN(padded)(s, i, j, k0);
+    for (int k = k0; k < k1; ++k, idx += s.stride[2]) {
+        const ac_forcing_phase phase = forcing_phase_at(x, y, along_z[k - k0]);
         double du[3];
-        /* the coordinates as ac_coordinate() (grid.h) computes them */
-        const double x = s.origin[0] + (s.offset[0] + i) * s.spacing[0],
-                     y = s.origin[1] + (s.offset[1] + j) * s.spacing[1], z = s.origin[2] + (s.offset[2] + k) * s.spacing[2];
-        forcing_increment(&term, x, y, z, dt, du);
-        const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
+        forcing_increment(&term, phase, dt, du);
         for (int c = 0; c < 3; ++c)
             fields.f[1 + c][idx] += (real)du[c];
         if (helical) { /* the sine part as the CPU adds it: a second rounding to real */
-            forcing_sine_increment(&term, x, y, z, dt, du);
+            forcing_sine_increment(&term, phase, dt, du);
             for (int c = 0; c < 3; ++c)
                 fields.f[1 + c][idx] += (real)du[c];
         }
     }
 }
 
-__global__ void AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, ac_forcing_term term, double dt)
+__global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
+    AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, ac_forcing_term term, double dt, int planes)
 {
-    AC_FN(add_forcing_term)(fields, s, term, dt);
+    AC_FN(add_forcing_term)(fields, s, term, dt, planes);
 }
 
 /* The device-side CFL loop's forcing after a step: the term of the run's
  * last step, samples[taken - 1] for its length (forcing.h's
  * ac_forcing_term_of, as the host finds it), nothing once the run has
  * ended (NaN there). */
-__global__ void AC_FN(forcing_sample_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, const ac_forcing_sample *samples,
-                                             const ac_cfl_run *run)
+__global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
+    AC_FN(forcing_sample_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, const ac_forcing_sample *samples,
+                                 const ac_cfl_run *run, int planes)
 {
     const double dt = run->step_dt;
     if (dt != dt)
-        return;
+        return; /* every thread of the block, before its barrier */
     ac_forcing_term term;
     ac_forcing_term_of(samples + (run->taken - 1), run->forcing_f0, run->forcing_cs, dt, &term);
-    AC_FN(add_forcing_term)(fields, s, term, dt);
+    AC_FN(add_forcing_term)(fields, s, term, dt, planes);
 }
 
 extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS],
                                              const ac_forcing_term *term, double dt, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    AC_FN(forcing_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(AC_FN(make_set)(fields_), s, *term, dt);
+    const int planes = AC_FN(zwalk_planes)(s, 1);
+    AC_FN(forcing_kernel)<<<AC_FN(zwalk_blocks)(s, planes, 1), dim3(AC_ZWALK_TX, AC_ZWALK_TY), 0, stream>>>(
+        AC_FN(make_set)(fields_), s, *term, dt, planes);
     return ac_cuda_record(cudaGetLastError(), "forcing launch");
 }
 
@@ -968,9 +1010,9 @@ extern "C" ac_status AC_FN(cuda_add_forcing_sample)(const ac_grid *g, void *cons
                                                     cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    AC_FN(forcing_sample_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(AC_FN(make_set)(fields_), s,
-                                                                                       samples, run);
+    const int planes = AC_FN(zwalk_planes)(s, 1);
+    AC_FN(forcing_sample_kernel)<<<AC_FN(zwalk_blocks)(s, planes, 1), dim3(AC_ZWALK_TX, AC_ZWALK_TY), 0, stream>>>(
+        AC_FN(make_set)(fields_), s, samples, run, planes);
     return ac_cuda_record(cudaGetLastError(), "forcing launch");
 }
 

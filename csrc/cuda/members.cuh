@@ -368,7 +368,7 @@ __global__ void AC_FN(fill_ghost_members_kernel)(AC_FN(ghost_pass) g, unsigned f
 /* The signal speed's reduction of each wide member (cuda_reduce_mhd's
  * signal_reduce_kernel, the body it runs) into its step's maximum and flags. */
 template <unsigned MODULES>
-__global__ void __launch_bounds__(AC_SIGNAL_TX *AC_SIGNAL_TY, AC_SIGNAL_MIN_BLOCKS)
+__global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_MIN_BLOCKS)
     AC_FN(signal_members_kernel)(AC_FN(shape) s, unsigned terms, int z_per_block)
 {
     constexpr int NF = ac_field_count(MODULES);
@@ -422,8 +422,8 @@ extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cud
         if (st != AC_OK)
             return st;
     }
-    const int z_per_block = AC_FN(signal_z_per_block)(s, count);
-    const dim3 blocks = AC_FN(signal_blocks)(s, z_per_block, count), threads(AC_SIGNAL_TX, AC_SIGNAL_TY);
+    const int z_per_block = AC_FN(zwalk_planes)(s, count);
+    const dim3 blocks = AC_FN(zwalk_blocks)(s, z_per_block, count), threads(AC_ZWALK_TX, AC_ZWALK_TY);
     switch (modules) {
 #define AC_SIGNAL_MEMBERS(m)                                                                                           \
     case (m):                                                                                                          \

@@ -58,42 +58,12 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
  * more of each for the shearing box (SHEARING), so that the others keep
  * their registers.
  *
- * A block of AC_SIGNAL_TX x AC_SIGNAL_TY threads takes that tile of x-y
- * columns and walks z_per_block planes up it (the z_block-th run up the
- * grid): a point's z taps are those of the point below, still in L1, and
- * the planes that neighbouring blocks read are in L2 together.  (A
- * grid-stride loop over the points, x fastest, read each value from DRAM
- * about twice and divided 64-bit indices at every point.)  Four blocks an
- * SM: 64 registers (unbounded, the MHD instances took 94 and ran slower;
- * benchmarks/results/2026-11-28-gpu-run-profile). */
-enum { AC_SIGNAL_TX = 32, AC_SIGNAL_TY = 8, AC_SIGNAL_Z = 16, AC_SIGNAL_MIN_BLOCKS = 4 };
-
-/* Planes a block walks for `count` grids of shape s side by side along the
- * launch's z (an ensemble's members): AC_SIGNAL_Z, fewer where the launch
- * would have fewer than AC_SIGNAL_BLOCKS blocks (small grids: a thread's
- * planes are taken one after another, and too few threads leave the SMs
- * waiting on their loads), more where it would pass 65535 blocks along z. */
-enum { AC_SIGNAL_BLOCKS = 2048 };
-
-static int AC_FN(signal_z_per_block)(const AC_FN(shape) & s, int count)
-{
-    const long long tiles = (long long)((s.n[0] + AC_SIGNAL_TX - 1) / AC_SIGNAL_TX) *
-                            ((s.n[1] + AC_SIGNAL_TY - 1) / AC_SIGNAL_TY) * count;
-    int z = AC_SIGNAL_Z;
-    while (z > 1 && tiles * ((s.n[2] + z - 1) / z) < AC_SIGNAL_BLOCKS)
-        z /= 2;
-    while ((long long)((s.n[2] + z - 1) / z) * count > 65535)
-        z *= 2;
-    return z;
-}
-
-/* The launch of the reduction of `count` such grids. */
-static dim3 AC_FN(signal_blocks)(const AC_FN(shape) & s, int z_per_block, int count)
-{
-    return dim3((unsigned)((s.n[0] + AC_SIGNAL_TX - 1) / AC_SIGNAL_TX),
-                (unsigned)((s.n[1] + AC_SIGNAL_TY - 1) / AC_SIGNAL_TY),
-                (unsigned)((s.n[2] + z_per_block - 1) / z_per_block * count));
-}
+ * It walks z (kernels_impl.cuh: zwalk_planes), its x-y column's shear flow
+ * found once.  (A grid-stride loop over the points, x fastest, read each
+ * value from DRAM about twice and divided 64-bit indices at every point.)
+ * Four blocks an SM: 64 registers (unbounded, the MHD instances took 94
+ * and ran slower; benchmarks/results/2026-11-28-gpu-run-profile). */
+enum { AC_SIGNAL_MIN_BLOCKS = 4 };
 
 template <unsigned MODULES, bool SHEARING>
 static __device__ __forceinline__ void AC_FN(signal_reduce_body)(const AC_FN(mhd_field_set) & fields, unsigned terms,
@@ -106,7 +76,7 @@ static __device__ __forceinline__ void AC_FN(signal_reduce_body)(const AC_FN(mhd
     double local_max = 0.0;
     unsigned int flags = 0;
     const ptrdiff_t stride[3] = {1, s.stride[1], s.stride[2]};
-    const int i = blockIdx.x * AC_SIGNAL_TX + threadIdx.x, j = blockIdx.y * AC_SIGNAL_TY + threadIdx.y;
+    const int i = blockIdx.x * AC_ZWALK_TX + threadIdx.x, j = blockIdx.y * AC_ZWALK_TY + threadIdx.y;
     const int k0 = z_block * z_per_block, k1 = min(k0 + z_per_block, s.n[2]);
     if (i < s.n[0] && j < s.n[1]) {
         const double position =
@@ -135,7 +105,7 @@ static __device__ __forceinline__ void AC_FN(signal_reduce_body)(const AC_FN(mhd
 
 /* (the body, also of an ensemble's members: members.cuh's signal_members_kernel) */
 template <unsigned MODULES, bool SHEARING>
-__global__ void __launch_bounds__(AC_SIGNAL_TX *AC_SIGNAL_TY, AC_SIGNAL_MIN_BLOCKS)
+__global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_MIN_BLOCKS)
     AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigned terms, AC_FN(shape) s, ac_physics_params p,
                                 ac_geometry geo, unsigned long long *max_bits, unsigned int *nonfinite,
                                 ac_shear_flow flow, int z_per_block)
@@ -163,8 +133,8 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
         }
     if (reads && AC_FN(fill_ghosts)(read, reads, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    const int z_per_block = AC_FN(signal_z_per_block)(s, 1);
-    const dim3 blocks = AC_FN(signal_blocks)(s, z_per_block, 1), threads(AC_SIGNAL_TX, AC_SIGNAL_TY);
+    const int z_per_block = AC_FN(zwalk_planes)(s, 1);
+    const dim3 blocks = AC_FN(zwalk_blocks)(s, z_per_block, 1), threads(AC_ZWALK_TX, AC_ZWALK_TY);
     const AC_FN(mhd_field_set) set = AC_FN(make_mhd_set)(fields_);
     const ac_physics_params p = make_physics_params(g);
     const ac_geometry geo = make_geometry(g);
