@@ -164,9 +164,15 @@ class Ensemble:
         together = [i for i, sim in enumerate(sims) if sim._may_step_on_device() and sim.t < until]
         if len(together) < 2:
             return taken, list(range(len(sims)))
+        guess = {}  # each member's last full step, first its CFL step now (the size of the batches)
+
+        def check(i):
+            guess[i] = sims[i].cfl_dt(cdt, cdtv)
+            sims[i]._check_step_count(until, guess[i], cdt, cdtv)
+
         for i in list(together):  # one host reduction each: the device finds the steps' dt itself
             # a member whose fields are already not finite keeps its error; the others run on
-            error = _error_of(i, lambda: sims[i]._check_step_count(until, sims[i].cfl_dt(cdt, cdtv), cdt, cdtv))
+            error = _error_of(i, lambda: check(i))
             if error is not None:
                 taken[i] = error
                 together.remove(i)
@@ -178,8 +184,7 @@ class Ensemble:
                 active = [i for i in group if sims[i].t < until and isinstance(taken[i], int)]
                 if not active:
                     break
-                # each member's last dt is sim._last_device_dt, as in its solo run
-                most = max(_device_batch_size(sims[i], until, 0.0, DEVICE_BATCH) for i in active)
+                most = max(_device_batch_size(sims[i], until, guess[i], DEVICE_BATCH) for i in active)
                 results = _core.run_cfl_members([sims[i]._grid for i in active],
                                                 [(sims[i].t, until, cdt, cdtv) for i in active], most)
                 if results is None:  # they cannot go together: each runs alone
@@ -189,7 +194,7 @@ class Ensemble:
                     sim.t, sim.steps = t, sim.steps + steps
                     taken[i] += steps
                     if steps:
-                        sim._last_device_dt = dt
+                        guess[i] = dt
                         sim._fields_as_given = False  # as a step of its own leaves it
                     if nonfinite:  # before a step, as cfl_dt raises, or after the last (every step is checked)
                         taken[i] = _error_of(i, sim._raise_nonfinite)

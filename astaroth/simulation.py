@@ -218,11 +218,12 @@ HOST_BATCH_SECONDS = 0.5  # a batch of steps in C on the host returns after abou
 
 def _device_batch_size(sim, until, dt, batch):
     """How many steps a device loop (run_cfl) should queue for `sim`, at most
-    `batch`.  Steps queued past `until` do nothing but still cost their
-    launches: queue about as many as remain at the last dt (dt: this run's,
-    else the previous run's), a few without one."""
-    guess = dt or sim._last_device_dt
-    remaining = (until - sim.t) / guess if guess > 0 else FIRST_DEVICE_BATCH
+    `batch`.  Steps queued past `until` do nothing but still cost launches
+    (and those of a reduction a step, their full price): queue about as many
+    as remain at dt, the last full step's (or this run's first CFL step's:
+    a run's last step, shortened to land on its `until`, is no guide to the
+    next run's), a few more; FIRST_DEVICE_BATCH without one."""
+    remaining = (until - sim.t) / dt if dt > 0 else FIRST_DEVICE_BATCH
     return batch if remaining + 2 >= batch else int(remaining) + 2
 
 
@@ -257,6 +258,7 @@ class _CflSteps:
         self.fixed_dt = fixed_dt  # a fixed step (run(dt=...)) in place of the CFL step
         self._on_device = fixed_dt is None and sim._may_step_on_device()
         self._counted = False  # the step count checked (sim._check_step_count) before the first step
+        self._first_dt = 0.0  # the CFL step of the fields as the run began (a device batch's first guess)
 
     def __iter__(self):
         return self
@@ -267,7 +269,8 @@ class _CflSteps:
             raise StopIteration
         if self.batch > 1 and self.fixed_dt is None and sim._parallel is None:
             if not self._counted:  # one host reduction: the backend finds the steps' dt itself
-                sim._check_step_count(self.until, sim.cfl_dt(self.cdt, self.cdtv), self.cdt, self.cdtv)
+                self._first_dt = sim.cfl_dt(self.cdt, self.cdtv)
+                sim._check_step_count(self.until, self._first_dt, self.cdt, self.cdtv)
                 self._counted = True
             dt = self._device_batch() if self._on_device else None
             return dt if dt is not None else self._host_batch()
@@ -312,7 +315,7 @@ class _CflSteps:
         """Up to `batch` steps on the device; None if the backend cannot (then
         the host steps)."""
         sim = self.sim
-        most = _device_batch_size(sim, self.until, self.dt, self.batch)
+        most = _device_batch_size(sim, self.until, self.dt or self._first_dt, self.batch)
         result = sim._grid.run_cfl(sim.t, self.until, self.cdt, self.cdtv, most)
         if result is None:
             self._on_device = False
@@ -322,7 +325,7 @@ class _CflSteps:
             sim._fields_as_given = False
             sim.steps += taken
             self.taken += taken
-            self.dt = sim._last_device_dt = dt
+            self.dt = dt
         if nonfinite:  # as cfl_dt raises before a step from fields that are not finite
             sim._raise_nonfinite()
         return self.dt
@@ -478,7 +481,6 @@ class Simulation:
         self._comm = comm
         self._parallel = None
         self._device_cfl = True  # run() may find dt on the device (_CflSteps.batch); tests turn it off to compare
-        self._last_device_dt = 0.0  # the last step's dt found there, for the size of the next batch
         local_shape, offset = shape, (0, 0, 0)
         if comm is not None and comm.Get_size() > 1:
             from .parallel import Decomposition, ParallelStepper

@@ -72,6 +72,28 @@ def test_the_device_loop_is_used_and_lands_on_until():
 
 
 @GPU
+def test_a_run_queues_about_the_steps_it_takes():
+    """A run's first device batch is sized by its CFL step now, not by the last step of the run before (shortened
+    to land on that run's until): each step queued past `until` costs its launches, a reduction's in full."""
+    sim = flow((16, 16, 16), "float64", physics="mhd")  # a reduction launch every step
+    dt = sim.cfl_dt()
+    sim.run(until=2.1 * dt)  # two steps and a tenth of one
+    grid, queued = sim._grid, []
+
+    class Recording:
+        def __getattr__(self, name):
+            return getattr(grid, name)
+
+        def run_cfl(self, *args):
+            queued.append(args[-1])
+            return grid.run_cfl(*args)
+
+    sim._grid = Recording()
+    taken = sim.run(until=sim.t + 5 * sim.cfl_dt())
+    assert 5 <= taken <= 6 and queued and sum(queued) <= taken + 3, queued
+
+
+@GPU
 def test_time_series_rows_are_the_same(tmp_path):
     rows = []
     for i, make in enumerate((lambda: flow((32, 24, 16), "float64"),) * 2):
