@@ -167,7 +167,7 @@ class Ensemble:
         guess = {}  # each member's last full step, first its CFL step now (the size of the batches)
 
         def check(i):
-            guess[i] = sims[i].cfl_dt(cdt, cdtv)
+            guess[i] = sims[i]._start_dt(cdt, cdtv)
             sims[i]._check_step_count(until, guess[i], cdt, cdtv)
 
         for i in list(together):  # one host reduction each: the device finds the steps' dt itself
@@ -191,6 +191,8 @@ class Ensemble:
                     return taken, [i for i in range(len(sims)) if isinstance(taken[i], int)]
                 for i, (t, steps, dt, nonfinite) in zip(active, results):
                     sim = sims[i]
+                    if steps:
+                        sim._remember_steps(cdt, cdtv, t - sim.t, steps, dt, t == until)
                     sim.t, sim.steps = t, sim.steps + steps
                     taken[i] += steps
                     if steps:

@@ -445,3 +445,26 @@ def test_forced_and_unforced_members_fall_back_to_one_graph(launches):
         alone = forced(i, "mhd", "float32") if i % 2 else configured(i, "mhd", "float32")
         alone.run(until=0.2)
         assert_same_fields(sim, alone)
+
+
+@pytest.mark.gpu
+def test_later_runs_find_their_first_step_without_a_host_reduction(launches):
+    """Ensemble.run sizes each member's first batch and checks its step count with the step its device steps
+    last took (Simulation._start_dt), not with cfl_dt, which waits for the GPU member by member: only a member
+    whose fields were set since takes one.  The members end as their solo runs do."""
+    ens = ac.Ensemble(configured(i, "mhd", "float32") for i in range(4))
+    ens.run(until=0.2)
+    calls = []
+    for i, sim in enumerate(ens):
+        sim.cfl_dt = (lambda real, i: lambda *a, **k: calls.append(i) or real(*a, **k))(sim.cfl_dt, i)
+    ens.run(until=0.3)
+    assert calls == [] and launches and all(together for _, together in launches)
+    ens[2]["ux"] = ens[2]["ux"]
+    taken = ens.run(until=0.4)
+    assert calls == [2]
+    for i in (0, 2):
+        alone = configured(i, "mhd", "float32")
+        alone.run(until=0.2)
+        alone.run(until=0.3)
+        assert alone.run(until=0.4) == taken[i]
+        assert_same_fields(ens[i], alone)
