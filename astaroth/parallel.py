@@ -202,8 +202,8 @@ class ShearingFaces:
         self.comm = d.comm.Split(d.coords[2] if on_a_face else d.MPI.UNDEFINED, d.rank)
 
     def fill(self, s, fields):
-        """The shifted x ghosts of set s, whose padded arrays are `fields` ([k, j, i]), on this rank's x
-        faces."""
+        """The shifted x ghosts of the grid's set s (Grid.shear_ghosts: 3 and 4 are the shock profile's
+        arrays), whose padded arrays are `fields` ([k, j, i]), on this rank's x faces."""
         if not (self.lower or self.upper):
             return
         (i, j, k), (nx, ny, nz) = self.lo, self.d.local_shape
@@ -245,14 +245,16 @@ class HaloExchange:
     receiver's buffer through CUDA IPC, and MPI only says it is there).
     """
 
-    def __init__(self, decomposition, grid, fields, lo, xp, stream=None, transport="cpu"):
+    def __init__(self, decomposition, grid, fields, lo, xp, stream=None, transport="cpu", sets=(0, 1, 2)):
         self.d, self.grid, self.fields, self.xp = decomposition, grid, fields, xp
+        self.sets = sets  # the grid's set of each of `fields` (Grid.fill_ghost_axis: 3, 4 the shock profile's)
         self.stream, self.transport = stream, transport
         self.stream_handle = stream.ptr if stream is not None else 0
         self.count = 0  # exchanges so far: the parity picks the peer buffer
         self.prefilled = decomposition.prefilled_axes()
         self.wall_faces = ()  # split axes where this subdomain has a wall face, filled after their exchange
-        self.shearing = None  # a shearing box's x faces split over ranks (ShearingFaces), filled after x
+        self.shearing = None  # a shearing box's x faces split over ranks (ShearingFaces), filled after x (split
+        # or not: the fields' exchange has it only where x is split, their set's x faces shifted before)
         self._owned = []  # raw device allocations shared through IPC
         self.axes = []
         for axis in range(3):
@@ -342,16 +344,18 @@ class HaloExchange:
         for axis, plan in enumerate(self.axes):
             if plan is None:
                 if axis not in self.prefilled:  # those were filled before the inner part started
-                    self.grid.fill_ghost_axis(s, axis, self.stream_handle)
+                    self.grid.fill_ghost_axis(self.sets[s], axis, self.stream_handle)
+                if axis == 0 and self.shearing is not None:  # over the whole y, which other ranks hold
+                    self.shearing.fill(self.sets[s], fields)
                 continue
             if self.transport == "peer":
                 self._fill_peer(axis, plan, fields, parity)
             else:
                 self._fill_buffers(axis, plan, fields)
             if axis in self.wall_faces:  # the wall's ghosts replace what came from across the periodic seam
-                self.grid.fill_ghost_axis(s, axis, self.stream_handle)
+                self.grid.fill_ghost_axis(self.sets[s], axis, self.stream_handle)
             if axis == 0 and self.shearing is not None:  # ... and the shearing box's shifted images
-                self.shearing.fill(s, fields)
+                self.shearing.fill(self.sets[s], fields)
         if self.stream is not None:
             self.stream.synchronize()
 
@@ -436,8 +440,13 @@ class ParallelStepper:
         self.profile_fresh = False  # the profile is that of the fields now (shock_profile; a step may take it)
         if grid.shock_address(0) is not None:
             arrays = [[self._array(grid.shock_address(which))] for which in (0, 1)]
-            self.shock_halo = HaloExchange(decomposition, grid, arrays, self.lo, self.xp)
+            self.shock_halo = HaloExchange(decomposition, grid, arrays, self.lo, self.xp, sets=(3, 4))
             self.shock_halo.prefilled = (0, 1, 2)  # each pass fills what it wrote as periodic images first
+            if self.shearing is not None:
+                # a shearing box split along x or y: the shifted x images of what each pass wrote, before the
+                # exchanges and local fills of y and z carry them into the edges, as the fields' are
+                self.shock_halo.shearing = ShearingFaces(d, grid, self.lo, self.xp)
+                self.shock_halo.prefilled = d.prefilled_axes()
 
     def _gpu_transport(self, d):
         """How GPU ghost zones travel (HaloExchange), from exchange= and what

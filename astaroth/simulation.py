@@ -501,7 +501,6 @@ class Simulation:
                                      f"axis {'xyz'[small[0]]!r}, fewer than {_walls.MIN_POINTS}; use fewer ranks")
             if backend == "cuda":
                 _core.cuda_set_device(self._parallel.node_rank % _core.cuda_device_count())
-        _check_shear_shock(values, self._parallel)
         self._grid = _core.Grid(backend, dtype, method, local_shape, self._spacing, origin, offset,
                                 _registry.module_mask(modules), values,
                                 _walls.entries(walls, self._field_names, offset, local_shape, shape),
@@ -1179,7 +1178,6 @@ def _set_parameter(sim, name, value):
     if sim._walls and values.get("nu_shock", 0.0) != 0.0:
         raise ValueError("boundaries: walls with shock viscosity (nu_shock) are not supported yet")
     _check_shear(values, sim._walls, sim._shape)
-    _check_shear_shock(values, sim._parallel)
     if value == sim._values[name]:
         return
     _remake_grid(sim, values)
@@ -1263,18 +1261,6 @@ def _check_shear(values, walls, shape):
                          f"{' and '.join(crossing)} (boundaries) do not go with it")
     if shape[0] < 3:
         raise ValueError(f"shear: the shearing-periodic x faces need at least 3 points along x, got {shape[0]}")
-
-
-def _check_shear_shock(values, parallel):
-    """Refuse shock viscosity beside the shear (qshear already a shear) where its profile's x images would
-    not be shifted as the fields' are: on a grid split along x or y over MPI ranks (the profile's passes
-    exchange periodic faces).  Each backend shifts them where one grid holds both x faces
-    (csrc/cpu/point_impl.h, csrc/cuda/shock.cuh)."""
-    if values.get("shear", 0.0) == 0.0 or values.get("nu_shock", 0.0) == 0.0:
-        return
-    if parallel is not None and (parallel.dims[0] > 1 or parallel.dims[1] > 1):
-        raise ValueError(f"shear with shock viscosity (nu_shock) on a grid split along x or y over MPI ranks "
-                         f"(dims {tuple(parallel.dims)}) is not supported yet; split along z")
 
 
 def _shearing(sim):

@@ -170,8 +170,15 @@ typedef struct ac_backend_ops {
     /* the shifted x ghosts of face `face` (0 lower, 1 upper) of every field of
      * the set substep s reads, from the opposite face's AC_GHOST interior x
      * planes at every y of the whole grid (dense, field by field, x fastest),
-     * for a grid split over MPI ranks along x or y (astaroth/parallel.py) */
+     * for a grid split over MPI ranks along x or y (astaroth/parallel.py);
+     * s = AC_SHOCK_SET + which: the one array shock_data(which), where the
+     * backend has it */
     ac_status (*shear_ghosts)(void *self, int s, int face, const void *source);
 } ac_backend_ops;
+
+/* The set number that fill_ghost_axis and shear_ghosts take for the shock
+ * profile's arrays (a split grid's passes, astaroth/parallel.py): this plus
+ * shock_data's which. */
+enum { AC_SHOCK_SET = 3 };
 
 #endif

@@ -69,10 +69,11 @@ SHEAR_SHAPES = {"z": (8, 8, 24), "x": (24, 8, 6), "y": (12, 16, 6)}  # the axis 
 T_SHEAR = 0.3
 
 
-def make_shear_shock(comm=None):
-    """make_shear's box split along z, with shock viscosity: each rank shifts its own x faces' images of
-    the profile's passes as of the fields."""
-    sim = make_shear(comm, "z")
+def make_shear_shock(comm=None, split="z"):
+    """make_shear's box with shock viscosity, split first along `split`: along z each rank shifts its own
+    x faces' images of the profile's passes as of the fields; along x or y the ranks on the x faces share
+    each pass's planes (astaroth.parallel.ShearingFaces)."""
+    sim = make_shear(comm, split)
     sim.nu_shock = 0.7
     return sim
 

@@ -6,7 +6,7 @@ the ranks, written by rank 0 for comparison with a single process.
 MODE "run": forced run to T_END, fields + time series + snapshot at T_HALF.
 MODE "restart": load SNAPSHOT (written by any number of ranks), run to T_END.
 MODE "nonfinite": a NaN put in one subdomain stops every rank.
-MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock": mpi_case's make_MODE to T_HALF.
+MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_case's make_MODE to T_HALF.
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
 """
@@ -40,12 +40,14 @@ if mode == "run":
         np.savez(os.path.join(out, f"fields-{tag}.npz"), steps=sim.steps, spectrum_k=spectrum[0],
                  spectrum_e=spectrum[1], dims=np.array(d.dims if d else (1, 1, 1)), **fields)
 elif mode in ("mhd", "entropy", "terms", "shock", "scalars", "shear_shock"):
+    extra = sys.argv[3:4]  # shear_shock: the axis its grid's shape splits first (mpi_case.SHEAR_SHAPES)
     sim = {"mhd": make_mhd, "entropy": make_entropy, "terms": make_terms, "shock": make_shock,
-           "scalars": make_scalars, "shear_shock": make_shear_shock}[mode](comm)
+           "scalars": make_scalars, "shear_shock": make_shear_shock}[mode](comm, *extra)
     sim.run(until=T_HALF, timeseries=os.path.join(out, f"{mode}-ts-{tag}.csv"), diagnostics_every=2)
     fields = {name: sim[name] for name in sim.field_names}
     if comm.Get_rank() == 0:
-        np.savez(os.path.join(out, f"{mode}-{tag}.npz"), steps=sim.steps, **fields)
+        np.savez(os.path.join(out, f"{mode}{''.join('-' + e for e in extra)}-{tag}.npz"), steps=sim.steps,
+                 dims=np.array(sim.decomposition.dims), **fields)
 elif mode == "shear":  # argument: the axis its grid's shape splits first (mpi_case.SHEAR_SHAPES)
     split = sys.argv[3]
     backend = sys.argv[4] if len(sys.argv) > 4 else "cpu"

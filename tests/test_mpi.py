@@ -206,14 +206,19 @@ def test_a_shearing_box_split_equals_one_process_bit_for_bit(tmp_path, split, ra
 
 
 @needs_mpi
-def test_a_shearing_box_with_shock_viscosity_split_along_z_equals_one_process_bit_for_bit(tmp_path):
-    """The profile's passes fill their shifted x images on every rank (csrc/cpu/point_impl.h) and exchange
-    along z, as one process fills them."""
-    sim = make_shear_shock(None)
+@pytest.mark.parametrize("split, ranks, dims", [("z", 2, (1, 1, 2)), ("x", 2, (2, 1, 1)), ("y", 2, (1, 2, 1)),
+                                                ("y", 4, (2, 2, 1))])
+def test_a_shearing_box_with_shock_viscosity_split_over_ranks_equals_one_process_bit_for_bit(tmp_path, split,
+                                                                                               ranks, dims):
+    """The profile's passes take shifted x images as the fields do: split along z, each rank fills its own
+    (csrc/cpu/point_impl.h) and exchanges along z; along x or y the ranks on the x faces share each pass's
+    planes over the whole y (astaroth.parallel.ShearingFaces) before the exchanges and fills of y and z
+    carry them into the edges."""
+    sim = make_shear_shock(None, split)
     sim.run(until=T_HALF)
-    mpirun(2, tmp_path, "shear_shock")
-    got = np.load(tmp_path / "shear_shock-np2.npz")
-    assert int(got["steps"]) == sim.steps > 3
+    mpirun(ranks, tmp_path, "shear_shock", split)
+    got = np.load(tmp_path / f"shear_shock-{split}-np{ranks}.npz")
+    assert tuple(got["dims"]) == dims and int(got["steps"]) == sim.steps > 3
     for name in sim.field_names:
         np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
 

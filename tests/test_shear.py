@@ -382,17 +382,6 @@ def test_the_shock_profile_of_a_shearing_box_takes_its_shifted_x_images():
     assert np.max(np.abs(zeta - periodic)) > 1e-2 * np.max(expected)
 
 
-def test_shear_with_shock_viscosity_is_refused_where_the_profile_would_take_periodic_images():
-    class Split:
-        dims = (2, 1, 1)
-    values = dict(shear=-1.0, nu_shock=1.0)
-    with pytest.raises(ValueError, match=r"nu_shock.*split along x or y.*\(2, 1, 1\)"):
-        simulation._check_shear_shock(values, Split())
-    Split.dims = (1, 1, 2)
-    simulation._check_shear_shock(values, Split())  # along z each rank shifts its own x faces
-    simulation._check_shear_shock(values, None)
-
-
 def test_auto_keeps_the_gpu_for_shear_with_shock_viscosity(monkeypatch):
     """Both backends shift the profile's x images (csrc/cuda/shock.cuh's passes on the GPU), so auto takes
     the GPU for the shearing box with shock viscosity, without a warning."""

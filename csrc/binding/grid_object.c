@@ -224,8 +224,11 @@ static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
     unsigned long long stream = 0;
     if (!PyArg_ParseTuple(args, "ii|K", &s, &axis, &stream) || !check_ready(self))
         return NULL;
-    if (s < 0 || s > 2 || axis < 0 || axis > 2) {
-        PyErr_SetString(PyExc_ValueError, "fill_ghost_axis: set and axis must be 0, 1 or 2");
+    const int shock = s >= AC_SHOCK_SET && s <= AC_SHOCK_SET + 1 && self->ops->shock_data &&
+                      self->ops->shock_data(self->self, s - AC_SHOCK_SET);
+    if (((s < 0 || s > 2) && !shock) || axis < 0 || axis > 2) {
+        PyErr_SetString(PyExc_ValueError, "fill_ghost_axis: set and axis must be 0, 1 or 2 (the set 3 or 4: the "
+                                          "shock profile's arrays, where the grid has them)");
         return NULL;
     }
     ac_status st;
@@ -478,7 +481,8 @@ static PyObject *Grid_shear_advance(GridObject *self, PyObject *args)
 
 /* shear_ghosts(s, face, source): the shifted x ghosts of one face of set s
  * from the opposite face's planes (backend.h), a C-ordered array (fields,
- * nz, ny, 3) of the grid's dtype, ny the whole grid's. */
+ * nz, ny, 3) of the grid's dtype, ny the whole grid's; set 3 or 4: the shock
+ * profile's array 0 or 1 (shock_address), one field. */
 static PyObject *Grid_shear_ghosts(GridObject *self, PyObject *args)
 {
     int s, face;
@@ -486,11 +490,14 @@ static PyObject *Grid_shear_ghosts(GridObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "iiO!", &s, &face, &PyArray_Type, &source) || !shear_boundary(self))
         return NULL;
     const ac_grid *g = &self->grid;
-    const npy_intp expected = (npy_intp)g->fields * g->n[2] * self->ops->boundaries(self->self)->shear.ny * AC_GHOST;
-    if (s < 0 || s > 2 || face < 0 || face > 1 || !self->ops->shear_ghosts ||
+    const int shock = s >= AC_SHOCK_SET, fields = shock ? 1 : g->fields;
+    const npy_intp expected = (npy_intp)fields * g->n[2] * self->ops->boundaries(self->self)->shear.ny * AC_GHOST;
+    if (s < 0 || s > AC_SHOCK_SET + 1 || face < 0 || face > 1 || !self->ops->shear_ghosts ||
+        (shock && (!self->ops->shock_data || !self->ops->shock_data(self->self, s - AC_SHOCK_SET))) ||
         PyArray_TYPE(source) != numpy_type(self) || !PyArray_IS_C_CONTIGUOUS(source) ||
         PyArray_SIZE(source) != expected) {
-        PyErr_SetString(PyExc_ValueError, "shear_ghosts(set, face, source): set 0-2, face 0 or 1, source C-contiguous "
+        PyErr_SetString(PyExc_ValueError, "shear_ghosts(set, face, source): set 0-2 (or 3-4, the shock profile's "
+                                          "arrays where the grid has them), face 0 or 1, source C-contiguous "
                                           "(fields, nz, ny, 3) of the grid's dtype");
         return NULL;
     }
@@ -529,12 +536,12 @@ static PyMethodDef Grid_methods[] = {
     {"add_forcing", (PyCFunction)Grid_add_forcing, METH_VARARGS, "add_forcing(dt): the forcing of one step."},
     {"fill_ghost_axis", (PyCFunction)Grid_fill_ghost_axis, METH_VARARGS,
      "fill_ghost_axis(set, axis, stream=0): ghost zones of one axis (periodic, or its wall faces), queued on a CUDA "
-     "stream."},
+     "stream; set 3, 4: the shock profile's arrays."},
     {"shear_advance", (PyCFunction)Grid_shear_advance, METH_VARARGS,
      "shear_advance(s, dt): the shearing box's deltay after substep s of a step dt (a split grid's substeps)."},
     {"shear_ghosts", (PyCFunction)Grid_shear_ghosts, METH_VARARGS,
-     "shear_ghosts(set, face, source): the shifted x ghosts of one face of set s from the opposite face's 3 "
-     "interior x planes at every y, source (fields, nz, ny, 3)."},
+     "shear_ghosts(set, face, source): the shifted x ghosts of one face of set s (3, 4: the shock profile's "
+     "arrays) from the opposite face's 3 interior x planes at every y, source (fields, nz, ny, 3)."},
     {"set_walls", (PyCFunction)Grid_set_walls, METH_VARARGS,
      "set_walls(set): the wall values ('a': 0, 'set': its value) of set s, before its ghost zones are filled."},
     {"shock_address", (PyCFunction)Grid_shock_address, METH_VARARGS,

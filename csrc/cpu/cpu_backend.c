@@ -303,10 +303,19 @@ static ac_status cpu_substep_region(void *self, int s, double dt, const ac_regio
     return failed ? AC_ERR_NO_MEMORY : AC_OK;
 }
 
+static void *cpu_shock_data(void *self, int which);
+
 static ac_status cpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
 {
     ac_cpu *cpu = self;
     (void)stream;
+    if (s >= AC_SHOCK_SET) { /* a pass of the shock profile (cpu_shock_data's arrays; no walls beside it) */
+        void *array = cpu_shock_data(cpu, s - AC_SHOCK_SET);
+        if (!array)
+            return AC_ERR_ARGUMENT;
+        cpu->k->fill_ghost_axis_bc(&cpu->grid, array, 0, axis);
+        return AC_OK;
+    }
     for (int f = 0; f < cpu->grid.fields; ++f)
         cpu->k->fill_ghost_axis_bc(&cpu->grid, ac_stage_set(&cpu->buf, s)[f], f, axis);
     return AC_OK;
@@ -333,6 +342,13 @@ static ac_status cpu_shear_ghosts(void *self, int s, int face, const void *sourc
     ac_cpu *cpu = self;
     const ac_grid *g = &cpu->grid;
     const ptrdiff_t sz = (ptrdiff_t)AC_GHOST * g->bc.shear.ny;
+    if (s >= AC_SHOCK_SET) { /* a pass of the shock profile (cpu_shock_data's arrays) */
+        void *array = cpu_shock_data(cpu, s - AC_SHOCK_SET);
+        if (!array)
+            return AC_ERR_ARGUMENT;
+        cpu->k->shear_ghosts(g, array, face, source, AC_GHOST, sz);
+        return AC_OK;
+    }
     for (int f = 0; f < g->fields; ++f)
         cpu->k->shear_ghosts(g, ac_stage_set(&cpu->buf, s)[f], face,
                              (const char *)source + (size_t)f * (size_t)(sz * g->n[2]) * cpu->element_bytes, AC_GHOST,

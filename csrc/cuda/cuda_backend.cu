@@ -458,6 +458,8 @@ static ac_status gpu_shear_ghosts(void *self, int s, int face, const void *sourc
 {
     ac_gpu *gpu = (ac_gpu *)self;
     const ac_grid *g = &gpu->grid;
+    if (s >= AC_SHOCK_SET) /* no shock profile of a split grid here (shock_data) */
+        return AC_ERR_UNSUPPORTED;
     const size_t bytes = (size_t)g->fields * g->n[2] * g->bc.shear.ny * AC_GHOST * gpu->element_bytes;
     ac_status st = AC_OK;
     if (!gpu->shear_source && (st = device_zeros(&gpu->shear_source, bytes)) != AC_OK)

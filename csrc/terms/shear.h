@@ -76,13 +76,14 @@ static inline double shear_flow_at(const ac_grid *g, int i)
 /* Whether grid g asks of the shearing box what neither backend runs yet
  * (each refuses it when the grid is made): fewer x points than AC_GHOST
  * (the shifted ghosts copy AC_GHOST planes of the opposite face), no y
- * extent to shift along, walls across x or y, shock viscosity on a grid
- * whose x faces other ranks shift (its profile's passes would need the
- * shifted images exchanged too). */
+ * extent to shift along, walls across x or y.  (Shock viscosity on a grid
+ * whose x faces other ranks shift: astaroth/parallel.py shifts what each of
+ * its profile's passes writes, on the CPU; the GPU runs no split grid with
+ * shock viscosity.) */
 static inline int shear_grid_unsupported(const ac_grid *g)
 {
-    return g->n[0] < AC_GHOST || g->bc.shear.ny < 1 || (g->nu_shock != 0.0 && !g->bc.shear.local) ||
-           ac_boundaries_wall_axis(&g->bc, 0) || ac_boundaries_wall_axis(&g->bc, 1);
+    return g->n[0] < AC_GHOST || g->bc.shear.ny < 1 || ac_boundaries_wall_axis(&g->bc, 0) ||
+           ac_boundaries_wall_axis(&g->bc, 1);
 }
 
 /* The time step: the background flow carries signals at |u0| where the
