@@ -751,8 +751,8 @@ class Simulation:
         """The CFL step that sizes a device run's first batch and checks its
         step count: that of the device's last steps at these Courant numbers
         (_remember_steps) where no field has been set since, else cfl_dt's.
-        cfl_dt waits for the GPU: an Ensemble.run call of 64 small members
-        spent a third of its time in theirs."""
+        cfl_dt waits for the GPU, and Ensemble.run would wait so for every
+        member at every call."""
         known = self._recent_step
         if known is not None and known[:2] == (cdt, cdtv) and not getattr(self, "_fields_as_given", False):
             return known[2]
