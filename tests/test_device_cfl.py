@@ -144,3 +144,22 @@ def test_unforced_ensemble_members_equal_their_solo_runs():
         sim.run(until=0.25)
     for a, b in zip(alone, members):
         assert_same(a, b)
+
+
+def test_a_device_run_starts_from_the_devices_last_full_step():
+    """Simulation._start_dt: the step the device last took at the same Courant numbers (a landing batch's mean
+    step, its shortened last step counted as half), else cfl_dt: after fields are set, at other Courant
+    numbers, or after one shortened step alone."""
+    sim = flow((8, 8, 8), "float64", backend="cpu")
+    fresh = sim.cfl_dt(0.4, 0.3)
+    sim._fields_as_given = False  # as after device steps
+    assert sim._start_dt(0.4, 0.3) == fresh  # no device step known
+    sim._remember_steps(0.4, 0.3, 1.0, 10, 0.1, landed=False)
+    assert sim._start_dt(0.4, 0.3) == 0.1
+    assert sim._start_dt(0.2, 0.3) == sim.cfl_dt(0.2, 0.3)
+    sim._remember_steps(0.4, 0.3, 0.95, 10, 0.05, landed=True)
+    assert sim._start_dt(0.4, 0.3) == pytest.approx(0.1, rel=1e-15)  # 0.95 / 9.5
+    sim._remember_steps(0.4, 0.3, 0.01, 1, 0.01, landed=True)
+    assert sim._start_dt(0.4, 0.3) == pytest.approx(0.1, rel=1e-15)
+    sim["ux"] = sim["ux"]
+    assert sim._start_dt(0.4, 0.3) == fresh
