@@ -1206,6 +1206,7 @@ def _disown_views(sim, change):
 def _remake_grid(sim, values):
     """A new compiled Grid of sim's configuration with `values`, holding sim's fields and forcing state."""
     old = sim._grid
+    sim._recent_step = None  # the device's last steps (_start_dt) were those of the old parameters
     local_shape, offset = sim._shape, (0, 0, 0)
     if sim._parallel is not None:
         local_shape, offset = sim._parallel.local_shape, sim._parallel.offset

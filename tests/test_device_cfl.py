@@ -163,3 +163,7 @@ def test_a_device_run_starts_from_the_devices_last_full_step():
     assert sim._start_dt(0.4, 0.3) == pytest.approx(0.1, rel=1e-15)
     sim["ux"] = sim["ux"]
     assert sim._start_dt(0.4, 0.3) == fresh
+    sim._fields_as_given = False
+    sim._remember_steps(0.4, 0.3, 1.0, 10, 0.1, landed=False)
+    sim.nu = 0.5  # a parameter changed: the grid is made again
+    assert sim._start_dt(0.4, 0.3) == sim.cfl_dt(0.4, 0.3) != 0.1
