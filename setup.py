@@ -66,6 +66,8 @@ C_SOURCES = [
     "csrc/cpu/kernels_f64.c",
     "csrc/cpu/rows_f32.c",
     "csrc/cpu/rows_f64.c",
+    "csrc/cpu/signal_f32.c",
+    "csrc/cpu/signal_f64.c",
     "csrc/cpu/ops_f32.c",
     "csrc/cpu/ops_f64.c",
 ]

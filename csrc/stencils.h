@@ -213,6 +213,18 @@ AC_INLINE real ac_exp(real x)
 #endif
 }
 
+/* exp in double, for the signal speed's terms (timestep.h: cs^2 and |B|^2 /
+ * rho in double, which may overflow the working precision).
+ * AC_EXP_DOUBLE_FN: the same exp with vector variants (cpu/signal_impl.h). */
+AC_INLINE double ac_exp_double(double x)
+{
+#if defined(AC_EXP_DOUBLE_FN)
+    return AC_EXP_DOUBLE_FN(x);
+#else
+    return exp(x);
+#endif
+}
+
 /* 1/3 as a constant factor: a multiplication where x / 3 would be a
  * division (several times slower on both the CPU and the GPU). */
 #define AC_THIRD ((real)(1.0 / 3.0))

@@ -70,7 +70,7 @@ AC_INLINE double ideal_gas_wave_speed2(unsigned modules, const ac_point_derivati
 {
     const double lnrho = (double)d->value[ac_field_index(modules, AC_FIELD_lnrho)];
     const double ss = (double)d->value[ac_field_index(modules, AC_FIELD_ss)];
-    return (double)p->cs2 * exp((double)p->cv1 * ss + (double)p->gamma_m1 * (lnrho - (double)p->ln_rho0));
+    return (double)p->cs2 * ac_exp_double((double)p->cv1 * ss + (double)p->gamma_m1 * (lnrho - (double)p->ln_rho0));
 }
 
 #endif

@@ -73,7 +73,7 @@ AC_INLINE double magnetic_wave_speed2(unsigned modules, const ac_point_derivativ
     real b[3];
     curl_plus(grad_a, p->table.b_ext, b);
     return ((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2]) * (double)p->inv_mu0 *
-           exp(-(double)d->value[l]);
+           ac_exp_double(-(double)d->value[l]);
 }
 
 AC_INLINE double magnetic_diffusivity(const ac_grid *g, int row, double max_zeta, const char **parameter)
