@@ -51,9 +51,11 @@ enum { AC_SIGNAL_CHUNK = 256 };
                 double speed[AC_SIGNAL_CHUNK];                                                                         \
                 for (int i0 = 0; i0 < g->n[0]; i0 += AC_SIGNAL_CHUNK) {                                                \
                     const int n = g->n[0] - i0 < AC_SIGNAL_CHUNK ? g->n[0] - i0 : AC_SIGNAL_CHUNK;                     \
-                    for (int i = 0; i < n; ++i) /* vectorised: no reduction in it */                                   \
-                        speed[i] = ac_signal_speed_at((M), ac_signal_terms((M), terms), at, i0 + i, stride, &geo, &p) + \
-                                   ac_position_speed(g, terms, i0 + i);                                                \
+                    for (int i = 0; i < n; ++i) /* vectorised: no reduction in it, no select on the terms */           \
+                        speed[i] = ac_signal_speed_at((M), ac_signal_terms((M), terms), at, i0 + i, stride, &geo, &p); \
+                    if (terms & (unsigned)AC_POSITION_SIGNAL_TERMS) /* the shearing box's flow at the point's x */     \
+                        for (int i = 0; i < n; ++i)                                                                    \
+                            speed[i] += ac_position_speed(g, terms, i0 + i);                                           \
                     for (int i = 0; i < n; ++i) {                                                                      \
                         nonfinite |= !isfinite(speed[i]);                                                              \
                         fastest = speed[i] > fastest ? speed[i] : fastest;                                             \
