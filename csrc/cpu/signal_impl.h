@@ -45,14 +45,12 @@ enum { AC_SIGNAL_CHUNK = 256 };
         for (int k = 0; k < g->n[2]; ++k)                                                                              \
             for (int j = 0; j < g->n[1]; ++j) {                                                                        \
                 const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);                                            \
-                const real *at[AC_MAX_FIELDS]; /* the row's own: loads the loop below need not repeat */               \
-                for (int f = 0; f < ac_field_count(M); ++f)                                                            \
-                    at[f] = fields[f] + row;                                                                           \
                 double speed[AC_SIGNAL_CHUNK];                                                                         \
                 for (int i0 = 0; i0 < g->n[0]; i0 += AC_SIGNAL_CHUNK) {                                                \
                     const int n = g->n[0] - i0 < AC_SIGNAL_CHUNK ? g->n[0] - i0 : AC_SIGNAL_CHUNK;                     \
                     for (int i = 0; i < n; ++i) /* vectorised: no reduction in it, no select on the terms */           \
-                        speed[i] = ac_signal_speed_at((M), ac_signal_terms((M), terms), at, i0 + i, stride, &geo, &p); \
+                        speed[i] = ac_signal_speed_at((M), ac_signal_terms((M), terms), fields, row + i0 + i, stride,  \
+                                                      &geo, &p);                                                       \
                     if (terms & (unsigned)AC_POSITION_SIGNAL_TERMS) /* the shearing box's flow at the point's x */     \
                         for (int i = 0; i < n; ++i)                                                                    \
                             speed[i] += ac_position_speed(g, terms, i0 + i);                                           \
