@@ -215,6 +215,14 @@ static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Whether set s of fill_ghost_axis and shear_ghosts names one of the shock
+ * profile's arrays (backend.h's AC_SHOCK_SET) that the grid has. */
+static int is_shock_set(GridObject *self, int s)
+{
+    return s >= AC_SHOCK_SET && s <= AC_SHOCK_SET + 1 && self->ops->shock_data &&
+           self->ops->shock_data(self->self, s - AC_SHOCK_SET);
+}
+
 /* fill_ghost_axis(s, axis, stream=0): ghost zones of one axis of set s (an
  * axis a split grid does not split, or this subdomain's wall faces of a
  * split wall axis), queued on a CUDA stream. */
@@ -224,9 +232,7 @@ static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
     unsigned long long stream = 0;
     if (!PyArg_ParseTuple(args, "ii|K", &s, &axis, &stream) || !check_ready(self))
         return NULL;
-    const int shock = s >= AC_SHOCK_SET && s <= AC_SHOCK_SET + 1 && self->ops->shock_data &&
-                      self->ops->shock_data(self->self, s - AC_SHOCK_SET);
-    if (((s < 0 || s > 2) && !shock) || axis < 0 || axis > 2) {
+    if (((s < 0 || s > 2) && !is_shock_set(self, s)) || axis < 0 || axis > 2) {
         PyErr_SetString(PyExc_ValueError, "fill_ghost_axis: set and axis must be 0, 1 or 2 (the set 3 or 4: the "
                                           "shock profile's arrays, where the grid has them)");
         return NULL;
@@ -493,7 +499,7 @@ static PyObject *Grid_shear_ghosts(GridObject *self, PyObject *args)
     const int shock = s >= AC_SHOCK_SET, fields = shock ? 1 : g->fields;
     const npy_intp expected = (npy_intp)fields * g->n[2] * self->ops->boundaries(self->self)->shear.ny * AC_GHOST;
     if (s < 0 || s > AC_SHOCK_SET + 1 || face < 0 || face > 1 || !self->ops->shear_ghosts ||
-        (shock && (!self->ops->shock_data || !self->ops->shock_data(self->self, s - AC_SHOCK_SET))) ||
+        (shock && !is_shock_set(self, s)) ||
         PyArray_TYPE(source) != numpy_type(self) || !PyArray_IS_C_CONTIGUOUS(source) ||
         PyArray_SIZE(source) != expected) {
         PyErr_SetString(PyExc_ValueError, "shear_ghosts(set, face, source): set 0-2 (or 3-4, the shock profile's "
