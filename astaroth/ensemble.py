@@ -193,11 +193,10 @@ class Ensemble:
                     sim = sims[i]
                     if steps:
                         sim._remember_steps(cdt, cdtv, t - sim.t, steps, dt, t == until)
+                        sim._fields_as_given = False  # as a step of its own leaves it
+                        guess[i] = dt
                     sim.t, sim.steps = t, sim.steps + steps
                     taken[i] += steps
-                    if steps:
-                        guess[i] = dt
-                        sim._fields_as_given = False  # as a step of its own leaves it
                     if nonfinite:  # before a step, as cfl_dt raises, or after the last (every step is checked)
                         taken[i] = _error_of(i, sim._raise_nonfinite)
                 if bar is not None:
