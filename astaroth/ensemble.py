@@ -9,14 +9,14 @@
 The members stay ordinary Simulation objects.  Each advances exactly as it
 would alone (the same steps through the same arithmetic, so the same bits).
 On the GPU, members that find their dt on the device go together:
-unforced members of one configuration (MHD, entropy, passive scalars,
+members of one configuration (MHD, entropy, passive scalars,
 hyperdiffusion, the Coriolis force, plain hydrodynamics: every one the
 device's loop takes but walls, gravity, and MHD with entropy in double
-precision) in shared launches, each stepping all of them (up to
-MEMBERS_PER_LAUNCH; fewer a launch where they have more fields,
+precision), all forced or none, in shared launches, each stepping all of
+them (up to MEMBERS_PER_LAUNCH; fewer a launch where they have more fields,
 cuda_backend.cu's run_members), so that many small grids fill the GPU like
 one large one; the others (walls, gravity, members of different
-configurations, forced ones) in one CUDA graph of all their steps
+configurations, forced beside unforced) in one CUDA graph of all their steps
 (cuda_backend.cu's run_members_graphed).  Members with shock
 viscosity or the 19-point method run side by side in worker threads
 (the compiled steps release the GIL); on the CPU the OpenMP threads are

@@ -413,14 +413,14 @@ FORCED_CONFIGURATIONS = ["hydro", "mhd", "entropy", "mhd-entropy", "scalar", "hy
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("config", FORCED_CONFIGURATIONS)
-def test_forced_members_take_the_graph_and_equal_solo_runs(config, dtype, launches):
-    """Forced members step in one graph of their own chains (cuda_backend.cu's shares_launches: the shared
-    forcing launch did not yet give their solo runs' bits), each with its own draws."""
+def test_forced_members_share_launches_and_equal_solo_runs(config, dtype, launches):
+    """Forced members step in the shared launches as unforced ones do, one launch a step adding each member's
+    own draw at its own grid's points (their boxes differ: member()), and end as their solo runs bit for bit."""
     before = shared_runs()
     ens = ac.Ensemble(forced(i, config, dtype) for i in range(4))
     taken = ens.run(until=0.4)
     assert launches and all(together for _, together in launches)
-    assert shared_runs() == before
+    assert shared_runs() - before == (sum(count for count, _ in launches) if shares(config, dtype) else 0)
     assert len(set(taken)) > 1 and all(sim.t == 0.4 for sim in ens)
     for i, sim in enumerate(ens):
         alone = forced(i, config, dtype)
@@ -432,6 +432,22 @@ def test_forced_members_take_the_graph_and_equal_solo_runs(config, dtype, launch
         alone.run(until=0.4)
         assert alone.run(until=0.5) == taken[i]
         assert_same_fields(sim, alone)
+
+
+@pytest.mark.gpu
+def test_more_forced_members_than_a_launch_holds_step_in_several(launches):
+    """Forced MHD with entropy and two scalars in float32: the backend splits the call into launches of as many
+    as its table holds, each member's draws and grid going with it."""
+    before = shared_runs()
+    shape = (8, 8, 8)
+    ens = ac.Ensemble(forced(i, "mhd-entropy-scalars2", "float32", shape=shape) for i in range(128))
+    taken = ens.run(until=0.3)
+    assert launches and all(together for _, together in launches)
+    assert shared_runs() - before == sum(count for count, _ in launches)
+    for i in (0, 70, 127):
+        alone = forced(i, "mhd-entropy-scalars2", "float32", shape=shape)
+        assert alone.run(until=0.3) == taken[i]
+        assert_same_fields(ens[i], alone)
 
 
 @pytest.mark.gpu

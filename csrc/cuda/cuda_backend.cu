@@ -162,17 +162,20 @@ typedef struct {
     ac_status (*shear_ghosts)(const ac_grid *, void *const *, int, const void *, cudaStream_t);
     ac_status (*signal_members)(const ac_grid *, int, cudaStream_t);
     int (*members_capacity)(const ac_grid *);
+    ac_status (*force_members)(const ac_grid *, int, const ac_member_forcing *, cudaStream_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
      cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
      cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32,
-     cuda_add_forcing_sample_f32, cuda_shear_ghosts_f32, cuda_signal_members_f32, cuda_members_capacity_f32},
+     cuda_add_forcing_sample_f32, cuda_shear_ghosts_f32, cuda_signal_members_f32, cuda_members_capacity_f32,
+     cuda_force_members_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
      cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
      cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64,
-     cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64, cuda_signal_members_f64, cuda_members_capacity_f64}};
+     cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64, cuda_signal_members_f64, cuda_members_capacity_f64,
+     cuda_force_members_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -183,6 +186,7 @@ typedef struct {
     unsigned int *nonfinite;
     ac_cfl_run *cfl; /* run_cfl's state, device */
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
+    ac_member_forcing *member_forcings; /* a forced ensemble's forcing table (run_members), device, or NULL */
     ac_forcing_sample *samples; /* run_cfl's forcing samples (AC_FORCING_SAMPLES_AHEAD), device, or NULL */
     unsigned long long serial;    /* unique among the grids of this process: names it in members_graph's key */
     /* the graph of run_cfl_members' steps for the members of members_key (serials; forced in bit 63, a full
@@ -272,6 +276,7 @@ static void gpu_destroy(void *self)
     device_free(gpu->nonfinite);
     device_free(gpu->cfl);
     device_free(gpu->member_runs);
+    device_free(gpu->member_forcings);
     device_free(gpu->samples);
     if (gpu->members_graph)
         cudaGraphExecDestroy(gpu->members_graph);
@@ -1014,29 +1019,58 @@ extern "C" unsigned long long ac_cuda_shared_member_runs(void)
     return __atomic_load_n(&shared_member_runs, __ATOMIC_RELAXED);
 }
 
-/* The unforced members' CFL steps, all of them in each launch: one kernel
- * for their dt, one per substep, and where a solo device loop reduces in a
- * launch of its own every step (begin_cfl_run's each_step: the signal
- * speed, or a configuration whose last substep does not reduce) that
- * reduction for every member in one launch.  Their own streams are drained
- * first; the work goes to the first member's stream. */
-static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, long max_steps)
+/* The members' CFL steps, all of them in each launch: one kernel for their
+ * dt, one per substep, the forcing after each step where they are forced,
+ * and where a solo device loop reduces in a launch of its own every step
+ * (begin_cfl_run's each_step: the signal speed, the forcing, or a
+ * configuration whose last substep does not reduce) that reduction for
+ * every member in one launch.  forcings: every member's draws, or NULL
+ * (none forced).  Their own streams are drained first; the work goes to
+ * the first member's stream. */
+static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_forcing_batch *const *forcings, int count,
+                             long max_steps)
 {
     ac_gpu *first = gpus[0];
     cudaStream_t stream = first->stream;
     const int full = runs[0].full_reduction;
-    const bool each_step = full || !ac_reduces_in_substep(ac_config(first->grid.modules, 0u));
+    const bool forced = forcings != NULL;
+    const bool each_step = full || forced || !ac_reduces_in_substep(ac_config(first->grid.modules, 0u));
     ac_member members[AC_MAX_MEMBERS];
     member_states states;
+    ac_member_forcing forcing[AC_MAX_MEMBERS];
+    if (forced && !first->member_forcings) {
+        const ac_status st =
+            device_zeros((void **)&first->member_forcings, AC_MAX_MEMBERS * sizeof *first->member_forcings);
+        if (st != AC_OK)
+            return st;
+    }
     for (int i = 0; i < count; ++i) {
         ac_gpu *gpu = gpus[i];
         CHECK(cudaStreamSynchronize(gpu->stream), "ensemble member's earlier work");
         runs[i].taken = 0;
         runs[i].nonfinite = 0;
         runs[i].step_limit = max_steps;
-        runs[i].forcing_f0 = 0.0; /* as begin_cfl_run sets them for an unforced run */
-        runs[i].forcing_cs = 0.0;
+        runs[i].forcing_f0 = forced ? forcings[i]->f0 : 0.0; /* as begin_cfl_run sets them */
+        runs[i].forcing_cs = forced ? forcings[i]->cs : 0.0;
         gpu->profile_fresh = 0;
+        if (forced) {
+            if (!gpu->samples) {
+                const ac_status st =
+                    device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples);
+                if (st != AC_OK)
+                    return st;
+            }
+            CHECK(cudaMemcpyAsync(gpu->samples, forcings[i]->samples, forcings[i]->count * sizeof *gpu->samples,
+                                  cudaMemcpyHostToDevice, stream),
+                  "forcing samples");
+            forcing[i].samples = gpu->samples;
+            forcing[i].run = gpu->cfl;
+            for (int a = 0; a < 3; ++a) {
+                forcing[i].origin[a] = gpu->grid.origin[a];
+                forcing[i].spacing[a] = gpu->grid.spacing[a];
+                forcing[i].offset[a] = gpu->grid.offset[a];
+            }
+        }
         members[i].grid = &gpu->grid;
         for (int f = 0; f < AC_MAX_FIELDS; ++f) {
             members[i].sets[SET_HOME][f] = gpu->buf.home[f];
@@ -1057,6 +1091,10 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, l
     }
     CHECK(cudaMemcpyAsync(first->member_runs, runs, count * sizeof *runs, cudaMemcpyHostToDevice, stream),
           "CFL run states");
+    /* from pageable memory: staged before the call returns */
+    if (forced)
+        CHECK(cudaMemcpyAsync(first->member_forcings, forcing, count * sizeof *forcing, cudaMemcpyHostToDevice, stream),
+              "ensemble forcing table");
     begin_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, first->member_runs, count);
     CHECK(cudaGetLastError(), "ensemble start launch");
     ac_status st = first->k->load_members(members, count, stream);
@@ -1070,6 +1108,8 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, l
         CHECK(cudaGetLastError(), "ensemble CFL step launch");
         for (int s = 0; s < 3 && st == AC_OK; ++s)
             st = first->k->substep_members(&first->grid, count, role_sets[s], s, s == 2 && !each_step, stream);
+        if (st == AC_OK && forced)
+            st = first->k->force_members(&first->grid, count, first->member_forcings, stream);
     }
     if (st != AC_OK)
         return st;
@@ -1089,21 +1129,20 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, int count, l
 /* One ensemble at a time loads the kernels' member table and launches. */
 static pthread_mutex_t members_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Whether a member may step in shared launches at all: not a forced one,
- * nor MHD with entropy in double precision, whose shared runs did not equal
- * their solo runs bit for bit on the GPU (a shared forcing launch, and the
- * members' signal-speed reduction: benchmarks/results/2026-11-28-gpu-members);
+/* Whether a member may step in shared launches at all: not MHD with
+ * entropy in double precision, whose shared runs did not equal their solo
+ * runs bit for bit on the GPU (benchmarks/results/2026-11-28-gpu-members);
  * those take the graph, which does. */
-static bool shares_launches(const ac_gpu *gpu, const ac_forcing_batch *forcing)
+static bool shares_launches(const ac_gpu *gpu)
 {
     const unsigned both = AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY;
-    return !forcing && !(gpu->element_bytes == 8 && (ac_grid_modules(&gpu->grid) & both) == both);
+    return !(gpu->element_bytes == 8 && (ac_grid_modules(&gpu->grid) & both) == both);
 }
 
 /* Members of one configuration and shape (goes_with) that may share
- * launches (shares_launches) step in them (run_members), as many a launch
- * as the member table holds of them (members.cuh); any others of one GPU in
- * one graph (run_members_graphed). */
+ * launches (shares_launches), all forced or none, step in them
+ * (run_members), as many a launch as the member table holds of them
+ * (members.cuh); any others of one GPU in one graph (run_members_graphed). */
 static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, const ac_forcing_batch *const *forcings,
                                      int count, long max_steps)
 {
@@ -1113,7 +1152,7 @@ static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, cons
     /* full_reduction as begin_cfl_run finds it (the binding's grid_cfl_run_limits set it) */
     bool shared = true;
     for (int i = 0; i < count; ++i)
-        shared = shared && shares_launches(gpus[i], forcings[i]) &&
+        shared = shared && shares_launches(gpus[i]) && !forcings[i] == !forcings[0] &&
                  cfl_run_refused(gpus[i], max_steps, forcings[i]) == AC_OK &&
                  goes_with(gpus[0], &runs[0], gpus[i], &runs[i]);
     const int most = shared ? gpus[0]->k->members_capacity(&gpus[0]->grid) : 0;
@@ -1123,7 +1162,7 @@ static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, cons
     pthread_mutex_lock(&members_lock);
     for (int at = 0; at < count && st == AC_OK; at += most) {
         const int members = count - at < most ? count - at : most;
-        st = run_members(gpus + at, runs + at, members, max_steps);
+        st = run_members(gpus + at, runs + at, forcings[0] ? forcings + at : NULL, members, max_steps);
     }
     pthread_mutex_unlock(&members_lock);
     return st;

@@ -61,6 +61,17 @@ typedef struct {
     ac_device_step step;
 } ac_member;
 
+/* A forced member's forcing after each step (cuda_force_members): its
+ * draws and device CFL state, as a solo run's forcing_sample_kernel reads
+ * them, and where its grid lies (its box is its own, so the phases at its
+ * points are too). */
+typedef struct {
+    const ac_forcing_sample *samples;
+    const ac_cfl_run *run;
+    double origin[3], spacing[3];
+    int offset[3];
+} ac_member_forcing;
+
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
                                  void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],              \
@@ -96,6 +107,9 @@ typedef struct {
     ac_status cuda_signal_members_##sfx(const ac_grid *g, int count, cudaStream_t stream);                       \
     /* the most members of grid g's configuration one launch steps */                                         \
     int cuda_members_capacity_##sfx(const ac_grid *g);                                                            \
+    /* the forcing after a step of the `count` members in the table; forcing: theirs, device */                \
+    ac_status cuda_force_members_##sfx(const ac_grid *g, int count, const ac_member_forcing *forcing,           \
+                                       cudaStream_t stream);                                                     \
     ac_status cuda_substep_members_##sfx(const ac_grid *g, int count, const int roles[4], int substep, int reduce, \
                                          cudaStream_t stream);                                                   \
     /* walls (../boundaries.h) and gravity (../terms/gravity.h) */                                            \

@@ -940,12 +940,14 @@ static dim3 AC_FN(zwalk_blocks)(const AC_FN(shape) & s, int planes, int count)
 
 /* ---- forcing: the term of one step, eq. (24), added to the velocity ---- */
 /* Each point's phase from its axes' (forcing.h's forcing_phase_at): the
- * thread's x and y factors once, z's once a plane by the block. */
+ * thread's x and y factors once, z's once a plane by the block, which takes
+ * the z_run-th run of `planes` planes. */
 static __device__ __forceinline__ void AC_FN(add_forcing_term)(const AC_FN(field_set) & fields, const AC_FN(shape) & s,
-                                                                const ac_forcing_term &term, double dt, int planes)
+                                                                const ac_forcing_term &term, double dt, int planes,
+                                                                int z_run)
 {
     __shared__ ac_forcing_phase along_z[AC_ZWALK_PLANES];
-    const int k0 = blockIdx.z * planes, k1 = min(k0 + planes, s.n[2]);
+    const int k0 = z_run * planes, k1 = min(k0 + planes, s.n[2]);
     const int t = threadIdx.x + AC_ZWALK_TX * threadIdx.y;
     if (t < k1 - k0)
         along_z[t] = forcing_axis_phase(&term, 2, ac_axis_coordinate(s.origin[2], s.offset[2] + k0 + t, s.spacing[2]));
@@ -976,7 +978,7 @@ static __device__ __forceinline__ void AC_FN(add_forcing_term)(const AC_FN(field
 __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
     AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, ac_forcing_term term, double dt, int planes)
 {
-    AC_FN(add_forcing_term)(fields, s, term, dt, planes);
+    AC_FN(add_forcing_term)(fields, s, term, dt, planes, blockIdx.z);
 }
 
 /* The device-side CFL loop's forcing after a step: the term of the run's
@@ -992,7 +994,7 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
         return; /* every thread of the block, before its barrier */
     ac_forcing_term term;
     ac_forcing_term_of(samples + (run->taken - 1), run->forcing_f0, run->forcing_cs, dt, &term);
-    AC_FN(add_forcing_term)(fields, s, term, dt, planes);
+    AC_FN(add_forcing_term)(fields, s, term, dt, planes, blockIdx.z);
 }
 
 extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS],

@@ -7,7 +7,7 @@
  * for many grids); a table in constant memory holds them, read with the
  * block's member index.  The members of an ensemble share one
  * configuration (modules and kernel terms, schedules.cuh), any that the
- * solo device loop runs, unforced; the kernels are the bodies of that
+ * solo device loop runs, all forced or none; the kernels are the bodies of that
  * loop's (the streaming substep's of the configuration's instance, the
  * reductions), so a member's arithmetic is that of its solo run, bit for
  * bit.
@@ -435,6 +435,71 @@ extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cud
         return AC_ERR_UNSUPPORTED;
     }
     return ac_cuda_record(cudaGetLastError(), "ensemble signal-speed reduction launch");
+}
+
+/* The forcing after a forced member's step, as forcing_sample_kernel adds
+ * it after a solo device loop's: the draw of its run's last step to the
+ * velocity of its home set (the hydro table's, or the first four fields of
+ * a wide member's), at its own grid's coordinates; block (x, y, z) takes
+ * run z % z_runs of member z / z_runs.  A point's increment does not depend
+ * on how the points are shared out, so the tiling may differ from the solo
+ * launch's. */
+template <int NF, bool HYDRO>
+__global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
+    AC_FN(forcing_members_kernel)(AC_FN(shape) s, const ac_member_forcing *forcing, int planes, int z_runs)
+{
+    const int member = (int)blockIdx.z / z_runs;
+    const ac_member_forcing &mine = forcing[member];
+    const double dt = mine.run->step_dt;
+    if (dt != dt)
+        return; /* the run has ended: every thread of the block, before its barrier */
+    for (int a = 0; a < 3; ++a) {
+        s.origin[a] = mine.origin[a];
+        s.spacing[a] = mine.spacing[a];
+        s.offset[a] = mine.offset[a];
+    }
+    AC_FN(field_set) home;
+    if (HYDRO) {
+        home = AC_FN(stream_members)[member].sets[0];
+    } else {
+        const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(member);
+        for (int f = 0; f < AC_NUM_FIELDS; ++f)
+            home.f[f] = m.sets[0].f[f];
+    }
+    ac_forcing_term term;
+    ac_forcing_term_of(mine.samples + (mine.run->taken - 1), mine.run->forcing_f0, mine.run->forcing_cs, dt, &term);
+    AC_FN(add_forcing_term)(home, s, term, dt, planes, (int)blockIdx.z % z_runs);
+}
+
+template <int NF>
+static ac_status AC_FN(force_wide_members)(const AC_FN(shape) & s, int count, const ac_member_forcing *forcing,
+                                           cudaStream_t stream)
+{
+    const int planes = AC_FN(zwalk_planes)(s, count);
+    AC_FN(forcing_members_kernel)<NF, false>
+        <<<AC_FN(zwalk_blocks)(s, planes, count), dim3(AC_ZWALK_TX, AC_ZWALK_TY), 0, stream>>>(
+            s, forcing, planes, (s.n[2] + planes - 1) / planes);
+    return ac_cuda_record(cudaGetLastError(), "ensemble forcing launch");
+}
+
+/* The forcing after a step of the `count` members in the table, all of
+ * grid g's configuration and forced; forcing: each member's, in device
+ * memory. */
+extern "C" ac_status AC_FN(cuda_force_members)(const ac_grid *g, int count, const ac_member_forcing *forcing,
+                                               cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    if (count < 1 || count > AC_FN(cuda_members_capacity)(g))
+        return AC_ERR_ARGUMENT;
+    if (!AC_FN(member_is_hydro)(g)) {
+        AC_BY_FIELDS(ac_field_count(ac_grid_modules(g)), AC_FN(force_wide_members), (s, count, forcing, stream))
+        return AC_ERR_UNSUPPORTED;
+    }
+    const int planes = AC_FN(zwalk_planes)(s, count);
+    AC_FN(forcing_members_kernel)<AC_NUM_FIELDS, true>
+        <<<AC_FN(zwalk_blocks)(s, planes, count), dim3(AC_ZWALK_TX, AC_ZWALK_TY), 0, stream>>>(
+            s, forcing, planes, (s.n[2] + planes - 1) / planes);
+    return ac_cuda_record(cudaGetLastError(), "ensemble forcing launch");
 }
 
 #undef AC_BY_FIELDS
