@@ -142,6 +142,50 @@ static ac_status AC_FN(fill_ghost_axis)(AC_FN(field_set) fields, int count, cons
     return ac_cuda_record(cudaGetLastError(), "fill_ghost_kernel launch");
 }
 
+/* ---- the ghost faces a first derivative reads ---------------------------
+ * The periodic ghost values of the three axes at interior points of the
+ * other two (no edges or corners: a derivative along one axis reads none):
+ * each from the interior, so that one launch fills all three axes. */
+static __host__ __device__ long long AC_FN(face_count)(const AC_FN(shape) & s)
+{
+    return 2LL * AC_GHOST * ((long long)s.n[1] * s.n[2] + (long long)s.n[0] * s.n[2] + (long long)s.n[0] * s.n[1]);
+}
+
+/* Face value number t (0 .. face_count) of the fields of mask `mask`
+ * (bit f: field f). */
+template <int NF>
+static __device__ __forceinline__ void AC_FN(fill_face)(const AC_FN(fields)<NF> & fields, unsigned mask,
+                                                         const AC_FN(shape) & s, long long t)
+{
+    const long long across_x = 2LL * AC_GHOST * s.n[1] * s.n[2], across_y = 2LL * AC_GHOST * s.n[0] * s.n[2];
+    const int axis = t < across_x ? 0 : t < across_x + across_y ? 1 : 2;
+    t -= axis == 0 ? 0 : axis == 1 ? across_x : across_x + across_y;
+    /* the axis and the other two (b, c) by scalars: a struct indexed at run time would live in local memory */
+    const int n = axis == 0 ? s.n[0] : axis == 1 ? s.n[1] : s.n[2], lo = axis == 0 ? s.lo[0] : axis == 1 ? s.lo[1] : s.lo[2];
+    const int nb = axis == 0 ? s.n[1] : s.n[0], lob = axis == 0 ? s.lo[1] : s.lo[0];
+    const int loc = axis == 2 ? s.lo[1] : s.lo[2];
+    const ptrdiff_t sa = axis == 0 ? s.stride[0] : axis == 1 ? s.stride[1] : s.stride[2],
+                    sb = axis == 0 ? s.stride[1] : s.stride[0],
+                    sc = axis == 2 ? s.stride[1] : s.stride[2];
+    const int plane = (int)(t % (2 * AC_GHOST));
+    const long long rest = t / (2 * AC_GHOST);
+    const ptrdiff_t base = (ptrdiff_t)((int)(rest % nb) + lob) * sb + (ptrdiff_t)((int)(rest / nb) + loc) * sc;
+    const int ghost = ac_ghost_plane(plane, lo, n);
+    const ptrdiff_t to = base + ghost * sa, from = base + ac_periodic_source(ghost, lo, n) * sa;
+#pragma unroll
+    for (int f = 0; f < NF; ++f)
+        if (mask & 1u << f)
+            fields.f[f][to] = fields.f[f][from];
+}
+
+__global__ void AC_FN(fill_faces_kernel)(AC_FN(fields)<AC_MAX_FIELDS> fields, unsigned mask, AC_FN(shape) s)
+{
+    const long long total = AC_FN(face_count)(s);
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x)
+        AC_FN(fill_face)(fields, mask, s, t);
+}
+
 static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, cudaStream_t stream)
 {
     for (int axis = 0; axis < 3; ++axis)

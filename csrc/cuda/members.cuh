@@ -342,27 +342,17 @@ extern "C" ac_status AC_FN(cuda_reduce_members)(const ac_grid *g, int count, cud
     return ac_cuda_record(cudaGetLastError(), "ensemble reduction launch");
 }
 
-/* The periodic ghost zones along one axis of the fields of mask `fields`
- * (bit f: field f) of each wide member's home, as fill_ghost_kernel fills
- * a solo grid's: block (b, m) fills part of member m. */
+/* The ghost faces of the fields of mask `fields` of each wide member's
+ * home, as fill_faces_kernel fills a solo grid's: block (b, m) fills part of
+ * member m. */
 template <int NF>
-__global__ void AC_FN(fill_ghost_members_kernel)(AC_FN(ghost_pass) g, unsigned fields)
+__global__ void AC_FN(fill_faces_members_kernel)(AC_FN(shape) s, unsigned fields)
 {
     const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
-    const long long total = (long long)(2 * AC_GHOST) * g.mb * g.mc;
+    const long long total = AC_FN(face_count)(s);
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x) {
-        const int plane = (int)(t % (2 * AC_GHOST));
-        const long long rest = t / (2 * AC_GHOST);
-        const int pb = (int)(rest % g.mb), pc = (int)(rest / g.mb);
-        const int ghost = ac_ghost_plane(plane, g.lo, g.n);
-        const int source = ac_periodic_source(ghost, g.lo, g.n);
-        const ptrdiff_t base = pb * g.sb + pc * g.sc;
-#pragma unroll
-        for (int f = 0; f < NF; ++f)
-            if (fields & 1u << f)
-                m.sets[0].f[f][base + ghost * g.sa] = m.sets[0].f[f][base + source * g.sa];
-    }
+         t += (long long)gridDim.x * blockDim.x)
+        AC_FN(fill_face)(m.sets[0], fields, s, t);
 }
 
 /* The signal speed's reduction of each wide member (cuda_reduce_mhd's
@@ -383,29 +373,24 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_MIN_BLOCKS
 }
 
 template <int NF>
-static ac_status AC_FN(fill_member_ghosts)(const AC_FN(shape) & s, int count, unsigned fields, cudaStream_t stream)
+static ac_status AC_FN(fill_member_faces)(const AC_FN(shape) & s, int count, unsigned fields, cudaStream_t stream)
 {
-    for (int axis = 0; axis < 3; ++axis) {
-        const AC_FN(ghost_pass) g = AC_FN(make_ghost_pass)(s, axis);
-        const long long blocks = AC_FN(blocks_for)((long long)(2 * AC_GHOST) * g.mb * g.mc, 65535);
-        AC_FN(fill_ghost_members_kernel)<NF><<<dim3((unsigned)blocks, (unsigned)count), 256, 0, stream>>>(g, fields);
-        if (ac_cuda_record(cudaGetLastError(), "ensemble ghost-zone launch") != AC_OK)
-            return AC_ERR_DEVICE;
-    }
-    return AC_OK;
+    const long long blocks = AC_FN(blocks_for)(AC_FN(face_count)(s), 65535);
+    AC_FN(fill_faces_members_kernel)<NF><<<dim3((unsigned)blocks, (unsigned)count), 256, 0, stream>>>(s, fields);
+    return ac_cuda_record(cudaGetLastError(), "ensemble ghost faces launch");
 }
 
 /* ... for members of nf fields. */
-static ac_status AC_FN(fill_members_ghosts)(int nf, const AC_FN(shape) & s, int count, unsigned fields,
-                                            cudaStream_t stream)
+static ac_status AC_FN(fill_members_faces)(int nf, const AC_FN(shape) & s, int count, unsigned fields,
+                                           cudaStream_t stream)
 {
-    AC_BY_FIELDS(nf, AC_FN(fill_member_ghosts), (s, count, fields, stream))
+    AC_BY_FIELDS(nf, AC_FN(fill_member_faces), (s, count, fields, stream))
     return AC_ERR_UNSUPPORTED;
 }
 
 /* The signal-speed reduction of the `count` wide members in the table, all
  * of grid g's modules and terms, as queue_signal_reduction does for a solo
- * grid without walls or shear: the ghost zones of the fields whose
+ * grid without walls or shear: the ghost faces of the fields whose
  * gradients it reads filled first (cuda_reduce_mhd). */
 extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cudaStream_t stream)
 {
@@ -413,12 +398,9 @@ extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cud
     const unsigned modules = ac_grid_modules(g), terms = ac_grid_terms(g);
     if (count < 1 || count > AC_FN(cuda_members_capacity)(g) || AC_FN(member_is_hydro)(g))
         return AC_ERR_ARGUMENT;
-    unsigned fields = 0;
-    for (int r = 0; r < AC_FIELD_ROWS; ++r)
-        if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
-            fields |= 1u << ac_field_index(modules, r);
+    const unsigned fields = ac_signal_gradient_fields(modules, terms);
     if (fields) {
-        const ac_status st = AC_FN(fill_members_ghosts)(ac_field_count(modules), s, count, fields, stream);
+        const ac_status st = AC_FN(fill_members_faces)(ac_field_count(modules), s, count, fields, stream);
         if (st != AC_OK)
             return st;
     }

@@ -49,6 +49,17 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
     X(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2)                                    \
     X(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2)
 
+/* The fields (bit f: field f) whose gradients the signal speed of (modules,
+ * terms) reads: their ghost faces are filled before the reduction. */
+static unsigned ac_signal_gradient_fields(unsigned modules, unsigned terms)
+{
+    unsigned fields = 0;
+    for (int r = 0; r < AC_FIELD_ROWS; ++r)
+        if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
+            fields |= 1u << ac_field_index(modules, r);
+    return fields;
+}
+
 /* max of the signal speed of the CFL step (timestep.h's ac_signal_speed_at,
  * and where it depends on the position the flow of the shearing box at the
  * point's x, ac_position_speed_of, as the CPU's reduction adds it) as the
@@ -120,22 +131,15 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const unsigned terms = ac_grid_terms(g);
-    AC_FN(field_set) read = {{NULL, NULL, NULL, NULL}}; /* the fields whose gradients it reads (A for B) */
-    int reads = 0;
-    for (int r = 0; r < AC_FIELD_ROWS && fill_ghosts; ++r)
-        if (physics_signal_needs(g->modules, terms, r) & AC_NEEDS_FIRST) {
-            read.f[reads++] = (real *)fields_[ac_field_index(g->modules, r)];
-            if (reads == AC_NUM_FIELDS) { /* a launch fills up to four */
-                if (AC_FN(fill_ghosts)(read, reads, s, stream) != AC_OK)
-                    return AC_ERR_DEVICE;
-                reads = 0;
-            }
-        }
-    if (reads && AC_FN(fill_ghosts)(read, reads, s, stream) != AC_OK)
-        return AC_ERR_DEVICE;
+    const AC_FN(mhd_field_set) set = AC_FN(make_mhd_set)(fields_);
+    const unsigned read = ac_signal_gradient_fields(g->modules, terms); /* A, for B */
+    if (fill_ghosts && read) {
+        AC_FN(fill_faces_kernel)<<<AC_FN(blocks_for)(AC_FN(face_count)(s), 65535), 256, 0, stream>>>(set, read, s);
+        if (ac_cuda_record(cudaGetLastError(), "ghost faces launch") != AC_OK)
+            return AC_ERR_DEVICE;
+    }
     const int z_per_block = AC_FN(zwalk_planes)(s, 1);
     const dim3 blocks = AC_FN(zwalk_blocks)(s, z_per_block, 1), threads(AC_ZWALK_TX, AC_ZWALK_TY);
-    const AC_FN(mhd_field_set) set = AC_FN(make_mhd_set)(fields_);
     const ac_physics_params p = make_physics_params(g);
     const ac_geometry geo = make_geometry(g);
     const ac_shear_flow flow = shear_flow_of(g);
