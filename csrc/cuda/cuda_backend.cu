@@ -1130,9 +1130,11 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
 static pthread_mutex_t members_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Whether a member may step in shared launches at all: not MHD with
- * entropy in double precision, whose shared runs did not equal their solo
- * runs bit for bit on the GPU (benchmarks/results/2026-11-28-gpu-members);
- * those take the graph, which does. */
+ * entropy in double precision, whose shared runs do not equal their solo
+ * runs bit for bit on the GPU: the two substep kernels are the same PTX,
+ * but ptxas fuses multiply-adds differently in them
+ * (benchmarks/results/2026-11-28-gpu-forced-members); those take the
+ * graph, which runs the solo kernels. */
 static bool shares_launches(const ac_gpu *gpu)
 {
     const unsigned both = AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY;
