@@ -542,7 +542,7 @@ static ac_status gpu_max_speed(void *self, double *out)
 }
 
 /* Queues the signal-speed reduction (MHD, entropy: queue_reduction's mhd),
- * A's ghost zones filled first if fill_ghosts.  Under walls those under the
+ * A's periodic ghost faces filled first if fill_ghosts.  Under walls those under the
  * walls come from fill_walls (B at the walls from their ghosts), and so do a
  * shearing box's shifted x ghosts; then the reduction adds no periodic fill
  * of its own. */
