@@ -453,12 +453,14 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
     AC_FN(add_forcing_term)(home, s, term, dt, planes, (int)blockIdx.z % z_runs);
 }
 
-template <int NF>
-static ac_status AC_FN(force_wide_members)(const AC_FN(shape) & s, int count, const ac_member_forcing *forcing,
-                                           cudaStream_t stream)
+/* The launch of forcing_members_kernel for `count` members: the hydro
+ * table's (HYDRO) or the wide table's of NF fields. */
+template <int NF, bool HYDRO = false>
+static ac_status AC_FN(force_members_of)(const AC_FN(shape) & s, int count, const ac_member_forcing *forcing,
+                                         cudaStream_t stream)
 {
     const int planes = AC_FN(zwalk_planes)(s, count);
-    AC_FN(forcing_members_kernel)<NF, false>
+    AC_FN(forcing_members_kernel)<NF, HYDRO>
         <<<AC_FN(zwalk_blocks)(s, planes, count), dim3(AC_ZWALK_TX, AC_ZWALK_TY), 0, stream>>>(
             s, forcing, planes, (s.n[2] + planes - 1) / planes);
     return ac_cuda_record(cudaGetLastError(), "ensemble forcing launch");
@@ -473,15 +475,10 @@ extern "C" ac_status AC_FN(cuda_force_members)(const ac_grid *g, int count, cons
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     if (count < 1 || count > AC_FN(cuda_members_capacity)(g))
         return AC_ERR_ARGUMENT;
-    if (!AC_FN(member_is_hydro)(g)) {
-        AC_BY_FIELDS(ac_field_count(ac_grid_modules(g)), AC_FN(force_wide_members), (s, count, forcing, stream))
-        return AC_ERR_UNSUPPORTED;
-    }
-    const int planes = AC_FN(zwalk_planes)(s, count);
-    AC_FN(forcing_members_kernel)<AC_NUM_FIELDS, true>
-        <<<AC_FN(zwalk_blocks)(s, planes, count), dim3(AC_ZWALK_TX, AC_ZWALK_TY), 0, stream>>>(
-            s, forcing, planes, (s.n[2] + planes - 1) / planes);
-    return ac_cuda_record(cudaGetLastError(), "ensemble forcing launch");
+    if (AC_FN(member_is_hydro)(g))
+        return AC_FN(force_members_of)<AC_NUM_FIELDS, true>(s, count, forcing, stream);
+    AC_BY_FIELDS(ac_field_count(ac_grid_modules(g)), AC_FN(force_members_of), (s, count, forcing, stream))
+    return AC_ERR_UNSUPPORTED;
 }
 
 #undef AC_BY_FIELDS
