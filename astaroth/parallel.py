@@ -27,6 +27,7 @@ import numpy as np
 
 from . import _core
 from .analysis import host_array
+from .halo_messages import FaceMessages
 
 GHOST = 3  # ghost-zone width, the stencil radius (csrc/grid.h AC_GHOST)
 EXCHANGES = ("auto", "device", "peer", "host")
@@ -150,13 +151,14 @@ class Decomposition:
             axes.append(a)
         return tuple(axes)
 
-    def regions(self):
+    def regions(self, prefilled=None):
         """(inner, shell): interior boxes (lo, hi) of the subdomain.  The
         inner part stays 3 points from every face whose ghost zone the
-        exchange fills; the shell is the rest, in slabs.  inner is None when
-        the subdomain is too thin to have one."""
+        exchange fills (every face but those of the `prefilled` axes, by
+        default prefilled_axes()); the shell is the rest, in slabs.  inner
+        is None when the subdomain is too thin to have one."""
         n, g = self.local_shape, GHOST
-        full = self.prefilled_axes()
+        full = self.prefilled_axes() if prefilled is None else tuple(prefilled)
         exchanged = [a for a in range(3) if a not in full]
         if any(n[a] < 2 * g + 1 for a in exchanged):
             return None, [((0, 0, 0), tuple(n))]
@@ -410,9 +412,8 @@ class ParallelStepper:
         grid = sim._grid
         self.lo = grid.interior_start
         self.padded_shape = grid.padded_shape
-        self.inner, self.shell = decomposition.regions()
-        self.prefilled = decomposition.prefilled_axes()
         self.on_gpu = sim.backend == "cuda"
+        d = decomposition
         if self.on_gpu:
             import cupy
 
@@ -424,15 +425,28 @@ class ParallelStepper:
             self.stream = None
             self.transport = "cpu"
         self.sets = [[self._padded(s, f) for f in range(len(sim.field_names))] for s in range(3)]
-        self.halo = HaloExchange(decomposition, grid, self.sets, self.lo, self.xp, self.stream, self.transport)
+        # a shearing box split along x or y: its x ghosts shifted over ranks, between the exchanges of x and of
+        # y and z (HaloExchange); every other grid in one round of messages (halo_messages)
+        self.sheared = sim.shear != 0
+        sheared_across = self.sheared and (d.dims[0] > 1 or d.dims[1] > 1)
+        if sheared_across:
+            self.halo = HaloExchange(decomposition, grid, self.sets, self.lo, self.xp, self.stream, self.transport)
+        else:
+            self.halo = FaceMessages(decomposition, grid, self.sets, self.lo, self.xp, self.transport)
+        self.prefilled = self.halo.prefilled
+        self.inner, self.shell = decomposition.regions(self.prefilled)
+        # the unsplit axes whose ghost values a substep reads from periodic images in place (on the GPU), so
+        # that its prefill leaves them; every other reader of ghost zones has them all filled
+        self.periodic = grid.region_wraps(sum(1 << a for a in self.prefilled)) if isinstance(
+            self.halo, FaceMessages) else 0
+        self.substep_prefilled = tuple(a for a in self.prefilled if not self.periodic >> a & 1)
         d = decomposition
         self.halo.wall_faces = tuple(a for a in range(3) if "xyz"[a] in sim._walls and d.dims[a] > 1 and (
             d.offset[a] == 0 or d.offset[a] + d.local_shape[a] == d.global_shape[a]))
         self.walls = bool(sim._walls)
         # a shearing box split along x or y: its x ghosts shifted over ranks (one along z shifts them in C)
         self.shearing = None
-        self.sheared = sim.shear != 0
-        if self.sheared and (d.dims[0] > 1 or d.dims[1] > 1):
+        if sheared_across:
             self.shearing = ShearingFaces(d, grid, self.lo, self.xp)
             if d.dims[0] > 1:
                 self.halo.shearing = self.shearing
@@ -487,7 +501,9 @@ class ParallelStepper:
         return np.frombuffer(buffer, dtype=dtype).reshape(m2, m1, m0)
 
     def _exchange(self, s):
-        if self.on_gpu:
+        if isinstance(self.halo, FaceMessages):  # queued on the default stream on the GPU
+            self.halo.fill(s)
+        elif self.on_gpu:
             with self.stream:
                 self.halo.fill(s)
         else:
@@ -526,8 +542,10 @@ class ParallelStepper:
             if self.sheared:
                 grid.shear_advance(s, dt)
             return
-        self._prefill(s)
-        if self.inner is None:
+        self._prefill(s, self.substep_prefilled)
+        if isinstance(self.halo, FaceMessages):
+            self._substep_messages(s, dt)
+        elif self.inner is None:
             self._exchange(s)
         elif self.on_gpu:
             grid.substep_region(s, dt, *self.inner)  # queued; runs while the exchange goes on
@@ -550,28 +568,66 @@ class ParallelStepper:
             if failure:
                 raise failure[0]
         for lo, hi in self.shell:
-            grid.substep_region(s, dt, lo, hi)
+            grid.substep_region(s, dt, lo, hi, self.periodic)
         if self.sheared:  # the shearing box's deltay, as one process advances it after each substep
             grid.shear_advance(s, dt)
+
+    def _substep_messages(self, s, dt):
+        """The inner part while set s's messages travel (halo_messages), then
+        the shell.  On the GPU everything is queued on the default stream,
+        with which the backend's stream is ordered: the messages are packed
+        before the inner part and unpacked after it, and the host passes them
+        on while the inner part runs.  On the CPU the inner part runs in a
+        thread (the C loop releases the GIL) while this one passes them."""
+        grid, halo = self.sim._grid, self.halo
+        halo.pack(s)
+        if self.inner is None:
+            halo.post()
+            halo.finish()
+        elif self.on_gpu:
+            grid.substep_region(s, dt, *self.inner, self.periodic)  # queued behind the packing
+            halo.post()
+            halo.finish()
+        else:
+            failure = []
+
+            def inner_part():
+                try:
+                    grid.substep_region(s, dt, *self.inner, self.periodic)
+                except BaseException as error:  # re-raised below, in the caller's thread
+                    failure.append(error)
+
+            worker = threading.Thread(target=inner_part)
+            worker.start()
+            try:
+                halo.post()
+                halo.finish()
+            finally:
+                worker.join()
+            if failure:
+                raise failure[0]
 
     def step(self, dt, profile_current=False):
         for s in range(3):
             self.substep(s, dt, profile_current)
-        self.sim._grid.set_walls(0)  # and in every snapshot
+        if self.walls:
+            self.sim._grid.set_walls(0)  # and in every snapshot
         self.sim._grid.add_forcing(dt)
         if self.on_gpu:
             self.xp.cuda.Stream.null.synchronize()
 
-    def _prefill(self, s):
-        """Ghost zones of the prefilled axes of set s, queued on the default
-        stream; on the GPU the exchange stream then waits for them and for
-        the previous substep's kernels that wrote set s."""
-        self.sim._grid.set_walls(s)  # 'a' and 'set' wall values first: every ghost fill and exchange sees them
-        for axis in self.prefilled:
+    def _prefill(self, s, axes=None):
+        """Ghost zones of the prefilled axes of set s (or of `axes` of them),
+        queued on the default stream; on the GPU an exchange axis by axis
+        (HaloExchange) then has its stream wait for them and for the previous
+        substep's kernels that wrote set s."""
+        if self.walls:  # 'a' and 'set' wall values first: every ghost fill and exchange sees them
+            self.sim._grid.set_walls(s)
+        for axis in self.prefilled if axes is None else axes:
             self.sim._grid.fill_ghost_axis(s, axis, 0)
         if self.shearing is not None and 0 in self.prefilled:  # x not split: its shifted images before the inner part
             self.shearing.fill(s, self.sets[s])
-        if self.on_gpu:
+        if self.on_gpu and not isinstance(self.halo, FaceMessages):
             done = self.xp.cuda.Event()
             done.record(self.xp.cuda.Stream.null)
             self.stream.wait_event(done)

@@ -174,6 +174,11 @@ typedef struct ac_backend_ops {
      * s = AC_SHOCK_SET + which: the one array shock_data(which), where the
      * backend has it */
     ac_status (*shear_ghosts)(void *self, int s, int face, const void *source);
+    /* the axes among `periodic` (bit a: axis a) whose ghost values
+     * substep_region reads from their periodic images in place when the
+     * region marks them periodic, so that the caller need not fill them;
+     * NULL: none (the caller fills every ghost zone) */
+    unsigned (*region_wraps)(void *self, unsigned periodic);
 } ac_backend_ops;
 
 /* The set number that fill_ghost_axis and shear_ghosts take for the shock

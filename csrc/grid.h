@@ -103,9 +103,14 @@ AC_GRID_INLINE ac_grid ac_grid_make(const int n[3], const double spacing[3], con
 }
 
 /* A box of interior points, lo <= index < hi per axis (a subdomain's inner
- * part or one face of its shell, when ghost-zone exchange overlaps work). */
+ * part or one face of its shell, when ghost-zone exchange overlaps work).
+ * periodic, bit a: axis a is not split, so that its ghost values are this
+ * subdomain's own periodic images; the substep reads those it can from the
+ * images in place (the backend's region_wraps) and the caller fills the
+ * others. */
 typedef struct {
     int lo[3], hi[3];
+    unsigned periodic;
 } ac_region;
 
 /* The smallest spacing of the axes with more than one point (of all axes
@@ -127,6 +132,7 @@ AC_GRID_INLINE ac_region ac_whole_grid(const ac_grid *g)
         r.lo[a] = 0;
         r.hi[a] = g->n[a];
     }
+    r.periodic = 0u;
     return r;
 }
 

@@ -9,6 +9,8 @@ MODE "nonfinite": a NaN put in one subdomain stops every rank.
 MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_case's make_MODE to T_HALF.
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
+MODE "gpu" CASE EXCHANGE: on the GPU to T_HALF, CASE "entropy" (mpi_case.make_entropy) or "walls"
+(test_walls_entropy.make_entropy_wall_case: walls along the split axis).
 """
 import os
 import sys
@@ -60,6 +62,17 @@ elif mode == "shear":  # argument: the axis its grid's shape splits first (mpi_c
         np.savez(os.path.join(out, f"shear-{split}-{backend}-{int(scalar)}-{exchange}-{tag}.npz"), steps=sim.steps,
                  deltay=sim.deltay, dims=np.array(sim.decomposition.dims), transport=sim._stepper.transport,
                  **fields)
+elif mode == "gpu":
+    from test_walls_entropy import make_entropy_wall_case
+
+    case, exchange = sys.argv[3], sys.argv[4]
+    sim = {"entropy": make_entropy, "walls": make_entropy_wall_case}[case](comm, backend="cuda", exchange=exchange)
+    sim.run(until=T_HALF)
+    fields = {name: sim[name] for name in sim.field_names}
+    if comm.Get_rank() == 0:
+        np.savez(os.path.join(out, f"gpu-{case}-{exchange}-{tag}.npz"), steps=sim.steps,
+                 dims=np.array(sim.decomposition.dims), transport=sim._stepper.transport,
+                 exchange_kind=type(sim._stepper.halo).__name__, **fields)
 elif mode == "restart":
     sim = ac.load(sys.argv[3], backend="cpu", comm=comm)
     sim.run(until=T_END)

@@ -239,6 +239,22 @@ def test_19p_is_refused_on_a_split_grid():
         ac.Simulation(shape=(8, 8, 8), backend="cpu", method="19p", comm=FakeComm())
 
 
+def test_a_region_substep_names_the_periodic_axes_it_reads_in_place():
+    """Grid.region_wraps: the unsplit axes whose ghost values a split grid's substep reads from periodic images
+    (the GPU's streaming kernel; none on the CPU, whose loops read the ghost zones the exchange fills); a mask
+    outside x, y, z is refused."""
+    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu")
+    assert sim._grid.region_wraps(3) == 0
+    with pytest.raises(ValueError, match="periodic"):
+        sim._grid.substep_region(0, 1e-3, (0, 0, 0), (8, 8, 8), 8)
+    if "cuda" in ac.backends():
+        gpu = ac.Simulation(shape=(16, 16, 16), backend="cuda")
+        assert gpu._grid.region_wraps(3) == 3  # x (rows of whole 16-byte pieces) and y
+        walls = ac.Simulation(shape=(16, 16, 16), backend="cuda",
+                              boundaries={"y": {"ux": "a", "uy": "a", "uz": "a", "lnrho": "s"}})
+        assert walls._grid.region_wraps(7) == 5  # not the wall axis
+
+
 RUN_TOML = """[grid]
 shape = [16, 12, 20]
 box = [6.0, 4.5, 7.5]

@@ -20,7 +20,8 @@ import astaroth as ac
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from mpi_case import T_SHEAR, make_shear  # noqa: E402
+from mpi_case import T_HALF, T_SHEAR, make_entropy, make_shear  # noqa: E402
+from test_walls_entropy import make_entropy_wall_case  # noqa: E402
 from test_mpi import mpirun, needs_mpi  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, needs_mpi]
@@ -50,5 +51,27 @@ def test_a_shearing_box_split_over_gpus_equals_one_process_bit_for_bit(tmp_path,
     assert tuple(got["dims"]) == dims and int(got["steps"]) == sim.steps > 3 and float(got["deltay"]) == sim.deltay
     assert exchange == "auto" or str(got["transport"]) == exchange
     assert ("cc" in sim.field_names) == scalar
+    for name in sim.field_names:
+        np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
+
+
+@pytest.mark.parametrize("case, ranks, dims, exchange", [
+    ("entropy", 2, (1, 1, 2), "auto"), ("entropy", 4, (2, 1, 2), "auto"), ("entropy", 8, (2, 2, 2), "auto"),
+    ("entropy", 4, (2, 1, 2), "host"), ("walls", 2, (1, 1, 2), "auto"), ("walls", 4, (1, 1, 4), "host")],
+    ids=["z", "xz", "xyz", "xz-host", "walls-z", "walls-z4-host"])
+def test_a_split_gpu_run_with_its_messages_in_one_round_equals_one_gpu_bit_for_bit(tmp_path, case, ranks, dims,
+                                                                                     exchange):
+    """A forced MHD run with entropy in a tilted rotating frame (tests/mpi_case.make_entropy), and MHD, entropy
+    and a scalar between walls along the split axis with gravity (make_entropy_wall_case), on GPUs split over
+    1, 2 or 3 axes: every message of a substep packed in one launch before the inner part, unpacked after it
+    (astaroth/halo_messages.py), through CUDA IPC or the host; every field and the steps as one GPU's."""
+    make = {"entropy": make_entropy, "walls": make_entropy_wall_case}[case]
+    sim = make(None, backend="cuda")
+    sim.run(until=T_HALF)
+    mpirun(ranks, tmp_path, "gpu", case, exchange)
+    got = np.load(tmp_path / f"gpu-{case}-{exchange}-np{ranks}.npz")
+    assert tuple(got["dims"]) == dims and int(got["steps"]) == sim.steps > 3
+    assert str(got["exchange_kind"]) == "FaceMessages"
+    assert exchange == "auto" or str(got["transport"]) == exchange
     for name in sim.field_names:
         np.testing.assert_array_equal(got[name], sim[name], err_msg=name)

@@ -186,17 +186,24 @@ static PyObject *Grid_step(GridObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* substep_region(s, dt, lo, hi): substep s of the 55-point method over the
- * interior box lo <= index < hi, ghost zones filled by the caller (the
- * halo exchange of astaroth/parallel.py).  Does not wait for the GPU. */
+/* substep_region(s, dt, lo, hi, periodic=0): substep s of the 55-point
+ * method over the interior box lo <= index < hi, ghost zones filled by the
+ * caller (the halo exchange of astaroth/parallel.py) but for those of the
+ * axes in `periodic` that region_wraps names.  Does not wait for the GPU. */
 static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
 {
     int s;
     double dt;
     ac_region r;
-    if (!PyArg_ParseTuple(args, "id(iii)(iii)", &s, &dt, &r.lo[0], &r.lo[1], &r.lo[2], &r.hi[0], &r.hi[1], &r.hi[2]) ||
+    r.periodic = 0u;
+    if (!PyArg_ParseTuple(args, "id(iii)(iii)|I", &s, &dt, &r.lo[0], &r.lo[1], &r.lo[2], &r.hi[0], &r.hi[1],
+                          &r.hi[2], &r.periodic) ||
         !check_ready(self))
         return NULL;
+    if (r.periodic > 7u) {
+        PyErr_SetString(PyExc_ValueError, "substep_region: periodic is a mask of the axes x, y, z (0 to 7)");
+        return NULL;
+    }
     for (int a = 0; a < 3; ++a)
         if (r.lo[a] < 0 || r.hi[a] > self->grid.n[a] || r.lo[a] > r.hi[a]) {
             PyErr_SetString(PyExc_ValueError, "substep_region: the region must lie inside the grid");
@@ -226,6 +233,20 @@ static int is_shock_set(GridObject *self, int s)
 /* fill_ghost_axis(s, axis, stream=0): ghost zones of one axis of set s (an
  * axis a split grid does not split, or this subdomain's wall faces of a
  * split wall axis), queued on a CUDA stream. */
+/* region_wraps(periodic): the axes among `periodic` (bit a: axis a) whose
+ * ghost values substep_region reads from periodic images in place. */
+static PyObject *Grid_region_wraps(GridObject *self, PyObject *args)
+{
+    unsigned periodic;
+    if (!PyArg_ParseTuple(args, "I", &periodic) || !check_ready(self))
+        return NULL;
+    if (periodic > 7u) {
+        PyErr_SetString(PyExc_ValueError, "region_wraps: periodic is a mask of the axes x, y, z (0 to 7)");
+        return NULL;
+    }
+    return PyLong_FromUnsignedLong(self->ops->region_wraps ? self->ops->region_wraps(self->self, periodic) : 0u);
+}
+
 static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
 {
     int s, axis;
@@ -538,7 +559,11 @@ static PyMethodDef Grid_methods[] = {
      "then take."},
     {"rhs", (PyCFunction)Grid_rhs, METH_NOARGS, "rhs(): time derivatives of the current fields into buffer 1."},
     {"substep_region", (PyCFunction)Grid_substep_region, METH_VARARGS,
-     "substep_region(s, dt, lo, hi): substep s over an interior box; ghost zones filled by the caller."},
+     "substep_region(s, dt, lo, hi, periodic=0): substep s over an interior box; ghost zones filled by the caller, "
+     "but for those of the axes of the mask `periodic` that region_wraps(periodic) names."},
+    {"region_wraps", (PyCFunction)Grid_region_wraps, METH_VARARGS,
+     "region_wraps(periodic) -> the axes among the mask `periodic` (unsplit axes) whose ghost values substep_region "
+     "reads from periodic images in place, so that the caller need not fill them (0 on the CPU)."},
     {"add_forcing", (PyCFunction)Grid_add_forcing, METH_VARARGS, "add_forcing(dt): the forcing of one step."},
     {"fill_ghost_axis", (PyCFunction)Grid_fill_ghost_axis, METH_VARARGS,
      "fill_ghost_axis(set, axis, stream=0): ghost zones of one axis (periodic, or its wall faces), queued on a CUDA "

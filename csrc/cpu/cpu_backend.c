@@ -487,4 +487,5 @@ const ac_backend_ops ac_cpu_backend = {
     cpu_read, cpu_write, cpu_interior_data, cpu_poison_scratch, cpu_add_forcing, cpu_substep_region,
     cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4, NULL, cpu_shock_profile,
     NULL, NULL, cpu_set_walls, 0u, NULL, cpu_shock_profile_pass, cpu_shock_data, cpu_boundaries, cpu_shear_ghosts,
+    NULL, /* the loops read ghost zones the caller fills */
 };

@@ -163,6 +163,7 @@ typedef struct {
     ac_status (*signal_members)(const ac_grid *, int, cudaStream_t);
     int (*members_capacity)(const ac_grid *);
     ac_status (*force_members)(const ac_grid *, int, const ac_member_forcing *, cudaStream_t);
+    unsigned (*region_wraps)(const ac_grid *, unsigned);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
@@ -170,12 +171,12 @@ static const kernel_table kernels[2] = {
      cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
      cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32,
      cuda_add_forcing_sample_f32, cuda_shear_ghosts_f32, cuda_signal_members_f32, cuda_members_capacity_f32,
-     cuda_force_members_f32},
+     cuda_force_members_f32, cuda_region_wraps_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
      cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
      cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64,
      cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64, cuda_signal_members_f64, cuda_members_capacity_f64,
-     cuda_force_members_f64}};
+     cuda_force_members_f64, cuda_region_wraps_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -429,6 +430,12 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
     if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
     return run_substep(gpu, r, s, dt, NULL, 0);
+}
+
+static unsigned gpu_region_wraps(void *self, unsigned periodic)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    return gpu->k->region_wraps(&gpu->grid, periodic);
 }
 
 static ac_status gpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
@@ -1178,5 +1185,5 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     0u, /* every term (gravity has a kernel of its own; the Coriolis force and the shear are in the streaming
          * kernel, the shear's shifted x faces a kernel of their own) */
     gpu_configuration_missing, NULL, NULL, /* shock viscosity on a split grid: the CPU's for now */
-    gpu_boundaries, gpu_shear_ghosts,
+    gpu_boundaries, gpu_shear_ghosts, gpu_region_wraps,
 };

@@ -124,7 +124,9 @@ typedef struct {
     /* the shearing box (../terms/shear.h): face `face`'s x ghosts from the opposite face's planes in device    \
      * memory, dense as the backend's shear_ghosts op takes them (../backend.h) */                              \
     ac_status cuda_shear_ghosts_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int face,           \
-                                      const void *source, cudaStream_t stream);
+                                      const void *source, cudaStream_t stream);                                  \
+    /* the axes among `periodic` a region's substep reads from periodic images (ac_region) */                  \
+    unsigned cuda_region_wraps_##sfx(const ac_grid *g, unsigned periodic);
 
 AC_DECLARE_CUDA_KERNELS(f32)
 AC_DECLARE_CUDA_KERNELS(f64)

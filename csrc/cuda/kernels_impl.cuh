@@ -574,6 +574,7 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     return AC_FN(stream_dispatch)<0u, AC_CONFIG_END>::run(ac_config(ac_grid_modules(g), terms), raw, a);
 }
 
+static unsigned AC_FN(wrappable_axes)(const ac_grid *g, const AC_FN(shape) & s, unsigned candidates);
 static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
                                               const AC_FN(shape) & s, unsigned *wraps, cudaStream_t stream);
 
@@ -593,12 +594,13 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
-    unsigned wraps = 0; /* a region's ghost zones are the caller's */
+    unsigned wraps = 0; /* a region's ghost zones are the caller's, but for its periodic axes (ac_region) */
     if ((device_step || zeta) && method != AC_METHOD_55P)
         return AC_ERR_UNSUPPORTED; /* the device-side CFL loop and shock viscosity: the 55-point kernel only */
     if (r) {
         if (method != AC_METHOD_55P)
             return AC_ERR_UNSUPPORTED;
+        wraps = AC_FN(wrappable_axes)(g, s, r->periodic);
         for (int a = 0; a < 3; ++a) {
             s.first[a] = r->lo[a];
             s.end[a] = r->hi[a];
@@ -847,6 +849,20 @@ static ac_status AC_FN(fill_ghosts_but)(const ac_grid *g, void *const fields_[AC
     return AC_OK;
 }
 
+/* The axes among `candidates` (bit a: axis a, periodic on this grid) whose
+ * ghost values the streaming kernel can read from their periodic images:
+ * those without walls, x only where stream_wraps_x and not
+ * shearing-periodic. */
+static unsigned AC_FN(wrappable_axes)(const ac_grid *g, const AC_FN(shape) & s, unsigned candidates)
+{
+    unsigned wraps = 0;
+    for (int axis = 0; axis < 3; ++axis)
+        if ((candidates >> axis & 1u) && !ac_boundaries_wall_axis(&g->bc, axis) &&
+            (axis > 0 || (AC_FN(stream_wraps_x)(s) && !AC_FN(shears_x)(g))))
+            wraps |= 1u << axis;
+    return wraps;
+}
+
 /* Before a whole-grid substep: *wraps, the axes whose ghost values the
  * streaming kernel reads from periodic images (bit a: axis a; every
  * periodic axis, x only where stream_wraps_x and not shearing-periodic),
@@ -855,12 +871,13 @@ static ac_status AC_FN(fill_ghosts_but)(const ac_grid *g, void *const fields_[AC
 static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
                                               const AC_FN(shape) & s, unsigned *wraps, cudaStream_t stream)
 {
-    *wraps = 0;
-    for (int axis = 0; axis < 3; ++axis)
-        if (!ac_boundaries_wall_axis(&g->bc, axis) &&
-            (axis > 0 || (AC_FN(stream_wraps_x)(s) && !AC_FN(shears_x)(g))))
-            *wraps |= 1u << axis;
+    *wraps = AC_FN(wrappable_axes)(g, s, 7u);
     return AC_FN(fill_ghosts_but)(g, in_, *wraps, stream);
+}
+
+extern "C" unsigned AC_FN(cuda_region_wraps)(const ac_grid *g, unsigned periodic)
+{
+    return AC_FN(wrappable_axes)(g, AC_FN(make_shape)(g), periodic);
 }
 
 /* Every ghost zone of the fields under the grid's walls. */

@@ -19,6 +19,7 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
     AC_FN(shape) s = AC_FN(make_shape)(g);
     unsigned wraps = 0;
     if (r) {
+        wraps = AC_FN(wrappable_axes)(g, s, r->periodic); /* the others the caller's (ac_region) */
         for (int a = 0; a < 3; ++a) {
             s.first[a] = r->lo[a];
             s.end[a] = r->hi[a];

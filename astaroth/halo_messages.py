@@ -1,0 +1,310 @@
+"""Ghost zones of a split grid filled in one round of messages.
+
+Every axis the grid is not split along is filled locally first (the
+backend's periodic or wall ghosts), so that each subdomain's layers carry
+their own ghosts along those axes.  Then each subdomain sends every
+neighbour across a face, an edge or a corner of the split axes (2 messages
+for one split axis, 8 for two, 26 for three) the interior layers that
+are that neighbour's ghosts, over the whole padded extent of the unsplit
+axes; a wall along a split axis refills its ghosts last, axis by axis, as
+one process fills them after its periodic images.  No message waits for
+another, so on the GPU every message of a substep is packed in one launch
+before the inner part starts, travels while it runs, and is unpacked in
+one launch after it (astaroth/parallel.py's ParallelStepper).
+
+An exchange axis by axis (parallel.HaloExchange) needs a round of messages
+per split axis, the later ones carrying what the earlier brought; the
+shearing box's shifted x faces and the shock profile's passes still go
+that way.
+"""
+import itertools
+
+import numpy as np
+
+GHOST = 3  # ghost-zone width, the stencil radius (csrc/grid.h AC_GHOST)
+TRANSPORTS = ("cpu", "host", "device", "peer")
+
+# One launch copies every box of every field between the padded fields and
+# the message buffers: block row y is box y, whose row of `boxes` holds ni,
+# nj, nk and the offset of its first point in a padded field; its buffer
+# holds field q's values at q * (ni nj nk) + point.
+_COPY_BOXES = r"""
+extern "C" __global__ void copy_boxes(const unsigned long long *fields, int nfields, const long long *boxes,
+                                      const unsigned long long *buffers, long long plane, long long row, int unpack)
+{
+    const long long *b = boxes + 4 * blockIdx.y;
+    const unsigned ni = (unsigned)b[0], nj = (unsigned)b[1], size = ni * nj * (unsigned)b[2];
+    REAL *held = (REAL *)buffers[blockIdx.y];
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < size * nfields; t += gridDim.x * blockDim.x) {
+        const unsigned q = t / size, p = t - q * size;
+        const unsigned i = p % ni, rest = p / ni, j = rest % nj, k = rest / nj;
+        REAL *value = (REAL *)fields[q] + b[3] + k * plane + j * row + i;
+        if (unpack)
+            *value = held[t];
+        else
+            held[t] = *value;
+    }
+}
+"""
+_kernels = {}
+
+
+def _copy_kernel(cupy, dtype):
+    key = np.dtype(dtype).name
+    if key not in _kernels:
+        real = {"float32": "float", "float64": "double"}[key]
+        _kernels[key] = cupy.RawKernel(_COPY_BOXES, "copy_boxes", options=(f"-DREAL={real}",))
+    return _kernels[key]
+
+
+def directions(dims):
+    """The neighbours' offsets in the grid of subdomains: -1, 0 or 1 along
+    each split axis, 0 along the others, not all 0."""
+    ranges = [(-1, 0, 1) if d > 1 else (0,) for d in dims]
+    return [d for d in itertools.product(*ranges) if any(d)]
+
+
+def _box(d, lo, n, m, split, ghost):
+    """The box (slices in [k, j, i] order) of message direction d: the
+    interior layers sent towards d (ghost False) or the ghost layers that
+    the message from the neighbour at -d fills (ghost True); the whole
+    padded extent along an unsplit axis, the interior along a split one."""
+    out = []
+    for a in range(3):
+        if d[a] == 0:
+            out.append(slice(lo[a], lo[a] + n[a]) if split[a] else slice(0, m[a]))
+        elif not ghost:
+            out.append(slice(lo[a] + n[a] - GHOST, lo[a] + n[a]) if d[a] > 0 else slice(lo[a], lo[a] + GHOST))
+        else:
+            out.append(slice(lo[a] - GHOST, lo[a]) if d[a] > 0 else slice(lo[a] + n[a], lo[a] + n[a] + GHOST))
+    return tuple(reversed(out))
+
+
+class FaceMessages:
+    """Ghost zones of the grid's field sets from the neighbours, in one
+    round of messages (this module's docstring).
+
+    fields[s][q]: the padded arrays ([k, j, i]) of set s; lo: where the
+    interior starts in them; xp: numpy or cupy; transport: "cpu" (host
+    arrays through MPI), "host" (device buffers staged through pinned host
+    memory), "device" (device buffers handed to a CUDA-aware MPI) or "peer"
+    (GPUs of one node: each rank writes straight into its neighbours'
+    receive buffers through CUDA IPC, and MPI carries only "it is there").
+    """
+
+    def __init__(self, decomposition, grid, fields, lo, xp, transport="cpu"):
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+        d = decomposition
+        self.d, self.grid, self.fields, self.xp, self.transport = d, grid, fields, xp, transport
+        self.unsplit = tuple(a for a in range(3) if d.dims[a] == 1)
+        self.prefilled = self.unsplit  # filled by the caller before the messages are packed
+        self.wall_faces = ()  # split axes where this subdomain has a wall face, refilled after the messages
+        self.count = 0  # exchanges so far: the parity picks the peer buffers
+        self.pending = None
+        shape = fields[0][0].shape  # (m2, m1, m0)
+        m = tuple(reversed(shape))
+        n = d.local_shape
+        dtype = fields[0][0].dtype
+        nfields = len(fields[0])
+        self.directions = directions(d.dims)
+        split = [dims > 1 for dims in d.dims]
+        self.send_boxes = [_box(v, lo, n, m, split, False) for v in self.directions]
+        self.recv_boxes = [_box(v, lo, n, m, split, True) for v in self.directions]
+        cart = d.cart
+        self.dest = [cart.Get_cart_rank([(c + v[a]) % d.dims[a] for a, c in enumerate(d.coords)])
+                     for v in self.directions]
+        self.source = [cart.Get_cart_rank([(c - v[a]) % d.dims[a] for a, c in enumerate(d.coords)])
+                       for v in self.directions]
+
+        def sizes(boxes):
+            return [int(np.prod([s.stop - s.start for s in b])) for b in boxes]
+
+        self.send_sizes, self.recv_sizes = sizes(self.send_boxes), sizes(self.recv_boxes)
+        send_total, recv_total = nfields * sum(self.send_sizes), nfields * sum(self.recv_sizes)
+        self.send = xp.empty(send_total, dtype)  # every message packed here first
+        self._owned = []
+        if transport == "peer":  # two receive buffers (consecutive exchanges alternate), shared through IPC
+            self.recv = [self._peer_allocation(recv_total, dtype) for _ in range(2)]
+        else:
+            self.recv = [xp.empty(recv_total, dtype)]
+        self.send_views = self._views(self.send, self.send_boxes, self.send_sizes, nfields)
+        self.recv_views = [self._views(buffer, self.recv_boxes, self.recv_sizes, nfields) for buffer in self.recv]
+        self.host = None
+        self.on_gpu = transport != "cpu"
+        if self.on_gpu:
+            import cupyx
+
+            if transport == "host":
+                self.host = (cupyx.empty_pinned(send_total, dtype), cupyx.empty_pinned(recv_total, dtype))
+                self.host_views = (self._views(self.host[0], self.send_boxes, self.send_sizes, nfields),
+                                   self._views(self.host[1], self.recv_boxes, self.recv_sizes, nfields))
+            self.copies = xp.cuda.Stream(non_blocking=True)  # the copy engine's: while the inner part runs
+            self._gpu_tables(m, nfields, dtype)
+
+    # --- buffers ------------------------------------------------------------
+    @staticmethod
+    def _views(buffer, boxes, sizes, nfields):
+        """Each message's piece of a flat buffer, shaped (fields, nk, nj, ni)."""
+        views, at = [], 0
+        for box, size in zip(boxes, sizes):
+            views.append(buffer[at:at + nfields * size].reshape((nfields,) + tuple(s.stop - s.start for s in box)))
+            at += nfields * size
+        return views
+
+    def _peer_allocation(self, count, dtype):
+        from .parallel import _device_array
+
+        runtime = self.xp.cuda.runtime
+        address = runtime.malloc(max(count, 1) * np.dtype(dtype).itemsize)  # an allocation of its own, for IPC
+        self._owned.append(address)
+        return _device_array(self.xp, address, (count,), dtype, self)
+
+    def _gpu_tables(self, m, nfields, dtype):
+        """The copy kernel's tables (the fields' addresses of each set; the
+        boxes and their pieces of the send and receive buffers) and, on peer
+        transport, where each message goes in its destination's buffers."""
+        xp = self.xp
+        self.kernel = _copy_kernel(xp, dtype)
+        self.plane, self.row = m[0] * m[1], m[0]
+        self.field_tables = [xp.asarray(np.array([f.data.ptr for f in fields], dtype=np.uint64))
+                             for fields in self.fields]
+
+        def boxes(slices_list):
+            rows = []
+            for k, j, i in slices_list:
+                rows.append((i.stop - i.start, j.stop - j.start, k.stop - k.start,
+                             k.start * self.plane + j.start * self.row + i.start))
+            return xp.asarray(np.array(rows, dtype=np.int64).ravel())
+
+        def pieces(views):
+            return xp.asarray(np.array([v.data.ptr for v in views], dtype=np.uint64))
+
+        self.send_table, self.recv_table = boxes(self.send_boxes), boxes(self.recv_boxes)
+        self.send_pieces = pieces(self.send_views)
+        self.recv_pieces = [pieces(views) for views in self.recv_views]
+        self.largest = nfields * max(self.send_sizes + self.recv_sizes)
+        if self.transport == "peer":
+            self.targets = self._peer_targets()
+
+    def _peer_targets(self):
+        """For each parity, the address in each destination's receive buffer
+        where this rank's message to it goes: each rank tells the sender of
+        each of its messages the handles of its buffers and the piece's
+        offset, and opens each handle once."""
+        runtime = self.xp.cuda.runtime
+        handles = [runtime.ipcGetMemHandle(r.data.ptr) for r in self.recv]
+        base = self.recv[0].data.ptr
+        offsets = [v.data.ptr - base for v in self.recv_views[0]]
+        cart = self.d.cart
+        self._opened = {}
+        targets = [[], []]
+        for index in range(len(self.directions)):
+            # this rank receives direction `index` from source; its own message of that direction goes to dest
+            theirs, offset = cart.sendrecv((handles, offsets[index]), dest=self.source[index],
+                                           source=self.dest[index], sendtag=400 + index, recvtag=400 + index)
+            for parity in range(2):
+                if theirs[parity] not in self._opened:
+                    self._opened[theirs[parity]] = runtime.ipcOpenMemHandle(theirs[parity])
+                targets[parity].append(self._opened[theirs[parity]] + offset)
+        return targets
+
+    def close(self):
+        """Release the IPC mappings and buffers (peer transport)."""
+        if self.transport != "peer":
+            return
+        runtime = self.xp.cuda.runtime
+        for address in getattr(self, "_opened", {}).values():
+            runtime.ipcCloseMemHandle(address)
+        self._opened = {}
+        for address in self._owned:
+            runtime.free(address)
+        self._owned = []
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # at interpreter exit CUDA may already be gone
+            pass
+
+    # --- one exchange: pack, post, finish -----------------------------------
+    def pack(self, s):
+        """Queue the packing of set s's messages: on the GPU one launch on the
+        default stream, then on a stream of its own the copies that carry
+        them to the neighbours' buffers (peer) or to the host (host staging),
+        which run beside the inner part queued next."""
+        self.pending = (s, self.count % 2)
+        self.count += 1
+        if not self.on_gpu:
+            for views, box in zip(self.send_views, self.send_boxes):
+                for q, f in enumerate(self.fields[s]):
+                    views[q] = f[box]
+            return
+        self._launch(self.field_tables[s], self.send_table, self.send_pieces, 0)
+        packed = self.xp.cuda.Event(block=False, disable_timing=True)
+        packed.record(self.xp.cuda.Stream.null)
+        self.copies.wait_event(packed)
+        runtime, stream = self.xp.cuda.runtime, self.copies.ptr
+        if self.transport == "peer":
+            for target, view in zip(self.targets[self.pending[1]], self.send_views):
+                runtime.memcpyAsync(target, view.data.ptr, view.nbytes, runtime.memcpyDefault, stream)
+        elif self.transport == "host":
+            runtime.memcpyAsync(self.host[0].ctypes.data, self.send.data.ptr, self.send.nbytes,
+                                runtime.memcpyDeviceToHost, stream)
+        self.sent = self.xp.cuda.Event(block=False, disable_timing=True)
+        self.sent.record(self.copies)
+
+    def _launch(self, field_table, box_table, pieces, unpack):
+        blocks = (max(1, min((self.largest + 255) // 256, 2048)), len(self.directions))
+        with self.xp.cuda.Stream.null:  # ordered with the backend's kernels (its stream blocks on this one)
+            self.kernel(blocks, (256,), (field_table, np.int32(len(self.fields[0])), box_table, pieces,
+                                         np.int64(self.plane), np.int64(self.row), np.int32(unpack)))
+
+    def post(self):
+        """Send the packed messages (their data, or on peer transport a token
+        once they are in place) and post the receives; returns at once."""
+        if self.on_gpu:
+            self.sent.synchronize()  # packed and carried, beside the inner part
+        cart, requests = self.d.cart, []
+        if self.transport == "peer":
+            self.tokens = [np.zeros(1, np.int8) for _ in self.directions]
+            sends, recvs = [np.zeros(1, np.int8)] * len(self.directions), self.tokens
+        elif self.host is not None:
+            sends, recvs = self.host_views
+        else:
+            sends, recvs = self.send_views, self.recv_views[0]
+        for index in range(len(self.directions)):
+            requests.append(cart.Irecv(recvs[index], source=self.source[index], tag=300 + index))
+            requests.append(cart.Isend(sends[index], dest=self.dest[index], tag=300 + index))
+        self.requests = requests
+
+    def finish(self):
+        """Wait for the messages and unpack them into the ghost zones (on the
+        GPU queued on the default stream), then the walls' ghosts."""
+        s, parity = self.pending
+        self.d.MPI.Request.Waitall(self.requests)
+        self.requests = None
+        if not self.on_gpu:
+            for views, box in zip(self.recv_views[0], self.recv_boxes):
+                for q, f in enumerate(self.fields[s]):
+                    f[box] = views[q]
+        else:
+            if self.host is not None:
+                runtime = self.xp.cuda.runtime
+                runtime.memcpyAsync(self.recv[0].data.ptr, self.host[1].ctypes.data, self.host[1].nbytes,
+                                    runtime.memcpyHostToDevice, self.copies.ptr)
+                arrived = self.xp.cuda.Event(block=False, disable_timing=True)
+                arrived.record(self.copies)
+                self.xp.cuda.Stream.null.wait_event(arrived)
+            pieces = self.recv_pieces[parity if self.transport == "peer" else 0]
+            self._launch(self.field_tables[s], self.recv_table, pieces, 1)
+        for axis in self.wall_faces:  # the wall's ghosts replace what came from across the periodic seam
+            self.grid.fill_ghost_axis(s, axis, 0)
+        self.pending = None
+
+    def fill(self, s):
+        """Fill the ghost zones of set s (the unsplit axes' first, as the
+        caller's prefill does); on the GPU queued on the default stream."""
+        self.pack(s)
+        self.post()
+        self.finish()
