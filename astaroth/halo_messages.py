@@ -102,6 +102,8 @@ class FaceMessages:
         self.wall_faces = ()  # split axes where this subdomain has a wall face, refilled after the messages
         self.count = 0  # exchanges so far: the parity picks the peer buffers
         self.pending = None
+        self.direct = None  # the substeps' copies straight into the neighbours' fields (enable_direct)
+        self._opened = {}  # the neighbours' IPC handles opened, each once
         shape = fields[0][0].shape  # (m2, m1, m0)
         m = tuple(reversed(shape))
         n = d.local_shape
@@ -197,7 +199,6 @@ class FaceMessages:
         base = self.recv[0].data.ptr
         offsets = [v.data.ptr - base for v in self.recv_views[0]]
         cart = self.d.cart
-        self._opened = {}
         targets = [[], []]
         for index in range(len(self.directions)):
             # this rank receives direction `index` from source; its own message of that direction goes to dest
@@ -208,6 +209,60 @@ class FaceMessages:
                     self._opened[theirs[parity]] = runtime.ipcOpenMemHandle(theirs[parity])
                 targets[parity].append(self._opened[theirs[parity]] + offset)
         return targets
+
+    def enable_direct(self):
+        """On peer transport with the grid split along z alone, let the
+        substeps' messages (substep_pack) travel straight from this rank's
+        fields into the ghost planes of its neighbours' fields, by the copy
+        engine: each is three whole padded planes of a field, contiguous at
+        both ends, so that nothing is packed or unpacked.  Collective: every
+        rank calls it or none.  The caller must leave those ghost planes to
+        the messages during its substeps (no ghost fill of an unsplit axis
+        there: astaroth/parallel.py reads them from periodic images), which
+        makes the planes' writers one at a time: a neighbour's copies land
+        between its tokens and this rank's shells."""
+        if self.transport != "peer" or self.d.dims[0] != 1 or self.d.dims[1] != 1:
+            raise ValueError("direct messages need the peer transport and a grid split along z alone")
+        runtime = self.xp.cuda.runtime
+        itemsize = self.fields[0][0].itemsize
+        mine = [[runtime.ipcGetMemHandle(f.data.ptr) for f in fields] for fields in self.fields]
+
+        def offset(box):
+            return box[0].start * self.plane * itemsize  # whole padded planes: z alone
+
+        self.direct = []  # per message: (bytes, per set: [(destination, source) per field])
+        for index in range(len(self.directions)):
+            theirs, at = self.d.cart.sendrecv((mine, offset(self.recv_boxes[index])), dest=self.source[index],
+                                              source=self.dest[index], sendtag=500 + index, recvtag=500 + index)
+            nbytes = self.send_sizes[index] * itemsize
+            per_set = []
+            for s, fields in enumerate(self.fields):
+                pairs = []
+                for q, f in enumerate(fields):
+                    if theirs[s][q] not in self._opened:
+                        self._opened[theirs[s][q]] = runtime.ipcOpenMemHandle(theirs[s][q])
+                    pairs.append((self._opened[theirs[s][q]] + at, f.data.ptr + offset(self.send_boxes[index])))
+                per_set.append(pairs)
+            self.direct.append((nbytes, per_set))
+
+    def substep_pack(self, s):
+        """pack(s) for a substep, or where enable_direct was called only the
+        point after which the copies straight into the neighbours' fields
+        may start (post queues them, once the inner part is queued)."""
+        if not self.direct:
+            return self.pack(s)
+        self.pending = (s, None)
+        ready = self.xp.cuda.Event(block=False, disable_timing=True)
+        ready.record(self.xp.cuda.Stream.null)  # the previous substep's kernels, which wrote set s
+        self.copies.wait_event(ready)
+
+    def _copy_direct(self, s):
+        runtime, stream = self.xp.cuda.runtime, self.copies.ptr
+        for nbytes, per_set in self.direct:
+            for destination, source in per_set[s]:
+                runtime.memcpyAsync(destination, source, nbytes, runtime.memcpyDefault, stream)
+        self.sent = self.xp.cuda.Event(block=False, disable_timing=True)
+        self.sent.record(self.copies)
 
     def close(self):
         """Release the IPC mappings and buffers (peer transport)."""
@@ -264,6 +319,8 @@ class FaceMessages:
         """Send the packed messages (their data, or on peer transport a token
         once they are in place) and post the receives; returns at once."""
         if self.on_gpu:
+            if self.pending[1] is None:
+                self._copy_direct(self.pending[0])
             self.sent.synchronize()  # packed and carried, beside the inner part
         cart, requests = self.d.cart, []
         if self.transport == "peer":
@@ -288,7 +345,7 @@ class FaceMessages:
             for views, box in zip(self.recv_views[0], self.recv_boxes):
                 for q, f in enumerate(self.fields[s]):
                     f[box] = views[q]
-        else:
+        elif parity is not None:  # None: the copies wrote the ghost planes themselves (substep_pack)
             if self.host is not None:
                 runtime = self.xp.cuda.runtime
                 runtime.memcpyAsync(self.recv[0].data.ptr, self.host[1].ctypes.data, self.host[1].nbytes,

@@ -440,6 +440,10 @@ class ParallelStepper:
         self.periodic = grid.region_wraps(sum(1 << a for a in self.prefilled)) if isinstance(
             self.halo, FaceMessages) else 0
         self.substep_prefilled = tuple(a for a in self.prefilled if not self.periodic >> a & 1)
+        self.shell_streams = None  # the shell's slabs beside the inner part (_shell_beside)
+        if (self.transport == "peer" and decomposition.dims[:2] == (1, 1) and not self.substep_prefilled
+                and isinstance(self.halo, FaceMessages)):
+            self.halo.enable_direct()  # whole padded planes, field to field, by the copy engine
         d = decomposition
         self.halo.wall_faces = tuple(a for a in range(3) if "xyz"[a] in sim._walls and d.dims[a] > 1 and (
             d.offset[a] == 0 or d.offset[a] + d.local_shape[a] == d.global_shape[a]))
@@ -543,8 +547,9 @@ class ParallelStepper:
                 grid.shear_advance(s, dt)
             return
         self._prefill(s, self.substep_prefilled)
+        shell_queued = False
         if isinstance(self.halo, FaceMessages):
-            self._substep_messages(s, dt)
+            shell_queued = self._substep_messages(s, dt)
         elif self.inner is None:
             self._exchange(s)
         elif self.on_gpu:
@@ -567,20 +572,22 @@ class ParallelStepper:
                 worker.join()
             if failure:
                 raise failure[0]
-        for lo, hi in self.shell:
+        for lo, hi in () if shell_queued else self.shell:
             grid.substep_region(s, dt, lo, hi, self.periodic)
         if self.sheared:  # the shearing box's deltay, as one process advances it after each substep
             grid.shear_advance(s, dt)
 
     def _substep_messages(self, s, dt):
-        """The inner part while set s's messages travel (halo_messages), then
-        the shell.  On the GPU everything is queued on the default stream,
-        with which the backend's stream is ordered: the messages are packed
-        before the inner part and unpacked after it, and the host passes them
-        on while the inner part runs.  On the CPU the inner part runs in a
-        thread (the C loop releases the GIL) while this one passes them."""
+        """The inner part while set s's messages travel (halo_messages); True
+        where the shell is queued too.  On the GPU the work is queued on the
+        default stream, with which the backend's stream is ordered: the
+        messages are packed before the inner part and unpacked after it (or
+        copied plane by plane beside it, and then the shell's slabs too:
+        _shell_beside), and the host passes them on while the inner part
+        runs.  On the CPU the inner part runs in a thread (the C loop
+        releases the GIL) while this one passes them."""
         grid, halo = self.sim._grid, self.halo
-        halo.pack(s)
+        halo.substep_pack(s)
         if self.inner is None:
             halo.post()
             halo.finish()
@@ -588,6 +595,9 @@ class ParallelStepper:
             grid.substep_region(s, dt, *self.inner, self.periodic)  # queued behind the packing
             halo.post()
             halo.finish()
+            if halo.direct and not halo.wall_faces:  # nothing queued since the inner part: the shell beside it
+                self._shell_beside(s, dt)
+                return True
         else:
             failure = []
 
@@ -606,6 +616,21 @@ class ParallelStepper:
                 worker.join()
             if failure:
                 raise failure[0]
+        return False
+
+    def _shell_beside(self, s, dt):
+        """The shell's slabs each on a stream of its own, beside each other and
+        the inner part's last blocks: their ghost zones are in (finish), and
+        they write other points than the inner part does.  The default stream,
+        and so whatever is queued after them, waits for them."""
+        null = self.xp.cuda.Stream.null
+        if self.shell_streams is None:
+            self.shell_streams = [self.xp.cuda.Stream(non_blocking=True) for _ in self.shell]
+        for (lo, hi), stream in zip(self.shell, self.shell_streams):
+            self.sim._grid.substep_region(s, dt, lo, hi, self.periodic, stream.ptr)
+            done = self.xp.cuda.Event(block=False, disable_timing=True)
+            done.record(stream)
+            null.wait_event(done)
 
     def step(self, dt, profile_current=False):
         for s in range(3):

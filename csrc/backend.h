@@ -108,9 +108,10 @@ typedef struct ac_backend_ops {
     ac_status (*add_forcing)(void *self, const ac_forcing_term *term, double dt);
     /* For a grid decomposed over processes (astaroth/parallel.py): substep s
      * (0, 1, 2) of the 55-point method over region r only, reading the set
-     * padded_data(s, .) whose ghost zones the caller has filled.  Returns
-     * without waiting for the device. */
-    ac_status (*substep_region)(void *self, int s, double dt, const ac_region *r);
+     * padded_data(s, .) whose ghost zones the caller has filled.  Queued on
+     * `stream` (a cudaStream_t; NULL: the grid's own; ignored on the CPU),
+     * and returns without waiting for the device. */
+    ac_status (*substep_region)(void *self, int s, double dt, const ac_region *r, void *stream);
     /* the padded array of one field of the set substep s reads, in the
      * backend's memory */
     void *(*padded_data)(void *self, int s, int field);

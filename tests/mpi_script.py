@@ -72,7 +72,7 @@ elif mode == "gpu":
     if comm.Get_rank() == 0:
         np.savez(os.path.join(out, f"gpu-{case}-{exchange}-{tag}.npz"), steps=sim.steps,
                  dims=np.array(sim.decomposition.dims), transport=sim._stepper.transport,
-                 exchange_kind=type(sim._stepper.halo).__name__, **fields)
+                 exchange_kind=type(sim._stepper.halo).__name__, direct=bool(sim._stepper.halo.direct), **fields)
 elif mode == "restart":
     sim = ac.load(sys.argv[3], backend="cpu", comm=comm)
     sim.run(until=T_END)

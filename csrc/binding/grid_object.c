@@ -186,18 +186,20 @@ static PyObject *Grid_step(GridObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* substep_region(s, dt, lo, hi, periodic=0): substep s of the 55-point
- * method over the interior box lo <= index < hi, ghost zones filled by the
- * caller (the halo exchange of astaroth/parallel.py) but for those of the
- * axes in `periodic` that region_wraps names.  Does not wait for the GPU. */
+/* substep_region(s, dt, lo, hi, periodic=0, stream=0): substep s of the
+ * 55-point method over the interior box lo <= index < hi, ghost zones
+ * filled by the caller (the halo exchange of astaroth/parallel.py) but for
+ * those of the axes in `periodic` that region_wraps names, queued on the
+ * CUDA stream `stream` (0: the grid's own).  Does not wait for the GPU. */
 static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
 {
     int s;
     double dt;
     ac_region r;
+    unsigned long long stream = 0;
     r.periodic = 0u;
-    if (!PyArg_ParseTuple(args, "id(iii)(iii)|I", &s, &dt, &r.lo[0], &r.lo[1], &r.lo[2], &r.hi[0], &r.hi[1],
-                          &r.hi[2], &r.periodic) ||
+    if (!PyArg_ParseTuple(args, "id(iii)(iii)|IK", &s, &dt, &r.lo[0], &r.lo[1], &r.lo[2], &r.hi[0], &r.hi[1],
+                          &r.hi[2], &r.periodic, &stream) ||
         !check_ready(self))
         return NULL;
     if (r.periodic > 7u) {
@@ -215,7 +217,7 @@ static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
     }
     ac_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = self->ops->substep_region(self->self, s, dt, &r);
+    st = self->ops->substep_region(self->self, s, dt, &r, (void *)(uintptr_t)stream);
     Py_END_ALLOW_THREADS
     if (st != AC_OK)
         return raise_status(st, self, "substep_region (decomposed grids need the 55-point method)");
@@ -559,8 +561,9 @@ static PyMethodDef Grid_methods[] = {
      "then take."},
     {"rhs", (PyCFunction)Grid_rhs, METH_NOARGS, "rhs(): time derivatives of the current fields into buffer 1."},
     {"substep_region", (PyCFunction)Grid_substep_region, METH_VARARGS,
-     "substep_region(s, dt, lo, hi, periodic=0): substep s over an interior box; ghost zones filled by the caller, "
-     "but for those of the axes of the mask `periodic` that region_wraps(periodic) names."},
+     "substep_region(s, dt, lo, hi, periodic=0, stream=0): substep s over an interior box; ghost zones filled by the "
+     "caller, but for those of the axes of the mask `periodic` that region_wraps(periodic) names; queued on a CUDA "
+     "stream (0: the grid's own)."},
     {"region_wraps", (PyCFunction)Grid_region_wraps, METH_VARARGS,
      "region_wraps(periodic) -> the axes among the mask `periodic` (unsplit axes) whose ghost values substep_region "
      "reads from periodic images in place, so that the caller need not fill them (0 on the CPU)."},

@@ -286,9 +286,10 @@ static ac_status cpu_step(void *self, double dt, long count, int profile_current
 /* A substep over region r; with shock viscosity zeta holds the profile of
  * the step's start, which the caller made pass by pass (shock_profile_pass,
  * a split grid exchanging between the passes: astaroth/parallel.py). */
-static ac_status cpu_substep_region(void *self, int s, double dt, const ac_region *r)
+static ac_status cpu_substep_region(void *self, int s, double dt, const ac_region *r, void *stream)
 {
     ac_cpu *cpu = self;
+    (void)stream;
     if (cpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
     if (cpu->path == AC_PATH_TERMS) {

@@ -237,11 +237,14 @@ static stage_roles roles(const ac_field_sets *b, int s)
 }
 
 /* Substep s of length dt, or as device_step says (run_cfl) if not NULL;
- * profile_ready: zeta holds the profile of the fields now. */
+ * profile_ready: zeta holds the profile of the fields now; queued on the
+ * grid's stream, or a region's on `stream` where that is not NULL. */
 static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double dt, const ac_device_step *device_step,
-                             int profile_ready)
+                             int profile_ready, cudaStream_t stream)
 {
     const stage_roles r = roles(&gpu->buf, s);
+    if (!stream)
+        stream = gpu->stream;
     if (gpu->zeta && region) /* the profile's maximum and smoothing span subdomains: one process only */
         return AC_ERR_UNSUPPORTED;
     gpu->profile_fresh = 0;
@@ -253,13 +256,13 @@ static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double
     const ac_status st =
         gpu->grid.fields != AC_NUM_FIELDS /* MHD, entropy: the streaming kernel of the configuration */
             ? gpu->k->substep_mhd(&gpu->grid, region, r.in, r.out, r.w_in, r.w_out, gpu->zeta, s, dt, device_step,
-                                  gpu->stream)
+                                  stream)
             : gpu->k->substep(&gpu->grid, region, gpu->method, r.in, r.out, r.w_in, r.w_out, gpu->buf.div_u,
-                              gpu->zeta, s, dt, device_step, gpu->stream);
+                              gpu->zeta, s, dt, device_step, stream);
     if (st != AC_OK || !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY))
         return st;
     return gpu->k->add_gravity(&gpu->grid, region, r.out, r.w_out, s, dt, device_step ? device_step->dt : NULL,
-                               gpu->stream); /* terms/gravity.h */
+                               stream); /* terms/gravity.h */
 }
 
 static void gpu_destroy(void *self)
@@ -412,7 +415,7 @@ static ac_status gpu_step(void *self, double dt, long count, int profile_current
     const int shearing = (ac_grid_terms(&gpu->grid) & AC_TERM_SHEAR) != 0u;
     for (long n = 0; n < count; ++n)
         for (int s = 0; s < 3; ++s) {
-            const ac_status st = run_substep(gpu, NULL, s, dt, NULL, n == 0 && s == 0 && profile_ready);
+            const ac_status st = run_substep(gpu, NULL, s, dt, NULL, n == 0 && s == 0 && profile_ready, NULL);
             if (st != AC_OK)
                 return st;
             if (shearing)
@@ -424,12 +427,12 @@ static ac_status gpu_step(void *self, double dt, long count, int profile_current
     return AC_OK;
 }
 
-static ac_status gpu_substep_region(void *self, int s, double dt, const ac_region *r)
+static ac_status gpu_substep_region(void *self, int s, double dt, const ac_region *r, void *stream)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
-    return run_substep(gpu, r, s, dt, NULL, 0);
+    return run_substep(gpu, r, s, dt, NULL, 0, (cudaStream_t)stream);
 }
 
 static unsigned gpu_region_wraps(void *self, unsigned periodic)
@@ -487,7 +490,7 @@ static ac_status gpu_rhs(void *self)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     /* a first substep with dt = 1 leaves the right-hand side in w */
-    ac_status st = run_substep(gpu, NULL, 0, 1.0, NULL, 0);
+    ac_status st = run_substep(gpu, NULL, 0, 1.0, NULL, 0, NULL);
     if (st != AC_OK)
         return st;
     CHECK(cudaStreamSynchronize(gpu->stream), "right-hand side");
@@ -788,7 +791,7 @@ static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forc
     const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL},
                          reducing = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite};
     for (int s = 0; s < 3; ++s)
-        if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !each_step ? &reducing : &plain, 0)) != AC_OK)
+        if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !each_step ? &reducing : &plain, 0, NULL)) != AC_OK)
             return st;
     if (walls && (st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream)) != AC_OK) /* as gpu_step ends */
         return st;
