@@ -211,30 +211,35 @@ class FaceMessages:
         return targets
 
     def enable_direct(self):
-        """On peer transport with the grid split along z alone, let the
-        substeps' messages (substep_pack) travel straight from this rank's
-        fields into the ghost planes of its neighbours' fields, by the copy
-        engine: each is three whole padded planes of a field, contiguous at
-        both ends, so that nothing is packed or unpacked.  Collective: every
-        rank calls it or none.  The caller must leave those ghost planes to
-        the messages during its substeps (no ghost fill of an unsplit axis
-        there: astaroth/parallel.py reads them from periodic images), which
-        makes the planes' writers one at a time: a neighbour's copies land
-        between its tokens and this rank's shells."""
-        if self.transport != "peer" or self.d.dims[0] != 1 or self.d.dims[1] != 1:
-            raise ValueError("direct messages need the peer transport and a grid split along z alone")
+        """On peer transport with x not split, let the substeps' messages
+        (substep_pack) travel straight from this rank's fields into the ghost
+        zones of its neighbours' fields, by the copy engine, with nothing
+        packed or unpacked: a message spans the whole padded x, so that its
+        box is one contiguous piece of each z plane it crosses (each field's
+        message one 2-D copy; one plain copy of whole padded planes where
+        only z is split).  Collective: every rank calls it or none.  The
+        caller must leave those ghost zones to the messages during its
+        substeps (no ghost fill of an unsplit axis there: astaroth/parallel.py
+        reads them from periodic images), which makes their writers one at a
+        time: a neighbour's copies land between its tokens and this rank's
+        shell."""
+        if self.transport != "peer" or self.d.dims[0] != 1:
+            raise ValueError("direct messages need the peer transport and x not split")
         runtime = self.xp.cuda.runtime
         itemsize = self.fields[0][0].itemsize
         mine = [[runtime.ipcGetMemHandle(f.data.ptr) for f in fields] for fields in self.fields]
 
         def offset(box):
-            return box[0].start * self.plane * itemsize  # whole padded planes: z alone
+            return (box[0].start * self.plane + box[1].start * self.row) * itemsize
 
-        self.direct = []  # per message: (bytes, per set: [(destination, source) per field])
+        self.direct = []  # per message: (row bytes, planes, per set: [(destination, source) per field])
         for index in range(len(self.directions)):
             theirs, at = self.d.cart.sendrecv((mine, offset(self.recv_boxes[index])), dest=self.source[index],
                                               source=self.dest[index], sendtag=500 + index, recvtag=500 + index)
-            nbytes = self.send_sizes[index] * itemsize
+            k, j, _ = self.send_boxes[index]
+            width, planes = (j.stop - j.start) * self.row * itemsize, k.stop - k.start
+            if width == self.plane * itemsize:  # whole planes: one piece
+                width, planes = width * planes, 1
             per_set = []
             for s, fields in enumerate(self.fields):
                 pairs = []
@@ -243,7 +248,7 @@ class FaceMessages:
                         self._opened[theirs[s][q]] = runtime.ipcOpenMemHandle(theirs[s][q])
                     pairs.append((self._opened[theirs[s][q]] + at, f.data.ptr + offset(self.send_boxes[index])))
                 per_set.append(pairs)
-            self.direct.append((nbytes, per_set))
+            self.direct.append((width, planes, per_set))
 
     def substep_pack(self, s):
         """pack(s) for a substep, or where enable_direct was called only the
@@ -258,9 +263,14 @@ class FaceMessages:
 
     def _copy_direct(self, s):
         runtime, stream = self.xp.cuda.runtime, self.copies.ptr
-        for nbytes, per_set in self.direct:
+        pitch = self.plane * self.fields[0][0].itemsize
+        for width, planes, per_set in self.direct:
             for destination, source in per_set[s]:
-                runtime.memcpyAsync(destination, source, nbytes, runtime.memcpyDefault, stream)
+                if planes == 1:
+                    runtime.memcpyAsync(destination, source, width, runtime.memcpyDefault, stream)
+                else:
+                    runtime.memcpy2DAsync(destination, pitch, source, pitch, width, planes, runtime.memcpyDefault,
+                                          stream)
         self.sent = self.xp.cuda.Event(block=False, disable_timing=True)
         self.sent.record(self.copies)
 

@@ -441,9 +441,9 @@ class ParallelStepper:
             self.halo, FaceMessages) else 0
         self.substep_prefilled = tuple(a for a in self.prefilled if not self.periodic >> a & 1)
         self.shell_streams = None  # the shell's slabs beside the inner part (_shell_beside)
-        if (self.transport == "peer" and decomposition.dims[:2] == (1, 1) and not self.substep_prefilled
+        if (self.transport == "peer" and decomposition.dims[0] == 1 and not self.substep_prefilled
                 and isinstance(self.halo, FaceMessages)):
-            self.halo.enable_direct()  # whole padded planes, field to field, by the copy engine
+            self.halo.enable_direct()  # field to field by the copy engine, a piece of each z plane
         d = decomposition
         self.halo.wall_faces = tuple(a for a in range(3) if "xyz"[a] in sim._walls and d.dims[a] > 1 and (
             d.offset[a] == 0 or d.offset[a] + d.local_shape[a] == d.global_shape[a]))

@@ -4,6 +4,7 @@ import astaroth as ac
 FIELDS = ac.FIELDS
 SHAPE = (16, 12, 20)  # 2 ranks split z, 4 also x, 8 also y (subdomains too thin for an inner part)
 T_HALF, T_END = 0.4, 0.8
+YZ_SHAPE = (12, 16, 20)  # 4 ranks split y and z
 
 
 def make(comm=None):
@@ -15,17 +16,17 @@ def make(comm=None):
     return sim
 
 
-def _forced_mhd(comm, random=("ax", "ay", "az"), relhel=1.0, backend="cpu", **parameters):
+def _forced_mhd(comm, random=("ax", "ay", "az"), relhel=1.0, backend="cpu", shape=SHAPE, **parameters):
     """A forced MHD run with an imposed field and the fields `random` random (every rank draws the same), with
     further `parameters`: the run each make_* below varies."""
     import numpy as np
 
-    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend=backend,
+    sim = ac.Simulation(shape=shape, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend=backend,
                         comm=comm, physics="mhd", eta=3e-2, b_ext=(0.1, 0.0, 0.2), **parameters)
     ac.init.random_velocity(sim, urms=0.1, seed=5)
     rng = np.random.default_rng(6)
     for name in random:
-        sim[name] = 0.02 * rng.standard_normal(SHAPE)
+        sim[name] = 0.02 * rng.standard_normal(shape)
     sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=relhel)
     return sim
 
@@ -35,10 +36,10 @@ def make_mhd(comm=None):
     return _forced_mhd(comm, mu0=1.5)
 
 
-def make_entropy(comm=None, backend="cpu", exchange="auto"):
+def make_entropy(comm=None, backend="cpu", exchange="auto", shape=SHAPE):
     """make_mhd's run with energy="entropy": conduction, a random ss (the energy equation split over ranks), in a
     tilted rotating frame (the Coriolis force).  `exchange`: how GPU ranks exchange their ghost zones."""
-    return _forced_mhd(comm, ("ax", "ay", "az", "ss"), backend=backend, exchange=exchange, mu0=1.5,
+    return _forced_mhd(comm, ("ax", "ay", "az", "ss"), backend=backend, exchange=exchange, shape=shape, mu0=1.5,
                        energy="entropy", chi=2e-2, gamma=1.4, cp=1.3, rho0=1.1, omega=(-0.3, 0.0, 0.6))
 
 

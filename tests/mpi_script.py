@@ -9,8 +9,8 @@ MODE "nonfinite": a NaN put in one subdomain stops every rank.
 MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_case's make_MODE to T_HALF.
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
-MODE "gpu" CASE EXCHANGE: on the GPU to T_HALF, CASE "entropy" (mpi_case.make_entropy) or "walls"
-(test_walls_entropy.make_entropy_wall_case: walls along the split axis).
+MODE "gpu" CASE EXCHANGE: on the GPU to T_HALF, CASE "entropy" (mpi_case.make_entropy), "entropy-yz" (its
+grid of YZ_SHAPE) or "walls" (test_walls_entropy.make_entropy_wall_case: walls along the split axis).
 """
 import os
 import sys
@@ -19,8 +19,8 @@ import numpy as np
 from mpi4py import MPI
 
 sys.path.insert(0, os.path.dirname(__file__))
-from mpi_case import (FIELDS, T_END, T_HALF, T_SHEAR, make, make_entropy, make_mhd, make_scalars,  # noqa: E402
-                      make_shear, make_shear_shock, make_shock, make_terms)
+from mpi_case import (FIELDS, T_END, T_HALF, T_SHEAR, YZ_SHAPE, make, make_entropy, make_mhd,  # noqa: E402
+                      make_scalars, make_shear, make_shear_shock, make_shock, make_terms)
 
 import astaroth as ac  # noqa: E402
 
@@ -66,7 +66,9 @@ elif mode == "gpu":
     from test_walls_entropy import make_entropy_wall_case
 
     case, exchange = sys.argv[3], sys.argv[4]
-    sim = {"entropy": make_entropy, "walls": make_entropy_wall_case}[case](comm, backend="cuda", exchange=exchange)
+    sim = {"entropy": make_entropy, "walls": make_entropy_wall_case,
+           "entropy-yz": lambda *a, **k: make_entropy(*a, shape=YZ_SHAPE, **k)}[case](comm, backend="cuda",
+                                                                                   exchange=exchange)
     sim.run(until=T_HALF)
     fields = {name: sim[name] for name in sim.field_names}
     if comm.Get_rank() == 0:

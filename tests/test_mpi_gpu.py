@@ -20,7 +20,7 @@ import astaroth as ac
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from mpi_case import T_HALF, T_SHEAR, make_entropy, make_shear  # noqa: E402
+from mpi_case import T_HALF, T_SHEAR, YZ_SHAPE, make_entropy, make_shear  # noqa: E402
 from test_walls_entropy import make_entropy_wall_case  # noqa: E402
 from test_mpi import mpirun, needs_mpi  # noqa: E402
 
@@ -57,17 +57,19 @@ def test_a_shearing_box_split_over_gpus_equals_one_process_bit_for_bit(tmp_path,
 
 @pytest.mark.parametrize("case, ranks, dims, exchange", [
     ("entropy", 2, (1, 1, 2), "auto"), ("entropy", 3, (1, 1, 3), "auto"), ("entropy", 4, (2, 1, 2), "auto"),
-    ("entropy", 8, (2, 2, 2), "auto"), ("entropy", 4, (2, 1, 2), "host"), ("walls", 2, (1, 1, 2), "auto"),
-    ("walls", 4, (1, 1, 4), "host")],
-    ids=["z", "z3", "xz", "xyz", "xz-host", "walls-z", "walls-z4-host"])
+    ("entropy", 8, (2, 2, 2), "auto"), ("entropy", 4, (2, 1, 2), "host"), ("entropy-yz", 4, (1, 2, 2), "auto"),
+    ("walls", 2, (1, 1, 2), "auto"), ("walls", 4, (1, 1, 4), "host")],
+    ids=["z", "z3", "xz", "xyz", "xz-host", "yz", "walls-z", "walls-z4-host"])
 def test_a_split_gpu_run_with_its_messages_in_one_round_equals_one_gpu_bit_for_bit(tmp_path, case, ranks, dims,
                                                                                      exchange):
     """A forced MHD run with entropy in a tilted rotating frame (tests/mpi_case.make_entropy), and MHD, entropy
     and a scalar between walls along the split axis with gravity (make_entropy_wall_case), on GPUs split over
     1, 2 or 3 axes: every message of a substep packed in one launch before the inner part, unpacked after it
-    (astaroth/halo_messages.py), through CUDA IPC or the host, or on a grid split along z alone without walls
-    copied plane by plane into the neighbours' fields; every field and the steps as one GPU's."""
-    make = {"entropy": make_entropy, "walls": make_entropy_wall_case}[case]
+    (astaroth/halo_messages.py), through CUDA IPC or the host, or where x is not split and has no walls copied
+    by the copy engine into the neighbours' fields (along z alone, or y and z); every field and the steps as
+    one GPU's."""
+    make = {"entropy": make_entropy, "walls": make_entropy_wall_case,
+            "entropy-yz": lambda comm, **k: make_entropy(comm, shape=YZ_SHAPE, **k)}[case]
     sim = make(None, backend="cuda")
     sim.run(until=T_HALF)
     mpirun(ranks, tmp_path, "gpu", case, exchange)
@@ -75,6 +77,7 @@ def test_a_split_gpu_run_with_its_messages_in_one_round_equals_one_gpu_bit_for_b
     assert tuple(got["dims"]) == dims and int(got["steps"]) == sim.steps > 3
     assert str(got["exchange_kind"]) == "FaceMessages"
     assert exchange == "auto" or str(got["transport"]) == exchange
-    assert bool(got["direct"]) == (case == "entropy" and dims[:2] == (1, 1))  # walls in x: the x ghosts filled
+    # on peer transport with x not split, field to field (but walls in x: their ghosts are filled)
+    assert bool(got["direct"]) == (case != "walls" and dims[0] == 1 and exchange == "auto")
     for name in sim.field_names:
         np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
