@@ -80,7 +80,23 @@ def _box(d, lo, n, m, split, ghost):
     return tuple(reversed(out))
 
 
-class FaceMessages:
+class DeviceOwner:
+    """Raw device allocations this rank shares through CUDA IPC (_owned),
+    freed by the subclass's close(), at the latest when it is collected."""
+
+    def _free_owned(self, runtime):
+        for address in self._owned:
+            runtime.free(address)
+        self._owned = []
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # at interpreter exit CUDA may already be gone
+            pass
+
+
+class FaceMessages(DeviceOwner):
     """Ghost zones of the grid's field sets from the neighbours, in one
     round of messages (this module's docstring).
 
@@ -282,15 +298,7 @@ class FaceMessages:
         for address in getattr(self, "_opened", {}).values():
             runtime.ipcCloseMemHandle(address)
         self._opened = {}
-        for address in self._owned:
-            runtime.free(address)
-        self._owned = []
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # at interpreter exit CUDA may already be gone
-            pass
+        self._free_owned(runtime)
 
     # --- one exchange: pack, post, finish -----------------------------------
     def pack(self, s):

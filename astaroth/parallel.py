@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _core
 from .analysis import host_array
-from .halo_messages import FaceMessages
+from .halo_messages import DeviceOwner, FaceMessages
 
 GHOST = 3  # ghost-zone width, the stencil radius (csrc/grid.h AC_GHOST)
 EXCHANGES = ("auto", "device", "peer", "host")
@@ -232,7 +232,7 @@ class ShearingFaces:
         return host_array(self.xp.stack(pieces))
 
 
-class HaloExchange:
+class HaloExchange(DeviceOwner):
     """Ghost zones of one field set filled from the neighbouring subdomains.
 
     Axis by axis (x, y, z): an axis the grid is not split along is filled
@@ -328,15 +328,7 @@ class HaloExchange:
                     for a in arrays:
                         runtime.ipcCloseMemHandle(a.data.ptr)
                 plan.pop("remote")
-        for address in self._owned:
-            runtime.free(address)
-        self._owned = []
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # at interpreter exit CUDA may already be gone
-            pass
+        self._free_owned(runtime)
 
     def fill(self, s):
         """Fill the ghost zones of set s (returns when they are in place)."""
