@@ -4,21 +4,25 @@
 Cartesian grid of subdomains, one per rank (and one GPU per rank on the
 CUDA backend, chosen by the rank within its node).  Every substep:
 
-1. the inner part of the subdomain (points at least 3 from every face whose
-   ghost zone is still to come, so their stencils read none) is started;
-2. meanwhile the ghost zones are exchanged with the neighbours, axis by axis
-   (x, then y including the x ghosts, then z including both), which fills
-   edges and corners too; along an axis that is not split the copy is local
-   (and done before step 1 where no exchanged slab has to carry it);
-3. then the shell of the subdomain (slabs along the exchanged faces) is
-   computed.
+1. the ghost zones of the unsplit axes are filled locally (on the GPU the
+   streaming kernel reads those periodic images in place instead), and the
+   messages to every neighbour across a face, edge or corner of the split
+   axes are packed (astaroth/halo_messages.py);
+2. the inner part of the subdomain (points at least 3 from every split
+   face, so that their stencils read no ghost value still to come) is
+   started, and meanwhile the messages travel, in one round;
+3. then the shell of the subdomain (slabs along the split faces) is
+   computed, on the GPU beside the inner part's end where the messages
+   were copied field to field.
 
 The arithmetic per point is that of a single process, so a run gives the
-same bits on any number of ranks.  On the GPU the exchange passes device
-buffers to MPI when the MPI library is CUDA-aware and stages them through
-pinned host memory otherwise; between GPUs of one node it writes straight
-into the neighbour's buffer through CUDA IPC, MPI carrying only the "it is
-there" (``exchange="auto" | "device" | "host" | "peer"``).
+same bits on any number of ranks.  On the GPU the messages go between GPUs
+of one node straight into the neighbour's memory through CUDA IPC, MPI
+carrying only the "it is there"; else as device buffers when the MPI
+library is CUDA-aware, or staged through pinned host memory
+(``exchange="auto" | "device" | "host" | "peer"``).  A shearing box split
+along x or y and the shock profile's passes exchange axis by axis
+(HaloExchange), their x faces shifted between the exchanges.
 """
 import math
 import threading
