@@ -80,6 +80,22 @@ def _box(d, lo, n, m, split, ghost):
     return tuple(reversed(out))
 
 
+def plane_pieces(box, shape):
+    """A box (slices in [k, j, i] order) that spans the whole padded x of a
+    C-ordered array of `shape` as equal pieces of its z planes: (first
+    element, elements a piece, pieces, elements from one piece's start to
+    the next), one piece where the box takes whole planes (what a 2-D copy
+    or a plain one moves)."""
+    k, j, i = box
+    m2, m1, m0 = shape
+    if (i.start, i.stop) != (0, m0):
+        raise ValueError("a box copied in pieces of z planes must span the whole padded x")
+    width, count = (j.stop - j.start) * m0, k.stop - k.start
+    if width == m1 * m0:
+        width, count = width * count, 1
+    return k.start * m1 * m0 + j.start * m0, width, count, m1 * m0
+
+
 class DeviceOwner:
     """Raw device allocations this rank shares through CUDA IPC (_owned),
     freed by the subclass's close(), at the latest when it is collected."""
@@ -243,26 +259,22 @@ class FaceMessages(DeviceOwner):
             raise ValueError("direct messages need the peer transport and x not split")
         runtime = self.xp.cuda.runtime
         itemsize = self.fields[0][0].itemsize
+        shape = self.fields[0][0].shape
         mine = [[runtime.ipcGetMemHandle(f.data.ptr) for f in fields] for fields in self.fields]
-
-        def offset(box):
-            return (box[0].start * self.plane + box[1].start * self.row) * itemsize
-
-        self.direct = []  # per message: (row bytes, planes, per set: [(destination, source) per field])
+        self.direct = []  # per message: (piece bytes, pieces, per set: [(destination, source) per field])
         for index in range(len(self.directions)):
-            theirs, at = self.d.cart.sendrecv((mine, offset(self.recv_boxes[index])), dest=self.source[index],
-                                              source=self.dest[index], sendtag=500 + index, recvtag=500 + index)
-            k, j, _ = self.send_boxes[index]
-            width, planes = (j.stop - j.start) * self.row * itemsize, k.stop - k.start
-            if width == self.plane * itemsize:  # whole planes: one piece
-                width, planes = width * planes, 1
+            there = plane_pieces(self.recv_boxes[index], shape)[0] * itemsize
+            theirs, at = self.d.cart.sendrecv((mine, there), dest=self.source[index], source=self.dest[index],
+                                              sendtag=500 + index, recvtag=500 + index)
+            first, width, planes, _ = plane_pieces(self.send_boxes[index], shape)
+            width *= itemsize
             per_set = []
             for s, fields in enumerate(self.fields):
                 pairs = []
                 for q, f in enumerate(fields):
                     if theirs[s][q] not in self._opened:
                         self._opened[theirs[s][q]] = runtime.ipcOpenMemHandle(theirs[s][q])
-                    pairs.append((self._opened[theirs[s][q]] + at, f.data.ptr + offset(self.send_boxes[index])))
+                    pairs.append((self._opened[theirs[s][q]] + at, f.data.ptr + first * itemsize))
                 per_set.append(pairs)
             self.direct.append((width, planes, per_set))
 
