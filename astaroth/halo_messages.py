@@ -10,7 +10,9 @@ axes; a wall along a split axis refills its ghosts last, axis by axis, as
 one process fills them after its periodic images.  No message waits for
 another, so on the GPU every message of a substep is packed in one launch
 before the inner part starts, travels while it runs, and is unpacked in
-one launch after it (astaroth/parallel.py's ParallelStepper).
+one launch after it (astaroth/parallel.py's ParallelStepper); between GPUs
+of one node with x not split, the copy engine moves each message from
+field to field instead, with nothing packed (FaceMessages.enable_direct).
 
 An exchange axis by axis (parallel.HaloExchange) needs a round of messages
 per split axis, the later ones carrying what the earlier brought; the
@@ -120,8 +122,10 @@ class FaceMessages(DeviceOwner):
     interior starts in them; xp: numpy or cupy; transport: "cpu" (host
     arrays through MPI), "host" (device buffers staged through pinned host
     memory), "device" (device buffers handed to a CUDA-aware MPI) or "peer"
-    (GPUs of one node: each rank writes straight into its neighbours'
-    receive buffers through CUDA IPC, and MPI carries only "it is there").
+    (GPUs of one node: the copy engine carries each rank's packed messages
+    into its neighbours' receive buffers through CUDA IPC, or with
+    enable_direct straight into their fields, and MPI carries only "it is
+    there").
     """
 
     def __init__(self, decomposition, grid, fields, lo, xp, transport="cpu"):

@@ -440,7 +440,6 @@ class ParallelStepper:
         if (self.transport == "peer" and decomposition.dims[0] == 1 and not self.substep_prefilled
                 and isinstance(self.halo, FaceMessages)):
             self.halo.enable_direct()  # field to field by the copy engine, a piece of each z plane
-        d = decomposition
         self.halo.wall_faces = tuple(a for a in range(3) if "xyz"[a] in sim._walls and d.dims[a] > 1 and (
             d.offset[a] == 0 or d.offset[a] + d.local_shape[a] == d.global_shape[a]))
         self.walls = bool(sim._walls)
@@ -552,22 +551,7 @@ class ParallelStepper:
             grid.substep_region(s, dt, *self.inner)  # queued; runs while the exchange goes on
             self._exchange(s)
         else:
-            failure = []
-
-            def inner_part():
-                try:
-                    grid.substep_region(s, dt, *self.inner)
-                except BaseException as error:  # re-raised below, in the caller's thread
-                    failure.append(error)
-
-            worker = threading.Thread(target=inner_part)
-            worker.start()  # the C loop releases the GIL
-            try:
-                self._exchange(s)
-            finally:
-                worker.join()
-            if failure:
-                raise failure[0]
+            self._inner_beside(s, dt, lambda: self._exchange(s))
         for lo, hi in () if shell_queued else self.shell:
             grid.substep_region(s, dt, lo, hi, self.periodic)
         if self.sheared:  # the shearing box's deltay, as one process advances it after each substep
@@ -595,24 +579,28 @@ class ParallelStepper:
                 self._shell_beside(s, dt)
                 return True
         else:
-            failure = []
-
-            def inner_part():
-                try:
-                    grid.substep_region(s, dt, *self.inner, self.periodic)
-                except BaseException as error:  # re-raised below, in the caller's thread
-                    failure.append(error)
-
-            worker = threading.Thread(target=inner_part)
-            worker.start()
-            try:
-                halo.post()
-                halo.finish()
-            finally:
-                worker.join()
-            if failure:
-                raise failure[0]
+            self._inner_beside(s, dt, lambda: (halo.post(), halo.finish()))
         return False
+
+    def _inner_beside(self, s, dt, exchange):
+        """On the CPU: the inner part in a thread (the C loop releases the GIL)
+        while `exchange` runs in this one; an error of either is raised here."""
+        failure = []
+
+        def inner_part():
+            try:
+                self.sim._grid.substep_region(s, dt, *self.inner, self.periodic)
+            except BaseException as error:  # re-raised below, in the caller's thread
+                failure.append(error)
+
+        worker = threading.Thread(target=inner_part)
+        worker.start()
+        try:
+            exchange()
+        finally:
+            worker.join()
+        if failure:
+            raise failure[0]
 
     def _shell_beside(self, s, dt):
         """The shell's slabs each on a stream of its own, beside each other and
