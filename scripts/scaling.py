@@ -3,10 +3,12 @@
     mpirun -np N python3 scripts/scaling.py check [host|device|auto]
         a forced float64 run on N GPUs against the same run on one GPU (rank 0),
         bit for bit, with the given ghost-zone exchange
-    mpirun -np N python3 scripts/scaling.py weak|strong [n=256|512] [dtype=float32] [physics=hydro]
+    mpirun -np N python3 scripts/scaling.py weak|strong [n=256|512] [dtype=float32] [physics=hydro] [how=step]
         M updates/s per full RK3 step (55p): weak scaling with n^3 points per GPU
         (the grid grows along z), strong scaling with one n^3 grid; physics
-        hydro or mhd+entropy (eight fields)
+        hydro or mhd+entropy (eight fields); how "step": steps of a fixed dt,
+        "run": sim.run's CFL steps (dt found and reduced over the ranks each
+        step), as a user's run takes them
 
 Rank 0 prints one line per run; efficiencies are computed from the lines of
 runs with different N (README: Running on many GPUs).
@@ -61,6 +63,9 @@ else:
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 256
     dtype = sys.argv[3] if len(sys.argv) > 3 else "float32"
     physics = sys.argv[4] if len(sys.argv) > 4 else "hydro"
+    how = sys.argv[5] if len(sys.argv) > 5 else "step"
+    if how not in ("step", "run"):
+        raise SystemExit(f"how must be step or run, got {how!r}")
     modules = {"hydro": {}, "mhd+entropy": dict(physics="mhd", energy="entropy", eta=5e-3, chi=5e-3)}[physics]
     shape = (n, n, n * size) if mode == "weak" else (n, n, n)
     sim = ac.Simulation(shape=shape, nu=5e-3, dtype=dtype, backend=BACKEND, comm=comm, **modules)
@@ -71,13 +76,17 @@ else:
     best = float("inf")
     for _ in range(3):
         comm.Barrier()
-        start = time.perf_counter()
-        for _ in range(10):
-            sim._advance(dt)
+        start, steps = time.perf_counter(), sim.steps
+        if how == "run":
+            sim.run(until=sim.t + 10 * dt)  # about 10 CFL steps
+        else:
+            for _ in range(10):
+                sim._advance(dt)  # steps that sim.steps does not count
         comm.Barrier()
-        best = min(best, (time.perf_counter() - start) / 10)
+        best = min(best, (time.perf_counter() - start) / (sim.steps - steps if how == "run" else 10))
     through = sim._stepper.transport if sim.decomposition else "-"
-    say(f"{mode}: {size} GPU(s), {physics}, grid {shape[0]}x{shape[1]}x{shape[2]} {dtype}, dims "
+    runs = " (sim.run)" if how == "run" else ""
+    say(f"{mode}: {size} GPU(s), {physics}{runs}, grid {shape[0]}x{shape[1]}x{shape[2]} {dtype}, dims "
         f"{sim.decomposition.dims if sim.decomposition else (1, 1, 1)}, exchange "
         f"{through}: {best * 1e3:.2f} ms/step, "
         f"{np.prod(shape) / best / 1e6:.0f} M updates/s")
