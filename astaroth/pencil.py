@@ -837,6 +837,11 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
     record, the earlier set stands as it was and its temporaries go; after
     it, the remaining renames are made and the new set stands whole.
 
+    On a grid split over MPI ranks (``comm=``), every rank calls it; rank 0
+    writes every file, taking each process's box one field at a time from
+    the ranks that hold its points, so that no rank holds the whole grid;
+    the files are those one process writes, byte for byte.
+
     Returns the path of the snapshot written.
     """
     from . import io as _io
@@ -858,27 +863,42 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
     shape, dtype = sim.shape, sim.dtype
     nghost = (3, 3, 3)  # the Pencil Code keeps 3 ghost points on every axis, flat ones too (cparam.f90)
     m = tuple(n + 2 * g for n, g in zip(shape, nghost))
+    split = sim._parallel is not None
+    if split and any(a in sim.boundaries and n // q < g for a, (n, q, g) in zip("xyz", zip(shape, procs, nghost))):
+        raise ValueError(f"procs={procs} leaves a process fewer than 3 points along a wall axis of the grid "
+                         f"{tuple(shape)}: its wall ghosts would mirror another process's points")
     if sim.is_root:
         _cleanup(datadir)  # a write killed here before: its set whole (the new or the earlier) for the checks below
+    if split:
+        sim._parallel.comm.Barrier()  # the checks below see the set the cleanup left
     _check_target(sim, datadir, m, procs)
-    f = np.empty((len(names),) + m[::-1], dtype=dtype)  # (nvar, mz, my, mx): x fastest on disk
-    for k, name in enumerate(names):
-        f[k] = _with_ghosts(sim, name, nghost).transpose(2, 1, 0)
+    if not split:
+        whole = [_with_ghosts(sim, name, nghost) for name in names]  # [x, y, z] each
     coords = [sim.x, sim.y, sim.z]
     ghosted = [np.asarray(c[0] + d * (np.arange(mm) - g) if n > 1 else np.full(mm, c[0]), dtype=dtype)
                for c, d, mm, g, n in zip(coords, sim.spacing, m, nghost, shape)]
     spacing = np.asarray(sim.spacing, dtype=dtype)
     t = np.asarray([sim.t], dtype=dtype)
 
-    path = os.path.join(datadir, "proc0", varfile)
-    if not sim.is_root:  # a grid split over MPI ranks: every rank gathered the fields above, rank 0 writes
-        return path
     # each process's subdomain with its ghost zones: a box of the whole grid's ghosted arrays
     local = [n // q for n, q in zip(shape, procs)]
     processes = [((ipx, ipy, ipz), os.path.join(datadir, f"proc{ipx + procs[0] * (ipy + procs[1] * ipz)}"))
                  for ipz in range(procs[2]) for ipy in range(procs[1]) for ipx in range(procs[0])]
     boxes = [tuple(slice(i * nl, i * nl + nl + 2 * g) for i, nl, g in zip(ip, local, nghost)) for ip, _ in processes]
     path = os.path.join(processes[0][1], varfile)
+
+    def blocks():
+        """Each process's fields on its box, in the order var.dat holds them, and whether each is its last (None
+        on the ranks but 0): on a split grid each a collective in which rank 0 gets one field's box
+        (_ghosted_box), so that no rank holds the whole grid."""
+        for box in boxes:
+            for k, name in enumerate(names):
+                yield (_ghosted_box(sim, name, nghost, box) if split else whole[k][box]), k == len(names) - 1
+
+    if not sim.is_root:  # a grid split over MPI ranks: rank 0 writes, the others send it their part of each box
+        for _ in blocks():
+            pass
+        return _split_outcome(sim, None, path)
     grids = [os.path.join(folder, "grid.dat") for _, folder in processes] + [os.path.join(datadir, "allprocs",
                                                                                           "grid.dat")]
     dim, index = os.path.join(datadir, "dim.dat"), os.path.join(datadir, "index.pro")
@@ -893,7 +913,7 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
                 np.concatenate([v[b] for v, b in zip(inverse, box)]),
                 np.zeros(sum(c.size for c in coords), dtype=dtype))  # the last: dx_tilde, 0 on an equidistant grid
 
-    whole = tuple(slice(0, mm) for mm in m)
+    whole_box = tuple(slice(0, mm) for mm in m)
     precision = "D" if dtype == np.float64 else "S"
 
     def head(mm):
@@ -920,16 +940,72 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
     # the new one (astaroth.io.atomic_files; a read-only file is refused before any work)
     targets = [(g, "Pencil Code file") for g in grids] + [(p, "Pencil Code file") for p in texts]
     snapshots = [(os.path.join(folder, varfile), "Pencil Code snapshot") for _, folder in processes]
-    with _io.atomic_files(targets + snapshots) as files:
-        for out, box in zip(files[:len(grids)], boxes + [whole]):
-            for record in grid_records(box):
-                _write_record(out, record)
-        for out, text in zip(files[len(grids):len(targets)], texts.values()):
-            out.write(text.encode())
-        sheared = [np.asarray([sim.deltay], dtype=dtype)] if sim.shear != 0 else []  # wsnap's deltay (io_dist.f90)
-        for out, (sx, sy, sz) in zip(files[len(targets):], boxes):
-            _write_record(out, np.ascontiguousarray(f[:, sz, sy, sx]))
-            _write_record(out, np.concatenate([grid_records((sx, sy, sz))[0]] + sheared))
+    fields = blocks()
+    failure = None  # on a split grid rank 0 goes on taking its part of every box after an error, then raises it
+    try:
+        with _io.atomic_files(targets + snapshots) as files:
+            for out, box in zip(files[:len(grids)], boxes + [whole_box]):
+                for record in grid_records(box):
+                    _write_record(out, record)
+            for out, text in zip(files[len(grids):len(targets)], texts.values()):
+                out.write(text.encode())
+            sheared = [np.asarray([sim.deltay], dtype=dtype)] if sim.shear != 0 else []  # wsnap's deltay (io_dist)
+            # var.dat: a record of every field on the process's box, (nvar, mz, my, mx) with x fastest, written
+            # field by field; then one of t, the coordinates and the spacings
+            marker = struct.pack("<i", len(names) * math.prod(nl + 2 * g for nl, g in zip(local, nghost))
+                                 * np.dtype(dtype).itemsize)
+            for out, box in zip(files[len(targets):], boxes):
+                out.write(marker)
+                for block, last in fields:
+                    out.write(np.ascontiguousarray(block.transpose(2, 1, 0)).tobytes())
+                    if last:
+                        break
+                out.write(marker)
+                _write_record(out, np.concatenate([grid_records(box)[0]] + sheared))
+    except BaseException as error:
+        if not split:
+            raise
+        failure = error
+        for _ in fields:  # the boxes not yet taken, as the other ranks send them
+            pass
+    return _split_outcome(sim, failure, path)
+
+
+def _ghosted_box(sim, name, nghost, box):
+    """Field `name` of a grid split over MPI ranks on `box` (slices of the whole grid's ghosted array, [x, y,
+    z]) with the ghost values _with_ghosts gives, on rank 0 (None on the others): a collective in which each
+    rank sends rank 0 only what it holds of the box, periodic images included."""
+    d = sim._parallel
+    parts = []
+    for a, b in enumerate(box):
+        at = np.arange(b.start, b.stop)
+        point = (at - nghost[a]) % sim.shape[a]  # the interior point each ghosted index is, or is the image of
+        mine = (point >= d.offset[a]) & (point < d.offset[a] + d.local_shape[a])
+        parts.append((at[mine] - b.start, point[mine] - d.offset[a]))
+    piece = None
+    if all(where.size for where, _ in parts):
+        piece = ([where for where, _ in parts], sim._local_field(name)[np.ix_(*[of for _, of in parts])])
+    pieces = d.comm.gather(piece, root=0)
+    if not sim.is_root:
+        return None
+    out = np.empty(tuple(b.stop - b.start for b in box), dtype=sim.dtype)
+    for got in pieces:
+        if got is not None:
+            out[np.ix_(*got[0])] = got[1]
+    _wall_ghosts(out, sim, name, nghost, tuple(b.start for b in box))
+    return out
+
+
+def _split_outcome(sim, failure, path):
+    """path, or on a split grid where rank 0 failed to write, its error raised there and named on every other
+    rank (after every rank took part in every box)."""
+    if sim._parallel is None:
+        return path
+    said = sim._parallel.comm.bcast(None if failure is None else f"{type(failure).__name__}: {failure}", root=0)
+    if failure is not None:
+        raise failure
+    if said is not None:
+        raise RuntimeError(f"rank 0 could not write the Pencil Code snapshot: {said}")
     return path
 
 
@@ -949,17 +1025,27 @@ def _check_procs(procs, shape):
 
 def _with_ghosts(sim, name, nghost):
     """A field with the ghost zones the Pencil Code writes: periodic images, then the walls' ghosts axis by
-    axis with its arithmetic (src/boundcond.f90, bc_sym_x/y/z: 2 w - f at the lower wall, w + (w - f) at
-    the upper; the wall value of 'a' is 0 and that of 'set' the value)."""
+    axis (_wall_ghosts)."""
     f = np.pad(sim[name], [(g, g) for g in nghost], mode="wrap")
+    _wall_ghosts(f, sim, name, nghost, (0, 0, 0))
+    return f
+
+
+def _wall_ghosts(f, sim, name, nghost, origin):
+    """The walls' ghosts of field `name` written into f, the box of the whole grid's ghosted array ([x, y,
+    z]) that starts at `origin`, for each wall face whose ghosts and mirror points the box holds, axis by
+    axis with the Pencil Code's arithmetic (src/boundcond.f90, bc_sym_x/y/z: 2 w - f at the lower wall,
+    w + (w - f) at the upper; the wall value of 'a' is 0 and that of 'set' the value)."""
     for axis, kinds in sim.boundaries.items():
         a = "xyz".index(axis)
         g, n = nghost[a], sim.shape[a]
         v = np.moveaxis(f, a, 0)  # a view: writing v writes f
         for face, spec in enumerate(kinds[name]):
             kind, _, value = spec.partition(":")
-            w = g if face == 0 else g + n - 1
+            w = (g if face == 0 else g + n - 1) - origin[a]
             step = -1 if face == 0 else 1
+            if not (0 <= w - step * g < v.shape[0] and 0 <= w + step * g < v.shape[0]):
+                continue  # a box of a process away from this wall
             if kind == "set":
                 v[w] = float(value)
             for i in range(1, g + 1):
@@ -968,7 +1054,6 @@ def _with_ghosts(sim, name, nghost):
                                    else 2 * wall - mirror if face == 0 else wall + (wall - mirror))
             if kind == "a":
                 v[w] = 0
-    return f
 
 
 def _pencil_xyz0(sim):

@@ -642,8 +642,12 @@ class Simulation:
 
     def __getitem__(self, name):
         """A NumPy copy of field `name`, shape (nx, ny, nz), x fastest in memory."""
-        local = self._grid.read(_FIELD_BUFFER, self._field_index(name))
+        local = self._local_field(name)
         return local if self._parallel is None else self._parallel.gather(local)
+
+    def _local_field(self, name):
+        """A NumPy copy of this rank's part of field `name` (the whole field on one process), x fastest."""
+        return self._grid.read(_FIELD_BUFFER, self._field_index(name))
 
     def __setitem__(self, name, value):
         """Set field `name` from a scalar or an array broadcastable to the grid."""

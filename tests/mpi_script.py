@@ -9,6 +9,8 @@ MODE "nonfinite": a NaN put in one subdomain stops every rank.
 MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_case's make_MODE to T_HALF.
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
+MODE "pencil" CASE PROCS: the run of CASE ("forced": make; "walls": make_entropy_wall_case) to T_HALF, written by
+save_pencil(procs=PROCS, as 1x2x2).
 MODE "gpu" CASE EXCHANGE: on the GPU to T_HALF, CASE "entropy" (mpi_case.make_entropy), "entropy-yz" (its
 grid of YZ_SHAPE) or "walls" (test_walls_entropy.make_entropy_wall_case: walls along the split axis).
 """
@@ -75,6 +77,13 @@ elif mode == "gpu":
         np.savez(os.path.join(out, f"gpu-{case}-{exchange}-{tag}.npz"), steps=sim.steps,
                  dims=np.array(sim.decomposition.dims), transport=sim._stepper.transport,
                  exchange_kind=type(sim._stepper.halo).__name__, direct=bool(sim._stepper.halo.direct), **fields)
+elif mode == "pencil":  # CASE PROCS: the run to T_HALF written as Pencil Code procN/ folders
+    from test_walls_entropy import make_entropy_wall_case
+
+    case, procs = sys.argv[3], tuple(int(q) for q in sys.argv[4].split("x"))
+    sim = {"forced": make, "walls": make_entropy_wall_case}[case](comm)
+    sim.run(until=T_HALF)
+    sim.save_pencil(os.path.join(out, f"pencil-{case}-{tag}"), procs=procs)
 elif mode == "restart":
     sim = ac.load(sys.argv[3], backend="cpu", comm=comm)
     sim.run(until=T_END)

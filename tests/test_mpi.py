@@ -4,6 +4,7 @@ run bit for bit; snapshots restart on another number of ranks.
 Runs `mpirun --oversubscribe` on tests/mpi_script.py; skipped where mpi4py or
 mpirun is missing (docs/guide/parallel.md says how to install them).
 """
+import math
 import os
 import shutil
 import subprocess
@@ -237,6 +238,28 @@ def test_19p_is_refused_on_a_split_grid():
 
     with pytest.raises(ValueError, match="55p"):
         ac.Simulation(shape=(8, 8, 8), backend="cpu", method="19p", comm=FakeComm())
+
+
+@needs_mpi
+@pytest.mark.parametrize("case, ranks, procs", [("forced", 2, (1, 1, 2)), ("forced", 4, (2, 2, 1)),
+                                                ("walls", 4, (2, 1, 2))])
+def test_a_split_run_writes_the_pencil_code_folders_of_one_process_byte_for_byte(tmp_path, case, ranks, procs):
+    """save_pencil of a run split over ranks, its process layout other than the ranks' (and with walls, whose
+    ghosts each process box takes from its own points): every file as one process writes it, byte for byte,
+    each rank sending rank 0 only its part of one process's field at a time (astaroth/pencil.py)."""
+    from test_walls_entropy import make_entropy_wall_case
+
+    sim = {"forced": make, "walls": make_entropy_wall_case}[case]()
+    sim.run(until=T_HALF)
+    one = tmp_path / "one"
+    sim.save_pencil(one, procs=procs)
+    mpirun(ranks, tmp_path, "pencil", case, "x".join(map(str, procs)))
+    split = tmp_path / f"pencil-{case}-np{ranks}"
+    files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(split) for p in split.rglob("*") if p.is_file())
+    assert len([f for f in files if f.name == "var.dat"]) == math.prod(procs)
+    for name in files:
+        assert (one / name).read_bytes() == (split / name).read_bytes(), name
 
 
 def test_a_region_substep_names_the_periodic_axes_it_reads_in_place():
