@@ -569,7 +569,7 @@ def _cleanup(datadir):
         cleanup_folder(folder)
 
 
-def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
+def read_var(datadir, varfile="var.dat", backend="auto", dtype=None, comm=None):
     """Read a Pencil Code snapshot into a new :class:`astaroth.Simulation`.
 
     Parameters
@@ -585,6 +585,10 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
         As for ``Simulation``.
     dtype : None, "float32" or "float64"
         Precision of the new simulation; None takes the file's.
+    comm : None or an MPI communicator
+        As for ``Simulation``: the grid split over its ranks, whatever the
+        Pencil run's process layout; every rank calls read_var and reads only
+        the ``procN`` files that hold its points.
 
     Returns
     -------
@@ -667,11 +671,67 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
     if mhd:
         params.update(physics="mhd", **magnetic)
 
-    # Assemble the processes' interiors.
+    # Assemble the processes' interiors: those that hold this rank's points where the grid is split over ranks.
     nprocs = dim["procs"]
+    split = comm is not None and comm.Get_size() > 1
+    if split:
+        from .parallel import Decomposition
+
+        part = Decomposition(comm, shape)
+        mine = tuple(slice(o, o + n) for o, n in zip(part.offset, part.local_shape))
+    else:
+        mine = tuple(slice(0, n) for n in shape)
+    try:
+        interiors, t, coords, file_dtype, deltay = _read_processes(datadir, varfile, dim, shape, slots, mine)
+        failure = None
+    except (OSError, ValueError) as error:
+        if not split:
+            raise
+        failure = error
+    if split:  # every rank's error or its coordinates and time, so that all raise or all go on alike
+        said = comm.allgather(f"{type(failure).__name__}: {failure}" if failure else (coords, t, deltay))
+        if failure is not None:
+            raise failure
+        errors = [s for s in said if isinstance(s, str)]
+        if errors:
+            raise ValueError(f"another rank could not read the snapshot: {errors[0]}")
+        for theirs, _, _ in said:
+            for a, c in enumerate(theirs):
+                known = ~np.isnan(c)
+                coords[a][known] = c[known]
+        times = {s[1] for s in said}
+        if len(times) > 1:
+            raise ValueError(f"the processes' {varfile} files in {datadir} are at the times {sorted(times)}: the "
+                             "snapshot is inconsistent")
+    origin = tuple(float(c[0]) for c in coords)
+    box = params.pop("box")
+    spacing = _wall_kinds.spacing(box, shape, params.get("boundaries", {}))
+    for a, (c, d) in enumerate(zip(coords, spacing)):
+        if len(c) > 1 and not np.allclose(np.diff(c), d, rtol=1e-5 if file_dtype.itemsize == 4 else 1e-10):
+            raise ValueError(f"the {'xyz'[a]} coordinates in {varfile} are not spaced "
+                             f"{'Lxyz / (n - 1)' if 'xyz'[a] in params.get('boundaries', {}) else 'Lxyz / n'} = {d}: "
+                             "a non-uniform or inconsistent grid")
+
+    from .simulation import Simulation
+    sim = Simulation(shape=shape, box=box, origin=origin, backend=backend,
+                     dtype=dtype if dtype is not None else np.dtype(file_dtype.kind + str(file_dtype.itemsize)).name,
+                     comm=comm, **params)
+    for k, name in enumerate(slots):
+        sim._write_local_field(name, interiors[k].transpose(2, 1, 0))
+    sim.t = t
+    if deltay is not None:
+        sim.deltay = deltay
+    return sim
+
+
+def _read_processes(datadir, varfile, dim, shape, slots, mine):
+    """The fields `slots` on the box `mine` of the interior ((fields, z, y, x)), t, the coordinates (NaN
+    where no file read holds them), the files' dtype and deltay, from the processes' files that hold points
+    of `mine` (each file checked that exists)."""
+    nghost, nprocs = dim["nghost"], dim["procs"]
     interiors = None
-    t = origin = file_dtype = None
-    coords = [np.empty(n) for n in shape]
+    t = file_dtype = deltay = None
+    coords = [np.full(n, np.nan) for n in shape]
     for folder, (ipx, ipy, ipz) in _proc_dirs(datadir, nprocs):
         path = os.path.join(folder, varfile)
         if not os.path.exists(path):
@@ -692,40 +752,26 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None):
             raise ValueError(f"{os.path.join(datadir, 'dim.dat')} gives {' x '.join(map(str, mloc))} points a process "
                              f"and mvar = {dim['mvar']} fields, at least {least} bytes, but {path} has "
                              f"{os.path.getsize(path)}: dim.dat is damaged or from another run")
+        lo = [ip * n for ip, n in zip((ipx, ipy, ipz), local)]
+        overlap = [slice(max(lo[a], mine[a].start), min(lo[a] + local[a], mine[a].stop)) for a in range(3)]
+        if any(o.start >= o.stop for o in overlap):
+            continue  # a process that holds none of this rank's points
         fields, tp, x, y, z, fdt, deltay = _read_snapshot(path, mloc)
         if fields.shape[0] < dim["mvar"]:
             raise ValueError(f"{path} holds {fields.shape[0]} fields, dim.dat says mvar = {dim['mvar']}")
         if t is None:
             t, file_dtype = tp, fdt
-            interiors = np.empty((len(slots),) + shape[::-1], dtype=fdt)
+            interiors = np.empty((len(slots),) + tuple(s.stop - s.start for s in mine)[::-1], dtype=fdt)
         elif tp != t:
-            raise ValueError(f"{path} is at t = {tp}, proc0's at t = {t}: the snapshot is inconsistent")
-        lo = [ip * n for ip, n in zip((ipx, ipy, ipz), local)]
-        gx, gy, gz = nghost
+            raise ValueError(f"{path} is at t = {tp}, the first process read at t = {t}: the snapshot is inconsistent")
+        into = tuple(slice(o.start - m.start, o.stop - m.start) for o, m in zip(overlap, mine))[::-1]
+        frm = tuple(slice(o.start - lo[a] + g, o.stop - lo[a] + g)
+                    for a, (o, g) in enumerate(zip(overlap, nghost)))[::-1]
         for k, slot in enumerate(slots.values()):
-            interiors[k, lo[2]:lo[2] + local[2], lo[1]:lo[1] + local[1], lo[0]:lo[0] + local[0]] = \
-                fields[slot - 1, gz:gz + local[2], gy:gy + local[1], gx:gx + local[0]]
+            interiors[(k,) + into] = fields[(slot - 1,) + frm]
         for a, (c, g) in enumerate(zip((x, y, z), nghost)):
             coords[a][lo[a]:lo[a] + local[a]] = c[g:g + local[a]]
-    origin = tuple(float(c[0]) for c in coords)
-    box = params.pop("box")
-    spacing = _wall_kinds.spacing(box, shape, params.get("boundaries", {}))
-    for a, (c, d) in enumerate(zip(coords, spacing)):
-        if len(c) > 1 and not np.allclose(np.diff(c), d, rtol=1e-5 if file_dtype.itemsize == 4 else 1e-10):
-            raise ValueError(f"the {'xyz'[a]} coordinates in {varfile} are not spaced "
-                             f"{'Lxyz / (n - 1)' if 'xyz'[a] in params.get('boundaries', {}) else 'Lxyz / n'} = {d}: "
-                             "a non-uniform or inconsistent grid")
-
-    from .simulation import Simulation
-    sim = Simulation(shape=shape, box=box, origin=origin, backend=backend,
-                     dtype=dtype if dtype is not None else np.dtype(file_dtype.kind + str(file_dtype.itemsize)).name,
-                     **params)
-    for k, name in enumerate(slots):
-        sim[name] = np.ascontiguousarray(interiors[k].transpose(2, 1, 0)).astype(sim.dtype)
-    sim.t = t
-    if deltay is not None:
-        sim.deltay = deltay
-    return sim
+    return interiors, t, coords, file_dtype, deltay
 
 
 def read_ts(datadir):

@@ -672,12 +672,16 @@ class Simulation:
                              f"shape {self._shape}") from None
         if self._parallel is not None:
             array = array[self._parallel.slices]  # every rank is given the whole field
+        self._write_local_field(name, array)
+
+    def _write_local_field(self, name, array):
+        """This rank's part of field `name` (the whole field on one process), finite real values, set."""
         with np.errstate(over="ignore"):
             array = np.asfortranarray(array, dtype=self._dtype)
         if not np.all(np.isfinite(array)):  # finite before the cast: too large for the dtype
             raise ValueError(f"values for {name!r} exceed the range of {self._dtype.name} "
                              f"(largest {np.finfo(self._dtype).max:.3g})")
-        self._grid.write(index, array)
+        self._grid.write(self._field_index(name), array)
         self._fields_as_given = True  # no step since: a blow-up names these values if they are huge
 
     def view(self, name):

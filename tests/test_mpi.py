@@ -262,6 +262,28 @@ def test_a_split_run_writes_the_pencil_code_folders_of_one_process_byte_for_byte
         assert (one / name).read_bytes() == (split / name).read_bytes(), name
 
 
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_read_var_splits_a_pencil_snapshot_over_ranks_each_reading_only_its_processes(tmp_path, ranks):
+    """A Pencil Code run on 1 x 2 x 2 processes (tests/data/pencil/hydro8p4) and the walls run written for
+    2 x 1 x 2 (save_pencil), read by read_var(comm=) over ranks that split the grid otherwise: every field and
+    t as one process reads them, bit for bit."""
+    from test_walls_entropy import make_entropy_wall_case
+
+    walls = make_entropy_wall_case()
+    walls.run(until=0.05)
+    written = tmp_path / "walls"
+    walls.save_pencil(written, procs=(2, 1, 2))
+    here = os.path.dirname(os.path.abspath(__file__))
+    for source, varfile in ((os.path.join(here, "data", "pencil", "hydro8p4"), "VAR1"), (str(written), "var.dat")):
+        one = ac.pencil.read_var(source, varfile, backend="cpu")
+        mpirun(ranks, tmp_path, "read_pencil", source, varfile)
+        got = np.load(tmp_path / f"read-pencil-np{ranks}.npz")
+        assert float(got["t"]) == one.t and np.prod(got["dims"]) == ranks
+        for name in one.field_names:
+            np.testing.assert_array_equal(got[name], one[name], err_msg=f"{source} {name}")
+
+
 def test_a_region_substep_names_the_periodic_axes_it_reads_in_place():
     """Grid.region_wraps: the unsplit axes whose ghost values a split grid's substep reads from periodic images
     (the GPU's streaming kernel; none on the CPU, whose loops read the ghost zones the exchange fills); a mask
