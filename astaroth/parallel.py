@@ -65,6 +65,25 @@ def split_dims(size, shape):
     return tuple(dims)
 
 
+def given_dims(procs, size, shape):
+    """procs, the ranks per axis a user gives, checked: three positive integers whose product is `size`,
+    leaving every subdomain at least 3 points (the stencil radius) along a split axis."""
+    try:
+        dims = tuple(procs)
+        ok = len(dims) == 3 and all(isinstance(q, (int, np.integer)) and not isinstance(q, bool) and q >= 1
+                                    for q in dims)
+    except TypeError:
+        ok = False
+    if not ok or math.prod(dims) != size:
+        raise ValueError(f"procs must be three positive integers (ranks along x, y, z) whose product is the "
+                         f"{size} ranks, got {procs!r}")
+    thin = [a for a in range(3) if dims[a] > 1 and shape[a] // dims[a] < GHOST]
+    if thin:
+        raise ValueError(f"procs={tuple(dims)} leaves a subdomain {shape[thin[0]] // dims[thin[0]]} points along "
+                         f"{'xyz'[thin[0]]} (of {shape[thin[0]]}): a split axis needs at least {GHOST} points a rank")
+    return tuple(int(q) for q in dims)
+
+
 def _block(n, parts, index):
     """(start, length) of block `index` when n points are split into `parts`."""
     base, extra = divmod(n, parts)
@@ -120,7 +139,7 @@ def _unpack(buffer, fields, ghost):
 class Decomposition:
     """The subdomain of this rank and the halo exchange between subdomains."""
 
-    def __init__(self, comm, shape, exchange="auto"):
+    def __init__(self, comm, shape, exchange="auto", procs=None):
         from mpi4py import MPI
 
         if exchange not in EXCHANGES:
@@ -129,7 +148,7 @@ class Decomposition:
         self.comm = comm
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.global_shape = tuple(shape)
-        self.dims = split_dims(self.size, shape)
+        self.dims = split_dims(self.size, shape) if procs is None else given_dims(procs, self.size, shape)
         self.cart = comm.Create_cart(self.dims, periods=[True, True, True], reorder=False)
         self.coords = tuple(self.cart.Get_coords(self.rank))
         blocks = [_block(n, d, c) for n, d, c in zip(shape, self.dims, self.coords)]

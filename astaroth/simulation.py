@@ -376,6 +376,11 @@ class Simulation:
         CUDA-aware MPI, peer-to-peer writes between the GPUs of one node
         (CUDA IPC), staged through pinned host memory, or ("auto") peer on
         one node, else device where MPI is CUDA-aware, else host.
+    procs : None or (nprocx, nprocy, nprocz)
+        The ranks along each axis of a split grid (their product the number
+        of ranks, at least 3 points a rank along a split axis); None lets
+        ``astaroth.parallel.split_dims`` choose.  Splitting along z alone,
+        or y and z, lets GPUs of one node copy their faces field to field.
     physics : "hydro" or "mhd" (a switch; keyword)
         "mhd" adds the module 'magnetic': the vector potential A as the
         fields "ax", "ay", "az", B = curl A + b_ext, the Lorentz force
@@ -423,7 +428,8 @@ class Simulation:
     # the defaults of nu, cs and physics written out, as the API page shows them: csrc/parameters.def's
     # (tests/test_docs_match_code.py checks that they agree)
     def __init__(self, shape=(64, 64, 64), box=(2 * math.pi,) * 3, nu=5e-3, cs=1.0, dtype="float64", backend="auto",
-                 method="55p", origin=0.0, comm=None, exchange="auto", physics="hydro", boundaries=None, **parameters):
+                 method="55p", origin=0.0, comm=None, exchange="auto", procs=None, physics="hydro", boundaries=None,
+                 **parameters):
         shape = _three(shape, "shape", int)
         if any(n < 1 for n in shape):
             raise ValueError(f"shape entries must be at least 1, got {shape}")
@@ -486,13 +492,17 @@ class Simulation:
         self._parallel = None
         self._device_cfl = True  # run() may find dt on the device (_CflSteps.batch); tests turn it off to compare
         local_shape, offset = shape, (0, 0, 0)
+        if procs is not None and (comm is None or comm.Get_size() == 1):
+            from .parallel import given_dims
+
+            given_dims(procs, 1, shape)  # one process: (1, 1, 1) alone
         if comm is not None and comm.Get_size() > 1:
             from .parallel import Decomposition, ParallelStepper
 
             if method != "55p":
                 raise ValueError("a grid split over MPI ranks needs method='55p' (the 19-point method's second "
                                  "pass would need a second ghost-zone exchange per substep)")
-            self._parallel = Decomposition(comm, shape, exchange)
+            self._parallel = Decomposition(comm, shape, exchange, procs)
             local_shape, offset = self._parallel.local_shape, self._parallel.offset
             if walls:
                 small = [a for a in _walls.wall_axes(walls) if local_shape[a] < _walls.MIN_POINTS]

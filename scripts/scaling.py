@@ -3,12 +3,14 @@
     mpirun -np N python3 scripts/scaling.py check [host|device|auto]
         a forced float64 run on N GPUs against the same run on one GPU (rank 0),
         bit for bit, with the given ghost-zone exchange
-    mpirun -np N python3 scripts/scaling.py weak|strong [n=256|512] [dtype=float32] [physics=hydro] [how=step]
+    mpirun -np N python3 scripts/scaling.py weak|strong [n=256|512] [dtype=float32] [physics=hydro] [how=step] [procs]
         M updates/s per full RK3 step (55p): weak scaling with n^3 points per GPU
         (the grid grows along z), strong scaling with one n^3 grid; physics
         hydro or mhd+entropy (eight fields); how "step": steps of a fixed dt,
         "run": sim.run's CFL steps (dt found and reduced over the ranks each
-        step), as a user's run takes them
+        step), as a user's run takes them; procs: the ranks along x, y, z
+        as PxQxR (Simulation's procs=; weak scaling's grid grows as they
+        do), else as split_dims lays them out
 
 Rank 0 prints one line per run; efficiencies are computed from the lines of
 runs with different N (README: Running on many GPUs).
@@ -66,9 +68,13 @@ else:
     how = sys.argv[5] if len(sys.argv) > 5 else "step"
     if how not in ("step", "run"):
         raise SystemExit(f"how must be step or run, got {how!r}")
+    procs = tuple(int(q) for q in sys.argv[6].split("x")) if len(sys.argv) > 6 else None
     modules = {"hydro": {}, "mhd+entropy": dict(physics="mhd", energy="entropy", eta=5e-3, chi=5e-3)}[physics]
-    shape = (n, n, n * size) if mode == "weak" else (n, n, n)
-    sim = ac.Simulation(shape=shape, nu=5e-3, dtype=dtype, backend=BACKEND, comm=comm, **modules)
+    if mode == "weak":
+        shape = tuple(n * q for q in procs) if procs else (n, n, n * size)
+    else:
+        shape = (n, n, n)
+    sim = ac.Simulation(shape=shape, nu=5e-3, dtype=dtype, backend=BACKEND, comm=comm, procs=procs, **modules)
     sim["ux"] = 0.1 * np.sin(sim.x)[:, None, None] * np.cos(sim.z)[None, None, :]
     dt = sim.cfl_dt()
     for _ in range(3):  # warm-up

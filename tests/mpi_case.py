@@ -7,9 +7,9 @@ T_HALF, T_END = 0.4, 0.8
 YZ_SHAPE = (12, 16, 20)  # 4 ranks split y and z
 
 
-def make(comm=None):
+def make(comm=None, procs=None):
     sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=1.0, dtype="float64", backend="cpu",
-                        comm=comm)
+                        comm=comm, procs=procs)
     ac.init.random_velocity(sim, urms=0.1, seed=5)
     sim["lnrho"] = 0.01 * sim["ux"]  # a density field that is not uniform
     sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11)

@@ -11,6 +11,7 @@ MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.ma
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
 MODE "pencil" CASE PROCS: the run of CASE ("forced": make; "walls": make_entropy_wall_case) to T_HALF, written by
 save_pencil(procs=PROCS, as 1x2x2).
+MODE "procs" PxQxR: the forced run to T_HALF on the ranks laid out as Simulation(procs=(P, Q, R)).
 MODE "read_pencil" DATADIR VARFILE: ac.pencil.read_var(DATADIR, VARFILE, comm=...) on the ranks, the fields written by rank 0.
 MODE "gpu" CASE EXCHANGE: on the GPU to T_HALF, CASE "entropy" (mpi_case.make_entropy), "entropy-yz" (its
 grid of YZ_SHAPE) or "walls" (test_walls_entropy.make_entropy_wall_case: walls along the split axis).
@@ -85,6 +86,13 @@ elif mode == "pencil":  # CASE PROCS: the run to T_HALF written as Pencil Code p
     sim = {"forced": make, "walls": make_entropy_wall_case}[case](comm)
     sim.run(until=T_HALF)
     sim.save_pencil(os.path.join(out, f"pencil-{case}-{tag}"), procs=procs)
+elif mode == "procs":  # PxQxR: the forced run to T_HALF on the ranks laid out so
+    sim = make(comm, procs=tuple(int(q) for q in sys.argv[3].split("x")))
+    sim.run(until=T_HALF)
+    fields = {name: sim[name] for name in FIELDS}
+    if comm.Get_rank() == 0:
+        np.savez(os.path.join(out, f"procs-{sys.argv[3]}-{tag}.npz"), steps=sim.steps,
+                 dims=np.array(sim.decomposition.dims), **fields)
 elif mode == "read_pencil":  # DATADIR VARFILE: read_var split over the ranks, the fields gathered
     sim = ac.pencil.read_var(sys.argv[3], sys.argv[4], backend="cpu", comm=comm)
     fields = {name: sim[name] for name in sim.field_names}

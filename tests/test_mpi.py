@@ -284,6 +284,35 @@ def test_read_var_splits_a_pencil_snapshot_over_ranks_each_reading_only_its_proc
             np.testing.assert_array_equal(got[name], one[name], err_msg=f"{source} {name}")
 
 
+@needs_mpi
+@pytest.mark.parametrize("ranks, procs", [(2, (2, 1, 1)), (4, (1, 1, 4)), (4, (4, 1, 1)), (4, (1, 2, 2))])
+def test_the_ranks_laid_out_as_given_run_as_one_process_bit_for_bit(tmp_path, ranks, procs):
+    """Simulation(procs=): the ranks along each axis as given, not as split_dims chooses; the forced run
+    equals one process's bit for bit."""
+    sim = make()
+    sim.run(until=T_HALF)
+    name = "x".join(map(str, procs))
+    mpirun(ranks, tmp_path, "procs", name)
+    got = np.load(tmp_path / f"procs-{name}-np{ranks}.npz")
+    assert tuple(got["dims"]) == procs and int(got["steps"]) == sim.steps
+    for field in FIELDS:
+        np.testing.assert_array_equal(got[field], sim[field], err_msg=field)
+
+
+def test_procs_that_do_not_fit_the_ranks_or_the_grid_are_refused_naming_them():
+    from astaroth.parallel import given_dims
+
+    assert given_dims((1, 1, 4), 4, (16, 12, 20)) == (1, 1, 4)
+    for procs, size, match in (((1, 2, 2), 8, "product"), ((1, 1, 8), 8, "at least 3 points"),
+                               ((2, 2), 4, "three positive"), ((0, 2, 2), 0, "three positive"),
+                               ((1.0, 1, 4), 4, "three positive")):
+        with pytest.raises(ValueError, match=match):
+            given_dims(procs, size, (16, 12, 20))
+    with pytest.raises(ValueError, match="procs"):
+        ac.Simulation(shape=(8, 8, 8), backend="cpu", procs=(1, 1, 2))  # one process
+    assert ac.Simulation(shape=(8, 8, 8), backend="cpu", procs=(1, 1, 1)).decomposition is None
+
+
 def test_a_region_substep_names_the_periodic_axes_it_reads_in_place():
     """Grid.region_wraps: the unsplit axes whose ghost values a split grid's substep reads from periodic images
     (the GPU's streaming kernel; none on the CPU, whose loops read the ghost zones the exchange fills); a mask
