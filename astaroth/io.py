@@ -582,7 +582,7 @@ def _short(text, n=80):
     return repr(text if len(text) <= n else text[:n] + "...")
 
 
-def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
+def load(path, backend="auto", comm=None, exchange="auto", parameters=None, procs=None):
     """A Simulation from a snapshot written by `save`, ready to analyse or continue.
 
     parameters: {name: value} of physics parameters to take in place of those
@@ -591,7 +591,8 @@ def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
     (astaroth.parameters()).
 
     With `comm` every rank reads the file and keeps its own subdomain, on any
-    number of ranks (not necessarily the number that wrote it).  A file that
+    number of ranks (not necessarily the number that wrote it), laid out as
+    `procs` says where given (Simulation's procs=).  A file that
     is missing, not HDF5, or not a complete astaroth snapshot is an error
     naming the file and what it lacks.
     """
@@ -602,7 +603,7 @@ def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
     if comm is not None:
         comm.Barrier()
     try:
-        return _load(path, h5py, backend, comm, exchange, parameters)
+        return _load(path, h5py, backend, comm, exchange, parameters, procs)
     except (OSError, KeyError, RuntimeError) as e:  # h5py's errors reading a truncated or damaged file
         if isinstance(e, OSError) and path in str(e):
             raise
@@ -612,7 +613,7 @@ def load(path, backend="auto", comm=None, exchange="auto", parameters=None):
         raise ValueError(message) from e
 
 
-def _load(path, h5py, backend, comm, exchange, parameters):
+def _load(path, h5py, backend, comm, exchange, parameters, procs):
     from .forcing import Forcing
 
     with _open(path, h5py) as f:
@@ -652,7 +653,7 @@ def _load(path, h5py, backend, comm, exchange, parameters):
             sim = Simulation(shape=tuple(int(n) for n in a["shape"]), box=tuple(float(L) for L in a["box"]),
                              dtype=str(a["dtype"]), backend=backend,
                              method=str(a["method"]), origin=tuple(float(o) for o in a["origin"]), comm=comm,
-                             exchange=exchange, boundaries=walls, **extra)
+                             exchange=exchange, procs=procs, boundaries=walls, **extra)
         except (TypeError, ValueError) as e:
             if not str(e).startswith("boundaries"):
                 raise

@@ -4,7 +4,8 @@ the ranks, written by rank 0 for comparison with a single process.
     mpirun -np N python mpi_script.py OUT_DIR MODE [SNAPSHOT]
 
 MODE "run": forced run to T_END, fields + time series + snapshot at T_HALF.
-MODE "restart": load SNAPSHOT (written by any number of ranks), run to T_END.
+MODE "restart" SNAPSHOT [PxQxR]: load SNAPSHOT (written by any number of ranks; laid out as procs=(P, Q, R)),
+run to T_END.
 MODE "nonfinite": a NaN put in one subdomain stops every rank.
 MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_case's make_MODE to T_HALF.
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
@@ -100,11 +101,13 @@ elif mode == "read_pencil":  # DATADIR VARFILE: read_var split over the ranks, t
         np.savez(os.path.join(out, f"read-pencil-{tag}.npz"), t=sim.t, dims=np.array(sim.decomposition.dims),
                  **fields)
 elif mode == "restart":
-    sim = ac.load(sys.argv[3], backend="cpu", comm=comm)
+    procs = tuple(int(q) for q in sys.argv[4].split("x")) if len(sys.argv) > 4 else None
+    sim = ac.load(sys.argv[3], backend="cpu", comm=comm, procs=procs)
     sim.run(until=T_END)
     fields = {name: sim[name] for name in FIELDS}
     if comm.Get_rank() == 0:
-        np.savez(os.path.join(out, f"restart-{tag}.npz"), steps=sim.steps, **fields)
+        np.savez(os.path.join(out, f"restart-{tag}.npz"), steps=sim.steps,
+                 dims=np.array(sim.decomposition.dims if sim.decomposition else (1, 1, 1)), **fields)
 elif mode == "nonfinite":
     sim = make(comm)
     ux = sim["ux"]

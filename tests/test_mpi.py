@@ -100,12 +100,13 @@ def test_diagnostics_and_spectrum_are_global(runs, single, ranks):
 
 
 @needs_mpi
-@pytest.mark.parametrize("written, read", [(2, 4), (8, 1), (4, 3)])
-def test_snapshot_restarts_on_another_number_of_ranks(runs, single, tmp_path, written, read):
+@pytest.mark.parametrize("written, read, procs", [(2, 4, None), (8, 1, None), (4, 3, None), (2, 4, "4x1x1")])
+def test_snapshot_restarts_on_another_number_of_ranks(runs, single, tmp_path, written, read, procs):
     sim, _ = single
-    mpirun(read, tmp_path, "restart", runs / f"half-np{written}.h5")
+    mpirun(read, tmp_path, "restart", runs / f"half-np{written}.h5", *([procs] if procs else []))
     got = np.load(tmp_path / f"restart-np{read}.npz")
     assert int(got["steps"]) == sim.steps
+    assert procs is None or "x".join(map(str, got["dims"])) == procs  # load(procs=) lays the ranks out so
     for name in FIELDS:
         np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
 
