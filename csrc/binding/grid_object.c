@@ -186,6 +186,16 @@ static PyObject *Grid_step(GridObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Whether `periodic` is a mask of the axes (bit a: axis a); else a
+ * ValueError naming `method`. */
+static int axis_mask(unsigned periodic, const char *method)
+{
+    if (periodic <= 7u)
+        return 1;
+    PyErr_Format(PyExc_ValueError, "%s: periodic is a mask of the axes x, y, z (0 to 7)", method);
+    return 0;
+}
+
 /* substep_region(s, dt, lo, hi, periodic=0, stream=0): substep s of the
  * 55-point method over the interior box lo <= index < hi, ghost zones
  * filled by the caller (the halo exchange of astaroth/parallel.py) but for
@@ -200,12 +210,8 @@ static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
     r.periodic = 0u;
     if (!PyArg_ParseTuple(args, "id(iii)(iii)|IK", &s, &dt, &r.lo[0], &r.lo[1], &r.lo[2], &r.hi[0], &r.hi[1],
                           &r.hi[2], &r.periodic, &stream) ||
-        !check_ready(self))
+        !check_ready(self) || !axis_mask(r.periodic, "substep_region"))
         return NULL;
-    if (r.periodic > 7u) {
-        PyErr_SetString(PyExc_ValueError, "substep_region: periodic is a mask of the axes x, y, z (0 to 7)");
-        return NULL;
-    }
     for (int a = 0; a < 3; ++a)
         if (r.lo[a] < 0 || r.hi[a] > self->grid.n[a] || r.lo[a] > r.hi[a]) {
             PyErr_SetString(PyExc_ValueError, "substep_region: the region must lie inside the grid");
@@ -232,23 +238,19 @@ static int is_shock_set(GridObject *self, int s)
            self->ops->shock_data(self->self, s - AC_SHOCK_SET);
 }
 
-/* fill_ghost_axis(s, axis, stream=0): ghost zones of one axis of set s (an
- * axis a split grid does not split, or this subdomain's wall faces of a
- * split wall axis), queued on a CUDA stream. */
 /* region_wraps(periodic): the axes among `periodic` (bit a: axis a) whose
  * ghost values substep_region reads from periodic images in place. */
 static PyObject *Grid_region_wraps(GridObject *self, PyObject *args)
 {
     unsigned periodic;
-    if (!PyArg_ParseTuple(args, "I", &periodic) || !check_ready(self))
+    if (!PyArg_ParseTuple(args, "I", &periodic) || !check_ready(self) || !axis_mask(periodic, "region_wraps"))
         return NULL;
-    if (periodic > 7u) {
-        PyErr_SetString(PyExc_ValueError, "region_wraps: periodic is a mask of the axes x, y, z (0 to 7)");
-        return NULL;
-    }
     return PyLong_FromUnsignedLong(self->ops->region_wraps ? self->ops->region_wraps(self->self, periodic) : 0u);
 }
 
+/* fill_ghost_axis(s, axis, stream=0): ghost zones of one axis of set s (an
+ * axis a split grid does not split, or this subdomain's wall faces of a
+ * split wall axis), queued on a CUDA stream. */
 static PyObject *Grid_fill_ghost_axis(GridObject *self, PyObject *args)
 {
     int s, axis;

@@ -824,6 +824,30 @@ static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_for
     return AC_OK;
 }
 
+/* A run's state at its start (on the host), and with `forcing` its draws
+ * copied to the device's samples on `stream`: a solo run's (begin_cfl_run)
+ * and each ensemble member's (run_members). */
+static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing,
+                           cudaStream_t stream)
+{
+    run->taken = 0;
+    run->nonfinite = 0;
+    run->step_limit = max_steps;
+    run->forcing_f0 = forcing ? forcing->f0 : 0.0;
+    run->forcing_cs = forcing ? forcing->cs : 0.0;
+    gpu->profile_fresh = 0;
+    if (!forcing)
+        return AC_OK;
+    ac_status st = AC_OK;
+    if (!gpu->samples &&
+        (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
+        return st;
+    CHECK(cudaMemcpyAsync(gpu->samples, forcing->samples, forcing->count * sizeof *gpu->samples,
+                          cudaMemcpyHostToDevice, stream),
+          "forcing samples");
+    return AC_OK;
+}
+
 /* Queues the start of a run on `stream`: its state and forcing samples
  * copied to the device, and the reduction its first step reads.  *each_step:
  * every step reduces with a launch of its own (queue_cfl_step).  Plain
@@ -838,28 +862,13 @@ static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_for
 static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing,
                                cudaStream_t stream, bool *each_step)
 {
-    run->taken = 0;
-    run->nonfinite = 0;
-    run->step_limit = max_steps;
-    run->forcing_f0 = forcing ? forcing->f0 : 0.0;
-    run->forcing_cs = forcing ? forcing->cs : 0.0;
-    gpu->profile_fresh = 0;
+    ac_status st = start_run(gpu, run, max_steps, forcing, stream);
+    if (st != AC_OK)
+        return st;
     CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, stream), "CFL run state");
     /* as the host's step begins: the wall values ('a', 'set'); each step ends setting them again */
-    if (gpu->grid.bc.walls) {
-        const ac_status st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, stream);
-        if (st != AC_OK)
-            return st;
-    }
-    if (forcing) {
-        ac_status st = AC_OK;
-        if (!gpu->samples &&
-            (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
-            return st;
-        CHECK(cudaMemcpyAsync(gpu->samples, forcing->samples, forcing->count * sizeof *gpu->samples,
-                              cudaMemcpyHostToDevice, stream),
-              "forcing samples");
-    }
+    if (gpu->grid.bc.walls && (st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, stream)) != AC_OK)
+        return st;
     /* the forcing, gravity (after each substep's kernel) and the walls change the fields after the kernel that
      * would reduce them */
     *each_step = run->full_reduction || forcing || gpu->grid.bc.walls ||
@@ -1057,22 +1066,10 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
     for (int i = 0; i < count; ++i) {
         ac_gpu *gpu = gpus[i];
         CHECK(cudaStreamSynchronize(gpu->stream), "ensemble member's earlier work");
-        runs[i].taken = 0;
-        runs[i].nonfinite = 0;
-        runs[i].step_limit = max_steps;
-        runs[i].forcing_f0 = forced ? forcings[i]->f0 : 0.0; /* as begin_cfl_run sets them */
-        runs[i].forcing_cs = forced ? forcings[i]->cs : 0.0;
-        gpu->profile_fresh = 0;
+        const ac_status started = start_run(gpu, &runs[i], max_steps, forced ? forcings[i] : NULL, stream);
+        if (started != AC_OK)
+            return started;
         if (forced) {
-            if (!gpu->samples) {
-                const ac_status st =
-                    device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples);
-                if (st != AC_OK)
-                    return st;
-            }
-            CHECK(cudaMemcpyAsync(gpu->samples, forcings[i]->samples, forcings[i]->count * sizeof *gpu->samples,
-                                  cudaMemcpyHostToDevice, stream),
-                  "forcing samples");
             forcing[i].samples = gpu->samples;
             forcing[i].run = gpu->cfl;
             for (int a = 0; a < 3; ++a) {
