@@ -59,6 +59,13 @@ def _copy_kernel(cupy, dtype):
     return _kernels[key]
 
 
+def device_array(cupy, address, shape, dtype, owner):
+    """A CuPy array over device memory that `owner` keeps alive."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    memory = cupy.cuda.UnownedMemory(address, nbytes, owner)
+    return cupy.ndarray(shape, dtype=dtype, memptr=cupy.cuda.MemoryPointer(memory, 0))
+
+
 def directions(dims):
     """The neighbours' offsets in the grid of subdomains: -1, 0 or 1 along
     each split axis, 0 along the others, not all 0."""
@@ -133,8 +140,7 @@ class FaceMessages(DeviceOwner):
             raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
         d = decomposition
         self.d, self.grid, self.fields, self.xp, self.transport = d, grid, fields, xp, transport
-        self.unsplit = tuple(a for a in range(3) if d.dims[a] == 1)
-        self.prefilled = self.unsplit  # filled by the caller before the messages are packed
+        self.prefilled = tuple(a for a in range(3) if d.dims[a] == 1)  # the unsplit axes, the caller's to fill first
         self.wall_faces = ()  # split axes where this subdomain has a wall face, refilled after the messages
         self.count = 0  # exchanges so far: the parity picks the peer buffers
         self.pending = None
@@ -191,12 +197,10 @@ class FaceMessages(DeviceOwner):
         return views
 
     def _peer_allocation(self, count, dtype):
-        from .parallel import _device_array
-
         runtime = self.xp.cuda.runtime
         address = runtime.malloc(max(count, 1) * np.dtype(dtype).itemsize)  # an allocation of its own, for IPC
         self._owned.append(address)
-        return _device_array(self.xp, address, (count,), dtype, self)
+        return device_array(self.xp, address, (count,), dtype, self)
 
     def _gpu_tables(self, m, nfields, dtype):
         """The copy kernel's tables (the fields' addresses of each set; the

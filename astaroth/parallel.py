@@ -31,9 +31,8 @@ import numpy as np
 
 from . import _core
 from .analysis import host_array
-from .halo_messages import DeviceOwner, FaceMessages
+from .halo_messages import GHOST, DeviceOwner, FaceMessages, device_array
 
-GHOST = 3  # ghost-zone width, the stencil radius (csrc/grid.h AC_GHOST)
 EXCHANGES = ("auto", "device", "peer", "host")
 
 
@@ -115,13 +114,6 @@ def cuda_aware_mpi():
                 return False
             return "mpi_built_with_cuda_support:value:true" in listing
     return False
-
-
-def _device_array(cupy, address, shape, dtype, owner):
-    """A CuPy array over device memory that `owner` keeps alive."""
-    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-    memory = cupy.cuda.UnownedMemory(address, nbytes, owner)
-    return cupy.ndarray(shape, dtype=dtype, memptr=cupy.cuda.MemoryPointer(memory, 0))
 
 
 def _pack(fields, edge, buffer):
@@ -327,7 +319,7 @@ class HaloExchange(DeviceOwner):
             for _ in range(2):
                 address = runtime.malloc(nbytes)  # an allocation of its own, as IPC requires
                 self._owned.append(address)
-                recv[direction].append(_device_array(self.xp, address, shape, dtype, self))
+                recv[direction].append(device_array(self.xp, address, shape, dtype, self))
                 handles[direction].append(runtime.ipcGetMemHandle(address))
         cart = self.d.cart
         # my "up" receive buffers are filled by my lower neighbour, my "down" ones by my upper
@@ -339,7 +331,7 @@ class HaloExchange(DeviceOwner):
             remote[direction] = []
             for handle in handles_there:
                 address = runtime.ipcOpenMemHandle(handle)
-                remote[direction].append(_device_array(self.xp, address, shape, dtype, self))
+                remote[direction].append(device_array(self.xp, address, shape, dtype, self))
         return recv, remote
 
     def close(self):
@@ -512,7 +504,7 @@ class ParallelStepper:
         m0, m1, m2 = self.padded_shape
         dtype = self.sim.dtype
         if self.on_gpu:
-            return _device_array(self.xp, address, (m2, m1, m0), dtype, self.sim._grid)
+            return device_array(self.xp, address, (m2, m1, m0), dtype, self.sim._grid)
         import ctypes
 
         buffer = (ctypes.c_char * (m0 * m1 * m2 * dtype.itemsize)).from_address(address)

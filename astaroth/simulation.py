@@ -661,7 +661,7 @@ class Simulation:
 
     def __setitem__(self, name, value):
         """Set field `name` from a scalar or an array broadcastable to the grid."""
-        index = self._field_index(name)
+        self._field_index(name)  # an unknown name refused before its values are looked at
         array = np.asarray(value)
         if array.dtype == object and array.size and all(
                 isinstance(v, numbers.Real) and not isinstance(v, bool) for v in array.flat):

@@ -227,9 +227,9 @@ def padded(sim, field):
     address = grid.padded_address(0, field)
     if sim.backend == "cuda":
         cupy = pytest.importorskip("cupy")
-        from astaroth.parallel import _device_array
+        from astaroth.halo_messages import device_array
 
-        return cupy.asnumpy(_device_array(cupy, address, (m2, m1, m0), sim.dtype, grid))
+        return cupy.asnumpy(device_array(cupy, address, (m2, m1, m0), sim.dtype, grid))
     buffer = (ctypes.c_char * (m0 * m1 * m2 * sim.dtype.itemsize)).from_address(address)
     return np.frombuffer(buffer, dtype=sim.dtype).reshape(m2, m1, m0).copy()
 
