@@ -5,7 +5,8 @@ memory, keeps the simulation's buffers alive, and exposes the live interior
 of the field through ``__cuda_array_interface__`` (version 3) and DLPack, so
 ``cupy.asarray(view)`` and ``torch.from_dlpack(view)`` see (and may write)
 the running simulation without a copy.  The interior is strided: rows are
-padded by the ghost zones.
+padded by the ghost zones.  On a grid split over MPI ranks each rank sees
+its own subdomain, `sim.decomposition.local_shape` at `offset`.
 
 A DeviceView follows its simulation when a changed parameter (``sim.nu =
 ...``) makes the simulation's memory afresh: it looks up the simulation's
@@ -18,14 +19,16 @@ from . import _core
 
 
 class DeviceView:
-    """The live interior of one device field, shape (nx, ny, nz), x fastest."""
+    """The live interior of one device field, shape (nx, ny, nz), x fastest
+    (this rank's subdomain where the grid is split over MPI ranks)."""
 
     def __init__(self, sim, buffer, field):
         self._sim = sim
         self._exported = [sim._grid]  # every grid whose memory this view has handed out, kept alive for
         # the arrays made from it (CuPy keeps a reference to this view, not to the grid)
         self._buffer, self._field = buffer, field
-        self.shape = sim.shape
+        split = sim.decomposition
+        self.shape = sim.shape if split is None else split.local_shape  # the grid's own points
         self.dtype = sim.dtype
         mx, my, _ = sim._grid.padded_shape
         item = self.dtype.itemsize

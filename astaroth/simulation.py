@@ -701,7 +701,9 @@ class Simulation:
         simulation; on the CUDA backend a DeviceView exposing
         ``__cuda_array_interface__`` and DLPack (``cupy.asarray(view)``,
         ``torch.from_dlpack(view)``).  Either way it follows every step, and
-        writing to it changes the run.
+        writing to it changes the run.  On a grid split over MPI ranks it is
+        this rank's subdomain (``sim.decomposition.local_shape``, at
+        ``sim.decomposition.slices`` of the whole grid).
 
         Setting a restart-changeable parameter (``sim.nu = 1e-3``) makes the
         simulation's memory afresh.  A DeviceView follows it (it looks up

@@ -76,8 +76,13 @@ elif mode == "gpu":
                                                                                    exchange=exchange)
     sim.run(until=T_HALF)
     fields = {name: sim[name] for name in sim.field_names}
+    import cupy  # each rank's device view is its subdomain of the gathered field
+
+    views = all(np.array_equal(cupy.asarray(sim.view(name)).get(), fields[name][sim.decomposition.slices])
+                for name in sim.field_names)
+    views = comm.allreduce(views, op=MPI.LAND)
     if comm.Get_rank() == 0:
-        np.savez(os.path.join(out, f"gpu-{case}-{exchange}-{tag}.npz"), steps=sim.steps,
+        np.savez(os.path.join(out, f"gpu-{case}-{exchange}-{tag}.npz"), steps=sim.steps, views=views,
                  dims=np.array(sim.decomposition.dims), transport=sim._stepper.transport,
                  exchange_kind=type(sim._stepper.halo).__name__, direct=bool(sim._stepper.halo.direct), **fields)
 elif mode == "pencil":  # CASE PROCS: the run to T_HALF written as Pencil Code procN/ folders

@@ -67,7 +67,7 @@ def test_a_split_gpu_run_with_its_messages_in_one_round_equals_one_gpu_bit_for_b
     1, 2 or 3 axes: every message of a substep packed in one launch before the inner part, unpacked after it
     (astaroth/halo_messages.py), through CUDA IPC or the host, or where x is not split and has no walls copied
     by the copy engine into the neighbours' fields (along z alone, or y and z); every field and the steps as
-    one GPU's."""
+    one GPU's, and each rank's Simulation.view its own subdomain of the field."""
     make = {"entropy": make_entropy, "walls": make_entropy_wall_case,
             "entropy-yz": lambda comm, **k: make_entropy(comm, shape=YZ_SHAPE, **k)}[case]
     sim = make(None, backend="cuda")
@@ -76,6 +76,7 @@ def test_a_split_gpu_run_with_its_messages_in_one_round_equals_one_gpu_bit_for_b
     got = np.load(tmp_path / f"gpu-{case}-{exchange}-np{ranks}.npz")
     assert tuple(got["dims"]) == dims and int(got["steps"]) == sim.steps > 3
     assert str(got["exchange_kind"]) == "FaceMessages"
+    assert bool(got["views"])  # each rank's Simulation.view is its own subdomain of the field
     assert exchange == "auto" or str(got["transport"]) == exchange
     # on peer transport with x not split, field to field (but walls in x: their ghosts are filled)
     assert bool(got["direct"]) == (case != "walls" and dims[0] == 1 and exchange == "auto")

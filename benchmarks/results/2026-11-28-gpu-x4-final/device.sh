@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One call on 4 GPUs of one host: main's split-grid exchange (one round of
+# messages, field-to-field copies) tested and timed against the exchange axis
+# by axis (A = 748a354), in the same call.  Trees built for the device's
+# Python 3.12, carried in .trees/try.tar.xz: /tmp/tryso/A and /tmp/tryso/$NEW.
+# Run from the repository root; logs to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+OUT=${OUT:-device-logs}
+mkdir -p "$OUT" /tmp/tryso
+export PYTHONUNBUFFERED=1
+NEW=${NEW:-M}
+HERE=$PWD/benchmarks/results/2026-11-28-gpu-x4-final
+PREV=$PWD/benchmarks/results/2026-11-28-gpu-x4-messages
+NGPU=$(nvidia-smi -L | wc -l)
+[ -d /tmp/tryso/$NEW/astaroth ] || tar -xJf .trees/try.tar.xz -C /tmp/tryso
+MPIRUN="mpirun --allow-run-as-root --oversubscribe --bind-to none"
+header() {
+    echo "# device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sort | uniq -c | tr -s ' ')"
+    echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+    echo "# commit: $1 = $(cat /tmp/tryso/$1/COMMIT)"
+    echo "# command: ${*:2}"
+}
+in_tree() { # tree log timeout cmd...
+    local t=$1 log=$2 limit=$3; shift 3
+    { header $t "$*"; (cd /tmp/tryso/$t && PYTHONPATH=/tmp/tryso/$t timeout $limit "$@" 2>&1 | tail -${TAIL:-3}); } >> "$OUT/$log" 2>&1
+}
+if [[ " ${STAGES:-tests scaling snapshot} " == *" tests "* ]]; then
+    TAIL=30 in_tree $NEW gpu-tests.log 300 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_mpi_gpu.py
+    tail -n 2 "$OUT/gpu-tests.log"
+    for ex in auto host; do in_tree $NEW check.log 90 $MPIRUN -np $NGPU python3 scripts/scaling.py check $ex; done
+    grep -E "^check" "$OUT/check.log"
+fi
+if [[ " ${STAGES:-tests scaling snapshot} " == *" scaling "* ]]; then
+    run() { local t=$1 n=$2; shift 2; in_tree $t scaling.log 120 $MPIRUN -np $n python3 scripts/scaling.py "$@"; }
+    for args in "weak 256 float32 hydro" "weak 256 float64 hydro" "weak 256 float32 mhd+entropy" "weak 256 float64 mhd+entropy"; do
+        run $NEW 1 $args; run A $NGPU $args; run $NEW $NGPU $args
+    done
+    for n in 512 1024; do
+        args="strong $n float32 hydro"
+        run $NEW 1 $args; run A $NGPU $args; run $NEW $NGPU $args; run $NEW $NGPU $args step 1x1x$NGPU
+    done
+    run A 2 strong 512 float32 hydro; run $NEW 2 strong 512 float32 hydro
+    for args in "weak 256 float32 hydro run" "weak 256 float32 mhd+entropy run" "strong 512 float32 hydro run"; do
+        run $NEW 1 $args; run $NEW $NGPU $args
+    done
+    for physics in hydro mhd+entropy; do
+        in_tree $NEW phases.log 120 $MPIRUN -np $NGPU python3 $PREV/phases.py 256 float32 $physics
+    done
+    grep -E "^weak|^strong|^phases|Error|error" "$OUT/scaling.log" "$OUT/phases.log"; true
+fi
+if [[ " ${STAGES:-tests scaling snapshot} " == *" snapshot "* ]] && [ $NGPU -ge 4 ]; then
+    mkdir -p /tmp/snap; df -h /tmp | tail -1 > "$OUT/snapshot1024.log"
+    TAIL=5 in_tree $NEW snapshot1024.log 240 $MPIRUN -np 4 python3 $PREV/snapshot1024.py /tmp/snap/big.h5
+    rm -rf /tmp/snap; tail -2 "$OUT/snapshot1024.log"
+fi
