@@ -460,11 +460,12 @@ class ParallelStepper:
             self.shearing = ShearingFaces(d, grid, self.lo, self.xp)
             if d.dims[0] > 1:
                 self.halo.shearing = self.shearing
-        self.shock_halo = None  # shock viscosity (CPU): the exchange of its profile's passes, [zeta], [scratch]
+        self.shock_halo = None  # shock viscosity: the exchange of its profile's passes, [zeta], [scratch]
         self.profile_fresh = False  # the profile is that of the fields now (shock_profile; a step may take it)
         if grid.shock_address(0) is not None:
             arrays = [[self._array(grid.shock_address(which))] for which in (0, 1)]
-            self.shock_halo = HaloExchange(decomposition, grid, arrays, self.lo, self.xp, sets=(3, 4))
+            self.shock_halo = HaloExchange(decomposition, grid, arrays, self.lo, self.xp, self.stream, self.transport,
+                                           sets=(3, 4))
             self.shock_halo.prefilled = (0, 1, 2)  # each pass fills what it wrote as periodic images first
             if self.shearing is not None:
                 # a shearing box split along x or y: the shifted x images of what each pass wrote, before the
@@ -510,14 +511,16 @@ class ParallelStepper:
         buffer = (ctypes.c_char * (m0 * m1 * m2 * dtype.itemsize)).from_address(address)
         return np.frombuffer(buffer, dtype=dtype).reshape(m2, m1, m0)
 
-    def _exchange(self, s):
-        if isinstance(self.halo, FaceMessages):  # queued on the default stream on the GPU
-            self.halo.fill(s)
-        elif self.on_gpu:
+    def _exchange(self, s, halo=None):
+        """Fill the ghost zones of set s by `halo` (the fields' exchange, or
+        the shock profile's); FaceMessages queue on the GPU's default stream,
+        a HaloExchange runs on this stepper's."""
+        halo = halo or self.halo
+        if self.on_gpu and not isinstance(halo, FaceMessages):
             with self.stream:
-                self.halo.fill(s)
+                halo.fill(s)
         else:
-            self.halo.fill(s)
+            halo.fill(s)
 
     def shock_profile(self):
         """The shock viscosity's profile of the fields (set 0), its ghost zones
@@ -528,7 +531,7 @@ class ParallelStepper:
         self._exchange(0)
         p = 0
         while (written := grid.shock_profile_pass(p)) is not None:
-            self.shock_halo.fill(written)
+            self._exchange(written, self.shock_halo)
             p += 1
         self.profile_fresh = True
 

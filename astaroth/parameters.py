@@ -65,8 +65,8 @@ def parameters():
     ``upper_open`` (True: the bound itself is excluded); ``unit``;
     ``description``; ``restart`` (True: ``astaroth run --restart`` may
     change it, as the Pencil Code's ``run.in`` may); ``term_switch`` (0
-    leaves its term out); ``needs_55p`` and ``one_process`` (a value other
-    than the default needs the 55-point method, one process).
+    leaves its term out); ``needs_55p`` (a value other than the default
+    needs the 55-point method).
     """
     return [dict(_BY_NAME[name]) for name in NAMES]
 
@@ -286,7 +286,7 @@ def resolve(given, switch_values, method="55p"):
     module names that are on, and every parameter's value (defaults filled
     in).  Refuses, naming the parameter: values out of bounds, a parameter
     other than its default whose module is off, and values that need the
-    55-point method where the run has another (check_split: one process).
+    55-point method where the run has another.
     """
     unknown = [name for name in given if name not in _BY_NAME]
     if unknown:
@@ -312,18 +312,6 @@ def resolve(given, switch_values, method="55p"):
         if r["needs_55p"] and method != "55p":
             raise ValueError(f"{meaning(name)} ({name}) needs method='55p'")
     return switched, on, values
-
-
-def check_split(values, processes, backend):
-    """Refuses, naming it, a parameter of `values` (resolve's) off its default
-    that runs in one process on `backend` (the one_process rows: on the GPU)
-    where the run is split over `processes` MPI ranks."""
-    if processes < 2 or backend == "cpu":
-        return
-    for name in NAMES:
-        if row(name)["one_process"] and not _is_default(name, values[name]):
-            raise ValueError(f"{meaning(name)} ({name}) runs in one process on the GPU in this version (split over "
-                             f"MPI ranks on the CPU backend)")
 
 
 def recorded(switched, on, values):
@@ -365,8 +353,7 @@ def help_line(name):
         kind = _SWITCH_BY_KEYWORD[m["switch"]]["kind"]
         value = {"flag": "true", "count": m["value"]}.get(kind, repr(m["value"]).replace(chr(39), chr(34)))
         where = f"{r['module']} ({m['switch']} {'>=' if kind == 'count' else '='} {value}): "
-    needs = [what for what, on in (("55p", r["needs_55p"]), ("one process on the GPU", r["one_process"])) if on]
-    needs = f" ({', '.join(needs)})" if needs else ""
+    needs = " (55p)" if r["needs_55p"] else ""
     kind = "; one number or three" if r["kind"] == "vector" else ""
     restart = "; may change on --restart" if r["restart"] else ""
     return f"{where}{r['description']}; {bounds_text(name)}{kind}{needs}{restart}"

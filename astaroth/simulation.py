@@ -459,7 +459,6 @@ class Simulation:
             raise ValueError(f"backend must be 'auto', 'cpu' or 'cuda', got {backend!r}")
         elif backend not in available:
             raise ValueError(f"backend {backend!r} is not available here (available: {available})")
-        _registry.check_split(values, comm.Get_size() if comm is not None else 1, backend)
 
         walls = _walls.parse(boundaries, _registry.field_names(modules))
         # values the precision cannot hold, or from which the ideal gas's constants over- or underflow it
@@ -1190,9 +1189,8 @@ def _set_parameter(sim, name, value):
     taken before (sim.view) cannot, and are disowned (_disown_views)."""
     value = _registry.check(name, value)
     values = dict(sim._values, **{name: value})
-    processes = sim._comm.Get_size() if sim._comm is not None else 1
-    try:  # a module that is off, the 55-point method, one process: named as the constructor names them
-        _registry.check_split(_registry.resolve(values, sim._switches, sim._method)[2], processes, sim._backend)
+    try:  # a module that is off, the 55-point method: named as the constructor names them
+        _registry.resolve(values, sim._switches, sim._method)
     except ValueError as e:
         raise ValueError(f"sim.{name} = {value}: {e}") from None
     if sim._walls and values.get("nu_shock", 0.0) != 0.0:

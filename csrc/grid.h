@@ -43,7 +43,7 @@ typedef enum { AC_METHOD_55P = 0, AC_METHOD_19P = 1 } ac_method;
 enum { AC_ROW_ALIGN_BYTES = 128, AC_CPU_ROW_ALIGN_BYTES = 64 };
 
 /* The flags column of parameters.def. */
-enum { AC_PARAMETER_TERM_SWITCH = 1, AC_PARAMETER_55P = 2, AC_PARAMETER_ONE_PROCESS = 4 };
+enum { AC_PARAMETER_TERM_SWITCH = 1, AC_PARAMETER_55P = 2 };
 
 /* Interior size n, padded size m, padded index lo of interior point 0
  * (lo >= AC_GHOST; m >= lo + n + AC_GHOST), spacing per axis. */

@@ -6,7 +6,7 @@ package that is installed: ``astaroth.parameters()`` returns one dict per
 parameter with at least the keys name, default, module, description and
 restart (True: the value may change when a run restarts), and possibly
 kind, lower, upper (with lower_open / upper_open), unit, term,
-needs_55p and one_process.
+needs_55p.
 
 The package is imported in a child process started in a temporary folder,
 so that the installed package (with its compiled extension) is found, not
@@ -120,8 +120,6 @@ def _notes(row):
     notes = []
     if row.get("needs_55p"):
         notes.append("55-point method")
-    if row.get("one_process"):
-        notes.append("one process")
     return ", ".join(notes)
 
 

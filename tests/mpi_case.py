@@ -56,10 +56,10 @@ def make_scalars(comm=None):
                        pscalar_diff2=3e-2)
 
 
-def make_shock(comm=None):
+def make_shock(comm=None, backend="cpu", exchange="auto"):
     """A forced run with shock viscosity: its profile's 3x3x3 maximum and smoothing span subdomains."""
-    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=5e-3, cs=1.0, dtype="float64", backend="cpu",
-                        comm=comm, nu_shock=1.0)
+    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=5e-3, cs=1.0, dtype="float64", backend=backend,
+                        comm=comm, nu_shock=1.0, exchange=exchange)
     ac.init.random_velocity(sim, urms=0.3, seed=5)
     sim["lnrho"] = 0.05 * sim["ux"]
     sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11)
@@ -70,11 +70,12 @@ SHEAR_SHAPES = {"z": (8, 8, 24), "x": (24, 8, 6), "y": (12, 16, 6)}  # the axis 
 T_SHEAR = 0.3
 
 
-def make_shear_shock(comm=None, split="z"):
+def make_shear_shock(comm=None, split="z", backend="cpu", exchange="auto", scalar=True):
     """make_shear's box with shock viscosity, split first along `split`: along z each rank shifts its own
     x faces' images of the profile's passes as of the fields; along x or y the ranks on the x faces share
-    each pass's planes (astaroth.parallel.ShearingFaces)."""
-    sim = make_shear(comm, split)
+    each pass's planes (astaroth.parallel.ShearingFaces).  `scalar`: make_shear's passive scalar (the GPU
+    builds the shearing box with shock viscosity without it, csrc/cuda/instances.def)."""
+    sim = make_shear(comm, split, backend, scalar, exchange)
     sim.nu_shock = 0.7
     return sim
 

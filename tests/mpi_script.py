@@ -15,7 +15,8 @@ save_pencil(procs=PROCS, as 1x2x2).
 MODE "procs" PxQxR: the forced run to T_HALF on the ranks laid out as Simulation(procs=(P, Q, R)).
 MODE "read_pencil" DATADIR VARFILE: ac.pencil.read_var(DATADIR, VARFILE, comm=...) on the ranks, the fields written by rank 0.
 MODE "gpu" CASE EXCHANGE: on the GPU to T_HALF, CASE "entropy" (mpi_case.make_entropy), "entropy-yz" (its
-grid of YZ_SHAPE) or "walls" (test_walls_entropy.make_entropy_wall_case: walls along the split axis).
+grid of YZ_SHAPE), "walls" (test_walls_entropy.make_entropy_wall_case: walls along the split axis), "shock"
+(make_shock) or "shear_shock-AXIS" (make_shear_shock split first along AXIS, without its scalar).
 """
 import os
 import sys
@@ -71,9 +72,10 @@ elif mode == "gpu":
     from test_walls_entropy import make_entropy_wall_case
 
     case, exchange = sys.argv[3], sys.argv[4]
-    sim = {"entropy": make_entropy, "walls": make_entropy_wall_case,
-           "entropy-yz": lambda *a, **k: make_entropy(*a, shape=YZ_SHAPE, **k)}[case](comm, backend="cuda",
-                                                                                   exchange=exchange)
+    sim = {"entropy": make_entropy, "walls": make_entropy_wall_case, "shock": make_shock,
+           "entropy-yz": lambda *a, **k: make_entropy(*a, shape=YZ_SHAPE, **k),
+           **{f"shear_shock-{axis}": lambda *a, axis=axis, **k: make_shear_shock(*a, axis, scalar=False, **k)
+              for axis in "xyz"}}[case](comm, backend="cuda", exchange=exchange)
     sim.run(until=T_HALF)
     fields = {name: sim[name] for name in sim.field_names}
     import cupy  # each rank's device view is its subdomain of the gathered field
@@ -84,7 +86,8 @@ elif mode == "gpu":
     if comm.Get_rank() == 0:
         np.savez(os.path.join(out, f"gpu-{case}-{exchange}-{tag}.npz"), steps=sim.steps, views=views,
                  dims=np.array(sim.decomposition.dims), transport=sim._stepper.transport,
-                 exchange_kind=type(sim._stepper.halo).__name__, direct=bool(sim._stepper.halo.direct), **fields)
+                 exchange_kind=type(sim._stepper.halo).__name__,
+                 direct=bool(getattr(sim._stepper.halo, "direct", False)), **fields)
 elif mode == "pencil":  # CASE PROCS: the run to T_HALF written as Pencil Code procN/ folders
     from test_walls_entropy import make_entropy_wall_case
 

@@ -20,7 +20,7 @@ import astaroth as ac
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from mpi_case import T_HALF, T_SHEAR, YZ_SHAPE, make_entropy, make_shear  # noqa: E402
+from mpi_case import T_HALF, T_SHEAR, YZ_SHAPE, make_entropy, make_shear, make_shear_shock, make_shock  # noqa: E402
 from test_walls_entropy import make_entropy_wall_case  # noqa: E402
 from test_mpi import mpirun, needs_mpi  # noqa: E402
 
@@ -80,5 +80,29 @@ def test_a_split_gpu_run_with_its_messages_in_one_round_equals_one_gpu_bit_for_b
     assert exchange == "auto" or str(got["transport"]) == exchange
     # on peer transport with x not split, field to field (but walls in x: their ghosts are filled)
     assert bool(got["direct"]) == (case != "walls" and dims[0] == 1 and exchange == "auto")
+    for name in sim.field_names:
+        np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
+
+
+@pytest.mark.parametrize("case, ranks, dims, exchange", [
+    ("shock", 2, (1, 1, 2), "auto"), ("shock", 4, (2, 1, 2), "auto"), ("shock", 4, (2, 1, 2), "host"),
+    ("shock", 8, (2, 2, 2), "auto"), ("shear_shock-z", 2, (1, 1, 2), "auto"), ("shear_shock-x", 2, (2, 1, 1), "auto"),
+    ("shear_shock-y", 2, (1, 2, 1), "auto")],
+    ids=["z", "xz", "xz-host", "xyz", "shear-z", "shear-x", "shear-y"])
+def test_shock_viscosity_split_over_gpus_equals_one_gpu_bit_for_bit(tmp_path, case, ranks, dims, exchange):
+    """A forced run with shock viscosity (tests/mpi_case.make_shock), and the shearing box with it
+    (make_shear_shock, without its scalar) split along z, x or y, on GPUs split over 1 to 3 axes: the profile's passes
+    (compression, 3x3x3 maximum, smoothing along x, y, z; csrc/cuda/shock.cuh) each exchanged before the
+    next, a shearing box's x images of each shifted across the ranks, against one GPU's profile in one
+    kernel: every field and the steps bit for bit."""
+    make = make_shock if case == "shock" else lambda comm, **k: make_shear_shock(comm, case[-1], scalar=False, **k)
+    sim = make(None, backend="cuda")
+    sim.run(until=T_HALF)
+    assert sim.shock_viscosity().max() > 0
+    mpirun(ranks, tmp_path, "gpu", case, exchange)
+    got = np.load(tmp_path / f"gpu-{case}-{exchange}-np{ranks}.npz")
+    assert tuple(got["dims"]) == dims and int(got["steps"]) == sim.steps > 3
+    assert exchange == "auto" or str(got["transport"]) == exchange
+    assert bool(got["views"])
     for name in sim.field_names:
         np.testing.assert_array_equal(got[name], sim[name], err_msg=name)

@@ -183,7 +183,7 @@ static PyMethodDef core_methods[] = {
      "ensemble's grids in shared launches, runs[i] = (t, until, cdt, cdtv)."},
     {"parameter_table", core_parameter_table, METH_NOARGS,
      "parameter_table() -> the rows of csrc/parameters.def, as dicts (name, module, term, kind, components, "
-     "default, lower, lower_open, upper, upper_open, restart, term_switch, needs_55p, one_process, unit, "
+     "default, lower, lower_open, upper, upper_open, restart, term_switch, needs_55p, unit, "
      "description); astaroth.parameters() is built on it."},
     {"module_table", core_module_table, METH_NOARGS,
      "module_table() -> the modules (name, bit, switch, value, needs_55p, description): a module is on when its switch has "

@@ -255,15 +255,14 @@ PyObject *core_parameter_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignor
     for (int i = 0; list && i < NUM_PARAMETERS; ++i) {
         const parameter_row *p = &parameters[i];
         const char *kind = p->components == 1 ? "real" : "vector";
-        if (append_row(list, Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:d,s:d,s:O,s:d,s:O,s:O,s:O,s:O,s:O,s:s,s:s}",
+        if (append_row(list, Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:d,s:d,s:O,s:d,s:O,s:O,s:O,s:O,s:s,s:s}",
                                            "name", p->name, "module", p->module, "term", p->term, "kind", kind,
                                            "components", p->components, "default", p->dflt, "lower", p->lower,
                                            "lower_open", p->lower_open ? Py_True : Py_False, "upper", p->upper,
                                            "upper_open", p->upper_open ? Py_True : Py_False, "restart",
                                            p->restart ? Py_True : Py_False, "term_switch",
                                            (p->flags & AC_PARAMETER_TERM_SWITCH) ? Py_True : Py_False, "needs_55p",
-                                           (p->flags & AC_PARAMETER_55P) ? Py_True : Py_False, "one_process",
-                                           (p->flags & AC_PARAMETER_ONE_PROCESS) ? Py_True : Py_False, "unit",
+                                           (p->flags & AC_PARAMETER_55P) ? Py_True : Py_False, "unit",
                                            p->unit, "description", p->description)) < 0)
             Py_CLEAR(list);
     }

@@ -164,6 +164,7 @@ typedef struct {
     int (*members_capacity)(const ac_grid *);
     ac_status (*force_members)(const ac_grid *, int, const ac_member_forcing *, cudaStream_t);
     unsigned (*region_wraps)(const ac_grid *, unsigned);
+    ac_status (*shock_profile_pass)(const ac_grid *, void *const *, void *, int, int *, cudaStream_t);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
@@ -171,12 +172,12 @@ static const kernel_table kernels[2] = {
      cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
      cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32,
      cuda_add_forcing_sample_f32, cuda_shear_ghosts_f32, cuda_signal_members_f32, cuda_members_capacity_f32,
-     cuda_force_members_f32, cuda_region_wraps_f32},
+     cuda_force_members_f32, cuda_region_wraps_f32, cuda_shock_profile_pass_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
      cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
      cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64,
      cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64, cuda_signal_members_f64, cuda_members_capacity_f64,
-     cuda_force_members_f64, cuda_region_wraps_f64}};
+     cuda_force_members_f64, cuda_region_wraps_f64, cuda_shock_profile_pass_f64}};
 
 typedef struct {
     ac_grid grid;
@@ -245,10 +246,10 @@ static ac_status run_substep(ac_gpu *gpu, const ac_region *region, int s, double
     const stage_roles r = roles(&gpu->buf, s);
     if (!stream)
         stream = gpu->stream;
-    if (gpu->zeta && region) /* the profile's maximum and smoothing span subdomains: one process only */
-        return AC_ERR_UNSUPPORTED;
     gpu->profile_fresh = 0;
-    if (gpu->zeta && s == 0 && !profile_ready) { /* the profile of the step's start, held for its three substeps */
+    /* the profile of the step's start, held for its three substeps; a region's (a split grid's) is the one its
+     * caller made pass by pass (gpu_shock_profile_pass), its maximum and smoothing spanning subdomains */
+    if (gpu->zeta && !region && s == 0 && !profile_ready) {
         const ac_status st = gpu->k->shock_profile(&gpu->grid, r.in, gpu->zeta, gpu->stream);
         if (st != AC_OK)
             return st;
@@ -441,9 +442,26 @@ static unsigned gpu_region_wraps(void *self, unsigned periodic)
     return gpu->k->region_wraps(&gpu->grid, periodic);
 }
 
+static void *gpu_shock_data(void *self, int which);
+
+/* The grid of the one array shock_data(which) as set AC_SHOCK_SET + which
+ * (backend.h): field 0's boundaries, one field. */
+static ac_grid shock_set(ac_gpu *gpu, int s, void *arrays[AC_MAX_FIELDS])
+{
+    ac_grid one = gpu->grid;
+    one.fields = 1;
+    arrays[0] = gpu_shock_data(gpu, s - AC_SHOCK_SET);
+    return one;
+}
+
 static ac_status gpu_fill_ghost_axis(void *self, int s, int axis, void *stream)
 {
     ac_gpu *gpu = (ac_gpu *)self;
+    if (s >= AC_SHOCK_SET) { /* a pass of the shock profile (no walls beside it) */
+        void *arrays[AC_MAX_FIELDS] = {NULL};
+        const ac_grid one = shock_set(gpu, s, arrays);
+        return arrays[0] ? gpu->k->fill_ghost_axis_bc(&one, arrays, axis, (cudaStream_t)stream) : AC_ERR_ARGUMENT;
+    }
     return gpu->k->fill_ghost_axis_bc(&gpu->grid, roles(&gpu->buf, s).in, axis, (cudaStream_t)stream);
 }
 
@@ -472,15 +490,20 @@ static ac_boundaries *gpu_boundaries(void *self)
 static ac_status gpu_shear_ghosts(void *self, int s, int face, const void *source)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    const ac_grid *g = &gpu->grid;
-    if (s >= AC_SHOCK_SET) /* no shock profile of a split grid here (shock_data) */
-        return AC_ERR_UNSUPPORTED;
-    const size_t bytes = (size_t)g->fields * g->n[2] * g->bc.shear.ny * AC_GHOST * gpu->element_bytes;
+    void *shock[AC_MAX_FIELDS] = {NULL};
+    const ac_grid one = s >= AC_SHOCK_SET ? shock_set(gpu, s, shock) : gpu->grid; /* a pass of the shock profile */
+    const ac_grid *g = &one;
+    if (s >= AC_SHOCK_SET && !shock[0])
+        return AC_ERR_ARGUMENT;
+    /* sized for every field at once; the shock profile's one array takes the first part */
+    const size_t bytes = (size_t)gpu->grid.fields * g->n[2] * g->bc.shear.ny * AC_GHOST * gpu->element_bytes;
     ac_status st = AC_OK;
     if (!gpu->shear_source && (st = device_zeros(&gpu->shear_source, bytes)) != AC_OK)
         return st;
-    CHECK(cudaMemcpyAsync(gpu->shear_source, source, bytes, cudaMemcpyHostToDevice, gpu->stream), "shear_ghosts planes");
-    if ((st = gpu->k->shear_ghosts(g, roles(&gpu->buf, s).in, face, gpu->shear_source, gpu->stream)) != AC_OK)
+    CHECK(cudaMemcpyAsync(gpu->shear_source, source, bytes / gpu->grid.fields * g->fields, cudaMemcpyHostToDevice,
+                          gpu->stream), "shear_ghosts planes");
+    if ((st = gpu->k->shear_ghosts(g, s >= AC_SHOCK_SET ? shock : roles(&gpu->buf, s).in, face, gpu->shear_source,
+                                   gpu->stream)) != AC_OK)
         return st;
     CHECK(cudaStreamSynchronize(gpu->stream), "shear_ghosts");
     return AC_OK;
@@ -684,6 +707,29 @@ static ac_status gpu_shock_profile(void *self, void *dense)
     CHECK(cudaMemcpy3DAsync(&p, gpu->stream), "copying the shock profile to the host");
     CHECK(cudaStreamSynchronize(gpu->stream), "copying the shock profile to the host");
     return AC_OK;
+}
+
+/* One pass of the profile of the fields now (shock.cuh), for a split grid
+ * that exchanges what it wrote (*written) before the next; returns once the
+ * pass is done, as the exchange then reads it from another stream. */
+static ac_status gpu_shock_profile_pass(void *self, int pass, int *written)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    if (!gpu->zeta || pass < 0 || pass >= AC_SHOCK_PASSES)
+        return AC_ERR_ARGUMENT;
+    gpu->profile_fresh = 0;
+    if (gpu->k->shock_profile_pass(&gpu->grid, gpu->buf.home, gpu->zeta, pass, written, gpu->stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    CHECK(cudaStreamSynchronize(gpu->stream), "shock profile pass");
+    return AC_OK;
+}
+
+/* The padded arrays the passes write: 0 the profile, 1 its gradient's x
+ * (the passes' scratch, as the CPU's). */
+static void *gpu_shock_data(void *self, int which)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    return gpu->zeta ? (char *)gpu->zeta + (which ? gpu->field_bytes : 0) : NULL;
 }
 
 static ac_status gpu_shock_max(void *self, double *out)
@@ -1184,6 +1230,6 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     AC_ROW_ALIGN_BYTES, 3, gpu_run_cfl, gpu_shock_profile, gpu_run_cfl_members, gpu_shock_max, gpu_set_walls,
     0u, /* every term (gravity has a kernel of its own; the Coriolis force and the shear are in the streaming
          * kernel, the shear's shifted x faces a kernel of their own) */
-    gpu_configuration_missing, NULL, NULL, /* shock viscosity on a split grid: the CPU's for now */
+    gpu_configuration_missing, gpu_shock_profile_pass, gpu_shock_data,
     gpu_boundaries, gpu_shear_ghosts, gpu_region_wraps,
 };

@@ -99,6 +99,9 @@ typedef struct {
     /* zeta: the shock profile and its gradient, four padded arrays in one (NULL: no shock viscosity) */      \
     ac_status cuda_shock_profile_##sfx(const ac_grid *g, void *const in[AC_NUM_FIELDS], void *zeta,               \
                                        cudaStream_t stream);                                                    \
+    /* one pass of it, for a grid split over MPI ranks (shock.cuh) */                                        \
+    ac_status cuda_shock_profile_pass_##sfx(const ac_grid *g, void *const in[AC_NUM_FIELDS], void *zeta, int pass, \
+                                            int *written, cudaStream_t stream);                                   \
     ac_status cuda_max_interior_##sfx(const ac_grid *g, const void *field, unsigned long long *max_bits,         \
                                       unsigned int *nonfinite, cudaStream_t stream);                            \
     ac_status cuda_load_members_##sfx(const ac_member *members, int count, cudaStream_t stream);               \

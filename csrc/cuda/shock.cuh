@@ -270,33 +270,48 @@ static ac_status AC_FN(fill_ghosts_as_fields)(const ac_grid *g, void *arrays[], 
     return AC_FN(fill_ghosts_but)(&some, fields, 0u, stream);
 }
 
+/* Pass `pass` of the profile (cpu/point_impl.h: shock_profile_pass) of the
+ * fields `in` (ghost zones filled) with zeta's second padded array (its
+ * gradient's x, written after) as the CPU's scratch: passes 0 to
+ * AC_SHOCK_PASSES - 2 into zeta or scratch, what they wrote then given its
+ * ghost zones as the fields' are; the last scales scratch into zeta, ghost
+ * zones too.  *written: 0 zeta, 1 scratch, -1 nothing (the last). */
+static ac_status AC_FN(profile_pass)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], real *zeta, int pass,
+                                     int *written, cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const long long total = (long long)s.n[0] * s.n[1] * s.n[2], padded = (long long)s.m[0] * s.m[1] * s.m[2];
+    real *const scratch = zeta + padded;
+    static const int axis_of[AC_SHOCK_PASSES - 1] = {-1, 3, 0, 1, 2}; /* compression, maximum, x, y, z */
+    *written = -1;
+    if (pass == AC_SHOCK_PASSES - 1) {
+        AC_FN(shock_scale_kernel)<<<AC_FN(blocks_for)(padded, 65535), 256, 0, stream>>>(
+            scratch, zeta, padded, (real)make_physics_params(g).shock_scale);
+        return ac_cuda_record(cudaGetLastError(), "shock profile scale launch");
+    }
+    real *const from = pass % 2 ? scratch : zeta, *const to = pass % 2 ? zeta : scratch; /* as the CPU's */
+    AC_FN(shock_pass_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(AC_FN(make_set)(in_), from, to, s,
+                                                                                 make_geometry(g), axis_of[pass]);
+    if (ac_cuda_record(cudaGetLastError(), "shock profile pass launch") != AC_OK)
+        return AC_ERR_DEVICE;
+    void *what[1] = {to};
+    *written = to == zeta ? 0 : 1;
+    return AC_FN(fill_ghosts_as_fields)(g, what, 1, stream);
+}
+
 /* The profile of a shearing box's fields `in` into zeta, ghost zones filled,
- * with zeta's second padded array (its gradient's x, written after) as the
- * CPU's scratch. */
+ * pass by pass. */
 static ac_status AC_FN(sheared_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], real *zeta,
                                               cudaStream_t stream)
 {
-    const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const ac_geometry geo = make_geometry(g);
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2], padded = (long long)s.m[0] * s.m[1] * s.m[2];
-    real *const scratch = zeta + padded;
     void *velocity[3] = {in_[1], in_[2], in_[3]};
     if (AC_FN(fill_ghosts_as_fields)(g, velocity, 3, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    static const int axis_of[AC_SHOCK_PASSES - 1] = {-1, 3, 0, 1, 2}; /* compression, maximum, x, y, z */
-    for (int pass = 0; pass < AC_SHOCK_PASSES - 1; ++pass) {
-        real *const from = pass % 2 ? scratch : zeta, *const to = pass % 2 ? zeta : scratch; /* as the CPU's */
-        AC_FN(shock_pass_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(
-            AC_FN(make_set)(in_), from, to, s, geo, axis_of[pass]);
-        if (ac_cuda_record(cudaGetLastError(), "shock profile pass launch") != AC_OK)
+    int written;
+    for (int pass = 0; pass < AC_SHOCK_PASSES; ++pass)
+        if (AC_FN(profile_pass)(g, in_, zeta, pass, &written, stream) != AC_OK)
             return AC_ERR_DEVICE;
-        void *written[1] = {to};
-        if (AC_FN(fill_ghosts_as_fields)(g, written, 1, stream) != AC_OK)
-            return AC_ERR_DEVICE;
-    }
-    AC_FN(shock_scale_kernel)<<<AC_FN(blocks_for)(padded, 65535), 256, 0, stream>>>(
-        scratch, zeta, padded, (real)make_physics_params(g).shock_scale);
-    return ac_cuda_record(cudaGetLastError(), "shock profile scale launch");
+    return AC_OK;
 }
 
 /* The profile of a periodic grid's fields `in` into zeta, ghost zones
@@ -328,19 +343,36 @@ static ac_status AC_FN(fused_shock_profile)(const ac_grid *g, void *const in_[AC
 /* The profile of the fields `in` into zeta (a shearing box's pass by pass,
  * a periodic grid's fused), and its gradient into the three padded arrays
  * after it. */
-extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
-                                               cudaStream_t stream)
+static ac_status AC_FN(shock_gradient)(const ac_grid *g, real *zeta, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    real *zeta = (real *)zeta_;
-    const ac_status st = AC_FN(shears_x)(g) ? AC_FN(sheared_shock_profile)(g, in_, zeta, stream)
-                                            : AC_FN(fused_shock_profile)(g, in_, zeta, stream);
-    if (st != AC_OK)
-        return AC_ERR_DEVICE;
     const dim3 threads(32, 8, 1);
     AC_FN(shock_gradient_kernel)<<<AC_FN(tile_blocks)(s, threads, 16), threads, 0, stream>>>(zeta, s,
                                                                                              make_geometry(g), 16);
     return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
+}
+
+extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
+                                               cudaStream_t stream)
+{
+    real *zeta = (real *)zeta_;
+    const ac_status st = AC_FN(shears_x)(g) ? AC_FN(sheared_shock_profile)(g, in_, zeta, stream)
+                                            : AC_FN(fused_shock_profile)(g, in_, zeta, stream);
+    return st != AC_OK ? AC_ERR_DEVICE : AC_FN(shock_gradient)(g, zeta, stream);
+}
+
+/* Pass `pass` of the profile of the fields `in` (their ghost zones filled,
+ * a split grid's from its neighbours) into zeta, for a grid split over MPI
+ * ranks that exchanges what each pass wrote (*written: 0 zeta, 1 its second
+ * array; -1 after the last, which also takes the gradient) before the next:
+ * the passes of the shearing box's profile. */
+extern "C" ac_status AC_FN(cuda_shock_profile_pass)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
+                                                    int pass, int *written, cudaStream_t stream)
+{
+    real *zeta = (real *)zeta_;
+    if (AC_FN(profile_pass)(g, in_, zeta, pass, written, stream) != AC_OK)
+        return AC_ERR_DEVICE;
+    return *written >= 0 ? AC_OK : AC_FN(shock_gradient)(g, zeta, stream);
 }
 
 /* max of a padded array over the interior (non-negative values, as the bits

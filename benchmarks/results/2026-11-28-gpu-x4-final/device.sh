@@ -54,3 +54,23 @@ if [[ " ${STAGES:-tests scaling snapshot} " == *" snapshot "* ]] && [ $NGPU -ge 
     TAIL=5 in_tree $NEW snapshot1024.log 240 $MPIRUN -np 4 python3 $PREV/snapshot1024.py /tmp/snap/big.h5
     rm -rf /tmp/snap; tail -2 "$OUT/snapshot1024.log"
 fi
+# STAGES=shock: the split GPU tests (shock viscosity among them) and the one-GPU shock tests of $NEW, then
+# `astaroth bench` rows of A and $NEW one after the other on the same GPU, a row a GPU, four at once.
+if [[ " ${STAGES:-} " == *" shock "* ]]; then
+    TAIL=40 in_tree $NEW gpu-tests.log 400 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_mpi_gpu.py
+    tail -n 2 "$OUT/gpu-tests.log"
+    TAIL=10 CUDA_VISIBLE_DEVICES=0 in_tree $NEW gpu-tests-one.log 300 python3 -m pytest -q -rs -p no:cacheprovider -k "shock or shear" tests/test_gpu.py tests/test_shear_gpu.py tests/test_bitwise.py
+    tail -n 2 "$OUT/gpu-tests-one.log"
+    rows=("--sizes 256 --methods 55p" "--physics mhd --sizes 256" "--terms --physics all --sizes 256"
+          "--energy entropy --sizes 256" "--walls --sizes 256" "--sweeps --dtype float32 --methods 55p")
+    for i in "${!rows[@]}"; do
+        gpu=$((i % NGPU))
+        ( for t in A $NEW; do
+              CUDA_VISIBLE_DEVICES=$gpu TAIL=14 in_tree $t bench-$i.log 200 python3 -m astaroth bench --backend cuda ${rows[$i]}
+          done ) &
+        [ $(( (i + 1) % NGPU )) -eq 0 ] && wait
+    done
+    wait
+    for i in "${!rows[@]}"; do cat "$OUT/bench-$i.log"; done > "$OUT/bench.log"; rm -f "$OUT"/bench-*.log
+    grep -vE "^# (device|date)" "$OUT/bench.log" | tail -n 120
+fi
