@@ -933,6 +933,18 @@ extern "C" ac_status AC_FN(cuda_add_gravity)(const ac_grid *g, const ac_region *
 /* ---- reductions ------------------------------------------------------------
  * max |u|^2 as the bits of a non-negative double (they order like the
  * values), and one flag bit per field holding a NaN or Inf. */
+/* One point's part: the flags of fields first_field..3 and its |u|^2. */
+static __device__ __forceinline__ void AC_FN(reduce_point)(const AC_FN(field_set) & fields, ptrdiff_t idx,
+                                                            int first_field, double *max_u2, unsigned int *flags)
+{
+    for (int f = first_field; f < AC_NUM_FIELDS; ++f)
+        if (!isfinite(fields.f[f][idx]))
+            *flags |= 1u << f;
+    const double u2 = AC_FN(speed_squared)(fields.f[1][idx], fields.f[2][idx], fields.f[3][idx]);
+    *max_u2 = u2 > *max_u2 ? u2 : *max_u2;
+}
+
+/* Over the interior, a thread a point at a time (an ensemble's members). */
 static __device__ __forceinline__ void AC_FN(reduce_body)(const AC_FN(field_set) & fields, const AC_FN(shape) & s,
                                                            int first_field, unsigned long long *max_u2_bits,
                                                            unsigned int *nonfinite)
@@ -941,30 +953,37 @@ static __device__ __forceinline__ void AC_FN(reduce_body)(const AC_FN(field_set)
     unsigned int flags = 0;
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x) {
-        const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
-        for (int f = first_field; f < AC_NUM_FIELDS; ++f)
-            if (!isfinite(fields.f[f][idx]))
-                flags |= 1u << f;
-        const double u2 = AC_FN(speed_squared)(fields.f[1][idx], fields.f[2][idx], fields.f[3][idx]);
-        local_max = u2 > local_max ? u2 : local_max;
-    }
+         t += (long long)gridDim.x * blockDim.x)
+        AC_FN(reduce_point)(fields, AC_FN(interior_padded)(s, t), first_field, &local_max, &flags);
     AC_FN(warp_reduce_to)(local_max, flags, max_u2_bits, nonfinite); /* every lane gets here */
 }
 
-__global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, int first_field,
+/* Over one grid, a thread an x-y column up a run of z planes (tile_column):
+ * no division a point (reduce_body's walk divides three 64-bit integers a
+ * point). */
+__global__ void AC_FN(reduce_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, int first_field, int z_per_block,
                                      unsigned long long *max_u2_bits, unsigned int *nonfinite)
 {
-    AC_FN(reduce_body)(fields, s, first_field, max_u2_bits, nonfinite);
+    double local_max = 0.0;
+    unsigned int flags = 0;
+    int i, j, k0, k1;
+    if (AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
+        for (int k = k0; k < k1; ++k)
+            AC_FN(reduce_point)(fields, AC_FN(padded)(s, i, j, k), first_field, &local_max, &flags);
+    AC_FN(warp_reduce_to)(local_max, flags, max_u2_bits, nonfinite); /* every lane gets here */
 }
 
 extern "C" ac_status AC_FN(cuda_reduce)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS], int first_field,
                                         unsigned long long *max_u2_bits, unsigned int *nonfinite, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    AC_FN(reduce_kernel)<<<AC_FN(blocks_for)(total, 4096), 256, 0, stream>>>(AC_FN(make_set)(fields_), s, first_field, max_u2_bits,
-                                                                nonfinite);
+    const dim3 threads(32, 8, 1);
+    const dim3 columns = AC_FN(tile_blocks)(s, threads, s.n[2]);
+    int z = 16; /* planes a thread, fewer where the launch would have fewer than 1024 blocks */
+    while (z > 1 && (long long)columns.x * columns.y * ((s.n[2] + z - 1) / z) < 1024)
+        z /= 2;
+    AC_FN(reduce_kernel)<<<AC_FN(tile_blocks)(s, threads, z), threads, 0, stream>>>(
+        AC_FN(make_set)(fields_), s, first_field, z, max_u2_bits, nonfinite);
     return ac_cuda_record(cudaGetLastError(), "reduction launch");
 }
 

@@ -74,3 +74,27 @@ if [[ " ${STAGES:-} " == *" shock "* ]]; then
     for i in "${!rows[@]}"; do cat "$OUT/bench-$i.log"; done > "$OUT/bench.log"; rm -f "$OUT"/bench-*.log
     grep -vE "^# (device|date)" "$OUT/bench.log" | tail -n 120
 fi
+# STAGES=reduce: one-GPU tests of the CFL loops and ensembles on GPU 0 beside the split tests on the others,
+# then A and $NEW one after the other on the same GPU: bench rows (a row a GPU), a forced sim.run, and the
+# parts of a split run's CFL step on every GPU.
+if [[ " ${STAGES:-} " == *" reduce "* ]]; then
+    ( CUDA_VISIBLE_DEVICES=0 TAIL=12 in_tree $NEW gpu-tests-one.log 260 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_gpu.py tests/test_device_cfl.py tests/test_run_in_c.py tests/test_ensemble.py ) &
+    CUDA_VISIBLE_DEVICES=1,2,3 TAIL=12 in_tree $NEW gpu-tests.log 260 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_mpi_gpu.py -k "one_round and (z or xyz)"
+    wait
+    in_tree $NEW check.log 90 $MPIRUN -np $NGPU python3 scripts/scaling.py check auto
+    tail -n 2 "$OUT/gpu-tests-one.log" "$OUT/gpu-tests.log"; grep -E "^check" "$OUT/check.log"
+    rows=("--sizes 256 --methods 55p" "--sweeps --dtype float32 --methods 55p")
+    for i in "${!rows[@]}"; do
+        ( for t in A $NEW; do
+              CUDA_VISIBLE_DEVICES=$i TAIL=12 in_tree $t bench-$i.log 150 python3 -m astaroth bench --backend cuda ${rows[$i]}
+          done ) &
+    done
+    ( for t in A $NEW; do for n in 256 64; do
+          CUDA_VISIBLE_DEVICES=2 in_tree $t forced.log 60 python3 $HERE/forced_run.py $n float32
+      done; done ) &
+    wait
+    for i in "${!rows[@]}"; do cat "$OUT/bench-$i.log"; done > "$OUT/bench.log"; rm -f "$OUT"/bench-*.log
+    for t in A $NEW; do in_tree $t parts.log 90 $MPIRUN -np $NGPU python3 $HERE/run_step_parts.py 256 float32; done
+    grep -vE "^# (device|date)" "$OUT/bench.log" | grep -E "^# commit|astaroth cuda|sim.run|Ensemble|loop"
+    grep -E "^# commit|^forced|^run step" "$OUT/forced.log" "$OUT/parts.log"
+fi
