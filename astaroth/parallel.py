@@ -199,10 +199,14 @@ class Decomposition:
         return out
 
     def allreduce(self, value, op):
-        if isinstance(value, float):  # through a buffer, not a pickled object: every CFL step reduces its speed
-            out = np.empty(1)
-            self.comm.Allreduce(np.array([value]), out, op=op)
-            return float(out[0])
+        """`value` (a number, or a bool) reduced by `op` over the ranks.  A
+        float or bool goes through a buffer, not as a pickled object: every
+        CFL step of a run reduces its signal speed."""
+        if isinstance(value, (bool, float)):
+            kind = np.float64 if isinstance(value, float) else np.int32  # MPI's logical ops take integers
+            out = np.empty(1, kind)
+            self.comm.Allreduce(np.array([value], kind), out, op=op)
+            return type(value)(out[0])
         return self.comm.allreduce(value, op=op)
 
 

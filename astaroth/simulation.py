@@ -1002,7 +1002,9 @@ class Simulation:
                 written.after_step(dt)
                 if bar is not None:
                     bar.update()
-                if self._agree(stop.requested or (stop_file is not None and os.path.exists(stop_file))):
+                # the ranks agree on a stop only where one may be asked for (a split run waits for them)
+                if (handle_signals or stop_file is not None) and self._agree(
+                        stop.requested or (stop_file is not None and os.path.exists(stop_file))):
                     if on_stop is not None:
                         on_stop(self)
                     break

@@ -98,3 +98,13 @@ if [[ " ${STAGES:-} " == *" reduce "* ]]; then
     grep -vE "^# (device|date)" "$OUT/bench.log" | grep -E "^# commit|astaroth cuda|sim.run|Ensemble|loop"
     grep -E "^# commit|^forced|^run step" "$OUT/forced.log" "$OUT/parts.log"
 fi
+# STAGES=run: sim.run's CFL steps on split grids (scaling.py ... run), A and $NEW in one call.
+if [[ " ${STAGES:-} " == *" run "* ]]; then
+    in_tree $NEW check.log 90 $MPIRUN -np $NGPU python3 scripts/scaling.py check auto
+    grep -E "^check" "$OUT/check.log"
+    for args in "weak 256 float32 hydro run" "weak 256 float32 mhd+entropy run" "strong 512 float32 hydro run"; do
+        in_tree $NEW scaling.log 120 $MPIRUN -np 1 python3 scripts/scaling.py $args
+        for t in A $NEW; do in_tree $t scaling.log 120 $MPIRUN -np $NGPU python3 scripts/scaling.py $args; done
+    done
+    grep -E "^# commit|^weak|^strong" "$OUT/scaling.log"
+fi
