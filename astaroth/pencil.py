@@ -203,50 +203,67 @@ def read_index(path):
 
 
 # --- Fortran unformatted records ------------------------------------------------------------------
-def _records(path, count):
-    """The first `count` records of a Fortran sequential unformatted file, as (offset, length) pairs.
+# gfortran's sequential unformatted records: 4-byte markers before and after each subrecord, at most
+# _MAX_SUBRECORD bytes of data a subrecord; a record longer than that is split into subrecords whose
+# leading marker is negative where another follows and whose trailing marker is negative where one
+# precedes (the gfortran manual, "File format of unformatted sequential files").
+_MAX_SUBRECORD = 2147483639
 
-    gfortran's 4-byte record markers, little- or big-endian; records split into subrecords
-    (a negative leading marker, records over 2 GiB) are handled when contiguous.
-    """
+
+def _records(path, count):
+    """The first `count` records of a Fortran sequential unformatted file, each as a list of its subrecords'
+    (offset, length) pairs (one pair unless the record passes 2 GiB), and the byte order: gfortran's 4-byte
+    record markers, little- or big-endian."""
     size = os.path.getsize(path)
     with open(path, "rb") as f:
         for endian in "<>":
             out, pos = [], 0
             try:
                 while len(out) < count:
-                    f.seek(pos)
-                    head = f.read(4)
-                    if len(head) < 4:
-                        raise ValueError
-                    n = struct.unpack(endian + "i", head)[0]
-                    length, start = abs(n), pos + 4
-                    if start + length + 4 > size:
-                        raise ValueError
-                    f.seek(start + length)
-                    if abs(struct.unpack(endian + "i", f.read(4))[0]) != length:
-                        raise ValueError
-                    if n < 0:  # gfortran splits records over 2 GiB into subrecords
-                        raise ValueError(f"{path}: a record over 2 GiB (gfortran subrecords) is not "
-                                         "supported in this version: split the run over more processes")
-                    out.append((start, length))
-                    pos = start + length + 4
+                    pieces, more = [], True
+                    while more:
+                        f.seek(pos)
+                        head = f.read(4)
+                        if len(head) < 4:
+                            raise ValueError
+                        n = struct.unpack(endian + "i", head)[0]
+                        length, start = abs(n), pos + 4
+                        if start + length + 4 > size:
+                            raise ValueError
+                        f.seek(start + length)
+                        tail = struct.unpack(endian + "i", f.read(4))[0]
+                        if abs(tail) != length or (tail < 0) != bool(pieces):
+                            raise ValueError
+                        pieces.append((start, length))
+                        pos, more = start + length + 4, n < 0
+                    out.append(pieces)
                 return out, endian
-            except ValueError as e:
-                if e.args:
-                    raise
-                continue
-            except struct.error:
+            except (ValueError, struct.error):
                 continue
     raise ValueError(f"{path} is not a Fortran unformatted file with {count} records "
                      "(a Pencil Code snapshot written by io_dist, the default)")
+
+
+def _read_pieces(f, pieces, dtype, count):
+    """`count` values of `dtype` from a record's subrecords (_records), in order."""
+    out = np.empty(count, dtype=dtype)
+    view, at = memoryview(out).cast("B"), 0
+    for offset, length in pieces:
+        length = min(length, view.nbytes - at)
+        f.seek(offset)
+        if f.readinto(view[at:at + length]) != length:
+            raise ValueError(f"{f.name}: the file ends inside a record")
+        at += length
+        if at == view.nbytes:
+            break
+    return out
 
 
 def _read_snapshot(path, dims):
     """Fields (nvar, mz, my, mx)-ordered array, t, x, y, z of one process's snapshot."""
     mx, my, mz = dims
     records, endian = _records(path, 2)
-    (off1, len1), (off2, len2) = records
+    len1, len2 = (sum(length for _, length in pieces) for pieces in records)
     ncoord = 1 + mx + my + mz + 3
     for nbytes in (8, 4):
         if len2 in (ncoord * nbytes, (ncoord + 1) * nbytes):  # +1: deltay of a sheared run
@@ -262,10 +279,8 @@ def _read_snapshot(path, dims):
                          f"{mx} x {my} x {mz} fields")
     nvar = len1 // npoint
     with open(path, "rb") as f:
-        f.seek(off1)
-        fields = np.fromfile(f, dtype=dtype, count=nvar * mx * my * mz).reshape(nvar, mz, my, mx)
-        f.seek(off2)
-        coords = np.fromfile(f, dtype=dtype, count=ncoord + sheared)
+        fields = _read_pieces(f, records[0], dtype, nvar * mx * my * mz).reshape(nvar, mz, my, mx)
+        coords = _read_pieces(f, records[1], dtype, ncoord + sheared)
     t = float(coords[0])
     x, y, z = coords[1:1 + mx], coords[1 + mx:1 + mx + my], coords[1 + mx + my:1 + mx + my + mz]
     deltay = float(coords[ncoord]) if sheared else None
@@ -830,10 +845,49 @@ def read_ts(datadir):
 
 
 # --- writing --------------------------------------------------------------------------------------
+class _RecordWriter:
+    """One Fortran unformatted record of `total` bytes written to f piece by piece, split into gfortran's
+    subrecords where it passes _MAX_SUBRECORD bytes (little-endian markers)."""
+
+    def __init__(self, f, total):
+        self.f, self.left, self.first = f, total, True
+        self._open()
+
+    def _open(self):
+        self.length = self.room = min(self.left, _MAX_SUBRECORD)
+        self.f.write(struct.pack("<i", -self.length if self.left > self.length else self.length))
+        if self.room == 0:  # an empty record
+            self._close()
+
+    def _close(self):
+        self.f.write(struct.pack("<i", self.length if self.first else -self.length))
+        self.first = False
+        if self.left:
+            self._open()
+
+    def write(self, data):
+        data = memoryview(data).cast("B")
+        while data.nbytes:
+            if self.left == 0:
+                raise ValueError("more data than the record holds")
+            part = data[:self.room]
+            self.f.write(part)
+            self.room -= part.nbytes
+            self.left -= part.nbytes
+            data = data[part.nbytes:]
+            if self.room == 0:
+                self._close()
+
+    def close(self):
+        if self.left:
+            raise ValueError(f"the record is {self.left} bytes short")
+
+
 def _write_record(f, array):
     data = np.ascontiguousarray(array).tobytes()
-    marker = struct.pack("<i", len(data))
-    f.write(marker + data + marker)
+    writer = _RecordWriter(f, len(data))
+    writer.write(data)
+    writer.close()
 
 
 def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
@@ -998,15 +1052,14 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
             sheared = [np.asarray([sim.deltay], dtype=dtype)] if sim.shear != 0 else []  # wsnap's deltay (io_dist)
             # var.dat: a record of every field on the process's box, (nvar, mz, my, mx) with x fastest, written
             # field by field; then one of t, the coordinates and the spacings
-            marker = struct.pack("<i", len(names) * math.prod(nl + 2 * g for nl, g in zip(local, nghost))
-                                 * np.dtype(dtype).itemsize)
+            size = len(names) * math.prod(nl + 2 * g for nl, g in zip(local, nghost)) * np.dtype(dtype).itemsize
             for out, box in zip(files[len(targets):], boxes):
-                out.write(marker)
+                record = _RecordWriter(out, size)  # past 2 GiB in subrecords, as gfortran writes them
                 for block, last in fields:
-                    out.write(np.ascontiguousarray(block.transpose(2, 1, 0)).tobytes())
+                    record.write(np.ascontiguousarray(block.transpose(2, 1, 0)))
                     if last:
                         break
-                out.write(marker)
+                record.close()
                 _write_record(out, np.concatenate([grid_records(box)[0]] + sheared))
     except BaseException as error:
         if not split:

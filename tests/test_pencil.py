@@ -198,7 +198,7 @@ def test_a_pencil_run_on_four_processes_reads_as_its_serial_run_bit_for_bit():
 
 def _first_record(path):
     """The first record of a Fortran unformatted file, as bytes (pencil._records finds it)."""
-    ((offset, length),), _ = pencil._records(path, 1)
+    (((offset, length),),), _ = pencil._records(path, 1)
     with open(path, "rb") as f:
         f.seek(offset)
         return f.read(length)
@@ -292,7 +292,7 @@ def test_a_shearing_box_written_for_run_x_keeps_sshear_bcx_and_deltay(tmp_path):
     (tests/data/pencil/README.md)."""
     sim = pencil.read_var(SHEARING_MHD, "VAR1", backend="cpu")
     sim.save_pencil(tmp_path / "data")
-    record = pencil._records(str(tmp_path / "data" / "proc0" / "var.dat"), 2)[0][1][1]
+    ((_, record),) = pencil._records(str(tmp_path / "data" / "proc0" / "var.dat"), 2)[0][1]
     assert record == 8 * (1 + 3 * 14 + 3 + 1)
     for name in ("param.nml", "param2.nml"):
         groups = pencil.read_namelist(tmp_path / "data" / name)
@@ -564,14 +564,14 @@ def test_forced_run_warns_that_forcing_is_not_carried_over(tmp_path):
         pencil.read_var(data, "VAR0", backend="cpu")
 
 
-def rewrite_snapshot(path, endian=">", first_marker=None):
-    """The snapshot at `path` again, in the given byte order, optionally with another first marker."""
+def rewrite_snapshot(path, endian=">"):
+    """The snapshot at `path` again, in the given byte order."""
     raw = open(path, "rb").read()
     n1 = struct.unpack("<i", raw[:4])[0]
     n2 = struct.unpack("<i", raw[n1 + 8:n1 + 12])[0]
     fields = np.frombuffer(raw[4:4 + n1], "<f8").astype(endian + "f8").tobytes()
     coords = np.frombuffer(raw[n1 + 12:n1 + 12 + n2], "<f8").astype(endian + "f8").tobytes()
-    lead = struct.pack(endian + "i", n1 if first_marker is None else first_marker)
+    lead = struct.pack(endian + "i", n1)
     with open(path, "wb") as out:
         out.write(lead + fields + struct.pack(endian + "i", n1) + struct.pack(endian + "i", n2) + coords
                   + struct.pack(endian + "i", n2))
@@ -585,14 +585,59 @@ def test_big_endian_snapshot(tmp_path):
         np.testing.assert_array_equal(a[name], b[name])
 
 
-def test_subrecords_are_named(tmp_path):
-    data = copy_run(tmp_path)
-    raw_length = struct.unpack("<i", open(data / "proc0" / "VAR0", "rb").read(4))[0]
-    rewrite_snapshot(data / "proc0" / "VAR0", "<", first_marker=-raw_length)
-    with pytest.raises(ValueError, match="2 GiB"):
-        pencil.read_var(data, "VAR0", backend="cpu")
+# gfortran's own test of its subrecords (gfortran.dg/unformatted_subrecord_1.f90): n = i**2, i = 1..20, written
+# with -fmax-subrecord-length=16, as the file's 4-byte integers
+GFORTRAN_SUBRECORDS = [-16, 1, 4, 9, 16, 16, -16, 25, 36, 49, 64, -16, -16, 81, 100, 121, 144, -16, -16, 169, 196,
+                       225, 256, -16, 16, 289, 324, 361, 400, -16]
 
 
+def test_a_record_past_the_subrecord_length_is_split_as_gfortran_splits_it(tmp_path, monkeypatch):
+    """A record longer than a subrecord holds (2 GiB in gfortran, 16 bytes here) is written as gfortran
+    writes it: leading markers negative where another subrecord follows, trailing ones negative where one
+    precedes; byte for byte gfortran's file where gfortran is installed; and read back whole."""
+    monkeypatch.setattr(pencil, "_MAX_SUBRECORD", 16)
+    path = tmp_path / "ours.dat"
+    squares = np.arange(1, 21, dtype="<i4") ** 2
+    with open(path, "wb") as f:
+        pencil._write_record(f, squares)
+        pencil._write_record(f, np.array([3.25], "<f8"))  # one subrecord: plain markers
+    raw = np.frombuffer(path.read_bytes(), "<i4")
+    assert raw[:30].tolist() == GFORTRAN_SUBRECORDS
+    assert raw[30:].tolist() == [8, *np.array([3.25], "<f8").view("<i4"), 8]
+    records, endian = pencil._records(str(path), 2)
+    assert endian == "<" and [len(r) for r in records] == [5, 1]
+    with open(path, "rb") as f:
+        np.testing.assert_array_equal(pencil._read_pieces(f, records[0], "<i4", 20), squares)
+    if shutil.which("gfortran"):
+        (tmp_path / "w.f90").write_text("program w\n integer :: n(20), i\n n = (/ (i**2, i=1, 20) /)\n"
+                                        " open (10, file='theirs.dat', form='unformatted', access='sequential')\n"
+                                        " write (10) n\n close (10)\nend program w\n")
+        import subprocess
+
+        subprocess.run(["gfortran", "-fmax-subrecord-length=16", "w.f90", "-o", "w"], cwd=tmp_path, check=True)
+        subprocess.run(["./w"], cwd=tmp_path, check=True)
+        assert (tmp_path / "theirs.dat").read_bytes() == path.read_bytes()[:30 * 4]
+
+
+def test_a_snapshot_past_2_gib_a_record_is_written_in_subrecords_and_read_back(tmp_path, monkeypatch):
+    """save_pencil of a process box larger than a subrecord (gfortran's 2 GiB, here 1000 bytes) writes its
+    fields' record in subrecords, streamed field by field across their boundaries, and read_var reads it
+    back bit for bit; a subrecord marker that lies is refused, naming the file."""
+    sim = pencil.read_var(HYDRO, "VAR0", backend="cpu")
+    monkeypatch.setattr(pencil, "_MAX_SUBRECORD", 1000)
+    sim.save_pencil(tmp_path / "data")
+    path = tmp_path / "data" / "proc0" / "var.dat"
+    records, _ = pencil._records(str(path), 2)
+    assert len(records[0]) > 2 and len(records[1]) == 1  # the coordinates' record fits in one
+    back = pencil.read_var(tmp_path / "data", "var.dat", backend="cpu")
+    for name in sim.field_names:
+        np.testing.assert_array_equal(back[name], sim[name], err_msg=name)
+    raw = bytearray(path.read_bytes())
+    raw[4 + 1000:4 + 1000 + 4] = struct.pack("<i", 1000)  # the first trailing marker says no subrecord follows it
+    raw[0:4] = struct.pack("<i", 1000)
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="var.dat"):
+        pencil.read_var(tmp_path / "data", "var.dat", backend="cpu")
 
 
 def test_write_var_killed_at_any_moment_leaves_whole_files_and_the_next_read_a_whole_set(tmp_path):
