@@ -1056,6 +1056,8 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
             for out, box in zip(files[len(targets):], boxes):
                 record = _RecordWriter(out, size)  # past 2 GiB in subrecords, as gfortran writes them
                 for block, last in fields:
+                    if isinstance(block, _PartFailed):  # raised here: the boxes left are still taken below
+                        raise RuntimeError(block.message)
                     record.write(np.ascontiguousarray(block.transpose(2, 1, 0)))
                     if last:
                         break
@@ -1070,10 +1072,18 @@ def write_var(sim, datadir, varfile="var.dat", procs=(1, 1, 1)):
     return _split_outcome(sim, failure, path)
 
 
+class _PartFailed:
+    """A rank's part of a box that it could not read (_ghosted_box): its message, for rank 0 to raise."""
+
+    def __init__(self, message):
+        self.message = message
+
+
 def _ghosted_box(sim, name, nghost, box):
     """Field `name` of a grid split over MPI ranks on `box` (slices of the whole grid's ghosted array, [x, y,
     z]) with the ghost values _with_ghosts gives, on rank 0 (None on the others): a collective in which each
-    rank sends rank 0 only what it holds of the box, periodic images included."""
+    rank sends rank 0 only what it holds of the box, periodic images included.  A rank that cannot read its
+    part sends why, and rank 0 gets a _PartFailed in place of the box."""
     d = sim._parallel
     parts = []
     for a, b in enumerate(box):
@@ -1082,11 +1092,17 @@ def _ghosted_box(sim, name, nghost, box):
         mine = (point >= d.offset[a]) & (point < d.offset[a] + d.local_shape[a])
         parts.append((at[mine] - b.start, point[mine] - d.offset[a]))
     piece = None
-    if all(where.size for where, _ in parts):
-        piece = ([where for where, _ in parts], sim._local_field(name)[np.ix_(*[of for _, of in parts])])
+    try:
+        if all(where.size for where, _ in parts):
+            piece = ([where for where, _ in parts], sim._local_field(name)[np.ix_(*[of for _, of in parts])])
+    except Exception as error:  # said in the gather, so that rank 0 does not wait for this rank's part
+        piece = _PartFailed(f"rank {d.rank} could not read its part of {name!r}: {type(error).__name__}: {error}")
     pieces = d.comm.gather(piece, root=0)
     if not sim.is_root:
         return None
+    failed = [got for got in pieces if isinstance(got, _PartFailed)]
+    if failed:
+        return failed[0]
     out = np.empty(tuple(b.stop - b.start for b in box), dtype=sim.dtype)
     for got in pieces:
         if got is not None:

@@ -13,6 +13,7 @@ BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation
 MODE "pencil" CASE PROCS: the run of CASE ("forced": make; "walls": make_entropy_wall_case) to T_HALF, written by
 save_pencil(procs=PROCS, as 1x2x2).
 MODE "procs" PxQxR: the forced run to T_HALF on the ranks laid out as Simulation(procs=(P, Q, R)).
+MODE "pencil_fail": save_pencil once, then again with rank 1 unable to read a field: each rank's error.
 MODE "read_pencil" DATADIR VARFILE: ac.pencil.read_var(DATADIR, VARFILE, comm=...) on the ranks, the fields written by rank 0.
 MODE "gpu" CASE EXCHANGE: on the GPU to T_HALF, CASE "entropy" (mpi_case.make_entropy), "entropy-yz" (its
 grid of YZ_SHAPE), "walls" (test_walls_entropy.make_entropy_wall_case: walls along the split axis), "shock"
@@ -95,6 +96,34 @@ elif mode == "pencil":  # CASE PROCS: the run to T_HALF written as Pencil Code p
     sim = {"forced": make, "walls": make_entropy_wall_case}[case](comm)
     sim.run(until=T_HALF)
     sim.save_pencil(os.path.join(out, f"pencil-{case}-{tag}"), procs=procs)
+elif mode == "pencil_fail":  # the forced run written as 1x2x2 procN/ folders, then again with rank 1 unable to
+    # read its part of uy: every rank's error, and whether the first set is still there, byte for byte
+    import hashlib
+
+    sim = make(comm)
+    sim.run(until=T_HALF)
+    datadir = os.path.join(out, "pencil-fail")
+    sim.save_pencil(datadir, procs=(1, 2, 2))
+    files = [os.path.join(datadir, f"proc{n}", "var.dat") for n in range(4)]
+    digest = [hashlib.sha256(open(f, "rb").read()).hexdigest() for f in files] if comm.Get_rank() == 0 else None
+    if comm.Get_rank() == 1:
+        read = sim._local_field
+
+        def failing(name):
+            if name == "uy":
+                raise OSError("the device is gone")
+            return read(name)
+        sim._local_field = failing
+    sim.run(until=T_END)
+    try:
+        sim.save_pencil(datadir, procs=(1, 2, 2))
+        said = None
+    except Exception as error:
+        said = f"{type(error).__name__}: {error}"
+    said = comm.gather(said, root=0)
+    if comm.Get_rank() == 0:
+        kept = digest == [hashlib.sha256(open(f, "rb").read()).hexdigest() for f in files]
+        np.savez(os.path.join(out, f"pencil-fail-{tag}.npz"), said=np.array(said, dtype=object), kept=kept)
 elif mode == "procs":  # PxQxR: the forced run to T_HALF on the ranks laid out so
     sim = make(comm, procs=tuple(int(q) for q in sys.argv[3].split("x")))
     sim.run(until=T_HALF)

@@ -286,6 +286,20 @@ def test_read_var_splits_a_pencil_snapshot_over_ranks_each_reading_only_its_proc
 
 
 @needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_a_rank_that_cannot_read_its_part_stops_save_pencil_on_every_rank_and_nothing_is_lost(tmp_path, ranks):
+    """save_pencil of a split run where rank 1 cannot read its part of one field (its read raises): rank 0
+    does not wait for it (mpirun's timeout would end the test), every rank raises an error naming rank 1 and
+    the field, and the Pencil Code folders written before are there byte for byte."""
+    mpirun(ranks, tmp_path, "pencil_fail", timeout=120)
+    got = np.load(tmp_path / f"pencil-fail-np{ranks}.npz", allow_pickle=True)
+    said = list(got["said"])
+    assert len(said) == ranks and all(s is not None and "rank 1" in s and "'uy'" in s and "the device is gone" in s
+                                      for s in said), said
+    assert bool(got["kept"])
+
+
+@needs_mpi
 @pytest.mark.parametrize("ranks, procs", [(2, (2, 1, 1)), (4, (1, 1, 4)), (4, (4, 1, 1)), (4, (1, 2, 2))])
 def test_the_ranks_laid_out_as_given_run_as_one_process_bit_for_bit(tmp_path, ranks, procs):
     """Simulation(procs=): the ranks along each axis as given, not as split_dims chooses; the forced run
