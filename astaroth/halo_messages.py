@@ -135,6 +135,8 @@ class FaceMessages(DeviceOwner):
     there").
     """
 
+    on_default_stream = True  # on the GPU its launches and copies queue on the default stream
+
     def __init__(self, decomposition, grid, fields, lo, xp, transport="cpu"):
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")

@@ -270,6 +270,8 @@ class HaloExchange(DeviceOwner):
     receiver's buffer through CUDA IPC, and MPI only says it is there).
     """
 
+    on_default_stream = False  # on the GPU it runs on the stream it is given
+
     def __init__(self, decomposition, grid, fields, lo, xp, stream=None, transport="cpu", sets=(0, 1, 2)):
         self.d, self.grid, self.fields, self.xp = decomposition, grid, fields, xp
         self.sets = sets  # the grid's set of each of `fields` (Grid.fill_ghost_axis: 3, 4 the shock profile's)
@@ -444,20 +446,19 @@ class ParallelStepper:
         # y and z (HaloExchange); every other grid in one round of messages (halo_messages)
         self.sheared = sim.shear != 0
         sheared_across = self.sheared and (d.dims[0] > 1 or d.dims[1] > 1)
-        if sheared_across:
-            self.halo = HaloExchange(decomposition, grid, self.sets, self.lo, self.xp, self.stream, self.transport)
-        else:
+        self.one_round = not sheared_across  # the fields' exchange: FaceMessages, else HaloExchange
+        if self.one_round:
             self.halo = FaceMessages(decomposition, grid, self.sets, self.lo, self.xp, self.transport)
+        else:
+            self.halo = HaloExchange(decomposition, grid, self.sets, self.lo, self.xp, self.stream, self.transport)
         self.prefilled = self.halo.prefilled
         self.inner, self.shell = decomposition.regions(self.prefilled)
         # the unsplit axes whose ghost values a substep reads from periodic images in place (on the GPU), so
         # that its prefill leaves them; every other reader of ghost zones has them all filled
-        self.periodic = grid.region_wraps(sum(1 << a for a in self.prefilled)) if isinstance(
-            self.halo, FaceMessages) else 0
+        self.periodic = grid.region_wraps(sum(1 << a for a in self.prefilled)) if self.one_round else 0
         self.substep_prefilled = tuple(a for a in self.prefilled if not self.periodic >> a & 1)
         self.shell_streams = None  # the shell's slabs beside the inner part (_shell_beside)
-        if (self.transport == "peer" and decomposition.dims[0] == 1 and not self.substep_prefilled
-                and isinstance(self.halo, FaceMessages)):
+        if self.transport == "peer" and decomposition.dims[0] == 1 and not self.substep_prefilled and self.one_round:
             self.halo.enable_direct()  # field to field by the copy engine, a piece of each z plane
         self.halo.wall_faces = tuple(a for a in range(3) if "xyz"[a] in sim._walls and d.dims[a] > 1 and (
             d.offset[a] == 0 or d.offset[a] + d.local_shape[a] == d.global_shape[a]))
@@ -521,10 +522,9 @@ class ParallelStepper:
 
     def _exchange(self, s, halo=None):
         """Fill the ghost zones of set s by `halo` (the fields' exchange, or
-        the shock profile's); FaceMessages queue on the GPU's default stream,
-        a HaloExchange runs on this stepper's."""
+        the shock profile's), on this stepper's stream where it takes one."""
         halo = halo or self.halo
-        if self.on_gpu and not isinstance(halo, FaceMessages):
+        if self.on_gpu and not halo.on_default_stream:
             with self.stream:
                 halo.fill(s)
         else:
@@ -565,7 +565,7 @@ class ParallelStepper:
             return
         self._prefill(s, self.substep_prefilled)
         shell_queued = False
-        if isinstance(self.halo, FaceMessages):
+        if self.one_round:
             shell_queued = self._substep_messages(s, dt)
         elif self.inner is None:
             self._exchange(s)
@@ -658,7 +658,7 @@ class ParallelStepper:
             self.sim._grid.fill_ghost_axis(s, axis, 0)
         if self.shearing is not None and 0 in self.prefilled:  # x not split: its shifted images before the inner part
             self.shearing.fill(s, self.sets[s])
-        if self.on_gpu and not isinstance(self.halo, FaceMessages):
+        if self.on_gpu and not self.halo.on_default_stream:
             done = self.xp.cuda.Event()
             done.record(self.xp.cuda.Stream.null)
             self.stream.wait_event(done)
