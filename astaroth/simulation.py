@@ -758,10 +758,10 @@ class Simulation:
         Raises NonFiniteError if the fields are not finite.
         """
         cdt, cdtv = _courant_numbers(cdt, cdtv)
-        speed = self._signal_speed()
+        speed, zeta = self._speed_and_shock()
         if not math.isfinite(speed):
             self._raise_nonfinite()
-        dt, limit = self._grid.cfl_dt(speed, self._max_shock_viscosity(), cdt, cdtv)
+        dt, limit = self._grid.cfl_dt(speed, zeta, cdt, cdtv)
         if limit is None:
             raise ValueError("no time-step limit: the fluid is at rest with cs = 0 and nu = 0; pass dt explicitly")
         return dt
@@ -793,18 +793,29 @@ class Simulation:
         which configurations it takes): a GPU, one process, and tests have not turned it off."""
         return self._backend == "cuda" and self._device_cfl and self._parallel is None
 
-    def _signal_speed(self):
+    def _signal_speed(self, across=True):
         """The largest signal speed over the grid (csrc/timestep.h), on every
-        rank; inf where it is not finite.  Wall values as every substep has
-        them ('a' and 'set')."""
+        rank (over this rank's part where not `across`); inf where it is not
+        finite.  Wall values as every substep has them ('a' and 'set')."""
         if self._walls:
             self._grid.set_walls(0)
         if self._parallel is not None and self._grid.signal_reads_neighbours:  # B at the edges needs their A
             self._stepper.exchange_fields()
         speed = self._grid.signal_speed(self._parallel is None)
-        if self._parallel is not None:
-            speed = self._parallel.allreduce(speed if math.isfinite(speed) else math.inf, self._parallel.MPI.MAX)
+        speed = speed if math.isfinite(speed) else math.inf
+        if self._parallel is not None and across:
+            speed = self._parallel.allreduce(speed, self._parallel.MPI.MAX)
         return speed
+
+    def _speed_and_shock(self):
+        """(_signal_speed, _max_shock_viscosity) with one reduction over the
+        ranks of a split grid: a CFL step's only one."""
+        speed, zeta = self._signal_speed(across=False), self._max_shock_viscosity(across=False)
+        if self._parallel is None:
+            return speed, zeta
+        both = np.empty(2)
+        self._parallel.comm.Allreduce(np.array([speed, zeta], dtype=np.float64), both, op=self._parallel.MPI.MAX)
+        return float(both[0]), float(both[1])
 
     def _rates(self):
         """(max c, dxmin, diffusion rate, hyperdiffusion rate, what sets each
@@ -812,16 +823,18 @@ class Simulation:
         diffusion number dt max D sum 1/dx^2 and hyperdiffusion number
         dt max H sum 1/dx^6 (cfl_dt); the last two entries are (field,
         parameter) of the largest D and H, or None."""
-        dxmin, diffusion, hyper, by, hyper_by = self._grid.time_step_rates(self._max_shock_viscosity())
-        return self._signal_speed(), dxmin, diffusion, hyper, by, hyper_by
+        speed, zeta = self._speed_and_shock()
+        dxmin, diffusion, hyper, by, hyper_by = self._grid.time_step_rates(zeta)
+        return speed, dxmin, diffusion, hyper, by, hyper_by
 
-    def _max_shock_viscosity(self):
+    def _max_shock_viscosity(self, across=True):
         """max zeta of the fields now, 0 without shock viscosity; reduced where
         the fields are (a GPU copies no profile), across the ranks of a split
-        grid."""
+        grid (this rank's part where not `across`)."""
         if self._parallel is not None and self._grid.shock_address(0) is not None:
             local = self._stepper.shock_max()
-            return self._parallel.allreduce(local if math.isfinite(local) else math.inf, self._parallel.MPI.MAX)
+            local = local if math.isfinite(local) else math.inf
+            return self._parallel.allreduce(local, self._parallel.MPI.MAX) if across else local
         largest = self._grid.shock_max()
         if largest is None:
             profile = self._grid.shock_profile()
