@@ -6,7 +6,8 @@
     mpirun -np N python3 scripts/scaling.py weak|strong [n=256|512] [dtype=float32] [physics=hydro] [how=step] [procs]
         M updates/s per full RK3 step (55p): weak scaling with n^3 points per GPU
         (the grid grows along z), strong scaling with one n^3 grid; physics
-        hydro or mhd+entropy (eight fields); how "step": steps of a fixed dt,
+        hydro, mhd+entropy (eight fields) or hydro+shock (shock viscosity, its
+        profile pass by pass on a split grid); how "step": steps of a fixed dt,
         "run": sim.run's CFL steps (dt found and reduced over the ranks each
         step), as a user's run takes them; procs: the ranks along x, y, z
         as PxQxR (Simulation's procs=; weak scaling's grid grows as they
@@ -69,7 +70,11 @@ else:
     if how not in ("step", "run"):
         raise SystemExit(f"how must be step or run, got {how!r}")
     procs = tuple(int(q) for q in sys.argv[6].split("x")) if len(sys.argv) > 6 else None
-    modules = {"hydro": {}, "mhd+entropy": dict(physics="mhd", energy="entropy", eta=5e-3, chi=5e-3)}[physics]
+    physics_of = {"hydro": {}, "mhd+entropy": dict(physics="mhd", energy="entropy", eta=5e-3, chi=5e-3),
+                  "hydro+shock": dict(nu_shock=1.0)}
+    if physics not in physics_of:
+        raise SystemExit(f"physics must be one of {', '.join(physics_of)}, got {physics!r}")
+    modules = physics_of[physics]
     if mode == "weak":
         shape = tuple(n * q for q in procs) if procs else (n, n, n * size)
     else:
