@@ -106,8 +106,16 @@ def plane_pieces(box, shape):
 
 
 class DeviceOwner:
-    """Raw device allocations this rank shares through CUDA IPC (_owned),
-    freed by the subclass's close(), at the latest when it is collected."""
+    """Raw device allocations this rank shares through CUDA IPC (_owned, on
+    self.xp), freed by the subclass's close(), at the latest when it is
+    collected."""
+
+    def _peer_allocation(self, shape, dtype):
+        """A device array of its own allocation (as CUDA IPC shares them),
+        freed with this object."""
+        address = self.xp.cuda.runtime.malloc(max(int(np.prod(shape)), 1) * np.dtype(dtype).itemsize)
+        self._owned.append(address)
+        return device_array(self.xp, address, shape, dtype, self)
 
     def _free_owned(self, runtime):
         for address in self._owned:
@@ -171,7 +179,7 @@ class FaceMessages(DeviceOwner):
         self.send = xp.empty(send_total, dtype)  # every message packed here first
         self._owned = []
         if transport == "peer":  # two receive buffers (consecutive exchanges alternate), shared through IPC
-            self.recv = [self._peer_allocation(recv_total, dtype) for _ in range(2)]
+            self.recv = [self._peer_allocation((recv_total,), dtype) for _ in range(2)]
         else:
             self.recv = [xp.empty(recv_total, dtype)]
         self.send_views = self._views(self.send, self.send_boxes, self.send_sizes, nfields)
@@ -197,12 +205,6 @@ class FaceMessages(DeviceOwner):
             views.append(buffer[at:at + nfields * size].reshape((nfields,) + tuple(s.stop - s.start for s in box)))
             at += nfields * size
         return views
-
-    def _peer_allocation(self, count, dtype):
-        runtime = self.xp.cuda.runtime
-        address = runtime.malloc(max(count, 1) * np.dtype(dtype).itemsize)  # an allocation of its own, for IPC
-        self._owned.append(address)
-        return device_array(self.xp, address, (count,), dtype, self)
 
     def _gpu_tables(self, m, nfields, dtype):
         """The copy kernel's tables (the fields' addresses of each set; the

@@ -199,15 +199,18 @@ class Decomposition:
         return out
 
     def allreduce(self, value, op):
-        """`value` (a number, or a bool) reduced by `op` over the ranks.  A
-        float or bool goes through a buffer, not as a pickled object: every
-        CFL step of a run reduces its signal speed."""
-        if isinstance(value, (bool, float)):
-            kind = np.float64 if isinstance(value, float) else np.int32  # MPI's logical ops take integers
-            out = np.empty(1, kind)
-            self.comm.Allreduce(np.array([value], kind), out, op=op)
-            return type(value)(out[0])
-        return self.comm.allreduce(value, op=op)
+        """`value` (a number, a bool, or a tuple of floats reduced element by
+        element) reduced by `op` over the ranks.  Floats and bools go through
+        a buffer, not as a pickled object: every CFL step of a run reduces
+        its signal speed."""
+        many = isinstance(value, tuple)
+        values = value if many else (value,)
+        if not (all(isinstance(v, float) for v in values) or isinstance(value, bool)):
+            return self.comm.allreduce(value, op=op)
+        kind = np.int32 if isinstance(value, bool) else np.float64  # MPI's logical ops take integers
+        out = np.empty(len(values), kind)
+        self.comm.Allreduce(np.array(values, kind), out, op=op)
+        return tuple(float(v) for v in out) if many else type(value)(out[0])
 
 
 class ShearingFaces:
@@ -322,15 +325,10 @@ class HaloExchange(DeviceOwner):
         """Receive buffers of this rank (two per direction: consecutive
         exchanges alternate) and the neighbours' ones this rank writes to."""
         runtime = self.xp.cuda.runtime
-        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
         recv, handles = {}, {}
         for direction in ("up", "down"):
-            recv[direction], handles[direction] = [], []
-            for _ in range(2):
-                address = runtime.malloc(nbytes)  # an allocation of its own, as IPC requires
-                self._owned.append(address)
-                recv[direction].append(device_array(self.xp, address, shape, dtype, self))
-                handles[direction].append(runtime.ipcGetMemHandle(address))
+            recv[direction] = [self._peer_allocation(shape, dtype) for _ in range(2)]
+            handles[direction] = [runtime.ipcGetMemHandle(array.data.ptr) for array in recv[direction]]
         cart = self.d.cart
         # my "up" receive buffers are filled by my lower neighbour, my "down" ones by my upper
         theirs_up = cart.sendrecv(handles["up"], dest=lower, source=upper, sendtag=50 + axis, recvtag=50 + axis)
@@ -553,7 +551,15 @@ class ParallelStepper:
     def substep(self, s, dt, profile_current=False):
         """Substep s of length dt; profile_current: the caller has changed no
         field since the last shock_profile (cfl_dt's), so the first substep
-        may take that profile (with the fields' ghost zones it exchanged)."""
+        may take that profile (with the fields' ghost zones it exchanged).
+
+        The inner part runs while set s's ghost zones travel, then the shell.
+        On the GPU the work is queued on the default stream, with which the
+        backend's stream is ordered: one round of messages (halo_messages) is
+        packed before the inner part and unpacked after it (or copied field
+        to field beside it, and then the shell's slabs run beside its end
+        too), and the host passes them on while the inner part runs.  On the
+        CPU the inner part runs in a thread while this one exchanges."""
         grid = self.sim._grid
         if self.shock_halo is not None and s == 0:  # the profile of the step's start, held for its substeps
             if not (profile_current and self.profile_fresh):
@@ -564,45 +570,32 @@ class ParallelStepper:
                 grid.shear_advance(s, dt)
             return
         self._prefill(s, self.substep_prefilled)
-        shell_queued = False
-        if self.one_round:
-            shell_queued = self._substep_messages(s, dt)
-        elif self.inner is None:
-            self._exchange(s)
-        elif self.on_gpu:
-            grid.substep_region(s, dt, *self.inner)  # queued; runs while the exchange goes on
-            self._exchange(s)
+        halo = self.halo
+        if self.one_round:  # the messages packed (or, copied field to field, their start marked) first
+            halo.substep_pack(s)
+
+            def exchange():
+                halo.post()
+                halo.finish()
         else:
-            self._inner_beside(s, dt, lambda: self._exchange(s))
-        for lo, hi in () if shell_queued else self.shell:
-            grid.substep_region(s, dt, lo, hi, self.periodic)
+            def exchange():
+                self._exchange(s)
+        beside = False  # the shell's slabs beside the inner part's end (_shell_beside)
+        if self.inner is None:
+            exchange()
+        elif self.on_gpu:
+            grid.substep_region(s, dt, *self.inner, self.periodic)  # queued; runs while the exchange goes on
+            exchange()
+            beside = self.one_round and bool(halo.direct) and not halo.wall_faces  # nothing queued since the inner
+        else:
+            self._inner_beside(s, dt, exchange)
+        if beside:
+            self._shell_beside(s, dt)
+        else:
+            for lo, hi in self.shell:
+                grid.substep_region(s, dt, lo, hi, self.periodic)
         if self.sheared:  # the shearing box's deltay, as one process advances it after each substep
             grid.shear_advance(s, dt)
-
-    def _substep_messages(self, s, dt):
-        """The inner part while set s's messages travel (halo_messages); True
-        where the shell is queued too.  On the GPU the work is queued on the
-        default stream, with which the backend's stream is ordered: the
-        messages are packed before the inner part and unpacked after it (or
-        copied plane by plane beside it, and then the shell's slabs too:
-        _shell_beside), and the host passes them on while the inner part
-        runs.  On the CPU the inner part runs in a thread (the C loop
-        releases the GIL) while this one passes them."""
-        grid, halo = self.sim._grid, self.halo
-        halo.substep_pack(s)
-        if self.inner is None:
-            halo.post()
-            halo.finish()
-        elif self.on_gpu:
-            grid.substep_region(s, dt, *self.inner, self.periodic)  # queued behind the packing
-            halo.post()
-            halo.finish()
-            if halo.direct and not halo.wall_faces:  # nothing queued since the inner part: the shell beside it
-                self._shell_beside(s, dt)
-                return True
-        else:
-            self._inner_beside(s, dt, lambda: (halo.post(), halo.finish()))
-        return False
 
     def _inner_beside(self, s, dt, exchange):
         """On the CPU: the inner part in a thread (the C loop releases the GIL)

@@ -793,29 +793,25 @@ class Simulation:
         which configurations it takes): a GPU, one process, and tests have not turned it off."""
         return self._backend == "cuda" and self._device_cfl and self._parallel is None
 
-    def _signal_speed(self, across=True):
-        """The largest signal speed over the grid (csrc/timestep.h), on every
-        rank (over this rank's part where not `across`); inf where it is not
+    def _local_signal_speed(self):
+        """The largest signal speed over this rank's part of the grid (the
+        whole grid on one process; csrc/timestep.h), inf where it is not
         finite.  Wall values as every substep has them ('a' and 'set')."""
         if self._walls:
             self._grid.set_walls(0)
         if self._parallel is not None and self._grid.signal_reads_neighbours:  # B at the edges needs their A
             self._stepper.exchange_fields()
         speed = self._grid.signal_speed(self._parallel is None)
-        speed = speed if math.isfinite(speed) else math.inf
-        if self._parallel is not None and across:
-            speed = self._parallel.allreduce(speed, self._parallel.MPI.MAX)
-        return speed
+        return speed if math.isfinite(speed) else math.inf
 
     def _speed_and_shock(self):
-        """(_signal_speed, _max_shock_viscosity) with one reduction over the
-        ranks of a split grid: a CFL step's only one."""
-        speed, zeta = self._signal_speed(across=False), self._max_shock_viscosity(across=False)
+        """The largest signal speed and zeta (_max_shock_viscosity) over the
+        grid, on every rank: a split grid's CFL step reduces them over the
+        ranks at once, its only reduction."""
+        speed, zeta = self._local_signal_speed(), self._max_shock_viscosity(across=False)
         if self._parallel is None:
             return speed, zeta
-        both = np.empty(2)
-        self._parallel.comm.Allreduce(np.array([speed, zeta], dtype=np.float64), both, op=self._parallel.MPI.MAX)
-        return float(both[0]), float(both[1])
+        return self._parallel.allreduce((float(speed), float(zeta)), self._parallel.MPI.MAX)
 
     def _rates(self):
         """(max c, dxmin, diffusion rate, hyperdiffusion rate, what sets each
