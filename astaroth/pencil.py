@@ -884,8 +884,8 @@ class _RecordWriter:
 
 
 def _write_record(f, array):
-    data = np.ascontiguousarray(array).tobytes()
-    writer = _RecordWriter(f, len(data))
+    data = np.ascontiguousarray(array)
+    writer = _RecordWriter(f, data.nbytes)
     writer.write(data)
     writer.close()
 
