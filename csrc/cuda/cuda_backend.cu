@@ -495,13 +495,12 @@ static ac_status gpu_shear_ghosts(void *self, int s, int face, const void *sourc
     const ac_grid *g = &one;
     if (s >= AC_SHOCK_SET && !shock[0])
         return AC_ERR_ARGUMENT;
-    /* sized for every field at once; the shock profile's one array takes the first part */
-    const size_t bytes = (size_t)gpu->grid.fields * g->n[2] * g->bc.shear.ny * AC_GHOST * gpu->element_bytes;
-    ac_status st = AC_OK;
-    if (!gpu->shear_source && (st = device_zeros(&gpu->shear_source, bytes)) != AC_OK)
+    const size_t face_bytes = (size_t)g->n[2] * g->bc.shear.ny * AC_GHOST * gpu->element_bytes; /* a field's */
+    ac_status st = AC_OK; /* sized for every field at once; the shock profile's one array takes the first part */
+    if (!gpu->shear_source && (st = device_zeros(&gpu->shear_source, gpu->grid.fields * face_bytes)) != AC_OK)
         return st;
-    CHECK(cudaMemcpyAsync(gpu->shear_source, source, bytes / gpu->grid.fields * g->fields, cudaMemcpyHostToDevice,
-                          gpu->stream), "shear_ghosts planes");
+    CHECK(cudaMemcpyAsync(gpu->shear_source, source, g->fields * face_bytes, cudaMemcpyHostToDevice, gpu->stream),
+          "shear_ghosts planes");
     if ((st = gpu->k->shear_ghosts(g, s >= AC_SHOCK_SET ? shock : roles(&gpu->buf, s).in, face, gpu->shear_source,
                                    gpu->stream)) != AC_OK)
         return st;
