@@ -158,7 +158,7 @@ typedef struct {
     ac_status (*add_gravity)(const ac_grid *, const ac_region *, void *const *, void *const *, int, double,
                              const double *, cudaStream_t);
     ac_status (*add_forcing_sample)(const ac_grid *, void *const *, const ac_forcing_sample *, const ac_cfl_run *,
-                                    cudaStream_t);
+                                    unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*shear_ghosts)(const ac_grid *, void *const *, int, const void *, cudaStream_t);
     ac_status (*signal_members)(const ac_grid *, int, cudaStream_t);
     int (*members_capacity)(const ac_grid *);
@@ -821,8 +821,8 @@ __global__ void cfl_members_kernel(member_states m, int count, int check_only, i
 }
 
 /* Queues one step of run_cfl: its reduction where every step needs one
- * (else the last substep of the step before made it), its dt, its three
- * substeps and its forcing. */
+ * (else the step before made it: its forcing where it is forced, else its
+ * last substep), its dt, its three substeps and its forcing. */
 static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forced)
 {
     /* the wall values were set where the step before ended (and where the run began: begin_cfl_run), and
@@ -835,12 +835,16 @@ static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forc
     CHECK(cudaGetLastError(), "CFL step launch");
     const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL},
                          reducing = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite};
+    const bool substep_reduces = !each_step && !forced;
     for (int s = 0; s < 3; ++s)
-        if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && !each_step ? &reducing : &plain, 0, NULL)) != AC_OK)
+        if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && substep_reduces ? &reducing : &plain, 0, NULL)) != AC_OK)
             return st;
     if (walls && (st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream)) != AC_OK) /* as gpu_step ends */
         return st;
-    return forced ? gpu->k->add_forcing_sample(&gpu->grid, gpu->buf.home, gpu->samples, gpu->cfl, gpu->stream) : AC_OK;
+    return forced ? gpu->k->add_forcing_sample(&gpu->grid, gpu->buf.home, gpu->samples, gpu->cfl,
+                                               each_step ? NULL : gpu->max_u2_bits, each_step ? NULL : gpu->nonfinite,
+                                               gpu->stream)
+                  : AC_OK;
 }
 
 /* queue_cfl_step `steps` times on `stream` (the launchers queue on
@@ -897,9 +901,11 @@ static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const a
  * copied to the device, and the reduction its first step reads.  *each_step:
  * every step reduces with a launch of its own (queue_cfl_step).  Plain
  * hydro: the last substep of a step reduces what it writes for the next
- * step (every field's flags, checked every step); only the first step needs
- * a reduction launch.  Where the signal speed needs more than u (B, the
- * local sound speed), the forcing changes u after the last substep, or the
+ * step (every field's flags, checked every step), or where it is forced
+ * the forcing's kernel what it leaves; only the first step needs a
+ * reduction launch.  Where the
+ * signal speed needs more than u (B, the local sound speed), walls or
+ * gravity change the fields after the last substep's kernel, or the
  * configuration has no instance that fuses the reduction
  * (ac_reduces_in_substep), a launch every step.  Either way the first clears
  * what the host's reductions left; cfl_step_kernel clears the rest.  Steps
@@ -916,8 +922,8 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
         return st;
     /* the forcing, gravity (after each substep's kernel) and the walls change the fields after the kernel that
      * would reduce them */
-    *each_step = run->full_reduction || forcing || gpu->grid.bc.walls ||
-                 (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) || !ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
+    *each_step = run->full_reduction || gpu->grid.bc.walls || (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
+                 !ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
     return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, 0, 0, 1, stream);
 }
 
@@ -1086,9 +1092,10 @@ extern "C" unsigned long long ac_cuda_shared_member_runs(void)
 /* The members' CFL steps, all of them in each launch: one kernel for their
  * dt, one per substep, the forcing after each step where they are forced,
  * and where a solo device loop reduces in a launch of its own every step
- * (begin_cfl_run's each_step: the signal speed, the forcing, or a
- * configuration whose last substep does not reduce) that reduction for
- * every member in one launch.  forcings: every member's draws, or NULL
+ * (begin_cfl_run's each_step: the signal speed, or a configuration whose
+ * last substep does not reduce) that reduction for every member in one
+ * launch; else the forcing after the step reduces where they are forced,
+ * the last substep where not.  forcings: every member's draws, or NULL
  * (none forced).  Their own streams are drained first; the work goes to
  * the first member's stream. */
 static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_forcing_batch *const *forcings, int count,
@@ -1098,7 +1105,7 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
     cudaStream_t stream = first->stream;
     const int full = runs[0].full_reduction;
     const bool forced = forcings != NULL;
-    const bool each_step = full || forced || !ac_reduces_in_substep(ac_config(first->grid.modules, 0u));
+    const bool each_step = full || !ac_reduces_in_substep(ac_config(first->grid.modules, 0u));
     ac_member members[AC_MAX_MEMBERS];
     member_states states;
     ac_member_forcing forcing[AC_MAX_MEMBERS];
@@ -1122,6 +1129,8 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
                 forcing[i].spacing[a] = gpu->grid.spacing[a];
                 forcing[i].offset[a] = gpu->grid.offset[a];
             }
+            forcing[i].max_u2_bits = each_step ? NULL : gpu->max_u2_bits;
+            forcing[i].nonfinite = each_step ? NULL : gpu->nonfinite;
         }
         members[i].grid = &gpu->grid;
         for (int f = 0; f < AC_MAX_FIELDS; ++f) {
@@ -1159,7 +1168,8 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
         cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 0, full);
         CHECK(cudaGetLastError(), "ensemble CFL step launch");
         for (int s = 0; s < 3 && st == AC_OK; ++s)
-            st = first->k->substep_members(&first->grid, count, role_sets[s], s, s == 2 && !each_step, stream);
+            st = first->k->substep_members(&first->grid, count, role_sets[s], s, s == 2 && !each_step && !forced,
+                                           stream);
         if (st == AC_OK && forced)
             st = first->k->force_members(&first->grid, count, first->member_forcings, stream);
     }

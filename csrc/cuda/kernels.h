@@ -63,13 +63,16 @@ typedef struct {
 
 /* A forced member's forcing after each step (cuda_force_members): its
  * draws and device CFL state, as a solo run's forcing_sample_kernel reads
- * them, and where its grid lies (its box is its own, so the phases at its
- * points are too). */
+ * them, where its grid lies (its box is its own, so the phases at its
+ * points are too), and where it leaves the forced velocity's reduction for
+ * the next step's dt (NULL: a reduction of its own each step). */
 typedef struct {
     const ac_forcing_sample *samples;
     const ac_cfl_run *run;
     double origin[3], spacing[3];
     int offset[3];
+    unsigned long long *max_u2_bits;
+    unsigned int *nonfinite;
 } ac_member_forcing;
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
@@ -84,9 +87,10 @@ typedef struct {
     ac_status cuda_add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],                   \
                                      const ac_forcing_term *term, double dt, cudaStream_t stream);           \
     /* the device CFL loop's: the term of run's last step, samples[taken - 1] for its step_dt (device),   \
-     * nothing where that is NaN */                                                                          \
+     * nothing where that is NaN; with max_u2_bits the forced velocity's max |u|^2 and flags left there */   \
     ac_status cuda_add_forcing_sample_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],            \
                                             const ac_forcing_sample *samples, const ac_cfl_run *run,        \
+                                            unsigned long long *max_u2_bits, unsigned int *nonfinite,       \
                                             cudaStream_t stream);                                            \
     ac_status cuda_fill_ghost_axis_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int axis,       \
                                          cudaStream_t stream);                                                   \

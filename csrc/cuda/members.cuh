@@ -422,8 +422,9 @@ extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cud
 /* The forcing after a forced member's step, as forcing_sample_kernel adds
  * it after a solo device loop's: the draw of its run's last step to the
  * velocity of its home set (the hydro table's, or the first four fields of
- * a wide member's), at its own grid's coordinates; block (x, y, z) takes
- * run z % z_runs of member z / z_runs.  A point's increment does not depend
+ * a wide member's), at its own grid's coordinates, and where its table
+ * says so the next step's reduction (add_forcing_term); block (x, y, z)
+ * takes run z % z_runs of member z / z_runs.  A point's increment does not depend
  * on how the points are shared out, so the tiling may differ from the solo
  * launch's. */
 template <int NF, bool HYDRO>
@@ -450,7 +451,7 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
     }
     ac_forcing_term term;
     ac_forcing_term_of(mine.samples + (mine.run->taken - 1), mine.run->forcing_f0, mine.run->forcing_cs, dt, &term);
-    AC_FN(add_forcing_term)(home, s, term, dt, planes, (int)blockIdx.z % z_runs);
+    AC_FN(add_forcing_term)(home, s, term, dt, planes, (int)blockIdx.z % z_runs, mine.max_u2_bits, mine.nonfinite);
 }
 
 /* The launch of forcing_members_kernel for `count` members: the hydro
