@@ -469,6 +469,7 @@ class ParallelStepper:
                 self.halo.shearing = self.shearing
         self.shock_halo = None  # shock viscosity: the exchange of its profile's passes, [zeta], [scratch]
         self.profile_fresh = False  # the profile is that of the fields now (shock_profile; a step may take it)
+        self.ghosts_fresh = False  # the fields' ghost zones are those of the fields now (exchange_fields)
         if grid.shock_address(0) is not None:
             arrays = [[self._array(grid.shock_address(which))] for which in (0, 1)]
             self.shock_halo = HaloExchange(decomposition, grid, arrays, self.lo, self.xp, self.stream, self.transport,
@@ -550,8 +551,9 @@ class ParallelStepper:
 
     def substep(self, s, dt, profile_current=False):
         """Substep s of length dt; profile_current: the caller has changed no
-        field since the last shock_profile (cfl_dt's), so the first substep
-        may take that profile (with the fields' ghost zones it exchanged).
+        field since the last shock_profile or exchange_fields (cfl_dt's), so
+        the first substep may take that profile and the fields' ghost zones
+        that were exchanged for it, over the whole subdomain at once.
 
         The inner part runs while set s's ghost zones travel, then the shell.
         On the GPU the work is queued on the default stream, with which the
@@ -561,14 +563,17 @@ class ParallelStepper:
         too), and the host passes them on while the inner part runs.  On the
         CPU the inner part runs in a thread while this one exchanges."""
         grid = self.sim._grid
-        if self.shock_halo is not None and s == 0:  # the profile of the step's start, held for its substeps
-            if not (profile_current and self.profile_fresh):
+        if s == 0:
+            fresh = profile_current and (self.profile_fresh if self.shock_halo is not None else self.ghosts_fresh)
+            self.profile_fresh = self.ghosts_fresh = False
+            if self.shock_halo is not None and not fresh:  # the profile of the step's start, held for its substeps
                 self.shock_profile()
-            self.profile_fresh = False
-            grid.substep_region(s, dt, (0, 0, 0), self.d.local_shape)
-            if self.sheared:
-                grid.shear_advance(s, dt)
-            return
+                fresh = True
+            if fresh:  # every ghost zone in: nothing to hide an exchange behind
+                grid.substep_region(s, dt, (0, 0, 0), self.d.local_shape)
+                if self.sheared:
+                    grid.shear_advance(s, dt)
+                return
         self._prefill(s, self.substep_prefilled)
         halo = self.halo
         if self.one_round:  # the messages packed (or, copied field to field, their start marked) first
@@ -661,6 +666,7 @@ class ParallelStepper:
         as a first substep would (MHD's CFL step needs B at the edges)."""
         self._prefill(0)
         self._exchange(0)
+        self.ghosts_fresh = True
         if self.on_gpu:
             self.xp.cuda.Stream.null.synchronize()
 
