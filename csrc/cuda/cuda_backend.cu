@@ -179,12 +179,21 @@ static const kernel_table kernels[2] = {
      cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64, cuda_signal_members_f64, cuda_members_capacity_f64,
      cuda_force_members_f64, cuda_region_wraps_f64, cuda_shock_profile_pass_f64}};
 
+/* A reduction's results side by side, so that one memset clears them and
+ * one copy brings them to the host. */
+typedef struct {
+    unsigned long long max_bits; /* max |u|^2 or the signal speed, as the bits of a non-negative double */
+    unsigned int nonfinite;      /* one flag bit per field holding a NaN or Inf */
+} ac_reduction;
+
 typedef struct {
     ac_grid grid;
     ac_method method;
     const kernel_table *k;
     ac_field_sets buf;
-    unsigned long long *max_u2_bits; /* reduction results, device */
+    ac_reduction *reduction;      /* device; max_u2_bits and nonfinite point into it */
+    ac_reduction *reduction_host; /* pinned, where read_reduction copies it */
+    unsigned long long *max_u2_bits;
     unsigned int *nonfinite;
     ac_cfl_run *cfl; /* run_cfl's state, device */
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
@@ -277,8 +286,9 @@ static void gpu_destroy(void *self)
         device_free(gpu->buf.w[f]);
     }
     device_free(gpu->buf.div_u);
-    device_free(gpu->max_u2_bits);
-    device_free(gpu->nonfinite);
+    device_free(gpu->reduction);
+    if (gpu->reduction_host && cudaFreeHost(gpu->reduction_host) != cudaSuccess)
+        fprintf(stderr, "astaroth: cudaFreeHost failed\n");
     device_free(gpu->cfl);
     device_free(gpu->member_runs);
     device_free(gpu->member_forcings);
@@ -389,10 +399,15 @@ static ac_status gpu_create(const ac_grid *grid, ac_precision precision, ac_meth
         st = device_zeros(&gpu->buf.div_u, gpu->field_bytes);
     if (st == AC_OK && grid->nu_shock != 0.0)
         st = device_zeros(&gpu->zeta, 4 * gpu->field_bytes);
-    if (st == AC_OK)
-        st = device_zeros((void **)&gpu->max_u2_bits, sizeof *gpu->max_u2_bits);
-    if (st == AC_OK)
-        st = device_zeros((void **)&gpu->nonfinite, sizeof *gpu->nonfinite);
+    if (st == AC_OK && (st = device_zeros((void **)&gpu->reduction, sizeof *gpu->reduction)) == AC_OK) {
+        gpu->max_u2_bits = &gpu->reduction->max_bits;
+        gpu->nonfinite = &gpu->reduction->nonfinite;
+        if (cudaMallocHost((void **)&gpu->reduction_host, sizeof *gpu->reduction_host) != cudaSuccess) {
+            gpu->reduction_host = NULL;
+            cudaGetLastError(); /* not sticky */
+            st = AC_ERR_NO_MEMORY;
+        }
+    }
     if (st == AC_OK)
         st = device_zeros((void **)&gpu->cfl, sizeof *gpu->cfl);
     if (st == AC_OK)
@@ -522,8 +537,7 @@ static ac_status gpu_rhs(void *self)
 /* Zeroes the reduction results, as every reduction expects. */
 static ac_status clear_reduction(ac_gpu *gpu, cudaStream_t stream)
 {
-    CHECK(cudaMemsetAsync(gpu->max_u2_bits, 0, sizeof *gpu->max_u2_bits, stream), "cudaMemset");
-    CHECK(cudaMemsetAsync(gpu->nonfinite, 0, sizeof *gpu->nonfinite, stream), "cudaMemset");
+    CHECK(cudaMemsetAsync(gpu->reduction, 0, sizeof *gpu->reduction, stream), "cudaMemset");
     return AC_OK;
 }
 
@@ -548,11 +562,12 @@ static ac_status queue_reduction(ac_gpu *gpu, int mhd, int arg, int clear)
 /* Waits for the queued reduction and returns its maximum and flags. */
 static ac_status read_reduction(ac_gpu *gpu, double *max_value, unsigned int *flags)
 {
-    unsigned long long bits = 0;
-    CHECK(cudaMemcpyAsync(&bits, gpu->max_u2_bits, sizeof bits, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
-    CHECK(cudaMemcpyAsync(flags, gpu->nonfinite, sizeof *flags, cudaMemcpyDeviceToHost, gpu->stream), "reduction");
+    CHECK(cudaMemcpyAsync(gpu->reduction_host, gpu->reduction, sizeof *gpu->reduction, cudaMemcpyDeviceToHost,
+                          gpu->stream),
+          "reduction");
     CHECK(cudaStreamSynchronize(gpu->stream), "reduction");
-    memcpy(max_value, &bits, sizeof bits);
+    memcpy(max_value, &gpu->reduction_host->max_bits, sizeof *max_value);
+    *flags = gpu->reduction_host->nonfinite;
     return AC_OK;
 }
 
