@@ -1076,7 +1076,8 @@ class Simulation:
     def _limiting(self, dt, cdt, cdtv):
         """What sets the CFL step dt (cfl_dt's limits): the parameter or
         quantity to name when dt is absurdly small."""
-        speed, dxmin, diffusion, hyper, by, hyper_by = self._rates()
+        speed, zeta = self._speed_and_shock()  # _rates(), keeping zeta for the nu_shock message
+        dxmin, diffusion, hyper, by, hyper_by = self._grid.time_step_rates(zeta)
         limits = []
         if speed > 0:
             if self._physics == "mhd":
@@ -1093,7 +1094,7 @@ class Simulation:
         if diffusion > 0:
             field, name = by
             if name == "nu_shock":
-                value, symbol = f"nu_shock = {self._nu_shock:g} (max zeta = {self._max_shock_viscosity():.3g})", "zeta"
+                value, symbol = f"nu_shock = {self._nu_shock:g} (max zeta = {zeta:.3g})", "zeta"
             else:
                 value, symbol = f"{name} = {self._values[name]:g}", name
             limits.append((cdtv / diffusion, f"{value}, through the diffusive limit cdtv / ({symbol} sum 1/dx^2) "
