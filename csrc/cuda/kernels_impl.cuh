@@ -578,6 +578,32 @@ static unsigned AC_FN(wrappable_axes)(const ac_grid *g, const AC_FN(shape) & s, 
 static ac_status AC_FN(fill_unwrapped_ghosts)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
                                               const AC_FN(shape) & s, unsigned *wraps, cudaStream_t stream);
 
+/* The shape *s of a streaming substep over region r (its box) and the axes
+ * *wraps whose ghost values the kernel reads from periodic images: r's
+ * periodic axes (its other ghost zones the caller's: ac_region), or for r
+ * NULL the whole grid's, after filling the ghost zones of `in` it does not
+ * wrap.  Returns false where the substep ends here, with *status its result
+ * (AC_OK: r is empty). */
+static bool AC_FN(substep_shape)(const ac_grid *g, const ac_region *r, void *const in_[AC_MAX_FIELDS],
+                                 AC_FN(shape) * s, unsigned *wraps, cudaStream_t stream, ac_status *status)
+{
+    *s = AC_FN(make_shape)(g);
+    *status = AC_OK;
+    if (r) {
+        *wraps = AC_FN(wrappable_axes)(g, *s, r->periodic);
+        for (int a = 0; a < 3; ++a) {
+            s->first[a] = r->lo[a];
+            s->end[a] = r->hi[a];
+            if (r->hi[a] <= r->lo[a])
+                return false; /* empty region */
+        }
+    } else if (AC_FN(fill_unwrapped_ghosts)(g, in_, *s, wraps, stream) != AC_OK) {
+        *status = AC_ERR_DEVICE;
+        return false;
+    }
+    return true;
+}
+
 /* One substep over region r (NULL: the whole grid, after filling the ghost
  * zones of `in` the kernel does not wrap; otherwise the caller has filled
  * them).
@@ -589,33 +615,26 @@ extern "C" ac_status AC_FN(cuda_substep)(const ac_grid *g, const ac_region *r, a
                                          void *div_u_, const void *zeta, int substep, double dt_, const ac_device_step *device_step,
                                          cudaStream_t stream)
 {
-    AC_FN(shape) s = AC_FN(make_shape)(g);
+    if ((device_step || zeta) && method != AC_METHOD_55P)
+        return AC_ERR_UNSUPPORTED; /* the device-side CFL loop and shock viscosity: the 55-point kernel only */
+    if (method == AC_METHOD_55P) {
+        AC_FN(shape) s;
+        unsigned wraps;
+        ac_status status;
+        if (!AC_FN(substep_shape)(g, r, in_, &s, &wraps, stream, &status))
+            return status;
+        return AC_FN(stream_substep)(g, in_, out_, w_in_, w_out_, s, (const real *)zeta, substep, (real)dt_,
+                                     device_step, wraps, stream);
+    }
+    if (r)
+        return AC_ERR_UNSUPPORTED; /* the 19-point method takes the whole grid only */
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
     AC_FN(field_set) in = AC_FN(make_set)(in_), out = AC_FN(make_set)(out_), w_in = AC_FN(make_set)(w_in_),
                      w_out = AC_FN(make_set)(w_out_);
     real *div_u = (real *)div_u_;
     const real dt = (real)dt_;
-    unsigned wraps = 0; /* a region's ghost zones are the caller's, but for its periodic axes (ac_region) */
-    if ((device_step || zeta) && method != AC_METHOD_55P)
-        return AC_ERR_UNSUPPORTED; /* the device-side CFL loop and shock viscosity: the 55-point kernel only */
-    if (r) {
-        if (method != AC_METHOD_55P)
-            return AC_ERR_UNSUPPORTED;
-        wraps = AC_FN(wrappable_axes)(g, s, r->periodic);
-        for (int a = 0; a < 3; ++a) {
-            s.first[a] = r->lo[a];
-            s.end[a] = r->hi[a];
-            if (r->hi[a] <= r->lo[a])
-                return AC_OK; /* empty region */
-        }
-    } else if (method == AC_METHOD_55P) { /* periodic axes wrap inside the kernel (x where it can) */
-        if (AC_FN(fill_unwrapped_ghosts)(g, in_, s, &wraps, stream) != AC_OK)
-            return AC_ERR_DEVICE;
-    } else if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK) {
+    if (AC_FN(fill_ghosts)(in, AC_NUM_FIELDS, s, stream) != AC_OK)
         return AC_ERR_DEVICE;
-    }
-    if (method == AC_METHOD_55P)
-        return AC_FN(stream_substep)(g, in_, out_, w_in_, w_out_, s, (const real *)zeta, substep, dt, device_step,
-                                     wraps, stream);
     const ac_physics_params p = make_physics_params(g);
     const ac_geometry geo = make_geometry(g);
     const ac_tile tile = ac_cuda_tile();

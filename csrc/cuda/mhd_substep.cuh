@@ -16,19 +16,11 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
                                              void *const w_out_[AC_MAX_FIELDS], const void *zeta, int substep,
                                              double dt, const ac_device_step *device_step, cudaStream_t stream)
 {
-    AC_FN(shape) s = AC_FN(make_shape)(g);
-    unsigned wraps = 0;
-    if (r) {
-        wraps = AC_FN(wrappable_axes)(g, s, r->periodic); /* the others the caller's (ac_region) */
-        for (int a = 0; a < 3; ++a) {
-            s.first[a] = r->lo[a];
-            s.end[a] = r->hi[a];
-            if (r->hi[a] <= r->lo[a])
-                return AC_OK; /* empty region */
-        }
-    } else if (AC_FN(fill_unwrapped_ghosts)(g, in_, s, &wraps, stream) != AC_OK) {
-        return AC_ERR_DEVICE;
-    }
+    AC_FN(shape) s;
+    unsigned wraps;
+    ac_status status;
+    if (!AC_FN(substep_shape)(g, r, in_, &s, &wraps, stream, &status))
+        return status;
     return AC_FN(stream_substep)(g, in_, out_, w_in_, w_out_, s, (const real *)zeta, substep, (real)dt, device_step,
                                  wraps, stream);
 }
