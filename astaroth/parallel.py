@@ -543,8 +543,13 @@ class ParallelStepper:
         self.profile_fresh = True
 
     def shock_max(self):
-        """The largest zeta of this rank's subdomain, of the profile of the fields now (NaN if not finite)."""
+        """The largest zeta of this rank's subdomain, of the profile of the fields now (NaN if not finite):
+        by the backend's reduction where it has one (on the GPU a reduction of the strided view through the
+        array library costs several steps)."""
         self.shock_profile()
+        largest = self.sim._grid.shock_max(True)
+        if largest is not None:
+            return largest
         (i, j, k), (n0, n1, n2) = self.lo, self.d.local_shape
         zeta = self.shock_halo.fields[0][0][k:k + n2, j:j + n1, i:i + n0]
         return float(np.max(zeta)) if np.all(np.isfinite(zeta)) else math.nan
@@ -565,10 +570,10 @@ class ParallelStepper:
         grid = self.sim._grid
         if s == 0:
             fresh = profile_current and (self.profile_fresh if self.shock_halo is not None else self.ghosts_fresh)
-            self.profile_fresh = self.ghosts_fresh = False
             if self.shock_halo is not None and not fresh:  # the profile of the step's start, held for its substeps
                 self.shock_profile()
                 fresh = True
+            self.profile_fresh = self.ghosts_fresh = False
             if fresh:  # every ghost zone in: nothing to hide an exchange behind
                 grid.substep_region(s, dt, (0, 0, 0), self.d.local_shape)
                 if self.sheared:

@@ -141,8 +141,10 @@ typedef struct ac_backend_ops {
                                  int count, long max_steps);
     /* max over the grid of the shock viscosity's profile of the fields now
      * (NaN if not finite), where copying the profile (shock_profile) would
-     * cost more than the step; NULL: use shock_profile */
-    ac_status (*shock_max)(void *self, double *out);
+     * cost more than the step; made: of the profile its passes left
+     * (shock_profile_pass: a split grid's), not made again; NULL: use
+     * shock_profile */
+    ac_status (*shock_max)(void *self, int made, double *out);
     /* the wall values ('a': 0, 'set': its value) of every field of the set
      * substep s reads, on this grid's wall faces (boundaries.h), before its
      * ghost zones are filled or exchanged; NULL where the backend has no

@@ -439,13 +439,22 @@ static PyObject *Grid_shock_profile(GridObject *self, PyObject *Py_UNUSED(ignore
     return out;
 }
 
-static PyObject *Grid_shock_max(GridObject *self, PyObject *Py_UNUSED(ignored))
+/* shock_max(made=False) */
+static PyObject *Grid_shock_max(GridObject *self, PyObject *args)
 {
-    if (!check_ready(self))
+    int made = 0;
+    if (!PyArg_ParseTuple(args, "|p", &made) || !check_ready(self))
         return NULL;
     if (self->ops->shock_max == NULL || !(ac_grid_terms(&self->grid) & AC_TERM_SHOCK))
         Py_RETURN_NONE;
-    return number_of(self, self->ops->shock_max, "shock profile maximum");
+    double v = 0.0;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->shock_max(self->self, made, &v);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "shock profile maximum");
+    return PyFloat_FromDouble(v);
 }
 
 static PyObject *Grid_poison_scratch(GridObject *self, PyObject *Py_UNUSED(ignored))
@@ -590,9 +599,10 @@ static PyMethodDef Grid_methods[] = {
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
     {"shock_profile", (PyCFunction)Grid_shock_profile, METH_NOARGS,
      "shock_profile() -> the shock viscosity zeta of the fields now (dense), or None without shock viscosity."},
-    {"shock_max", (PyCFunction)Grid_shock_max, METH_NOARGS,
-     "shock_max() -> max of the shock viscosity zeta of the fields now, found where they are; None where the "
-     "backend has no such reduction (then shock_profile().max()) or without shock viscosity."},
+    {"shock_max", (PyCFunction)Grid_shock_max, METH_VARARGS,
+     "shock_max(made=False) -> max of the shock viscosity zeta of the fields now, found where they are (made: of "
+     "the profile shock_profile_pass left, a split grid's, not made again); None where the backend has no such "
+     "reduction (then shock_profile().max()) or without shock viscosity."},
     {"run_cfl", (PyCFunction)Grid_run_cfl, METH_VARARGS,
      "run_cfl(t, until, cdt, cdtv, max_steps) -> (t, steps, dt, nonfinite), or None where the backend cannot find "
      "dt on the device (the CPU, shock viscosity, 19p): CFL steps without waiting between them."},

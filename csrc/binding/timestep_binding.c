@@ -136,7 +136,7 @@ static ac_status max_zeta(GridObject *self, double *scratch, double *out)
     if (!(ac_grid_terms(&self->grid) & AC_TERM_SHOCK))
         return AC_OK;
     if (self->ops->shock_max)
-        return self->ops->shock_max(self->self, out);
+        return self->ops->shock_max(self->self, 0, out);
     const ac_status st = self->ops->shock_profile(self->self, scratch);
     const size_t count = (size_t)self->grid.n[0] * self->grid.n[1] * self->grid.n[2];
     for (size_t i = 0; i < count && st == AC_OK; ++i) {

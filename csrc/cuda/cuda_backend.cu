@@ -746,11 +746,11 @@ static void *gpu_shock_data(void *self, int which)
     return gpu->zeta ? (char *)gpu->zeta + (which ? gpu->field_bytes : 0) : NULL;
 }
 
-static ac_status gpu_shock_max(void *self, double *out)
+static ac_status gpu_shock_max(void *self, int made, double *out)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     unsigned int flags = 0;
-    ac_status st = queue_shock_profile(gpu);
+    ac_status st = made ? (gpu->zeta ? AC_OK : AC_ERR_UNSUPPORTED) : queue_shock_profile(gpu);
     if (st == AC_OK && (st = clear_reduction(gpu, gpu->stream)) == AC_OK &&
         (st = gpu->k->max_interior(&gpu->grid, gpu->zeta, gpu->max_u2_bits, gpu->nonfinite, gpu->stream)) == AC_OK &&
         (st = read_reduction(gpu, out, &flags)) == AC_OK && flags)
