@@ -353,12 +353,18 @@ class HaloExchange(DeviceOwner):
                 plan.pop("remote")
         self._free_owned(runtime)
 
-    def fill(self, s):
-        """Fill the ghost zones of set s (returns when they are in place)."""
+    def fill(self, s, axes=7):
+        """Fill the ghost zones of set s (returns when they are in place):
+        along the split axes among the bits of `axes` (a shock profile's pass
+        reads along one; a shearing box's takes them all)."""
         fields = self.fields[s]
         parity = self.count % 2
         self.count += 1
+        if self.shearing is not None:
+            axes = 7
         for axis, plan in enumerate(self.axes):
+            if plan is not None and not axes >> axis & 1:
+                continue
             if plan is None:
                 if axis not in self.prefilled:  # those were filled before the inner part started
                     self.grid.fill_ghost_axis(self.sets[s], axis, self.stream_handle)
@@ -519,15 +525,16 @@ class ParallelStepper:
         buffer = (ctypes.c_char * (m0 * m1 * m2 * dtype.itemsize)).from_address(address)
         return np.frombuffer(buffer, dtype=dtype).reshape(m2, m1, m0)
 
-    def _exchange(self, s, halo=None):
+    def _exchange(self, s, halo=None, **along):
         """Fill the ghost zones of set s by `halo` (the fields' exchange, or
-        the shock profile's), on this stepper's stream where it takes one."""
+        the shock profile's, which takes `axes`), on this stepper's stream
+        where it takes one."""
         halo = halo or self.halo
         if self.on_gpu and not halo.on_default_stream:
             with self.stream:
-                halo.fill(s)
+                halo.fill(s, **along)
         else:
-            halo.fill(s)
+            halo.fill(s, **along)
 
     def shock_profile(self):
         """The shock viscosity's profile of the fields (set 0), its ghost zones
@@ -537,8 +544,8 @@ class ParallelStepper:
         self._prefill(0)
         self._exchange(0)
         p = 0
-        while (written := grid.shock_profile_pass(p)) is not None:
-            self._exchange(written, self.shock_halo)
+        while (written := grid.shock_profile_pass(p)) is not None:  # along what the next pass reads of it
+            self._exchange(written, self.shock_halo, axes=grid.shock_pass_reads(p + 1))
             p += 1
         self.profile_fresh = True
 

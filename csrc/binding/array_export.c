@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "../reach.h" /* terms/shock.h: the profile's passes */
 #include "cpu/cpu_backend.h"
 #ifdef ASTAROTH_WITH_CUDA
 #include "cuda/cuda_backend.h"
@@ -62,6 +63,21 @@ PyObject *Grid_shock_profile_pass(GridObject *self, PyObject *args)
     if (written < 0)
         Py_RETURN_NONE;
     return PyLong_FromLong(written);
+}
+
+/* shock_pass_reads(pass) -> the axes (bit a: axis a) whose ghost zones the
+ * shock profile's pass `pass` reads of what the pass before wrote
+ * (terms/shock.h), which a split grid exchanges between them */
+PyObject *Grid_shock_pass_reads(GridObject *self, PyObject *args)
+{
+    int pass;
+    if (!PyArg_ParseTuple(args, "i", &pass))
+        return NULL;
+    if (pass < 0 || pass >= AC_SHOCK_PASSES) {
+        PyErr_Format(PyExc_ValueError, "shock_pass_reads: pass must be 0 to %d, got %d", AC_SHOCK_PASSES - 1, pass);
+        return NULL;
+    }
+    return PyLong_FromUnsignedLong(shock_pass_reads(pass));
 }
 
 /* read(which, field) -> new dense array of shape n, Fortran order */

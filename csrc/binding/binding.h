@@ -78,6 +78,7 @@ PyObject *Grid_interior_address(GridObject *self, PyObject *args);
 PyObject *Grid_padded_address(GridObject *self, PyObject *args);
 PyObject *Grid_shock_address(GridObject *self, PyObject *args);
 PyObject *Grid_shock_profile_pass(GridObject *self, PyObject *args);
+PyObject *Grid_shock_pass_reads(GridObject *self, PyObject *args);
 PyObject *Grid_dlpack(GridObject *self, PyObject *args);
 PyObject *Grid_dlpack_device(GridObject *self, PyObject *ignored);
 

@@ -594,6 +594,9 @@ static PyMethodDef Grid_methods[] = {
     {"shock_profile_pass", (PyCFunction)Grid_shock_profile_pass, METH_VARARGS,
      "shock_profile_pass(pass) -> which: one of the shock profile's passes, from 0, for a split grid's exchanges "
      "between them: the padded array it wrote (shock_address), None after the last."},
+    {"shock_pass_reads", (PyCFunction)Grid_shock_pass_reads, METH_VARARGS,
+     "shock_pass_reads(pass) -> the axes (bit a: axis a) whose ghost zones that pass reads of what the pass before "
+     "wrote, which a split grid exchanges between them (csrc/terms/shock.h)."},
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
      "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},

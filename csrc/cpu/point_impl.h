@@ -52,10 +52,9 @@ int AC_FN(shock_profile_pass)(const ac_grid *g, void *const in_[AC_MAX_FIELDS], 
 {
     real *const *in = (real *const *)in_;
     real *zeta = (real *)zeta_, *scratch = (real *)scratch_;
-    static const int axis_of[AC_SHOCK_PASSES - 1] = {-1, 3, 0, 1, 2}; /* compression, maximum, x, y, z */
     if (pass < AC_SHOCK_PASSES - 1) {
         real *from = pass % 2 ? scratch : zeta, *to = pass % 2 ? zeta : scratch;
-        AC_FN(shock_pass)(g, in, pass == 0 ? NULL : from, to, axis_of[pass]);
+        AC_FN(shock_pass)(g, in, pass == 0 ? NULL : from, to, shock_pass_axis(pass));
         return to == zeta ? 0 : 1;
     }
     const real scale = make_physics_params(g).shock_scale;

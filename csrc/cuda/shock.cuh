@@ -282,7 +282,6 @@ static ac_status AC_FN(profile_pass)(const ac_grid *g, void *const in_[AC_NUM_FI
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const long long total = (long long)s.n[0] * s.n[1] * s.n[2], padded = (long long)s.m[0] * s.m[1] * s.m[2];
     real *const scratch = zeta + padded;
-    static const int axis_of[AC_SHOCK_PASSES - 1] = {-1, 3, 0, 1, 2}; /* compression, maximum, x, y, z */
     *written = -1;
     if (pass == AC_SHOCK_PASSES - 1) {
         AC_FN(shock_scale_kernel)<<<AC_FN(blocks_for)(padded, 65535), 256, 0, stream>>>(
@@ -291,7 +290,7 @@ static ac_status AC_FN(profile_pass)(const ac_grid *g, void *const in_[AC_NUM_FI
     }
     real *const from = pass % 2 ? scratch : zeta, *const to = pass % 2 ? zeta : scratch; /* as the CPU's */
     AC_FN(shock_pass_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(AC_FN(make_set)(in_), from, to, s,
-                                                                                 make_geometry(g), axis_of[pass]);
+                                                                                 make_geometry(g), shock_pass_axis(pass));
     if (ac_cuda_record(cudaGetLastError(), "shock profile pass launch") != AC_OK)
         return AC_ERR_DEVICE;
     void *what[1] = {to};

@@ -22,6 +22,25 @@ AC_INLINE real smooth_121(real below, real here, real above)
     return (below + (real)2 * here + above) * (real)0.25;
 }
 
+/* The profile's passes, on both backends (cpu/point_impl.h, cuda/shock.cuh):
+ * 0 the compression (from the fields), 1 its 3x3x3 maximum, 2-4 the
+ * smoothing along x, y and z, the last (AC_SHOCK_PASSES - 1) the scale.
+ * The neighbours a pass reads of what the pass before wrote: -1 none, 3
+ * along all three axes, else along that axis. */
+AC_INLINE int shock_pass_axis(int pass)
+{
+    return pass == 0 ? -1 : pass == 1 ? 3 : pass - 2;
+}
+
+/* The axes (bit a: axis a) whose ghost zones pass `pass` reads of what the
+ * pass before wrote, which a split grid exchanges between them: the last
+ * scales the ghost zones too, and the gradient after it reads all three. */
+AC_INLINE unsigned shock_pass_reads(int pass)
+{
+    const int axis = pass >= AC_SHOCK_PASSES - 1 ? 3 : shock_pass_axis(pass);
+    return axis < 0 ? 0u : axis == 3 ? 7u : 1u << axis;
+}
+
 /* The profile's factor nu_shock dxmin^2, in double: make_physics_params
  * (csrc/physics.h) rounds it once, as shock_scale, for both backends. */
 AC_INLINE double shock_profile_scale(const ac_grid *g)
