@@ -539,7 +539,8 @@ class ParallelStepper:
     def shock_profile(self):
         """The shock viscosity's profile of the fields (set 0), its ghost zones
         exchanged first and what each of its passes wrote exchanged before the
-        next, so that it equals one process's (csrc/cpu/point_impl.h)."""
+        next, along the axes the next reads of it (csrc/terms/shock.h), so
+        that it equals one process's (csrc/cpu/point_impl.h)."""
         grid = self.sim._grid
         self._prefill(0)
         self._exchange(0)
