@@ -918,13 +918,12 @@ static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const a
  * hydro: the last substep of a step reduces what it writes for the next
  * step (every field's flags, checked every step), or where it is forced
  * the forcing's kernel what it leaves; only the first step needs a
- * reduction launch.  Where the
- * signal speed needs more than u (B, the local sound speed), walls or
- * gravity change the fields after the last substep's kernel, or the
- * configuration has no instance that fuses the reduction
- * (ac_reduces_in_substep), a launch every step.  Either way the first clears
- * what the host's reductions left; cfl_step_kernel clears the rest.  Steps
- * past the run's end or its step_limit do nothing. */
+ * reduction launch.  Where the signal speed needs more than u (B, the local
+ * sound speed), walls or gravity change the fields after the last
+ * substep's kernel, or the configuration has no instance that fuses the
+ * reduction (ac_reduces_in_substep), a launch every step.  Either way the
+ * first clears what the host's reductions left; cfl_step_kernel clears the
+ * rest.  Steps past the run's end or its step_limit do nothing. */
 static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing,
                                cudaStream_t stream, bool *each_step)
 {
@@ -935,8 +934,8 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
     /* as the host's step begins: the wall values ('a', 'set'); each step ends setting them again */
     if (gpu->grid.bc.walls && (st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, stream)) != AC_OK)
         return st;
-    /* the forcing, gravity (after each substep's kernel) and the walls change the fields after the kernel that
-     * would reduce them */
+    /* gravity (after each substep's kernel) and the walls change the fields after the kernel that would reduce
+     * them; the forcing reduces what it leaves */
     *each_step = run->full_reduction || gpu->grid.bc.walls || (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
                  !ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
     return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, 0, 0, 1, stream);
