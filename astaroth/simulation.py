@@ -805,32 +805,32 @@ class Simulation:
         return speed if math.isfinite(speed) else math.inf
 
     def _speed_and_shock(self):
-        """The largest signal speed and zeta (_max_shock_viscosity) over the
-        grid, on every rank: a split grid's CFL step reduces them over the
+        """The largest signal speed and zeta (_local_max_shock_viscosity) over
+        the grid, on every rank: a split grid's CFL step reduces them over the
         ranks at once, its only reduction."""
-        speed, zeta = self._local_signal_speed(), self._max_shock_viscosity(across=False)
+        speed, zeta = self._local_signal_speed(), self._local_max_shock_viscosity()
         if self._parallel is None:
             return speed, zeta
         return self._parallel.allreduce((float(speed), float(zeta)), self._parallel.MPI.MAX)
 
     def _rates(self):
         """(max c, dxmin, diffusion rate, hyperdiffusion rate, what sets each
-        diffusion rate): a step dt has Courant number dt c / dxmin,
+        diffusion rate, max zeta): a step dt has Courant number dt c / dxmin,
         diffusion number dt max D sum 1/dx^2 and hyperdiffusion number
-        dt max H sum 1/dx^6 (cfl_dt); the last two entries are (field,
+        dt max H sum 1/dx^6 (cfl_dt); entries 4 and 5 are (field,
         parameter) of the largest D and H, or None."""
         speed, zeta = self._speed_and_shock()
         dxmin, diffusion, hyper, by, hyper_by = self._grid.time_step_rates(zeta)
-        return speed, dxmin, diffusion, hyper, by, hyper_by
+        return speed, dxmin, diffusion, hyper, by, hyper_by, zeta
 
-    def _max_shock_viscosity(self, across=True):
-        """max zeta of the fields now, 0 without shock viscosity; reduced where
-        the fields are (a GPU copies no profile), across the ranks of a split
-        grid (this rank's part where not `across`)."""
+    def _local_max_shock_viscosity(self):
+        """max zeta of the fields now over this rank's part of the grid (the
+        whole grid on one process), 0 without shock viscosity, inf where not
+        finite on a split grid; reduced where the fields are (a GPU copies no
+        profile)."""
         if self._parallel is not None and self._grid.shock_address(0) is not None:
             local = self._stepper.shock_max()
-            local = local if math.isfinite(local) else math.inf
-            return self._parallel.allreduce(local, self._parallel.MPI.MAX) if across else local
+            return local if math.isfinite(local) else math.inf
         largest = self._grid.shock_max()
         if largest is None:
             profile = self._grid.shock_profile()
@@ -873,7 +873,7 @@ class Simulation:
         return dt
 
     def _check_stability(self, dt, stacklevel=3, hint=" Pass force=True to take it anyway"):
-        speed, dxmin, viscous, hyper, _, _ = self._rates()
+        speed, dxmin, viscous, hyper, _, _, _ = self._rates()
         if not math.isfinite(speed):
             return  # fields already not finite: the step's own check names them
         hyper = dt * hyper
@@ -1076,8 +1076,7 @@ class Simulation:
     def _limiting(self, dt, cdt, cdtv):
         """What sets the CFL step dt (cfl_dt's limits): the parameter or
         quantity to name when dt is absurdly small."""
-        speed, zeta = self._speed_and_shock()  # _rates(), keeping zeta for the nu_shock message
-        dxmin, diffusion, hyper, by, hyper_by = self._grid.time_step_rates(zeta)
+        speed, dxmin, diffusion, hyper, by, hyper_by, zeta = self._rates()
         limits = []
         if speed > 0:
             if self._physics == "mhd":

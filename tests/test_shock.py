@@ -110,7 +110,7 @@ def test_momentum_term_matches_a_numpy_statement(backend):
     # the continuity equation has no shock term; the runs take different loops
     # (the shock pass), which a compiler may vectorise differently: round-off only
     assert np.max(np.abs(got["lnrho"] - without["lnrho"])) <= 1e-14 * np.max(np.abs(without["lnrho"]))
-    assert shocked._max_shock_viscosity() == pytest.approx(zeta.max(), rel=1e-12)
+    assert shocked._local_max_shock_viscosity() == pytest.approx(zeta.max(), rel=1e-12)
 
 
 def test_zero_coefficient_changes_nothing():
