@@ -687,7 +687,6 @@ def read_var(datadir, varfile="var.dat", backend="auto", dtype=None, comm=None):
         params.update(physics="mhd", **magnetic)
 
     # Assemble the processes' interiors: those that hold this rank's points where the grid is split over ranks.
-    nprocs = dim["procs"]
     split = comm is not None and comm.Get_size() > 1
     if split:
         from .parallel import Decomposition

@@ -339,9 +339,8 @@ static ac_status AC_FN(fused_shock_profile)(const ac_grid *g, void *const in_[AC
     return images ? AC_OK : AC_FN(fill_ghosts)(profile, 1, s, stream);
 }
 
-/* The profile of the fields `in` into zeta (a shearing box's pass by pass,
- * a periodic grid's fused), and its gradient into the three padded arrays
- * after it. */
+/* The gradient of the profile zeta (its ghost zones filled) into the three
+ * padded arrays after it. */
 static ac_status AC_FN(shock_gradient)(const ac_grid *g, real *zeta, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
@@ -351,6 +350,9 @@ static ac_status AC_FN(shock_gradient)(const ac_grid *g, real *zeta, cudaStream_
     return ac_cuda_record(cudaGetLastError(), "shock profile gradient launch");
 }
 
+/* The profile of the fields `in` into zeta (a shearing box's pass by pass,
+ * a periodic grid's fused), and its gradient into the three padded arrays
+ * after it. */
 extern "C" ac_status AC_FN(cuda_shock_profile)(const ac_grid *g, void *const in_[AC_NUM_FIELDS], void *zeta_,
                                                cudaStream_t stream)
 {
