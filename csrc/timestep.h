@@ -78,6 +78,19 @@ AC_TERM_INLINE int ac_signal_speed_uniform(unsigned modules, unsigned terms)
     return uniform;
 }
 
+/* Whether the signal speed reads each field's value at the point alone, no
+ * gradient (not B = curl A) and nothing of the position: a kernel that
+ * writes the fields may then reduce it as it writes them (the GPU device
+ * loop's last substep: cuda/stream_substep.cuh). */
+AC_TERM_INLINE int ac_signal_reads_values(unsigned modules, unsigned terms)
+{
+    int values = (terms & (unsigned)AC_POSITION_SIGNAL_TERMS) == 0u;
+    for (int r = 0; r < AC_FIELD_ROWS; ++r)
+        if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
+            values = 0;
+    return values;
+}
+
 /* The signal speed at a point from the derivatives physics_signal_needs asks
  * for, in double. */
 AC_INLINE double ac_signal_speed(unsigned modules, unsigned terms, const ac_point_derivatives *d,

@@ -19,6 +19,8 @@ CONFIGURATIONS = {
     "helical_mhd": dict(physics="mhd", eta=3e-3, b_ext=(0.0, 0.0, 0.1),
                         forcing=dict(kmin=1, kmax=2, f0=0.05, seed=4, relhel=1.0)),
     "entropy": dict(energy="entropy", chi=3e-3),
+    "entropy_helical": dict(energy="entropy", chi=3e-3, forcing=dict(kmin=1, kmax=2, f0=0.05, seed=7, relhel=0.5)),
+    "gravity_forced": dict(gravity=(0.0, 0.0, -0.1), forcing=dict(kmin=1, kmax=2, f0=0.05, seed=8)),
     "mhd_entropy_forced": dict(physics="mhd", energy="entropy", eta=2e-3, chi=2e-3,
                                forcing=dict(kmin=1, kmax=2, f0=0.05, seed=5)),
     "scalar": dict(passive_scalar=True, pscalar_diff=4e-3),
@@ -75,8 +77,8 @@ def test_a_run_in_c_equals_steps_one_at_a_time_bit_for_bit(name, dtype, backend,
 
 
 # the configurations the device's CFL loop takes (cuda_backend.cu's gpu_run_cfl); the others step from the host
-ON_THE_DEVICE = {"hydro", "forced", "helical_mhd", "entropy", "mhd_entropy_forced", "scalar", "scalars_mhd_forced",
-                 "hyper3", "walls_gravity", "mhd_walls_gravity"}
+ON_THE_DEVICE = {"hydro", "forced", "helical_mhd", "entropy", "entropy_helical", "gravity_forced",
+                 "mhd_entropy_forced", "scalar", "scalars_mhd_forced", "hyper3", "walls_gravity", "mhd_walls_gravity"}
 
 
 @pytest.mark.gpu

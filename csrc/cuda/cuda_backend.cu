@@ -151,18 +151,21 @@ typedef struct {
     ac_status (*max_interior)(const ac_grid *, const void *, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*load_members)(const ac_member *, int, cudaStream_t);
     ac_status (*reduce_members)(const ac_grid *, int, cudaStream_t);
-    ac_status (*substep_members)(const ac_grid *, int, const int *, int, int, cudaStream_t);
+    ac_status (*substep_members)(const ac_grid *, int, const int *, int, int, const ac_step_forcing *, cudaStream_t);
     ac_status (*set_walls)(const ac_grid *, void *const *, cudaStream_t);
     ac_status (*fill_ghost_axis_bc)(const ac_grid *, void *const *, int, cudaStream_t);
     ac_status (*fill_walls)(const ac_grid *, void *const *, cudaStream_t);
     ac_status (*add_gravity)(const ac_grid *, const ac_region *, void *const *, void *const *, int, double,
                              const double *, cudaStream_t);
     ac_status (*add_forcing_sample)(const ac_grid *, void *const *, const ac_forcing_sample *, const ac_cfl_run *,
-                                    unsigned long long *, unsigned int *, cudaStream_t);
+                                    cudaStream_t);
     ac_status (*shear_ghosts)(const ac_grid *, void *const *, int, const void *, cudaStream_t);
     ac_status (*signal_members)(const ac_grid *, int, cudaStream_t);
     int (*members_capacity)(const ac_grid *);
+    ac_status (*forcing_step)(const ac_grid *, const ac_forcing_sample *, const ac_cfl_run *, ac_step_forcing *,
+                              cudaStream_t);
     ac_status (*force_members)(const ac_grid *, int, const ac_member_forcing *, cudaStream_t);
+    ac_status (*forcing_members_step)(const ac_grid *, int, const ac_member_forcing *, ac_step_forcing *, cudaStream_t);
     unsigned (*region_wraps)(const ac_grid *, unsigned);
     ac_status (*shock_profile_pass)(const ac_grid *, void *const *, void *, int, int *, cudaStream_t);
 } kernel_table;
@@ -172,12 +175,12 @@ static const kernel_table kernels[2] = {
      cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
      cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32,
      cuda_add_forcing_sample_f32, cuda_shear_ghosts_f32, cuda_signal_members_f32, cuda_members_capacity_f32,
-     cuda_force_members_f32, cuda_region_wraps_f32, cuda_shock_profile_pass_f32},
+     cuda_forcing_step_f32, cuda_force_members_f32, cuda_forcing_members_step_f32, cuda_region_wraps_f32, cuda_shock_profile_pass_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
      cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
      cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64,
      cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64, cuda_signal_members_f64, cuda_members_capacity_f64,
-     cuda_force_members_f64, cuda_region_wraps_f64, cuda_shock_profile_pass_f64}};
+     cuda_forcing_step_f64, cuda_force_members_f64, cuda_forcing_members_step_f64, cuda_region_wraps_f64, cuda_shock_profile_pass_f64}};
 
 /* A reduction's results side by side, so that one memset clears them and
  * one copy brings them to the host. */
@@ -198,7 +201,9 @@ typedef struct {
     ac_cfl_run *cfl; /* run_cfl's state, device */
     ac_cfl_run *member_runs; /* an ensemble's states staged in one copy (run_cfl_members), device, or NULL */
     ac_member_forcing *member_forcings; /* a forced ensemble's forcing table (run_members), device, or NULL */
+    ac_step_forcing *member_step_forcings; /* its members' step forcing (AC_MAX_MEMBERS), device, or NULL */
     ac_forcing_sample *samples; /* run_cfl's forcing samples (AC_FORCING_SAMPLES_AHEAD), device, or NULL */
+    ac_step_forcing *step_forcing; /* a forced run_cfl step's term and phase factors (kernels.h), device, or NULL */
     unsigned long long serial;    /* unique among the grids of this process: names it in members_graph's key */
     /* the graph of run_cfl_members' steps for the members of members_key (serials; forced in bit 63, a full
      * reduction in bit 62), led by this grid */
@@ -293,6 +298,8 @@ static void gpu_destroy(void *self)
     device_free(gpu->member_runs);
     device_free(gpu->member_forcings);
     device_free(gpu->samples);
+    device_free(gpu->step_forcing);
+    device_free(gpu->member_step_forcings);
     if (gpu->members_graph)
         cudaGraphExecDestroy(gpu->members_graph);
     free(gpu->members_key);
@@ -835,31 +842,46 @@ __global__ void cfl_members_kernel(member_states m, int count, int check_only, i
         cfl_step(m.run[threadIdx.x], m.max_bits[threadIdx.x], m.nonfinite[threadIdx.x], mhd, check_only);
 }
 
+/* Whether a forced step's last substep adds the forcing (stream_substep.cuh):
+ * where its instance does (ac_forces_in_substep) and nothing changes the
+ * fields between that kernel and the forcing, which the walls and gravity
+ * do after it. */
+static bool forcing_in_substep(const ac_gpu *gpu)
+{
+    return ac_forces_in_substep(ac_config(gpu->grid.modules, 0u)) && !gpu->grid.bc.walls &&
+           !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY);
+}
+
 /* Queues one step of run_cfl: its reduction where every step needs one
- * (else the step before made it: its forcing where it is forced, else its
- * last substep), its dt, its three substeps and its forcing. */
+ * (else the step before made it in its last substep), its dt, its three
+ * substeps and its forcing: in the last substep's kernel where it can
+ * (forcing_in_substep), else a kernel after it. */
 static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forced)
 {
     /* the wall values were set where the step before ended (and where the run began: begin_cfl_run), and
      * nothing changes the fields between steps (no forcing with walls) */
     const bool walls = gpu->grid.bc.walls != 0;
+    const bool fused_forcing = forced && forcing_in_substep(gpu);
     ac_status st = AC_OK;
     if (each_step && (st = full ? queue_signal_reduction(gpu, 1, 0) : queue_reduction(gpu, 0, 0, 0)) != AC_OK)
         return st;
     cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, full);
     CHECK(cudaGetLastError(), "CFL step launch");
-    const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL},
-                         reducing = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite};
-    const bool substep_reduces = !each_step && !forced;
+    if (fused_forcing &&
+        (st = gpu->k->forcing_step(&gpu->grid, gpu->samples, gpu->cfl, gpu->step_forcing, gpu->stream)) != AC_OK)
+        return st;
+    const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL, NULL},
+                         last = {&gpu->cfl->step_dt, each_step ? NULL : gpu->max_u2_bits,
+                                 each_step ? NULL : gpu->nonfinite, fused_forcing ? gpu->step_forcing : NULL};
     for (int s = 0; s < 3; ++s)
-        if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 && substep_reduces ? &reducing : &plain, 0, NULL)) != AC_OK)
+        if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 ? &last : &plain, 0, NULL)) != AC_OK)
             return st;
     if (walls && (st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream)) != AC_OK) /* as gpu_step ends */
         return st;
-    return forced ? gpu->k->add_forcing_sample(&gpu->grid, gpu->buf.home, gpu->samples, gpu->cfl,
-                                               each_step ? NULL : gpu->max_u2_bits, each_step ? NULL : gpu->nonfinite,
-                                               gpu->stream)
-                  : AC_OK;
+    /* (every step reduces in a launch of its own where the forcing cannot be in the substep: begin_cfl_run) */
+    return forced && !fused_forcing
+               ? gpu->k->add_forcing_sample(&gpu->grid, gpu->buf.home, gpu->samples, gpu->cfl, gpu->stream)
+               : AC_OK;
 }
 
 /* queue_cfl_step `steps` times on `stream` (the launchers queue on
@@ -888,6 +910,25 @@ static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_for
     return AC_OK;
 }
 
+/* `count` step forcings of grid g's shape (kernels.h) at *out: their
+ * terms, then each one's phase tables. */
+static ac_status make_step_forcings(const ac_grid *g, int count, ac_step_forcing **out)
+{
+    const int *n = g->n, points = n[0] + n[1] + n[2];
+    ac_step_forcing layout[AC_MAX_MEMBERS];
+    memset(layout, 0, sizeof layout);
+    ac_status st = device_zeros((void **)out, count * (sizeof *layout + (size_t)points * sizeof(ac_forcing_phase)));
+    if (st != AC_OK)
+        return st;
+    for (int i = 0; i < count; ++i) {
+        layout[i].along[0] = (ac_forcing_phase *)(*out + count) + (size_t)i * points;
+        layout[i].along[1] = layout[i].along[0] + n[0];
+        layout[i].along[2] = layout[i].along[1] + n[1];
+    }
+    CHECK(cudaMemcpy(*out, layout, count * sizeof *layout, cudaMemcpyHostToDevice), "forcing tables");
+    return AC_OK;
+}
+
 /* A run's state at its start (on the host), and with `forcing` its draws
  * copied to the device's samples on `stream`: a solo run's (begin_cfl_run)
  * and each ensemble member's (run_members). */
@@ -906,6 +947,8 @@ static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const a
     if (!gpu->samples &&
         (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
         return st;
+    if (!gpu->step_forcing && (st = make_step_forcings(&gpu->grid, 1, &gpu->step_forcing)) != AC_OK)
+        return st;
     CHECK(cudaMemcpyAsync(gpu->samples, forcing->samples, forcing->count * sizeof *gpu->samples,
                           cudaMemcpyHostToDevice, stream),
           "forcing samples");
@@ -915,15 +958,15 @@ static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const a
 /* Queues the start of a run on `stream`: its state and forcing samples
  * copied to the device, and the reduction its first step reads.  *each_step:
  * every step reduces with a launch of its own (queue_cfl_step).  Plain
- * hydro: the last substep of a step reduces what it writes for the next
- * step (every field's flags, checked every step), or where it is forced
- * the forcing's kernel what it leaves; only the first step needs a
- * reduction launch.  Where the signal speed needs more than u (B, the local
- * sound speed), walls or gravity change the fields after the last
- * substep's kernel, or the configuration has no instance that fuses the
- * reduction (ac_reduces_in_substep), a launch every step.  Either way the
- * first clears what the host's reductions left; cfl_step_kernel clears the
- * rest.  Steps past the run's end or its step_limit do nothing. */
+ * hydro and the entropy module's sets: the last substep of a step reduces
+ * what it writes for the next step (every field's flags, checked every
+ * step), forced or not (it adds the forcing first); only the first step
+ * needs a reduction launch.  Where the signal speed reads a gradient (B),
+ * walls or gravity change the fields after the last substep's kernel, or
+ * the configuration has no instance that fuses the reduction
+ * (ac_reduces_in_substep), a launch every step.  Either way the first
+ * clears what the host's reductions left; cfl_step_kernel clears the rest.
+ * Steps past the run's end or its step_limit do nothing. */
 static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing,
                                cudaStream_t stream, bool *each_step)
 {
@@ -935,10 +978,11 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
     if (gpu->grid.bc.walls && (st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, stream)) != AC_OK)
         return st;
     /* gravity (after each substep's kernel) and the walls change the fields after the kernel that would reduce
-     * them; the forcing reduces what it leaves */
-    *each_step = run->full_reduction || gpu->grid.bc.walls || (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
+     * them; the forcing is added by that kernel before it reduces (forcing_in_substep) */
+    *each_step = gpu->grid.bc.walls || (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
                  !ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
-    return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, 0, 0, 1, stream);
+    /* (the signal speed's reduction reads no gradient where the last substep reduces it: no ghost zones to fill) */
+    return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, run->full_reduction, 0, 1, stream);
 }
 
 static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing)
@@ -1104,12 +1148,12 @@ extern "C" unsigned long long ac_cuda_shared_member_runs(void)
 }
 
 /* The members' CFL steps, all of them in each launch: one kernel for their
- * dt, one per substep, the forcing after each step where they are forced,
- * and where a solo device loop reduces in a launch of its own every step
- * (begin_cfl_run's each_step: the signal speed, or a configuration whose
- * last substep does not reduce) that reduction for every member in one
- * launch; else the forcing after the step reduces where they are forced,
- * the last substep where not.  forcings: every member's draws, or NULL
+ * dt, one per substep, and where they are forced either the terms of
+ * their forcing before the substeps, for the last to add
+ * (forcing_in_substep), or the forcing after them; where the signal speed
+ * is not uniform or the configuration's last substep does not reduce
+ * (ac_reduces_in_substep) the reduction for every member in one launch
+ * each step; else the last substep reduces, or the forcing after it.  forcings: every member's draws, or NULL
  * (none forced).  Their own streams are drained first; the work goes to
  * the first member's stream. */
 static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_forcing_batch *const *forcings, int count,
@@ -1120,12 +1164,18 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
     const int full = runs[0].full_reduction;
     const bool forced = forcings != NULL;
     const bool each_step = full || !ac_reduces_in_substep(ac_config(first->grid.modules, 0u));
+    const bool fused_forcing = forced && forcing_in_substep(first);
     ac_member members[AC_MAX_MEMBERS];
     member_states states;
     ac_member_forcing forcing[AC_MAX_MEMBERS];
     if (forced && !first->member_forcings) {
         const ac_status st =
             device_zeros((void **)&first->member_forcings, AC_MAX_MEMBERS * sizeof *first->member_forcings);
+        if (st != AC_OK)
+            return st;
+    }
+    if (fused_forcing && !first->member_step_forcings) {
+        const ac_status st = make_step_forcings(&first->grid, AC_MAX_MEMBERS, &first->member_step_forcings);
         if (st != AC_OK)
             return st;
     }
@@ -1143,8 +1193,6 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
                 forcing[i].spacing[a] = gpu->grid.spacing[a];
                 forcing[i].offset[a] = gpu->grid.offset[a];
             }
-            forcing[i].max_u2_bits = each_step ? NULL : gpu->max_u2_bits;
-            forcing[i].nonfinite = each_step ? NULL : gpu->nonfinite;
         }
         members[i].grid = &gpu->grid;
         for (int f = 0; f < AC_MAX_FIELDS; ++f) {
@@ -1181,10 +1229,14 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
             break;
         cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 0, full);
         CHECK(cudaGetLastError(), "ensemble CFL step launch");
+        if (fused_forcing && (st = first->k->forcing_members_step(&first->grid, count, first->member_forcings,
+                                                                   first->member_step_forcings, stream)) != AC_OK)
+            break;
         for (int s = 0; s < 3 && st == AC_OK; ++s)
-            st = first->k->substep_members(&first->grid, count, role_sets[s], s, s == 2 && !each_step && !forced,
-                                           stream);
-        if (st == AC_OK && forced)
+            st = first->k->substep_members(&first->grid, count, role_sets[s], s,
+                                           s == 2 && !each_step && (!forced || fused_forcing),
+                                           s == 2 && fused_forcing ? first->member_step_forcings : NULL, stream);
+        if (st == AC_OK && forced && !fused_forcing)
             st = first->k->force_members(&first->grid, count, first->member_forcings, stream);
     }
     if (st != AC_OK)

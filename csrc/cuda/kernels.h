@@ -38,15 +38,32 @@ typedef struct {
 } ac_stream_shape;
 ac_stream_shape ac_cuda_stream_shape(void);
 
+/* A forced step of the device-side CFL loop as its last substep adds the
+ * forcing (stream_substep.cuh): the step's term for its dt, and the phase
+ * factors exp(i k_a x_a) of each axis at the grid's points, z's with the
+ * term's phase (forcing.h's forcing_axis_phase), along[a][i] at interior
+ * index i; made on the device once the step's dt is found
+ * (cuda_forcing_step). */
+typedef struct {
+    ac_forcing_term term;
+    double dt;
+    int helical;
+    ac_forcing_phase *along[3];
+} ac_step_forcing;
+
 /* What the device-side CFL loop (cuda_backend.cu's run_cfl) hands a
  * substep: the step's length in device memory (NaN once the run has ended)
- * and, for the last substep of a hydro step, where the kernel leaves max
- * |u|^2 and the non-finite flags of the fields it writes, for the next
- * step's dt.  NULL members are not used. */
+ * and, for the last substep of a step, where the kernel leaves the
+ * reduction for the next step's dt (max |u|^2 where the signal speed is
+ * the flow's and a uniform wave speed, else max signal speed: timestep.h)
+ * and the non-finite flags of the fields it writes, and the step's forcing,
+ * added to what it writes before it reduces them.  NULL members are not
+ * used. */
 typedef struct {
     const double *dt;
     unsigned long long *max_u2_bits;
     unsigned int *nonfinite;
+    const ac_step_forcing *forcing;
 } ac_device_step;
 
 /* An ensemble member stepped with the others in one launch per substep
@@ -56,23 +73,25 @@ typedef struct {
  * each) and the device CFL loop's state. */
 enum { AC_MAX_MEMBERS = 128 };
 typedef struct {
+    const double *dt;
+    unsigned long long *max_u2_bits;
+    unsigned int *nonfinite;
+} ac_member_step; /* an ac_device_step without forcing (force_members adds it), for a smaller member table */
+typedef struct {
     const ac_grid *grid;
     void *sets[3][AC_MAX_FIELDS];
-    ac_device_step step;
+    ac_member_step step;
 } ac_member;
 
-/* A forced member's forcing after each step (cuda_force_members): its
- * draws and device CFL state, as a solo run's forcing_sample_kernel reads
- * them, where its grid lies (its box is its own, so the phases at its
- * points are too), and where it leaves the forced velocity's reduction for
- * the next step's dt (NULL: a reduction of its own each step). */
+/* A forced member's forcing (cuda_forcing_members_step, or after each step
+ * cuda_force_members): its draws and device CFL state, as a solo run's
+ * forcing kernels read them, and where its grid lies (its box is its own,
+ * so the phases at its points are too). */
 typedef struct {
     const ac_forcing_sample *samples;
     const ac_cfl_run *run;
     double origin[3], spacing[3];
     int offset[3];
-    unsigned long long *max_u2_bits;
-    unsigned int *nonfinite;
 } ac_member_forcing;
 
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
@@ -87,11 +106,13 @@ typedef struct {
     ac_status cuda_add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],                   \
                                      const ac_forcing_term *term, double dt, cudaStream_t stream);           \
     /* the device CFL loop's: the term of run's last step, samples[taken - 1] for its step_dt (device),   \
-     * nothing where that is NaN; with max_u2_bits the forced velocity's max |u|^2 and flags left there */   \
+     * nothing where that is NaN */                                                                          \
     ac_status cuda_add_forcing_sample_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS],            \
                                             const ac_forcing_sample *samples, const ac_cfl_run *run,        \
-                                            unsigned long long *max_u2_bits, unsigned int *nonfinite,       \
                                             cudaStream_t stream);                                            \
+    /* ... or its term and phase factors into forcing, for the step's last substep to add */                  \
+    ac_status cuda_forcing_step_##sfx(const ac_grid *g, const ac_forcing_sample *samples, const ac_cfl_run *run, \
+                                      ac_step_forcing *forcing, cudaStream_t stream);                            \
     ac_status cuda_fill_ghost_axis_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int axis,       \
                                          cudaStream_t stream);                                                   \
     ac_status cuda_substep_mhd_##sfx(const ac_grid *g, const ac_region *r, void *const in[AC_MAX_FIELDS],       \
@@ -118,7 +139,10 @@ typedef struct {
     ac_status cuda_force_members_##sfx(const ac_grid *g, int count, const ac_member_forcing *forcing,           \
                                        cudaStream_t stream);                                                     \
     ac_status cuda_substep_members_##sfx(const ac_grid *g, int count, const int roles[4], int substep, int reduce, \
-                                         cudaStream_t stream);                                                   \
+                                         const ac_step_forcing *forcing, cudaStream_t stream);                   \
+    /* the members' step forcing (forcing[m] for member m; members: their draws, device) */                     \
+    ac_status cuda_forcing_members_step_##sfx(const ac_grid *g, int count, const ac_member_forcing *members,     \
+                                              ac_step_forcing *forcing, cudaStream_t stream);                    \
     /* walls (../boundaries.h) and gravity (../terms/gravity.h) */                                            \
     ac_status cuda_set_walls_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], cudaStream_t stream);     \
     ac_status cuda_fill_ghost_axis_bc_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int axis,       \

@@ -1040,14 +1040,10 @@ static dim3 AC_FN(zwalk_blocks)(const AC_FN(shape) & s, int planes, int count)
 /* ---- forcing: the term of one step, eq. (24), added to the velocity ---- */
 /* Each point's phase from its axes' (forcing.h's forcing_phase_at): the
  * thread's x and y factors once, z's once a plane by the block, which takes
- * the z_run-th run of `planes` planes.  With max_u2_bits (a hydro step of
- * the device loop, whose signal speed is |u| and the sound speed) it leaves
- * there what reduce_kernel would find after it, each point reduced as it is
- * forced: the next step's dt without a launch of its own. */
+ * the z_run-th run of `planes` planes. */
 static __device__ __forceinline__ void AC_FN(add_forcing_term)(const AC_FN(field_set) & fields, const AC_FN(shape) & s,
                                                                 const ac_forcing_term &term, double dt, int planes,
-                                                                int z_run, unsigned long long *max_u2_bits,
-                                                                unsigned int *nonfinite)
+                                                                int z_run)
 {
     __shared__ ac_forcing_phase along_z[AC_ZWALK_PLANES];
     const int k0 = z_run * planes, k1 = min(k0 + planes, s.n[2]);
@@ -1056,8 +1052,6 @@ static __device__ __forceinline__ void AC_FN(add_forcing_term)(const AC_FN(field
         along_z[t] = forcing_axis_phase(&term, 2, ac_axis_coordinate(s.origin[2], s.offset[2] + k0 + t, s.spacing[2]));
     __syncthreads();
     const int i = blockIdx.x * AC_ZWALK_TX + threadIdx.x, j = blockIdx.y * AC_ZWALK_TY + threadIdx.y;
-    double max_u2 = 0.0;
-    unsigned int flags = 0;
     if (i < s.n[0] && j < s.n[1]) {
         /* the coordinates as ac_coordinate() (grid.h) computes them */
         const double xi = ac_axis_coordinate(s.origin[0], s.offset[0] + i, s.spacing[0]),
@@ -1076,36 +1070,71 @@ static __device__ __forceinline__ void AC_FN(add_forcing_term)(const AC_FN(field
                 for (int c = 0; c < 3; ++c)
                     fields.f[1 + c][idx] += (real)du[c];
             }
-            if (max_u2_bits)
-                AC_FN(reduce_point)(fields, idx, 0, &max_u2, &flags);
         }
     }
-    if (max_u2_bits)
-        AC_FN(warp_reduce_to)(max_u2, flags, max_u2_bits, nonfinite); /* every lane gets here */
 }
 
 __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
     AC_FN(forcing_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, ac_forcing_term term, double dt, int planes)
 {
-    AC_FN(add_forcing_term)(fields, s, term, dt, planes, blockIdx.z, NULL, NULL);
+    AC_FN(add_forcing_term)(fields, s, term, dt, planes, blockIdx.z);
 }
 
-/* The device-side CFL loop's forcing after a step: the term of the run's
- * last step, samples[taken - 1] for its length (forcing.h's
- * ac_forcing_term_of, as the host finds it), nothing once the run has
- * ended (NaN there); with max_u2_bits the next step's reduction
- * (add_forcing_term). */
+/* The device-side CFL loop's forcing after a step, where the walls or
+ * gravity come between its last substep and the forcing (cuda_backend.cu's
+ * forcing_in_substep): the term of the run's last step, samples[taken - 1]
+ * for its length (forcing.h's ac_forcing_term_of, as the host finds it),
+ * nothing once the run has ended (NaN there). */
 __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
     AC_FN(forcing_sample_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, const ac_forcing_sample *samples,
-                                 const ac_cfl_run *run, int planes, unsigned long long *max_u2_bits,
-                                 unsigned int *nonfinite)
+                                 const ac_cfl_run *run, int planes)
 {
     const double dt = run->step_dt;
     if (dt != dt)
         return; /* every thread of the block, before its barrier */
     ac_forcing_term term;
     ac_forcing_term_of(samples + (run->taken - 1), run->forcing_f0, run->forcing_cs, dt, &term);
-    AC_FN(add_forcing_term)(fields, s, term, dt, planes, blockIdx.z, max_u2_bits, nonfinite);
+    AC_FN(add_forcing_term)(fields, s, term, dt, planes, blockIdx.z);
+}
+
+/* ... or, where the step's last substep adds it (stream_substep.cuh), the
+ * term and its axes' phase factors at the grid's points, each as
+ * add_forcing_term finds them: a thread a point of an axis, x's, y's, then
+ * z's. */
+static __device__ __forceinline__ void AC_FN(make_step_forcing)(const AC_FN(shape) & s,
+                                                                 const ac_forcing_sample *samples,
+                                                                 const ac_cfl_run *run, ac_step_forcing *forcing)
+{
+    const double dt = run->step_dt;
+    if (dt != dt)
+        return; /* the run has ended: its substeps do nothing */
+    ac_forcing_term term;
+    ac_forcing_term_of(samples + (run->taken - 1), run->forcing_f0, run->forcing_cs, dt, &term);
+    int t = (int)(blockIdx.x * blockDim.x + threadIdx.x), a = 0;
+    if (t == 0) {
+        forcing->term = term;
+        forcing->dt = dt;
+        forcing->helical = forcing_is_helical(&term);
+    }
+    while (a < 3 && t >= s.n[a])
+        t -= s.n[a++];
+    if (a < 3)
+        forcing->along[a][t] = forcing_axis_phase(&term, a, ac_axis_coordinate(s.origin[a], s.offset[a] + t, s.spacing[a]));
+}
+
+__global__ void AC_FN(forcing_step_kernel)(AC_FN(shape) s, const ac_forcing_sample *samples, const ac_cfl_run *run,
+                                           ac_step_forcing *forcing)
+{
+    AC_FN(make_step_forcing)(s, samples, run, forcing);
+}
+
+extern "C" ac_status AC_FN(cuda_forcing_step)(const ac_grid *g, const ac_forcing_sample *samples, const ac_cfl_run *run,
+                                              ac_step_forcing *forcing, cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const int points = s.n[0] + s.n[1] + s.n[2];
+    AC_FN(forcing_step_kernel)<<<(points + 127) / 128, 128, 0, stream>>>(s, samples, run, forcing);
+    return ac_cuda_record(cudaGetLastError(), "forcing step launch");
 }
 
 extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS],
@@ -1120,13 +1149,12 @@ extern "C" ac_status AC_FN(cuda_add_forcing)(const ac_grid *g, void *const field
 
 extern "C" ac_status AC_FN(cuda_add_forcing_sample)(const ac_grid *g, void *const fields_[AC_NUM_FIELDS],
                                                     const ac_forcing_sample *samples, const ac_cfl_run *run,
-                                                    unsigned long long *max_u2_bits, unsigned int *nonfinite,
                                                     cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const int planes = AC_FN(zwalk_planes)(s, 1);
     AC_FN(forcing_sample_kernel)<<<AC_FN(zwalk_blocks)(s, planes, 1), dim3(AC_ZWALK_TX, AC_ZWALK_TY), 0, stream>>>(
-        AC_FN(make_set)(fields_), s, samples, run, planes, max_u2_bits, nonfinite);
+        AC_FN(make_set)(fields_), s, samples, run, planes);
     return ac_cuda_record(cudaGetLastError(), "forcing launch");
 }
 

@@ -18,7 +18,7 @@ typedef struct {
     AC_FN(field_set) sets[3]; /* home, stage_a, w */
     ac_physics_params p;
     AC_FN(stencil_scales) c; /* its geometry */
-    ac_device_step step;
+    ac_member_step step;
 } AC_FN(stream_member);
 
 __constant__ AC_FN(stream_member) AC_FN(stream_members)[AC_MAX_MEMBERS];
@@ -32,16 +32,20 @@ static_assert(sizeof(AC_FN(stream_members)) <= 65536, "the ensemble table (membe
 
 /* roles: the sets substep `substep` reads, writes, reads w from and writes w
  * to (-1: none); reduce: the last substep of a step, which leaves max |u|^2
- * and the non-finite flags for the next step's dt. */
-template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS>
+ * and the non-finite flags for the next step's dt; forcing (FORCED): the
+ * members' forcing of the step, which the last substep adds first.  The
+ * forced instances are their own, so that unforced ensembles keep the
+ * registers and schedule they had (an entropy ensemble's ran at 0.93 of
+ * them with one instance for both: benchmarks/results/2026-11-28-gpu-last-substep). */
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool FORCED>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
-    AC_FN(stream_members_kernel)(AC_FN(shape) s, int4 roles, int substep, bool reduce, int runs, bool wrap_x)
+    AC_FN(stream_members_kernel)(AC_FN(shape) s, int4 roles, int substep, bool reduce, int runs, bool wrap_x,
+                                 const ac_step_forcing *forcing)
 {
     const AC_FN(stream_member) &m = AC_FN(stream_members)[blockIdx.y];
     const AC_FN(field_set) none = {{NULL}};
-    ac_device_step step = m.step;
-    if (!reduce)
-        step.max_u2_bits = NULL;
+    const ac_device_step step = {m.step.dt, reduce ? m.step.max_u2_bits : NULL, m.step.nonfinite,
+                                 FORCED ? forcing + blockIdx.y : NULL};
     const AC_FN(from_struct) params = {m.p};
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
         m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
@@ -60,7 +64,7 @@ struct AC_FN(wide_member) {
     AC_FN(fields)<NF> sets[3]; /* home, stage_a, w */
     ac_physics_params p;
     AC_FN(stencil_scales) c;
-    ac_device_step step;
+    ac_member_step step;
     ac_geometry geo;
 };
 
@@ -80,16 +84,19 @@ static_assert(AC_FN(wide_capacity)<AC_MAX_FIELDS>() >= 32, "an ensemble launch o
 /* The substep of stream_members_kernel for a member of configuration
  * CONFIG read as a wide member: its device loop's instance body, as
  * stream_substep_kernel<..., DEVICE_DT = true> runs it solo. */
-template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS>
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool FORCED>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
-    AC_FN(stream_wide_members_kernel)(AC_FN(shape) s, int4 roles, int substep, bool reduce, int runs, bool wrap_x)
+    AC_FN(stream_wide_members_kernel)(AC_FN(shape) s, int4 roles, int substep, bool reduce, int runs, bool wrap_x,
+                                      const ac_step_forcing *forcing)
 {
     constexpr int NF = ac_field_count(ac_config_modules(CONFIG));
     const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
     const AC_FN(fields)<NF> none = {{NULL}};
-    ac_device_step step = m.step;
-    if (!reduce)
-        step.max_u2_bits = NULL;
+    /* (a member reduces in its substep only where the signal speed is uniform: cuda_backend.cu's run_members) */
+    constexpr unsigned MODULES = ac_config_modules(CONFIG);
+    constexpr bool UNIFORM = ac_signal_speed_uniform(MODULES, ac_signal_terms(MODULES, 0u));
+    const ac_device_step step = {m.step.dt, UNIFORM && reduce ? m.step.max_u2_bits : NULL, m.step.nonfinite,
+                                 FORCED ? forcing + blockIdx.y : NULL};
     const AC_FN(from_struct) params = {m.p};
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
         m.sets[roles.x], m.sets[roles.y], roles.z >= 0 ? m.sets[roles.z] : none,
@@ -205,31 +212,31 @@ extern "C" ac_status AC_FN(cuda_load_members)(const ac_member *members, int coun
 
 /* The members' kernel of configuration CONFIG: the hydro table's for plain
  * hydrodynamics, the wide table's for the others. */
-template <unsigned CONFIG, int TX, int TY, int LEAD, bool HYDRO = CONFIG == ac_config(AC_MODULE_HYDRO, 0u)>
+template <unsigned CONFIG, int TX, int TY, int LEAD, bool FORCED, bool HYDRO = CONFIG == ac_config(AC_MODULE_HYDRO, 0u)>
 struct AC_FN(members_kernel) {
     static const void *address()
     {
-        return (const void *)AC_FN(stream_wide_members_kernel)<CONFIG, TX, TY, LEAD, 0>;
+        return (const void *)AC_FN(stream_wide_members_kernel)<CONFIG, TX, TY, LEAD, 0, FORCED>;
     }
     static void launch(dim3 blocks, dim3 threads, size_t smem, cudaStream_t stream, const AC_FN(shape) & s, int4 roles,
-                       int substep, bool reduce, int runs, bool wrap_x)
+                       int substep, bool reduce, int runs, bool wrap_x, const ac_step_forcing *forcing)
     {
-        AC_FN(stream_wide_members_kernel)<CONFIG, TX, TY, LEAD, 0>
-            <<<blocks, threads, smem, stream>>>(s, roles, substep, reduce, runs, wrap_x);
+        AC_FN(stream_wide_members_kernel)<CONFIG, TX, TY, LEAD, 0, FORCED>
+            <<<blocks, threads, smem, stream>>>(s, roles, substep, reduce, runs, wrap_x, forcing);
     }
 };
 
-template <unsigned CONFIG, int TX, int TY, int LEAD>
-struct AC_FN(members_kernel)<CONFIG, TX, TY, LEAD, true> {
+template <unsigned CONFIG, int TX, int TY, int LEAD, bool FORCED>
+struct AC_FN(members_kernel)<CONFIG, TX, TY, LEAD, FORCED, true> {
     static const void *address()
     {
-        return (const void *)AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0>;
+        return (const void *)AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0, FORCED>;
     }
     static void launch(dim3 blocks, dim3 threads, size_t smem, cudaStream_t stream, const AC_FN(shape) & s, int4 roles,
-                       int substep, bool reduce, int runs, bool wrap_x)
+                       int substep, bool reduce, int runs, bool wrap_x, const ac_step_forcing *forcing)
     {
-        AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0>
-            <<<blocks, threads, smem, stream>>>(s, roles, substep, reduce, runs, wrap_x);
+        AC_FN(stream_members_kernel)<CONFIG, TX, TY, LEAD, 0, FORCED>
+            <<<blocks, threads, smem, stream>>>(s, roles, substep, reduce, runs, wrap_x, forcing);
     }
 };
 
@@ -239,12 +246,22 @@ struct AC_FN(members_kernel)<CONFIG, TX, TY, LEAD, true> {
 template <unsigned CONFIG, bool BUILT = ac_device_loop_runs(CONFIG) && ac_config_valid(CONFIG)>
 struct AC_FN(members_substep) {
     static ac_status launch(const AC_FN(shape) & s, int count, const int roles[4], int substep, int reduce,
-                            cudaStream_t stream)
+                            const ac_step_forcing *forcing, cudaStream_t stream)
+    {
+        if constexpr (ac_forces_in_substep(CONFIG)) /* the forced instance only where the loop adds the forcing */
+            if (forcing)
+                return launch_instance<true>(s, count, roles, substep, reduce, forcing, stream);
+        return launch_instance<false>(s, count, roles, substep, reduce, NULL, stream);
+    }
+
+    template <bool FORCED>
+    static ac_status launch_instance(const AC_FN(shape) & s, int count, const int roles[4], int substep, int reduce,
+                                     const ac_step_forcing *forcing, cudaStream_t stream)
     {
         constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
         constexpr int TX = S.tx, TY = S.ty, LEAD = S.lead, NF = ac_field_count(ac_config_modules(CONFIG));
         constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
-        typedef AC_FN(members_kernel)<CONFIG, TX, TY, LEAD> K;
+        typedef AC_FN(members_kernel)<CONFIG, TX, TY, LEAD, FORCED> K;
         static AC_FN(kernel_fit) fit = {0, 0, 0};
         if (AC_FN(fit_kernel)(&fit, K::address(), TX * TY, smem) != AC_OK)
             return AC_ERR_DEVICE;
@@ -255,14 +272,14 @@ struct AC_FN(members_substep) {
             return AC_ERR_ARGUMENT;
         K::launch(dim3((unsigned)(columns * runs), (unsigned)count), dim3(TX, TY, 1), smem, stream, s,
                   make_int4(roles[0], roles[1], roles[2], roles[3]), substep, reduce != 0, runs,
-                  AC_FN(stream_wraps_x)(s));
+                  AC_FN(stream_wraps_x)(s), forcing);
         return ac_cuda_record(cudaGetLastError(), "ensemble substep launch");
     }
 };
 
 template <unsigned CONFIG>
 struct AC_FN(members_substep)<CONFIG, false> {
-    static ac_status launch(const AC_FN(shape) &, int, const int *, int, int, cudaStream_t)
+    static ac_status launch(const AC_FN(shape) &, int, const int *, int, int, const ac_step_forcing *, cudaStream_t)
     {
         return AC_ERR_UNSUPPORTED;
     }
@@ -271,10 +288,12 @@ struct AC_FN(members_substep)<CONFIG, false> {
 /* Substep `substep` of the `count` members in the table, all of grid g's
  * configuration; roles: the indices of in, out, w_in and w_out in their
  * sets (-1: none); reduce: the last substep of a step (only plain
- * hydrodynamics reduces there: ac_reduces_in_substep).  The x ghost zones
- * must come from the periodic images (stream_wraps_x). */
+ * hydrodynamics reduces there: ac_reduces_in_substep); forcing: the last
+ * substep's, each member's step forcing (cuda_forcing_members_step), or
+ * NULL.  The x ghost zones must come from the periodic images
+ * (stream_wraps_x). */
 extern "C" ac_status AC_FN(cuda_substep_members)(const ac_grid *g, int count, const int roles[4], int substep,
-                                                 int reduce, cudaStream_t stream)
+                                                 int reduce, const ac_step_forcing *forcing, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const unsigned config = AC_FN(member_config)(g);
@@ -285,7 +304,7 @@ extern "C" ac_status AC_FN(cuda_substep_members)(const ac_grid *g, int count, co
 #define AC_MEMBERS_CASE(modules, terms)                                                                                \
     if (config == ac_config((modules), ac_kernel_bits(terms)))                                                         \
         return AC_FN(members_substep)<ac_config((modules), ac_kernel_bits(terms))>::launch(                            \
-            s, count, roles, substep, reduce, stream);
+            s, count, roles, substep, reduce, forcing, stream);
     AC_INSTANCES(AC_MEMBERS_CASE)
 #undef AC_MEMBERS_CASE
     return AC_ERR_UNSUPPORTED;
@@ -422,8 +441,9 @@ extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cud
 /* The forcing after a forced member's step, as forcing_sample_kernel adds
  * it after a solo device loop's: the draw of its run's last step to the
  * velocity of its home set (the hydro table's, or the first four fields of
- * a wide member's), at its own grid's coordinates, and where its table
- * says so the next step's reduction (add_forcing_term); block (x, y, z)
+ * a wide member's), at its own grid's coordinates (add_forcing_term),
+ * where its last substep does not add it (the magnetic module's:
+ * ac_forces_in_substep); block (x, y, z)
  * takes run z % z_runs of member z / z_runs.  A point's increment does not depend
  * on how the points are shared out, so the tiling may differ from the solo
  * launch's. */
@@ -451,7 +471,31 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
     }
     ac_forcing_term term;
     ac_forcing_term_of(mine.samples + (mine.run->taken - 1), mine.run->forcing_f0, mine.run->forcing_cs, dt, &term);
-    AC_FN(add_forcing_term)(home, s, term, dt, planes, (int)blockIdx.z % z_runs, mine.max_u2_bits, mine.nonfinite);
+    AC_FN(add_forcing_term)(home, s, term, dt, planes, (int)blockIdx.z % z_runs);
+}
+
+/* ... or, where their last substep adds it (ac_forces_in_substep), each
+ * member's term and phase factors at its own coordinates into forcing[m],
+ * as forcing_step_kernel makes a solo run's: block (x, m) of member m. */
+__global__ void AC_FN(forcing_members_step_kernel)(AC_FN(shape) s, const ac_member_forcing *members,
+                                                   ac_step_forcing *forcing)
+{
+    const ac_member_forcing &mine = members[blockIdx.y];
+    for (int a = 0; a < 3; ++a) {
+        s.origin[a] = mine.origin[a];
+        s.spacing[a] = mine.spacing[a];
+        s.offset[a] = mine.offset[a];
+    }
+    AC_FN(make_step_forcing)(s, mine.samples, mine.run, forcing + blockIdx.y);
+}
+
+extern "C" ac_status AC_FN(cuda_forcing_members_step)(const ac_grid *g, int count, const ac_member_forcing *members,
+                                                      ac_step_forcing *forcing, cudaStream_t stream)
+{
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    const int points = s.n[0] + s.n[1] + s.n[2];
+    AC_FN(forcing_members_step_kernel)<<<dim3((points + 127) / 128, count), 128, 0, stream>>>(s, members, forcing);
+    return ac_cuda_record(cudaGetLastError(), "ensemble forcing step launch");
 }
 
 /* The launch of forcing_members_kernel for `count` members: the hydro

@@ -141,13 +141,29 @@ static constexpr __host__ __device__ bool ac_device_loop_runs(unsigned config)
 }
 
 /* Whether the device loop's instance of a configuration may reduce what
- * its last substep writes for the next step (stream_substep.cuh: plain
- * hydro fuses max |u|^2 there; the loop passes a reduction only where the
- * signal speed is the flow's alone, begin_cfl_run). */
+ * its last substep writes for the next step's dt (stream_substep.cuh):
+ * plain hydrodynamics max |u|^2 (its signal speed is the flow's and a
+ * uniform sound speed; the flags of reduce_kernel's fields), the entropy
+ * module's sets the signal speed itself (it reads the values at the point:
+ * timestep.h's ac_signal_reads_values), as the reductions of a launch of
+ * their own would find them; not the magnetic module's (B = curl A). */
 static constexpr __host__ __device__ bool ac_reduces_in_substep(unsigned config)
 {
-    return (ac_config_modules(config) & ~(unsigned)(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC)) == 0 &&
-           !(ac_config_terms(config) & AC_KERNEL_SHOCK);
+    return !(ac_config_terms(config) & AC_KERNEL_SHOCK) &&
+           (ac_signal_speed_uniform(ac_config_modules(config), ac_signal_terms(ac_config_modules(config), 0u))
+                ? ac_config_modules(config) == AC_MODULE_HYDRO
+                : ac_signal_reads_values(ac_config_modules(config), ac_signal_terms(ac_config_modules(config), 0u)));
+}
+
+/* Whether the device loop's instance of a configuration adds a forced
+ * step's forcing in its last substep (stream_substep.cuh): not the magnetic
+ * module's, whose instances would carry the forcing's double-precision
+ * arithmetic into every step, forced or not (MHD's unforced sim.run lost
+ * 3-7 %: benchmarks/results/2026-11-28-gpu-last-substep); their forcing
+ * is a kernel after the step. */
+static constexpr __host__ __device__ bool ac_forces_in_substep(unsigned config)
+{
+    return !(ac_config_modules(config) & AC_MODULE_MAGNETIC);
 }
 
 /* One past the largest key; a key names a configuration when its modules

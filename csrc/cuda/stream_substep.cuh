@@ -246,9 +246,11 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
  * arrays (each point reads its w before writing).  DEVICE_DT: driven by
  * the device-side CFL loop (step, kernels.h): the step's length is not dt
  * but the one at step.dt (so too in the one instance of a configuration
- * the loop drives without an instance of its own), and with step.max_u2_bits the kernel leaves max
- * |u|^2 and the non-finite flags of what it writes there, as reduce_kernel
- * would find them.  Two terms have inputs whose arrival the schedule
+ * the loop drives without an instance of its own); with step.forcing it adds the step's forcing to
+ * what it writes, as forcing_sample_kernel would after it (ac_forces_in_substep), and with
+ * step.max_u2_bits it leaves there what the next step's reduction would find (ac_reduces_in_substep):
+ * max |u|^2 as reduce_kernel, or where the signal speed is not uniform the speed as
+ * signal_reduce_kernel, and the non-finite flags.  Two terms have inputs whose arrival the schedule
  * places, and are added where they arrive, in physics_rhs's order after
  * the others: hyperdiffusion (AC_KERNEL_HYPER3), del6 from the plane and
  * the column; shock viscosity (AC_KERNEL_SHOCK), the profile zeta and its
@@ -276,10 +278,13 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
     enum { NF = ac_field_count(MODULES), VECTORS = ac_vector_count(MODULES), UX = ac_field_index(MODULES, AC_FIELD_ux) };
-    /* the device-side CFL loop's speed is the flow's alone (max |u|^2) without a magnetic field */
-    const bool reduces = DEVICE_DT && ac_reduces_in_substep(CONFIG) && !(MODULES & AC_MODULE_MAGNETIC) &&
-                         step.max_u2_bits != NULL;
-    double max_u2 = 0.0;
+    /* the device-side CFL loop's last substep: the step's forcing added to what it writes, and then the
+     * reduction for the next step's dt (max |u|^2, or where the signal speed is not uniform the speed) */
+    constexpr unsigned SIGNAL_TERMS = ac_signal_terms(MODULES, 0u);
+    constexpr bool UNIFORM_SIGNAL = ac_signal_speed_uniform(MODULES, SIGNAL_TERMS);
+    const bool reduces = DEVICE_DT && ac_reduces_in_substep(CONFIG) && step.max_u2_bits != NULL;
+    const bool forces = DEVICE_DT && ac_forces_in_substep(CONFIG) && step.forcing != NULL;
+    double max_u2 = 0.0; /* (the signal speed where it is not uniform) */
     unsigned int nonfinite = 0;
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
     extern __shared__ __align__(16) unsigned char ac_stream_smem[];
@@ -494,21 +499,54 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
                 fresh[f] = rk3_substep(z[f][AC_GHOST], rhs[f], &w[f], substep, dt);
-                out.f[f][idx] = fresh[f];
+                if (!forces)
+                    out.f[f][idx] = fresh[f];
                 if (writes_w)
                     w_out.f[f][idx] = w[f];
+            }
+            if (forces) { /* as forcing_sample_kernel adds it after the step, the helical part rounded apart */
+                /* (the column's factors read again at each point: held, they cost registers across the loop) */
+                const ac_step_forcing &forcing = *step.forcing;
+                const ac_forcing_phase phase =
+                    forcing_phase_at(forcing.along[0][i], forcing.along[1][j], forcing.along[2][k]);
+                double du[3];
+                forcing_increment(&forcing.term, phase, forcing.dt, du);
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+                    fresh[UX + a] += (real)du[a];
+                if (forcing.helical) {
+                    forcing_sine_increment(&forcing.term, phase, forcing.dt, du);
+#pragma unroll
+                    for (int a = 0; a < 3; ++a)
+                        fresh[UX + a] += (real)du[a];
+                }
+#pragma unroll
+                for (int f = 0; f < NF; ++f)
+                    out.f[f][idx] = fresh[f];
             }
             if (late_w && reads_w && k + 1 < k_first + planes - 2 * AC_GHOST)
 #pragma unroll
                 for (int f = 0; f < NF; ++f) /* the next point's w into L2, so that its late load does not wait on DRAM */
                     AC_FN(prefetch_l2)(w_in.f[f], idx + s.stride[2]);
             if (reduces) {
-                const double u2 = AC_FN(speed_squared)(fresh[UX], fresh[UX + 1], fresh[UX + 2]);
-                max_u2 = u2 > max_u2 ? u2 : max_u2;
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
                     if (!isfinite(fresh[f]))
                         nonfinite |= 1u << f;
+                if (UNIFORM_SIGNAL) { /* as reduce_kernel */
+                    const double u2 = AC_FN(speed_squared)(fresh[UX], fresh[UX + 1], fresh[UX + 2]);
+                    max_u2 = u2 > max_u2 ? u2 : max_u2;
+                } else { /* as signal_reduce_kernel (mhd_substep.cuh) */
+                    ac_point_derivatives values;
+#pragma unroll
+                    for (int f = 0; f < NF; ++f)
+                        values.value[f] = fresh[f];
+                    const double speed = ac_signal_speed(MODULES, SIGNAL_TERMS, &values, &p);
+                    if (!isfinite(speed))
+                        nonfinite |= 1u << 1; /* reported as the velocity's */
+                    else
+                        max_u2 = speed > max_u2 ? speed : max_u2;
+                }
             }
         }
         if (active && it >= AC_GHOST) { /* plane it - 3 joins the planes below the next point */
