@@ -235,16 +235,18 @@ __global__ void AC_FN(shock_gradient_kernel)(real *zeta, AC_FN(shape) s, ac_geom
 
 /* One pass (shock_pass_point: the compression from u, axis -1; the 3x3x3
  * maximum of `from`, axis 3; its smoothing along axis 0, 1 or 2) at every
- * interior point into `to`. */
+ * interior point into `to`: a thread an x-y column up a run of z planes
+ * (tile_column), no index divided a point, as shock_gradient_kernel. */
 __global__ void AC_FN(shock_pass_kernel)(AC_FN(field_set) in, const real *from, real *to, AC_FN(shape) s,
-                                         ac_geometry geo, int axis)
+                                         ac_geometry geo, int axis, int z_per_block)
 {
     const real *const u[3] = {in.f[1], in.f[2], in.f[3]};
     const ptrdiff_t stride[3] = {s.stride[0], s.stride[1], s.stride[2]};
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2];
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x) {
-        const ptrdiff_t idx = AC_FN(interior_padded)(s, t);
+    int i, j, k0, k1;
+    if (!AC_FN(tile_column)(s, z_per_block, &i, &j, &k0, &k1))
+        return;
+    for (int k = k0; k < k1; ++k) {
+        const ptrdiff_t idx = AC_FN(padded)(s, i, j, k);
         to[idx] = shock_pass_point(u, from, idx, stride, geo.inv_ds, axis);
     }
 }
@@ -280,7 +282,7 @@ static ac_status AC_FN(profile_pass)(const ac_grid *g, void *const in_[AC_NUM_FI
                                      int *written, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
-    const long long total = (long long)s.n[0] * s.n[1] * s.n[2], padded = (long long)s.m[0] * s.m[1] * s.m[2];
+    const long long padded = (long long)s.m[0] * s.m[1] * s.m[2];
     real *const scratch = zeta + padded;
     *written = -1;
     if (pass == AC_SHOCK_PASSES - 1) {
@@ -289,8 +291,9 @@ static ac_status AC_FN(profile_pass)(const ac_grid *g, void *const in_[AC_NUM_FI
         return ac_cuda_record(cudaGetLastError(), "shock profile scale launch");
     }
     real *const from = pass % 2 ? scratch : zeta, *const to = pass % 2 ? zeta : scratch; /* as the CPU's */
-    AC_FN(shock_pass_kernel)<<<AC_FN(blocks_for)(total, 65535), 256, 0, stream>>>(AC_FN(make_set)(in_), from, to, s,
-                                                                                 make_geometry(g), shock_pass_axis(pass));
+    const dim3 threads(32, 8, 1);
+    AC_FN(shock_pass_kernel)<<<AC_FN(tile_blocks)(s, threads, 16), threads, 0, stream>>>(
+        AC_FN(make_set)(in_), from, to, s, make_geometry(g), shock_pass_axis(pass), 16);
     if (ac_cuda_record(cudaGetLastError(), "shock profile pass launch") != AC_OK)
         return AC_ERR_DEVICE;
     void *what[1] = {to};
