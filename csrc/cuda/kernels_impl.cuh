@@ -151,13 +151,17 @@ static __host__ __device__ long long AC_FN(face_count)(const AC_FN(shape) & s)
     return 2LL * AC_GHOST * ((long long)s.n[1] * s.n[2] + (long long)s.n[0] * s.n[2] + (long long)s.n[0] * s.n[1]);
 }
 
-/* Face value number t (0 .. face_count) of the fields of mask `mask`
- * (bit f: field f). */
+/* Face value number t (0 .. face_count, below 2^31: fill_faces_launch) of
+ * the fields of mask `mask` (bit f: field f).  Neighbouring t lie
+ * side by side in memory: the ghost planes fastest across x, the x index
+ * fastest across y and z (with the planes fastest there too, a warp's
+ * values lay six rows apart); 32-bit divisions (a 64-bit one costs as much
+ * as the copy). */
 template <int NF>
 static __device__ __forceinline__ void AC_FN(fill_face)(const AC_FN(fields)<NF> & fields, unsigned mask,
-                                                         const AC_FN(shape) & s, long long t)
+                                                         const AC_FN(shape) & s, int t)
 {
-    const long long across_x = 2LL * AC_GHOST * s.n[1] * s.n[2], across_y = 2LL * AC_GHOST * s.n[0] * s.n[2];
+    const int across_x = 2 * AC_GHOST * s.n[1] * s.n[2], across_y = 2 * AC_GHOST * s.n[0] * s.n[2];
     const int axis = t < across_x ? 0 : t < across_x + across_y ? 1 : 2;
     t -= axis == 0 ? 0 : axis == 1 ? across_x : across_x + across_y;
     /* the axis and the other two (b, c) by scalars: a struct indexed at run time would live in local memory */
@@ -167,9 +171,17 @@ static __device__ __forceinline__ void AC_FN(fill_face)(const AC_FN(fields)<NF> 
     const ptrdiff_t sa = axis == 0 ? s.stride[0] : axis == 1 ? s.stride[1] : s.stride[2],
                     sb = axis == 0 ? s.stride[1] : s.stride[0],
                     sc = axis == 2 ? s.stride[1] : s.stride[2];
-    const int plane = (int)(t % (2 * AC_GHOST));
-    const long long rest = t / (2 * AC_GHOST);
-    const ptrdiff_t base = (ptrdiff_t)((int)(rest % nb) + lob) * sb + (ptrdiff_t)((int)(rest / nb) + loc) * sc;
+    int plane, b, c;
+    if (axis == 0) {
+        plane = t % (2 * AC_GHOST);
+        b = t / (2 * AC_GHOST) % nb;
+        c = t / (2 * AC_GHOST) / nb;
+    } else {
+        b = t % nb;
+        plane = t / nb % (2 * AC_GHOST);
+        c = t / nb / (2 * AC_GHOST);
+    }
+    const ptrdiff_t base = (ptrdiff_t)(b + lob) * sb + (ptrdiff_t)(c + loc) * sc;
     const int ghost = ac_ghost_plane(plane, lo, n);
     const ptrdiff_t to = base + ghost * sa, from = base + ac_periodic_source(ghost, lo, n) * sa;
 #pragma unroll
@@ -183,7 +195,13 @@ __global__ void AC_FN(fill_faces_kernel)(AC_FN(fields)<AC_MAX_FIELDS> fields, un
     const long long total = AC_FN(face_count)(s);
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x)
-        AC_FN(fill_face)(fields, mask, s, t);
+        AC_FN(fill_face)(fields, mask, s, (int)t);
+}
+
+/* Whether fill_face's 32-bit face numbers reach every face value of s. */
+static bool AC_FN(faces_countable)(const AC_FN(shape) & s)
+{
+    return AC_FN(face_count)(s) < 0x7fffffffLL;
 }
 
 static ac_status AC_FN(fill_ghosts)(AC_FN(field_set) fields, int count, const AC_FN(shape) & s, cudaStream_t stream)

@@ -371,7 +371,7 @@ __global__ void AC_FN(fill_faces_members_kernel)(AC_FN(shape) s, unsigned fields
     const long long total = AC_FN(face_count)(s);
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x)
-        AC_FN(fill_face)(m.sets[0], fields, s, t);
+        AC_FN(fill_face)(m.sets[0], fields, s, (int)t);
 }
 
 /* The signal speed's reduction of each wide member (cuda_reduce_mhd's
@@ -394,6 +394,8 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_MIN_BLOCKS
 template <int NF>
 static ac_status AC_FN(fill_member_faces)(const AC_FN(shape) & s, int count, unsigned fields, cudaStream_t stream)
 {
+    if (!AC_FN(faces_countable)(s))
+        return AC_ERR_ARGUMENT;
     const long long blocks = AC_FN(blocks_for)(AC_FN(face_count)(s), 65535);
     AC_FN(fill_faces_members_kernel)<NF><<<dim3((unsigned)blocks, (unsigned)count), 256, 0, stream>>>(s, fields);
     return ac_cuda_record(cudaGetLastError(), "ensemble ghost faces launch");

@@ -127,6 +127,8 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
     const AC_FN(mhd_field_set) set = AC_FN(make_mhd_set)(fields_);
     const unsigned read = ac_signal_gradient_fields(g->modules, terms); /* A, for B */
     if (fill_ghosts && read) {
+        if (!AC_FN(faces_countable)(s))
+            return AC_ERR_ARGUMENT;
         AC_FN(fill_faces_kernel)<<<AC_FN(blocks_for)(AC_FN(face_count)(s), 65535), 256, 0, stream>>>(set, read, s);
         if (ac_cuda_record(cudaGetLastError(), "ghost faces launch") != AC_OK)
             return AC_ERR_DEVICE;
