@@ -248,9 +248,21 @@ struct AC_FN(members_substep) {
     static ac_status launch(const AC_FN(shape) & s, int count, const int roles[4], int substep, int reduce,
                             const ac_step_forcing *forcing, cudaStream_t stream)
     {
-        if constexpr (ac_forces_in_substep(CONFIG)) /* the forced instance only where the loop adds the forcing */
-            if (forcing)
-                return launch_instance<true>(s, count, roles, substep, reduce, forcing, stream);
+        return launch_forced(ac_constant<ac_forces_in_substep(CONFIG)>(), s, count, roles, substep, reduce, forcing,
+                             stream);
+    }
+
+    /* the forced instance only where the loop adds the forcing in the substep (C++14: no if constexpr) */
+    static ac_status launch_forced(ac_constant<true>, const AC_FN(shape) & s, int count, const int roles[4],
+                                   int substep, int reduce, const ac_step_forcing *forcing, cudaStream_t stream)
+    {
+        return forcing ? launch_instance<true>(s, count, roles, substep, reduce, forcing, stream)
+                       : launch_instance<false>(s, count, roles, substep, reduce, NULL, stream);
+    }
+
+    static ac_status launch_forced(ac_constant<false>, const AC_FN(shape) & s, int count, const int roles[4],
+                                   int substep, int reduce, const ac_step_forcing *, cudaStream_t stream)
+    {
         return launch_instance<false>(s, count, roles, substep, reduce, NULL, stream);
     }
 

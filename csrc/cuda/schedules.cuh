@@ -155,6 +155,10 @@ static constexpr __host__ __device__ bool ac_reduces_in_substep(unsigned config)
                 : ac_signal_reads_values(ac_config_modules(config), ac_signal_terms(ac_config_modules(config), 0u)));
 }
 
+/* A compile-time truth value as a type, to pick an overload (C++14). */
+template <bool B>
+struct ac_constant {};
+
 /* Whether the device loop's instance of a configuration adds a forced
  * step's forcing in its last substep (stream_substep.cuh): not the magnetic
  * module's, whose instances would carry the forcing's double-precision
