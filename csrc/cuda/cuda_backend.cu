@@ -947,8 +947,6 @@ static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const a
     if (!gpu->samples &&
         (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
         return st;
-    if (!gpu->step_forcing && (st = make_step_forcings(&gpu->grid, 1, &gpu->step_forcing)) != AC_OK)
-        return st;
     CHECK(cudaMemcpyAsync(gpu->samples, forcing->samples, forcing->count * sizeof *gpu->samples,
                           cudaMemcpyHostToDevice, stream),
           "forcing samples");
@@ -972,6 +970,8 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
 {
     ac_status st = start_run(gpu, run, max_steps, forcing, stream);
     if (st != AC_OK)
+        return st;
+    if (forcing && !gpu->step_forcing && (st = make_step_forcings(&gpu->grid, 1, &gpu->step_forcing)) != AC_OK)
         return st;
     CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, stream), "CFL run state");
     /* as the host's step begins: the wall values ('a', 'set'); each step ends setting them again */
@@ -1153,8 +1153,8 @@ extern "C" unsigned long long ac_cuda_shared_member_runs(void)
  * (forcing_in_substep), or the forcing after them; where the signal speed
  * is not uniform or the configuration's last substep does not reduce
  * (ac_reduces_in_substep) the reduction for every member in one launch
- * each step; else the last substep reduces, or the forcing after it.  forcings: every member's draws, or NULL
- * (none forced).  Their own streams are drained first; the work goes to
+ * each step, else the last substep reduces (after the forcing it adds).
+ * forcings: every member's draws, or NULL (none forced).  Their own streams are drained first; the work goes to
  * the first member's stream. */
 static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_forcing_batch *const *forcings, int count,
                              long max_steps)

@@ -76,7 +76,7 @@ typedef struct {
     const double *dt;
     unsigned long long *max_u2_bits;
     unsigned int *nonfinite;
-} ac_member_step; /* an ac_device_step without forcing (force_members adds it), for a smaller member table */
+} ac_member_step; /* an ac_device_step without its forcing (the members' launch passes theirs), a smaller row */
 typedef struct {
     const ac_grid *grid;
     void *sets[3][AC_MAX_FIELDS];

@@ -35,8 +35,8 @@ static_assert(sizeof(AC_FN(stream_members)) <= 65536, "the ensemble table (membe
  * and the non-finite flags for the next step's dt; forcing (FORCED): the
  * members' forcing of the step, which the last substep adds first.  The
  * forced instances are their own, so that unforced ensembles keep the
- * registers and schedule they had (an entropy ensemble's ran at 0.93 of
- * them with one instance for both: benchmarks/results/2026-11-28-gpu-last-substep). */
+ * registers and schedule they had (with one instance for both, unforced
+ * entropy ensembles ran slower: benchmarks/results/2026-11-28-gpu-last-substep). */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool FORCED>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
     AC_FN(stream_members_kernel)(AC_FN(shape) s, int4 roles, int substep, bool reduce, int runs, bool wrap_x,

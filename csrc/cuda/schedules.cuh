@@ -162,9 +162,9 @@ struct ac_constant {};
 /* Whether the device loop's instance of a configuration adds a forced
  * step's forcing in its last substep (stream_substep.cuh): not the magnetic
  * module's, whose instances would carry the forcing's double-precision
- * arithmetic into every step, forced or not (MHD's unforced sim.run lost
- * 3-7 %: benchmarks/results/2026-11-28-gpu-last-substep); their forcing
- * is a kernel after the step. */
+ * registers into every step, forced or not, and ran slower unforced
+ * (benchmarks/results/2026-11-28-gpu-last-substep); their forcing is a
+ * kernel after the step. */
 static constexpr __host__ __device__ bool ac_forces_in_substep(unsigned config)
 {
     return !(ac_config_modules(config) & AC_MODULE_MAGNETIC);
