@@ -151,7 +151,7 @@ static __host__ __device__ long long AC_FN(face_count)(const AC_FN(shape) & s)
     return 2LL * AC_GHOST * ((long long)s.n[1] * s.n[2] + (long long)s.n[0] * s.n[2] + (long long)s.n[0] * s.n[1]);
 }
 
-/* Face value number t (0 .. face_count, below 2^31: fill_faces_launch) of
+/* Face value number t (0 .. face_count, below 2^31: faces_countable) of
  * the fields of mask `mask` (bit f: field f).  Neighbouring t lie
  * side by side in memory: the ghost planes fastest across x, the x index
  * fastest across y and z (with the planes fastest there too, a warp's
@@ -1098,9 +1098,9 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
     AC_FN(add_forcing_term)(fields, s, term, dt, planes, blockIdx.z);
 }
 
-/* The device-side CFL loop's forcing after a step, where the walls or
- * gravity come between its last substep and the forcing (cuda_backend.cu's
- * forcing_in_substep): the term of the run's last step, samples[taken - 1]
+/* The device-side CFL loop's forcing after a step, where its last substep
+ * does not add it (cuda_backend.cu's forcing_in_substep: the magnetic
+ * module's instances, walls, gravity): the term of the run's last step, samples[taken - 1]
  * for its length (forcing.h's ac_forcing_term_of, as the host finds it),
  * nothing once the run has ended (NaN there). */
 __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
