@@ -86,7 +86,7 @@ AC_TERM_INLINE int ac_signal_reads_values(unsigned modules, unsigned terms)
 {
     int values = (terms & (unsigned)AC_POSITION_SIGNAL_TERMS) == 0u;
     for (int r = 0; r < AC_FIELD_ROWS; ++r)
-        if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
+        if (physics_signal_needs(modules, terms, r) & ~(unsigned)AC_NEEDS_VALUE)
             values = 0;
     return values;
 }

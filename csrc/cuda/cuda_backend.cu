@@ -925,8 +925,12 @@ static ac_status make_step_forcings(const ac_grid *g, int count, ac_step_forcing
         layout[i].along[1] = layout[i].along[0] + n[0];
         layout[i].along[2] = layout[i].along[1] + n[1];
     }
-    CHECK(cudaMemcpy(*out, layout, count * sizeof *layout, cudaMemcpyHostToDevice), "forcing tables");
-    return AC_OK;
+    if ((st = ac_cuda_record(cudaMemcpy(*out, layout, count * sizeof *layout, cudaMemcpyHostToDevice),
+                             "forcing tables")) != AC_OK) {
+        device_free(*out); /* not left for a later run to read through its unset pointers */
+        *out = NULL;
+    }
+    return st;
 }
 
 /* A run's state at its start (on the host), and with `forcing` its draws
@@ -971,7 +975,8 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
     ac_status st = start_run(gpu, run, max_steps, forcing, stream);
     if (st != AC_OK)
         return st;
-    if (forcing && !gpu->step_forcing && (st = make_step_forcings(&gpu->grid, 1, &gpu->step_forcing)) != AC_OK)
+    if (forcing && forcing_in_substep(gpu) && !gpu->step_forcing &&
+        (st = make_step_forcings(&gpu->grid, 1, &gpu->step_forcing)) != AC_OK)
         return st;
     CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, stream), "CFL run state");
     /* as the host's step begins: the wall values ('a', 'set'); each step ends setting them again */

@@ -299,8 +299,9 @@ struct AC_FN(members_substep)<CONFIG, false> {
 
 /* Substep `substep` of the `count` members in the table, all of grid g's
  * configuration; roles: the indices of in, out, w_in and w_out in their
- * sets (-1: none); reduce: the last substep of a step (only plain
- * hydrodynamics reduces there: ac_reduces_in_substep); forcing: the last
+ * sets (-1: none); reduce: the last substep of a step, where it reduces
+ * for the next (run_members asks it of members whose signal speed is
+ * uniform, plain hydrodynamics: ac_reduces_in_substep); forcing: the last
  * substep's, each member's step forcing (cuda_forcing_members_step), or
  * NULL.  The x ghost zones must come from the periodic images
  * (stream_wraps_x). */
