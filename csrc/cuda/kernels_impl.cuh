@@ -1098,20 +1098,32 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
     AC_FN(add_forcing_term)(fields, s, term, dt, planes, blockIdx.z);
 }
 
+/* The term of a device CFL run's last step, samples[taken - 1] for its
+ * length (forcing.h's ac_forcing_term_of, as the host finds it), and that
+ * length; false once the run has ended (NaN there): nothing to add. */
+static __device__ __forceinline__ bool AC_FN(run_forcing_term)(const ac_forcing_sample *samples,
+                                                                const ac_cfl_run *run, ac_forcing_term *term,
+                                                                double *dt)
+{
+    *dt = run->step_dt;
+    if (*dt != *dt)
+        return false;
+    ac_forcing_term_of(samples + (run->taken - 1), run->forcing_f0, run->forcing_cs, *dt, term);
+    return true;
+}
+
 /* The device-side CFL loop's forcing after a step, where its last substep
  * does not add it (cuda_backend.cu's forcing_in_substep: the magnetic
- * module's instances, walls, gravity): the term of the run's last step, samples[taken - 1]
- * for its length (forcing.h's ac_forcing_term_of, as the host finds it),
- * nothing once the run has ended (NaN there). */
+ * module's instances, walls, gravity): the term of the run's last step
+ * (run_forcing_term). */
 __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
     AC_FN(forcing_sample_kernel)(AC_FN(field_set) fields, AC_FN(shape) s, const ac_forcing_sample *samples,
                                  const ac_cfl_run *run, int planes)
 {
-    const double dt = run->step_dt;
-    if (dt != dt)
-        return; /* every thread of the block, before its barrier */
     ac_forcing_term term;
-    ac_forcing_term_of(samples + (run->taken - 1), run->forcing_f0, run->forcing_cs, dt, &term);
+    double dt;
+    if (!AC_FN(run_forcing_term)(samples, run, &term, &dt))
+        return; /* every thread of the block, before its barrier */
     AC_FN(add_forcing_term)(fields, s, term, dt, planes, blockIdx.z);
 }
 
@@ -1123,11 +1135,10 @@ static __device__ __forceinline__ void AC_FN(make_step_forcing)(const AC_FN(shap
                                                                  const ac_forcing_sample *samples,
                                                                  const ac_cfl_run *run, ac_step_forcing *forcing)
 {
-    const double dt = run->step_dt;
-    if (dt != dt)
-        return; /* the run has ended: its substeps do nothing */
     ac_forcing_term term;
-    ac_forcing_term_of(samples + (run->taken - 1), run->forcing_f0, run->forcing_cs, dt, &term);
+    double dt;
+    if (!AC_FN(run_forcing_term)(samples, run, &term, &dt))
+        return; /* the run has ended: its substeps do nothing */
     int t = (int)(blockIdx.x * blockDim.x + threadIdx.x), a = 0;
     if (t == 0) {
         forcing->term = term;
