@@ -468,8 +468,9 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
 {
     const int member = (int)blockIdx.z / z_runs;
     const ac_member_forcing &mine = forcing[member];
-    const double dt = mine.run->step_dt;
-    if (dt != dt)
+    ac_forcing_term term;
+    double dt;
+    if (!AC_FN(run_forcing_term)(mine.samples, mine.run, &term, &dt))
         return; /* the run has ended: every thread of the block, before its barrier */
     for (int a = 0; a < 3; ++a) {
         s.origin[a] = mine.origin[a];
@@ -484,8 +485,6 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY)
         for (int f = 0; f < AC_NUM_FIELDS; ++f)
             home.f[f] = m.sets[0].f[f];
     }
-    ac_forcing_term term;
-    ac_forcing_term_of(mine.samples + (mine.run->taken - 1), mine.run->forcing_f0, mine.run->forcing_cs, dt, &term);
     AC_FN(add_forcing_term)(home, s, term, dt, planes, (int)blockIdx.z % z_runs);
 }
 
