@@ -225,6 +225,22 @@ AC_INLINE double ac_exp_double(double x)
 #endif
 }
 
+/* a - b rounded on its own, never fused with a product that feeds it.
+ * Where a and b are derivatives (sums times their scale), the GPU's
+ * assembler may fuse one scaling into the subtraction as a multiply-add in
+ * one kernel and not in another, so that two kernels of one build (an
+ * ensemble member's substep and its solo run's) would find B = curl A an
+ * ulp apart (benchmarks/results/2026-11-28-gpu-forced-instances);
+ * __fsub_rn and __dsub_rn are never fused. */
+AC_INLINE real ac_sub_unfused(real a, real b)
+{
+#if defined(__CUDA_ARCH__)
+    return sizeof(real) == sizeof(float) ? (real)__fsub_rn((float)a, (float)b) : (real)__dsub_rn((double)a, (double)b);
+#else
+    return a - b;
+#endif
+}
+
 /* 1/3 as a constant factor: a multiplication where x / 3 would be a
  * division (several times slower on both the CPU and the GPU). */
 #define AC_THIRD ((real)(1.0 / 3.0))

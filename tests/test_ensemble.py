@@ -304,12 +304,6 @@ def assert_same_fields(a, b):
         assert np.array_equal(a[name], b[name]), name
 
 
-def shares(config, dtype):
-    """Whether unforced members of `config` take the shared launches: all but MHD with entropy in double
-    precision (cuda_backend.cu's shares_launches), which take the graph."""
-    return not (dtype == "float64" and "mhd-entropy" in config)
-
-
 def shared_runs():
     from astaroth import _core
 
@@ -324,8 +318,8 @@ def test_members_of_every_device_loop_configuration_share_launches_and_equal_sol
     ens = ac.Ensemble(configured(i, config, dtype) for i in range(4))
     taken = ens.run(until=0.4)
     assert launches and all(together for _, together in launches)
-    # every member run of every call went through the shared launches (cuda_backend.cu's run_members), or none
-    assert shared_runs() - before == (sum(count for count, _ in launches) if shares(config, dtype) else 0)
+    # every member run of every call went through the shared launches (cuda_backend.cu's run_members)
+    assert shared_runs() - before == sum(count for count, _ in launches)
     assert len(set(taken)) > 1 and all(sim.t == 0.4 for sim in ens)
     for i, sim in enumerate(ens):
         alone = configured(i, config, dtype)
@@ -350,8 +344,7 @@ def test_more_members_than_a_launch_holds_step_in_several(dtype, launches, monke
     ens = ac.Ensemble(configured(i, "mhd-entropy-scalars2", dtype, shape) for i in range(128))
     taken = ens.run(until=0.5)
     assert launches and all(together for _, together in launches)
-    shared = shares("mhd-entropy-scalars2", dtype)
-    assert shared_runs() - before == (sum(count for count, _ in launches) if shared else 0)
+    assert shared_runs() - before == sum(count for count, _ in launches)
     for i in (0, 70, 127):
         alone = configured(i, "mhd-entropy-scalars2", dtype, shape)
         assert alone.run(until=0.5) == taken[i]
@@ -420,7 +413,7 @@ def test_forced_members_share_launches_and_equal_solo_runs(config, dtype, launch
     ens = ac.Ensemble(forced(i, config, dtype) for i in range(4))
     taken = ens.run(until=0.4)
     assert launches and all(together for _, together in launches)
-    assert shared_runs() - before == (sum(count for count, _ in launches) if shares(config, dtype) else 0)
+    assert shared_runs() - before == sum(count for count, _ in launches)
     assert len(set(taken)) > 1 and all(sim.t == 0.4 for sim in ens)
     for i, sim in enumerate(ens):
         alone = forced(i, config, dtype)

@@ -1262,22 +1262,10 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
 /* One ensemble at a time loads the kernels' member table and launches. */
 static pthread_mutex_t members_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Whether a member may step in shared launches at all: not MHD with
- * entropy in double precision, whose shared runs do not equal their solo
- * runs bit for bit on the GPU: the two substep kernels are the same PTX,
- * but ptxas fuses multiply-adds differently in them
- * (benchmarks/results/2026-11-28-gpu-forced-members); those take the
- * graph, which runs the solo kernels. */
-static bool shares_launches(const ac_gpu *gpu)
-{
-    const unsigned both = AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY;
-    return !(gpu->element_bytes == 8 && (ac_grid_modules(&gpu->grid) & both) == both);
-}
-
-/* Members of one configuration and shape (goes_with) that may share
- * launches (shares_launches), all forced or none, step in them
- * (run_members), as many a launch as the member table holds of them
- * (members.cuh); any others of one GPU in one graph (run_members_graphed). */
+/* Members of one configuration and shape (goes_with), all forced or none,
+ * step in shared launches (run_members), as many a launch as the member
+ * table holds of them (members.cuh); any others of one GPU in one graph
+ * (run_members_graphed). */
 static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, const ac_forcing_batch *const *forcings,
                                      int count, long max_steps)
 {
@@ -1287,7 +1275,7 @@ static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, cons
     /* full_reduction as begin_cfl_run finds it (the binding's grid_cfl_run_limits set it) */
     bool shared = true;
     for (int i = 0; i < count; ++i)
-        shared = shared && shares_launches(gpus[i]) && !forcings[i] == !forcings[0] &&
+        shared = shared && !forcings[i] == !forcings[0] &&
                  cfl_run_refused(gpus[i], max_steps, forcings[i]) == AC_OK &&
                  goes_with(gpus[0], &runs[0], gpus[i], &runs[i]);
     const int most = shared ? gpus[0]->k->members_capacity(&gpus[0]->grid) : 0;

@@ -19,12 +19,14 @@ AC_TERM_INLINE unsigned magnetic_needs(int row)
                : 0u;
 }
 
-/* B = curl A + b_ext from grad_a[i][j] = d_j A_i. */
+/* B = curl A + b_ext from grad_a[i][j] = d_j A_i; each difference of
+ * derivatives rounded on its own (ac_sub_unfused), so that every GPU kernel
+ * finds the same B. */
 AC_INLINE void curl_plus(const real grad_a[3][3], const real b_ext[3], real b[3])
 {
-    b[0] = grad_a[2][1] - grad_a[1][2] + b_ext[0];
-    b[1] = grad_a[0][2] - grad_a[2][0] + b_ext[1];
-    b[2] = grad_a[1][0] - grad_a[0][1] + b_ext[2];
+    b[0] = ac_sub_unfused(grad_a[2][1], grad_a[1][2]) + b_ext[0];
+    b[1] = ac_sub_unfused(grad_a[0][2], grad_a[2][0]) + b_ext[1];
+    b[2] = ac_sub_unfused(grad_a[1][0], grad_a[0][1]) + b_ext[2];
 }
 
 AC_INLINE void magnetic_add(unsigned modules, const ac_point_derivatives *d, const ac_physics_params *p, real rhs[])
