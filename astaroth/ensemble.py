@@ -11,8 +11,8 @@ would alone (the same steps through the same arithmetic, so the same bits).
 On the GPU, members that find their dt on the device go together:
 members of one configuration (MHD, entropy, passive scalars,
 hyperdiffusion, the Coriolis force, plain hydrodynamics: every one the
-device's loop takes but walls, gravity, and MHD with entropy in double
-precision), all forced or none, in shared launches, each stepping all of
+device's loop takes but walls and gravity), all forced or none, in shared
+launches, each stepping all of
 them (up to MEMBERS_PER_LAUNCH; fewer a launch where they have more fields,
 cuda_backend.cu's run_members), so that many small grids fill the GPU like
 one large one; the others (walls, gravity, members of different
