@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# On one H200 (no 2-GPU machine was lent), in two calls: M (main) against N
-# (the device loop's forced instances their own, the members' forcing kernel
-# through run_forcing_term).
+# On one H200 (no 2-GPU machine was lent), in four calls, `device.sh PART`
+# with TREE naming a tree the carried .trees/try.tar.xz holds: M (main)
+# against N (the device loop's forced instances their own, the members'
+# forcing kernel through run_forcing_term), then L and P (below).
 #   part 1: N's one-GPU tests, one round of the float32 sweeps of every
 #           physics in both trees, the bench rows in both; beside them, on
 #           the CPU, the SASS with source lines of the MHD+entropy float64
@@ -25,18 +26,9 @@ OUT=${OUT:-device-logs}
 PART=${1:-1}
 mkdir -p "$OUT" /tmp/tryso
 export PYTHONUNBUFFERED=1
-HERE=$PWD/benchmarks/results/2026-11-28-gpu-forced-instances
 [ -d /tmp/tryso/${TREE:-N}/astaroth ] || tar -xJf .trees/try.tar.xz -C /tmp/tryso
-header() {
-    echo "# device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sort | uniq -c | tr -s ' ')"
-    echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-    echo "# commit: $1 = $(cat /tmp/tryso/$1/COMMIT)"
-    echo "# command: ${*:2}"
-}
-in_tree() { # tree log timeout cmd...
-    local t=$1 log=$2 limit=$3; shift 3
-    { header $t "$*"; (cd /tmp/tryso/$t && PYTHONPATH=/tmp/tryso/$t timeout $limit "$@" 2>&1 | tail -${TAIL:-3}); } >> "$OUT/$log" 2>&1
-}
+. scripts/device-trees.sh  # header, in_tree
+PROFILES=$PWD/benchmarks/results/2026-11-28-gpu-last-substep  # forced_profile.py, mhd_profile.py
 sweeps() { # dtype rounds
     for round in $(seq $2); do for t in M N; do
         TAIL=11 in_tree $t sweeps-$1.log 100 python3 -m astaroth bench --backend cuda --sweeps --physics all --sizes 32 64 256 --dtype $1 --methods 55p
@@ -89,7 +81,7 @@ elif [ "$PART" = 3 ]; then
     TAIL=25 in_tree L gpu-tests-L.log 240 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_gpu.py tests/test_device_cfl.py tests/test_run_in_c.py tests/test_ensemble.py tests/test_bitwise.py tests/test_forcing.py tests/test_configurations_gpu.py tests/test_shock.py tests/test_shear_gpu.py
     tail -n 3 "$OUT/gpu-tests-L.log"
     profile() { # name regex skip count script
-        TAIL=60 in_tree L ncu-lines-$1.log 150 ncu --kernel-name regex:"$2" --launch-skip $3 --launch-count $4 --section SourceCounters --section InstructionStats --section SpeedOfLight --import-source yes -f -o /tmp/$1 python3 $HERE/$5 256 float32
+        TAIL=60 in_tree L ncu-lines-$1.log 150 ncu --kernel-name regex:"$2" --launch-skip $3 --launch-count $4 --section SourceCounters --section InstructionStats --section SpeedOfLight --import-source yes -f -o /tmp/$1 python3 $PROFILES/$5 256 float32
         for page in cuda sass; do
             ncu -i /tmp/$1.ncu-rep --page source --csv --print-source $page > "$OUT/lines-$1-$page.csv" 2> "$OUT/lines-$1-$page.err"
             wc -c "$OUT/lines-$1-$page.csv"
@@ -100,7 +92,7 @@ elif [ "$PART" = 3 ]; then
     profile mhd-reduction-f32 signal_reduce 2 1 mhd_profile.py
 else
     for t in M N; do
-        TAIL=400 in_tree $t ncu-forced-hydro-f32-$t.log 100 ncu --kernel-name regex:"stream_substep|forcing" --launch-skip 12 --launch-count 8 --section SpeedOfLight --section LaunchStats --section Occupancy --metrics smsp__inst_executed.sum,dram__bytes.sum python3 $HERE/forced_profile.py 256 float32
+        TAIL=400 in_tree $t ncu-forced-hydro-f32-$t.log 100 ncu --kernel-name regex:"stream_substep|forcing" --launch-skip 12 --launch-count 8 --section SpeedOfLight --section LaunchStats --section Occupancy --metrics smsp__inst_executed.sum,dram__bytes.sum python3 $PROFILES/forced_profile.py 256 float32
     done
     grep -E "^  [a-z_ ]+.*\(|Duration|Registers Per|inst_executed" "$OUT"/ncu-*.log | cut -c1-110
     sweeps float32 1
