@@ -12,10 +12,9 @@ On the GPU, members that find their dt on the device go together:
 members of one configuration (MHD, entropy, passive scalars,
 hyperdiffusion, the Coriolis force, plain hydrodynamics: every one the
 device's loop takes but walls and gravity), all forced or none, in shared
-launches, each stepping all of
-them (up to MEMBERS_PER_LAUNCH; fewer a launch where they have more fields,
-cuda_backend.cu's run_members), so that many small grids fill the GPU like
-one large one; the others (walls, gravity, members of different
+launches, each stepping all of them (up to MEMBERS_PER_LAUNCH; fewer a
+launch where they have more fields, cuda_backend.cu's run_members), so that
+many small grids fill the GPU like one large one; the others (walls, gravity, members of different
 configurations, forced beside unforced) in one CUDA graph of all their steps
 (cuda_backend.cu's run_members_graphed).  Members with shock
 viscosity or the 19-point method run side by side in worker threads
