@@ -1,7 +1,17 @@
-# Sourced by device scripts that time prebuilt trees against each other
-# (benchmarks/results/*/device*.sh): each tree under /tmp/tryso/NAME holds an
-# extension built for the device's Python and a COMMIT file that says what
-# it is.  Every log entry opens with the device, date, tree and command.
+# Sourced, from the repository root, by device scripts that time prebuilt
+# trees against each other (benchmarks/results/*/device*.sh): each tree
+# under /tmp/tryso/NAME holds an extension built for the device's Python and
+# a COMMIT file that says what it is, carried in .trees/try.tar.xz.  Every
+# log entry opens with the device, date, tree and command.
+
+# device_start TREE: logs to $OUT (default ./device-logs), Python
+# unbuffered, and the carried trees unpacked unless TREE's is there already
+device_start() {
+    OUT=${OUT:-device-logs}
+    mkdir -p "$OUT" /tmp/tryso
+    export PYTHONUNBUFFERED=1
+    [ -d /tmp/tryso/$1/astaroth ] || tar -xJf .trees/try.tar.xz -C /tmp/tryso
+}
 
 # header TREE COMMAND...: the lines that open a log entry
 header() {

@@ -22,12 +22,9 @@
 #           solo and as a member, as in part 1.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${OUT:-device-logs}
+. scripts/device-trees.sh  # device_start, header, in_tree
+device_start ${TREE:-N}
 PART=${1:-1}
-mkdir -p "$OUT" /tmp/tryso
-export PYTHONUNBUFFERED=1
-[ -d /tmp/tryso/${TREE:-N}/astaroth ] || tar -xJf .trees/try.tar.xz -C /tmp/tryso
-. scripts/device-trees.sh  # header, in_tree
 PROFILES=$PWD/benchmarks/results/2026-11-28-gpu-last-substep  # forced_profile.py, mhd_profile.py
 sweeps() { # dtype rounds
     for round in $(seq $2); do for t in M N; do

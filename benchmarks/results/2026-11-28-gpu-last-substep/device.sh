@@ -6,21 +6,9 @@
 # root; logs to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${OUT:-device-logs}
-mkdir -p "$OUT" /tmp/tryso
-export PYTHONUNBUFFERED=1
+. scripts/device-trees.sh  # device_start, header, in_tree
+device_start B
 HERE=$PWD/benchmarks/results/2026-11-28-gpu-last-substep
-[ -d /tmp/tryso/B/astaroth ] || tar -xJf .trees/try.tar.xz -C /tmp/tryso
-header() {
-    echo "# device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sort | uniq -c | tr -s ' ')"
-    echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-    echo "# commit: $1 = $(cat /tmp/tryso/$1/COMMIT)"
-    echo "# command: ${*:2}"
-}
-in_tree() { # tree log timeout cmd...
-    local t=$1 log=$2 limit=$3; shift 3
-    { header $t "$*"; (cd /tmp/tryso/$t && PYTHONPATH=/tmp/tryso/$t timeout $limit "$@" 2>&1 | tail -${TAIL:-3}); } >> "$OUT/$log" 2>&1
-}
 # GPU 0: B's GPU tests of the device loops, ensembles and stored bitwise runs
 ( CUDA_VISIBLE_DEVICES=0 TAIL=25 in_tree B gpu-tests.log 420 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_gpu.py tests/test_device_cfl.py tests/test_run_in_c.py tests/test_ensemble.py tests/test_bitwise.py tests/test_forcing.py tests/test_configurations_gpu.py ) &
 # GPUs 1, 2: the sweeps of every physics, A and B one after the other, two rounds

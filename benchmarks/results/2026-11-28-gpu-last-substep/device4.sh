@@ -7,21 +7,9 @@
 # sweeps (float32 two rounds, float64 one); then E's split GPU tests on both.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${OUT:-device-logs}
-mkdir -p "$OUT" /tmp/tryso
-export PYTHONUNBUFFERED=1
+. scripts/device-trees.sh  # device_start, header, in_tree
+device_start E
 HERE=$PWD/benchmarks/results/2026-11-28-gpu-last-substep
-[ -d /tmp/tryso/E/astaroth ] || tar -xJf .trees/try.tar.xz -C /tmp/tryso
-header() {
-    echo "# device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sort | uniq -c | tr -s ' ')"
-    echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-    echo "# commit: $1 = $(cat /tmp/tryso/$1/COMMIT)"
-    echo "# command: ${*:2}"
-}
-in_tree() { # tree log timeout cmd...
-    local t=$1 log=$2 limit=$3; shift 3
-    { header $t "$*"; (cd /tmp/tryso/$t && PYTHONPATH=/tmp/tryso/$t timeout $limit "$@" 2>&1 | tail -${TAIL:-3}); } >> "$OUT/$log" 2>&1
-}
 ( CUDA_VISIBLE_DEVICES=0 TAIL=25 in_tree E gpu-tests.log 420 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_gpu.py tests/test_device_cfl.py tests/test_run_in_c.py tests/test_ensemble.py tests/test_bitwise.py tests/test_forcing.py tests/test_configurations_gpu.py tests/test_shock.py tests/test_shear_gpu.py
   for t in A E; do
       CUDA_VISIBLE_DEVICES=0 TAIL=200 in_tree $t ncu-mhd-f32-$t.log 200 ncu --kernel-name regex:"fill_faces|signal_reduce" --launch-skip 4 --launch-count 4 --section SpeedOfLight --section LaunchStats --metrics smsp__inst_executed.sum,dram__bytes.sum python3 $HERE/mhd_profile.py 256 float32

@@ -7,20 +7,8 @@
 # then F; then F's split GPU tests on both.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${OUT:-device-logs}
-mkdir -p "$OUT" /tmp/tryso
-export PYTHONUNBUFFERED=1
-[ -d /tmp/tryso/F/astaroth ] || tar -xJf .trees/try.tar.xz -C /tmp/tryso
-header() {
-    echo "# device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sort | uniq -c | tr -s ' ')"
-    echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-    echo "# commit: $1 = $(cat /tmp/tryso/$1/COMMIT)"
-    echo "# command: ${*:2}"
-}
-in_tree() { # tree log timeout cmd...
-    local t=$1 log=$2 limit=$3; shift 3
-    { header $t "$*"; (cd /tmp/tryso/$t && PYTHONPATH=/tmp/tryso/$t timeout $limit "$@" 2>&1 | tail -${TAIL:-3}); } >> "$OUT/$log" 2>&1
-}
+. scripts/device-trees.sh  # device_start, header, in_tree
+device_start F
 ( CUDA_VISIBLE_DEVICES=0 in_tree F fixture.log 120 python3 scripts/make_bitwise_fixture.py cuda "$OUT/bitwise_cuda.npz"
   CUDA_VISIBLE_DEVICES=0 TAIL=40 in_tree F fixture.log 30 python3 -c "
 import numpy as np, sys
