@@ -23,6 +23,10 @@ Environment:
                          ASTAROTH_STREAM_TILE and scripts/tune-tiles.py pick
   ASTAROTH_NO_BUILD_CACHE=1  compile even where build/astaroth-cache holds
                          the extension of the same sources and flags
+  MPICC                  the MPI compiler wrapper (default: mpicc on PATH) that
+                         builds astaroth._split, the steps of a grid split
+                         over MPI ranks in C (csrc/split/); without one a split
+                         run steps from Python
 A build keeps its extension in build/astaroth-cache/, under a hash of every
 file in csrc/, the flags, the compilers and the Python and NumPy versions: a
 later install (e.g. pip install ".[test]" after pip install ".") with all of
@@ -34,6 +38,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 
 import numpy
@@ -157,7 +162,27 @@ def cache_key(made_with):
     return digest.hexdigest()[:20]
 
 
+def build_split(build):
+    """astaroth._split (csrc/split/split_steps.c) with the MPI compiler wrapper, where one is found; a split
+    run steps from Python without it (astaroth/parallel.py)."""
+    mpicc = os.environ.get("MPICC") or shutil.which("mpicc")
+    if not mpicc:
+        print("astaroth: mpicc not found: split runs will step from Python (docs/guide/parallel.md)", file=sys.stderr)
+        return
+    target = build.get_ext_fullpath("astaroth._split")
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    cmd = [mpicc, "-std=c99", "-O2", "-fPIC", "-shared", "-pthread", "-Icsrc",
+           "-I" + sysconfig.get_paths()["include"], "csrc/split/split_steps.c", "-o", target]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"astaroth: {' '.join(cmd)} failed, split runs will step from Python:\n{done.stderr}", file=sys.stderr)
+
+
 class BuildExt(build_ext):
+    def run(self):
+        super().run()
+        build_split(self)
+
     def build_extensions(self):
         # -fno-wrapv undoes Python's -fwrapv, which stops GCC vectorising the
         # stencil loops; contraction to FMA is what the GPU does too.

@@ -486,6 +486,31 @@ class ParallelStepper:
                 # exchanges and local fills of y and z carry them into the edges, as the fields' are
                 self.shock_halo.shearing = ShearingFaces(d, grid, self.lo, self.xp)
                 self.shock_halo.prefilled = d.prefilled_axes()
+        self.c_steps = self._c_steps()
+
+    def _c_steps(self):
+        """The steps of this rank in C (astaroth._split, csrc/split/), which
+        Simulation.run's batches of steps take, or None where they stay with
+        this class: the GPU (its peer copies and streams are CuPy's), shock
+        viscosity (its profile's passes exchange between them), a shearing
+        box split along x or y, or a build without an MPI compiler.  The
+        same messages, regions and order as substep(), so the same bits."""
+        if self.on_gpu or not self.one_round or self.shock_halo is not None or self.periodic:
+            return None
+        try:
+            from . import _split
+        except ImportError:
+            return None
+        if _split.library_version() != self.d.MPI.Get_library_version():
+            return None  # built against another MPI library than mpi4py's: stepping from Python is safe
+        halo = self.halo
+        messages = []
+        for index, (send, recv) in enumerate(zip(halo.send_boxes, halo.recv_boxes)):
+            start = lambda box: tuple(part.start for part in reversed(box))  # noqa: E731 (padded i, j, k)
+            extent = tuple(part.stop - part.start for part in reversed(send))
+            messages.append((halo.dest[index], halo.source[index], 300 + index, start(send), start(recv), extent))
+        return _split.SplitSteps(self.sim._grid, self.d.cart.py2f(), self.sim.dtype.itemsize, messages, self.inner,
+                                 self.shell, self.substep_prefilled, halo.wall_faces, self.sheared)
 
     def _gpu_transport(self, d):
         """How GPU ghost zones travel (HaloExchange), from exchange= and what

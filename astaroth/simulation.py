@@ -248,7 +248,11 @@ class _CflSteps:
     cfl_dt's arithmetic, bit for bit, every step checking every field for
     NaN/Inf (the reduction for dt does); else on the host (Grid.run_steps),
     the same steps as one at a time, checked every check_every steps, for
-    at most about HOST_BATCH_SECONDS before Python looks in again."""
+    at most about HOST_BATCH_SECONDS before Python looks in again.  A grid
+    split over MPI ranks takes its batches on the host too where its rank's
+    steps are in C (ParallelStepper.c_steps: the CPU backend, built with an
+    MPI compiler), its ranks agreeing in C on each dt and on where a batch
+    ends; else one step at a time through ParallelStepper."""
 
     def __init__(self, sim, until, cdt, cdtv, check_every, fixed_dt=None):
         self.sim, self.until, self.cdt, self.cdtv, self.check_every = sim, until, cdt, cdtv, check_every
@@ -267,7 +271,7 @@ class _CflSteps:
         sim = self.sim
         if not sim.t < self.until:
             raise StopIteration
-        if self.batch > 1 and self.fixed_dt is None and sim._parallel is None:
+        if self.batch > 1 and self.fixed_dt is None and (sim._parallel is None or sim._stepper.c_steps is not None):
             if not self._counted:  # at most one host reduction: the backend finds the steps' dt itself
                 self._first_dt = (sim._start_dt(self.cdt, self.cdtv) if self._on_device else
                                   sim.cfl_dt(self.cdt, self.cdtv))
@@ -300,8 +304,11 @@ class _CflSteps:
         same dt, forcing and NaN checks as one at a time, without Python
         between them), returning after about HOST_BATCH_SECONDS."""
         sim = self.sim
+        split = None if sim._parallel is None else sim._stepper.c_steps.steps
         t, taken, dt, nonfinite = sim._grid.run_steps(sim.t, self.until, self.cdt, self.cdtv, self.batch, self.taken,
-                                                       self.check_every, HOST_BATCH_SECONDS, self.stop_file)
+                                                       self.check_every, HOST_BATCH_SECONDS, self.stop_file, split)
+        if split is not None:
+            sim._stepper.ghosts_fresh = False  # its exchanges were of the fields before these steps
         sim.t = t
         if taken:
             sim._fields_as_given = False

@@ -225,6 +225,37 @@ def test_a_shearing_box_with_shock_viscosity_split_over_ranks_equals_one_process
         np.testing.assert_array_equal(got[name], sim[name], err_msg=name)
 
 
+def _split_built():
+    import importlib.util
+
+    return importlib.util.find_spec("astaroth._split") is not None
+
+
+@pytest.mark.skipif(not shutil.which(os.environ.get("MPICC", "mpicc")), reason="needs an MPI compiler (mpicc)")
+def test_an_install_where_mpicc_is_found_builds_the_split_steps_in_c():
+    assert _split_built(), ("astaroth._split (csrc/split/) is missing though mpicc is on PATH: setup.py builds it "
+                            "with mpicc; install astaroth again after MPI")
+
+
+@needs_mpi
+@pytest.mark.parametrize("case, ranks", [("forced", 4), ("mhd", 2), ("entropy", 4), ("terms", 2), ("walls", 2),
+                                         ("shear", 2), ("shock", 2)])
+def test_a_split_run_stepped_in_c_equals_its_steps_through_python_bit_for_bit(tmp_path, case, ranks):
+    """Simulation.run's batches of a split grid in C (astaroth._split: the exchanges, the substeps, dt and
+    the end of a batch agreed over the ranks) equal ParallelStepper's steps from Python, time series too;
+    shock viscosity stays with Python."""
+    mpirun(ranks, tmp_path, "c_steps", case)
+    data = np.load(tmp_path / f"c_steps-{case}-np{ranks}.npz")
+    assert bool(data["in_c"]) == (_split_built() and case != "shock")
+    assert int(data["steps_c"]) == int(data["steps_python"]) > 3
+    names = [key[2:] for key in data.files if key.startswith("c_")]
+    assert len(names) >= 4
+    for name in names:
+        assert np.array_equal(data[f"c_{name}"], data[f"python_{name}"]), name
+    series = [(tmp_path / f"c_steps-{case}-{path}-np{ranks}.csv").read_text() for path in ("c", "python")]
+    assert series[0] == series[1] and series[0].count("\n") > 2
+
+
 @needs_mpi
 def test_nan_in_one_subdomain_stops_every_rank(tmp_path):
     mpirun(4, tmp_path, "nonfinite")

@@ -8,6 +8,7 @@
 #define NO_IMPORT_ARRAY
 #include "binding.h"
 #include "../reach.h"
+#include "../split_steps.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -550,6 +551,30 @@ static PyObject *Grid_shear_ghosts(GridObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static void backend_handle_free(PyObject *capsule)
+{
+    PyMem_Free(PyCapsule_GetPointer(capsule, AC_BACKEND_HANDLE_CAPSULE));
+}
+
+/* backend_handle() -> a capsule of this grid's backend (split_steps.h), for
+ * astaroth._split, which holds the grid while it holds the capsule. */
+static PyObject *Grid_backend_handle(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    ac_backend_handle *handle = PyMem_Malloc(sizeof *handle);
+    if (!handle)
+        return PyErr_NoMemory();
+    handle->ops = self->ops;
+    handle->self = self->self;
+    handle->grid = &self->grid;
+    handle->shear_advance = ac_shear_advance;
+    PyObject *capsule = PyCapsule_New(handle, AC_BACKEND_HANDLE_CAPSULE, backend_handle_free);
+    if (!capsule)
+        PyMem_Free(handle);
+    return capsule;
+}
+
 static PyObject *Grid_get_backend(GridObject *self, void *Py_UNUSED(closure))
 {
     return PyUnicode_FromString(self->ops ? self->ops->name : "");
@@ -620,9 +645,12 @@ static PyMethodDef Grid_methods[] = {
      "thermodynamics(lnrho, ss=None) -> (lnTT, cs2, p) as float64 arrays: the equation of state (csrc/eos/) of "
      "this grid's gas at the given points (lnTT NaN for the isothermal gas)."},
     {"run_steps", (PyCFunction)Grid_run_steps, METH_VARARGS,
-     "run_steps(t, until, cdt, cdtv, max_steps, taken, check_every, seconds=inf, stop_file=None) -> (t, steps, dt, "
-     "nonfinite): CFL steps toward until taken in C on the host (dt, forcing, NaN checks), bit for bit those of "
-     "Simulation.run's loop, returning after the step that ends past `seconds` or in which stop_file appears."},
+     "run_steps(t, until, cdt, cdtv, max_steps, taken, check_every, seconds=inf, stop_file=None, split=None) -> (t, "
+     "steps, dt, nonfinite): CFL steps toward until taken in C on the host (dt, forcing, NaN checks), bit for bit "
+     "those of Simulation.run's loop, returning after the step that ends past `seconds` or in which stop_file "
+     "appears; split: the steps of a grid split over MPI ranks (astaroth._split), which agree on all of it."},
+    {"backend_handle", (PyCFunction)Grid_backend_handle, METH_NOARGS,
+     "backend_handle() -> a capsule of the grid's backend for astaroth._split (csrc/split_steps.h)."},
     {"cfl_dt", (PyCFunction)Grid_cfl_dt, METH_VARARGS,
      "cfl_dt(speed, max_zeta, cdt, cdtv) -> (dt, limit): the CFL step and what limits it ('advective', "
      "'diffusive', 'hyper'), or (inf, None)."},

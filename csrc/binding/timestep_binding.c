@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../reach.h"
+#include "../split_steps.h"
 
 static const char *const field_row_names[AC_FIELD_ROWS] = {
 #define AC_FIELD_NAME(name, module, role) #name,
@@ -59,13 +60,20 @@ PyObject *Grid_signal_speed(GridObject *self, PyObject *args)
     return PyFloat_FromDouble(v);
 }
 
+/* Whether the signal speed reads gradients (B from A), so that a split
+ * grid exchanges its ghost zones first. */
+static int signal_reads_neighbours(const ac_grid *g)
+{
+    for (int r = 0; r < AC_FIELD_ROWS; ++r)
+        if (physics_signal_needs(g->modules, ac_grid_terms(g), r) & AC_NEEDS_FIRST)
+            return 1;
+    return 0;
+}
+
 PyObject *Grid_get_signal_reads_neighbours(GridObject *self, void *closure)
 {
     (void)closure;
-    for (int r = 0; r < AC_FIELD_ROWS; ++r)
-        if (physics_signal_needs(self->grid.modules, ac_grid_terms(&self->grid), r) & AC_NEEDS_FIRST)
-            Py_RETURN_TRUE;
-    Py_RETURN_FALSE;
+    return PyBool_FromLong(signal_reads_neighbours(&self->grid));
 }
 
 static PyObject *name_or_none(const char *const *names, int i)
@@ -153,8 +161,40 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* One step of length dt of a grid split over ranks (split_steps.h), the
+ * forcing after it as forced_steps adds it. */
+static ac_status split_step(GridObject *self, const ac_split_steps *split, double dt)
+{
+    ac_status st = split->step(split->context, dt);
+    if (st == AC_OK && self->forcing.count != 0) {
+        ac_forcing_term term;
+        ac_forcing_draw(&self->forcing, self->grid.cs, dt, &term);
+        st = self->ops->add_forcing(self->self, &term, dt);
+    }
+    return st;
+}
+
+/* The largest signal speed of the fields now over the grid, +inf where it is
+ * not finite: a split grid's (split non-NULL) over every rank, its ghost
+ * zones exchanged first where the speed reads them, as
+ * Simulation._speed_and_shock finds it. */
+static ac_status grid_signal_speed(GridObject *self, const ac_split_steps *split, double *speed)
+{
+    ac_status st = AC_OK;
+    if (self->grid.bc.walls && (st = self->ops->set_walls(self->self, 0)) != AC_OK)
+        return st;
+    if (!split)
+        return signal_speed(self, 1, speed);
+    if (signal_reads_neighbours(&self->grid) && (st = split->exchange_fields(split->context)) != AC_OK)
+        return st;
+    if ((st = signal_speed(self, 0, speed)) != AC_OK)
+        return st;
+    *speed = isfinite(*speed) ? *speed : INFINITY;
+    return split->max_over_ranks(split->context, speed, 1);
+}
+
 /* run_steps(t, until, cdt, cdtv, max_steps, taken, check_every, seconds,
- * stop_file) -> (t, steps, dt, nonfinite): up to max_steps CFL steps toward until on the
+ * stop_file, split) -> (t, steps, dt, nonfinite): up to max_steps CFL steps toward until on the
  * host, without Python between them: each dt as Simulation.cfl_dt finds it
  * (the signal speed, max zeta, ac_cfl_dt), the last shortened to land on
  * until, the forcing drawn after each, the fields checked for NaN/Inf at
@@ -164,22 +204,37 @@ static double seconds_now(void)
  * finite.  It returns after the first step that ends past `seconds` of wall
  * time, so that Python looks in (progress, signals) that often, and after
  * the step in which the file stop_file (a path, or None) appears.
- * One process only (a split grid reduces across ranks). */
+ * split: None on one process; on a grid split over MPI ranks the capsule of
+ * its steps (split_steps.h; no shock viscosity), whose ranks reduce each
+ * step's signal speed, and after it whether any rank's fields are not
+ * finite, sees the stop file or is past `seconds`, so that every rank
+ * takes the same steps and returns after the same one. */
 PyObject *Grid_run_steps(GridObject *self, PyObject *args)
 {
     double t = 0.0, until = 0.0, cdt = 0.0, cdtv = 0.0;
     long max_steps = 0, taken = 0, check_every = 1;
     double seconds = INFINITY;
-    PyObject *stop_path = Py_None, *stop_bytes = NULL;
-    if (!PyArg_ParseTuple(args, "ddddlll|dO", &t, &until, &cdt, &cdtv, &max_steps, &taken, &check_every, &seconds,
-                          &stop_path) ||
+    PyObject *stop_path = Py_None, *stop_bytes = NULL, *split_capsule = Py_None;
+    if (!PyArg_ParseTuple(args, "ddddlll|dOO", &t, &until, &cdt, &cdtv, &max_steps, &taken, &check_every, &seconds,
+                          &stop_path, &split_capsule) ||
         !check_ready(self))
         return NULL;
+    const ac_split_steps *split = NULL;
+    if (split_capsule != Py_None) {
+        if (!(split = PyCapsule_GetPointer(split_capsule, AC_SPLIT_STEPS_CAPSULE)))
+            return NULL;
+        if (ac_grid_terms(&self->grid) & AC_TERM_SHOCK) {
+            PyErr_SetString(PyExc_ValueError, "run_steps: a split grid with shock viscosity steps from Python (its "
+                                              "profile's passes exchange between them)");
+            return NULL;
+        }
+    }
     if (stop_path != Py_None && !PyUnicode_FSConverter(stop_path, &stop_bytes))
         return NULL;
     const char *stop_file = stop_bytes ? PyBytes_AS_STRING(stop_bytes) : NULL;
     if (max_steps < 1 || check_every < 1) {
         PyErr_SetString(PyExc_ValueError, "run_steps: max_steps and check_every must be positive");
+        Py_XDECREF(stop_bytes);
         return NULL;
     }
     const int shock = (ac_grid_terms(&self->grid) & AC_TERM_SHOCK) && !self->ops->shock_max;
@@ -193,14 +248,12 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
     ac_status st = AC_OK;
     long steps = 0;
     double dt = 0.0;
-    int nonfinite = 0, no_limit = 0;
+    int nonfinite = 0, no_limit = 0, over = 0;
     Py_BEGIN_ALLOW_THREADS
     const double start = seconds_now();
-    while (steps < max_steps && t < until && st == AC_OK && (steps == 0 || seconds_now() - start < seconds)) {
+    while (steps < max_steps && t < until && st == AC_OK && !over) {
         double speed = 0.0, zeta = 0.0;
-        if (self->grid.bc.walls && (st = self->ops->set_walls(self->self, 0)) != AC_OK)
-            break;
-        if ((st = signal_speed(self, 1, &speed)) != AC_OK || (st = max_zeta(self, scratch, &zeta)) != AC_OK)
+        if ((st = grid_signal_speed(self, split, &speed)) != AC_OK || (st = max_zeta(self, scratch, &zeta)) != AC_OK)
             break;
         if (!isfinite(speed)) {
             nonfinite = 1;
@@ -216,22 +269,28 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
         const int last = t + step_dt >= until;
         if (last)
             step_dt = until - t;
-        st = self->forcing.count == 0 ? self->ops->step(self->self, step_dt, 1, 1)
-                                      : forced_steps(self, step_dt, 1, 1); /* the profile of the reduction above */
+        st = split ? split_step(self, split, step_dt)
+             : self->forcing.count == 0 ? self->ops->step(self->self, step_dt, 1, 1)
+                                        : forced_steps(self, step_dt, 1, 1); /* the profile of the reduction above */
         if (st != AC_OK)
             break;
         t = last ? until : t + step_dt;
         dt = step_dt;
         steps += 1;
+        /* what ends the batch after this step: the fields not finite, the stop file, the time */
+        double ends[3] = {0.0, 0.0, 0.0};
         if ((taken + steps) % check_every == 0) {
             int field = -1;
-            if ((st = self->ops->first_nonfinite_field(self->self, &field)) == AC_OK && field >= 0) {
-                nonfinite = 1;
+            if ((st = self->ops->first_nonfinite_field(self->self, &field)) != AC_OK)
                 break;
-            }
+            ends[0] = field >= 0;
         }
-        if (stop_file && access(stop_file, F_OK) == 0)
+        ends[1] = stop_file && access(stop_file, F_OK) == 0;
+        ends[2] = seconds_now() - start >= seconds;
+        if (split && (st = split->max_over_ranks(split->context, ends, 3)) != AC_OK)
             break;
+        nonfinite = ends[0] != 0.0;
+        over = nonfinite || ends[1] != 0.0 || ends[2] != 0.0;
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(scratch);

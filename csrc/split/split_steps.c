@@ -1,0 +1,473 @@
+/*
+ * split_steps.c -- the extension astaroth._split: the steps of one rank of a
+ * grid split over MPI ranks, in C, for the host's run loop
+ * (csrc/split_steps.h; csrc/binding/timestep_binding.c run_steps).
+ *
+ * Built by setup.py with the MPI compiler wrapper (mpicc) where one is found,
+ * against the MPI library mpi4py loads; astaroth/parallel.py makes a
+ * SplitSteps for a rank of a split grid on the CPU backend.  What goes where
+ * is Python's (astaroth/halo_messages.py: one round of messages to the
+ * neighbours across faces, edges and corners of the split axes; the inner
+ * part and the shell of astaroth/parallel.py); this file only moves the
+ * values and sequences the substeps as ParallelStepper does, so that a run
+ * gives the same bits stepped from Python or here:
+ *
+ *   each substep s: the walls' values and the ghost zones of the unsplit
+ *   axes of set s filled locally; every message packed and posted; the inner
+ *   part computed in a second thread while this one waits for the messages,
+ *   unpacks them and refills the wall faces of split axes; then the shell.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../reach.h"
+#include "../split_steps.h"
+
+/* One message of the round: sent to dest from the send box, received from
+ * source into the receive box, both n[0] x n[1] x n[2] padded points, the
+ * boxes' first points at these offsets of a padded array. */
+typedef struct {
+    int dest, source, tag;
+    ptrdiff_t send_at, recv_at;
+    int n[3];
+    size_t points; /* a field's part of the message */
+} message;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *grid_object;     /* the astaroth._core.Grid whose backend `handle` holds */
+    PyObject *handle_capsule;  /* owns *handle */
+    PyObject *steps_capsule;   /* of `steps`, for Grid.run_steps */
+    const ac_backend_handle *handle;
+    MPI_Comm comm;
+    message *messages;
+    int count;
+    char *send_buffer, *recv_buffer;
+    MPI_Request *requests;
+    size_t element; /* bytes of a value */
+    int has_inner;
+    ac_region inner;
+    ac_region *shell;
+    int shell_count;
+    unsigned prefilled;  /* bit a: axis a is filled locally (not split) */
+    unsigned wall_faces; /* bit a: this subdomain has a wall face on split axis a */
+    int sheared;         /* the shearing box's deltay advances after each substep */
+    int fresh;           /* the fields' ghost zones are those of the fields now (exchange_fields) */
+    ac_split_steps steps;
+} SplitSteps;
+
+static ac_status mpi_failed(int code, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "error %d", code);
+    fprintf(stderr, "astaroth: MPI failed in %s: %s\n", what, text);
+    return AC_ERR_COMMUNICATION;
+}
+
+/* Copy the box of every message between set s's padded fields and the
+ * buffer (field by field, x fastest): pack (to_buffer) or unpack. */
+static void copy_boxes(SplitSteps *o, int s, int to_buffer)
+{
+    const ac_grid *g = o->handle->grid;
+    const ptrdiff_t row = g->m[0], plane = (ptrdiff_t)g->m[0] * g->m[1];
+    char *buffer = to_buffer ? o->send_buffer : o->recv_buffer;
+    for (int m = 0; m < o->count; ++m) {
+        const message *msg = o->messages + m;
+        const size_t bytes = (size_t)msg->n[0] * o->element;
+        for (int q = 0; q < g->fields; ++q) {
+            char *field = (char *)o->handle->ops->padded_data(o->handle->self, s, q) +
+                          (to_buffer ? msg->send_at : msg->recv_at) * (ptrdiff_t)o->element;
+            for (int k = 0; k < msg->n[2]; ++k)
+                for (int j = 0; j < msg->n[1]; ++j, buffer += bytes) {
+                    char *at = field + (k * plane + j * row) * (ptrdiff_t)o->element;
+                    if (to_buffer)
+                        memcpy(buffer, at, bytes);
+                    else
+                        memcpy(at, buffer, bytes);
+                }
+        }
+    }
+}
+
+/* The walls' values and the unsplit axes' ghost zones of set s, then every
+ * message packed and posted (the receives first). */
+static ac_status exchange_start(SplitSteps *o, int s)
+{
+    const ac_backend_handle *h = o->handle;
+    ac_status st = AC_OK;
+    if (h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK)
+        return st;
+    for (int a = 0; a < 3 && st == AC_OK; ++a)
+        if (o->prefilled >> a & 1u)
+            st = h->ops->fill_ghost_axis(h->self, s, a, NULL);
+    if (st != AC_OK)
+        return st;
+    copy_boxes(o, s, 1);
+    const int fields = h->grid->fields;
+    size_t at = 0;
+    for (int m = 0; m < o->count; ++m) {
+        const message *msg = o->messages + m;
+        const int values = (int)(msg->points * (size_t)fields);
+        const MPI_Datatype type = o->element == 8 ? MPI_DOUBLE : MPI_FLOAT;
+        int code = MPI_Irecv(o->recv_buffer + at * o->element, values, type, msg->source, msg->tag, o->comm,
+                             o->requests + 2 * m);
+        if (code == MPI_SUCCESS)
+            code = MPI_Isend(o->send_buffer + at * o->element, values, type, msg->dest, msg->tag, o->comm,
+                             o->requests + 2 * m + 1);
+        if (code != MPI_SUCCESS)
+            return mpi_failed(code, "posting the ghost zones' messages");
+        at += msg->points * (size_t)fields;
+    }
+    return AC_OK;
+}
+
+/* Wait for the messages, unpack them, and refill this subdomain's wall faces
+ * of split axes (a wall's ghosts replace what came across the seam). */
+static ac_status exchange_finish(SplitSteps *o, int s)
+{
+    const int code = MPI_Waitall(2 * o->count, o->requests, MPI_STATUSES_IGNORE);
+    if (code != MPI_SUCCESS)
+        return mpi_failed(code, "waiting for the ghost zones' messages");
+    copy_boxes(o, s, 0);
+    ac_status st = AC_OK;
+    for (int a = 0; a < 3 && st == AC_OK; ++a)
+        if (o->wall_faces >> a & 1u)
+            st = o->handle->ops->fill_ghost_axis(o->handle->self, s, a, NULL);
+    return st;
+}
+
+static ac_status exchange(SplitSteps *o, int s)
+{
+    const ac_status st = exchange_start(o, s);
+    return st == AC_OK ? exchange_finish(o, s) : st;
+}
+
+typedef struct {
+    const ac_backend_handle *handle;
+    int s;
+    double dt;
+    const ac_region *region;
+    ac_status status;
+} region_work;
+
+static void *run_region(void *argument)
+{
+    region_work *w = argument;
+    w->status = w->handle->ops->substep_region(w->handle->self, w->s, w->dt, w->region, NULL);
+    return NULL;
+}
+
+/* Substep s: the inner part in a second thread while this one finishes the
+ * exchange, then the shell; on the fields' fresh ghost zones (s = 0 after
+ * exchange_fields) the whole subdomain at once. */
+static ac_status substep(SplitSteps *o, int s, double dt)
+{
+    const ac_backend_handle *h = o->handle;
+    ac_status st = AC_OK;
+    if (s == 0 && o->fresh) {
+        const ac_region whole = ac_whole_grid(h->grid);
+        st = h->ops->substep_region(h->self, s, dt, &whole, NULL);
+    } else {
+        if ((st = exchange_start(o, s)) != AC_OK)
+            return st;
+        if (o->has_inner) {
+            region_work inner = {h, s, dt, &o->inner, AC_OK};
+            pthread_t worker;
+            const int threaded = pthread_create(&worker, NULL, run_region, &inner) == 0;
+            st = exchange_finish(o, s);
+            if (threaded)
+                pthread_join(worker, NULL);
+            else
+                run_region(&inner);
+            if (st == AC_OK)
+                st = inner.status;
+        } else {
+            st = exchange_finish(o, s);
+        }
+        for (int r = 0; r < o->shell_count && st == AC_OK; ++r)
+            st = h->ops->substep_region(h->self, s, dt, o->shell + r, NULL);
+    }
+    if (st == AC_OK && o->sheared && (ac_grid_terms(h->grid) & AC_TERM_SHEAR))
+        h->shear_advance(&h->ops->boundaries(h->self)->shear, h->grid->shear, s, dt);
+    return st;
+}
+
+static ac_status split_step(void *context, double dt)
+{
+    SplitSteps *o = context;
+    ac_status st = AC_OK;
+    for (int s = 0; s < 3 && st == AC_OK; ++s)
+        st = substep(o, s, dt);
+    o->fresh = 0;
+    if (st == AC_OK && o->handle->grid->bc.walls) /* and in every snapshot */
+        st = o->handle->ops->set_walls(o->handle->self, 0);
+    return st;
+}
+
+static ac_status split_exchange_fields(void *context)
+{
+    SplitSteps *o = context;
+    const ac_status st = exchange(o, 0);
+    o->fresh = st == AC_OK;
+    return st;
+}
+
+static ac_status split_max_over_ranks(void *context, double *values, int count)
+{
+    SplitSteps *o = context;
+    const int code = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, o->comm);
+    return code == MPI_SUCCESS ? AC_OK : mpi_failed(code, "the reduction over the ranks");
+}
+
+/* --- the Python type --------------------------------------------------- */
+
+static int int_triple(PyObject *seq, int out[3], const char *what)
+{
+    if (!PyArg_ParseTuple(seq, "iii", out, out + 1, out + 2)) {
+        PyErr_Format(PyExc_TypeError, "SplitSteps: %s must be three integers", what);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_region(PyObject *pair, ac_region *r)
+{
+    PyObject *lo, *hi;
+    if (!PyArg_ParseTuple(pair, "OO", &lo, &hi) || int_triple(lo, r->lo, "a region's lo") ||
+        int_triple(hi, r->hi, "a region's hi"))
+        return -1;
+    r->periodic = 0u;
+    return 0;
+}
+
+static unsigned axes_mask(PyObject *axes, int *failed)
+{
+    unsigned mask = 0u;
+    PyObject *fast = PySequence_Fast(axes, "SplitSteps: axes must be a sequence of 0, 1, 2");
+    if (!fast) {
+        *failed = 1;
+        return 0u;
+    }
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i) {
+        const long a = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (a < 0 || a > 2) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "SplitSteps: an axis must be 0, 1 or 2");
+            *failed = 1;
+            break;
+        }
+        mask |= 1u << a;
+    }
+    Py_DECREF(fast);
+    return mask;
+}
+
+static void SplitSteps_dealloc(SplitSteps *o)
+{
+    PyMem_Free(o->messages);
+    PyMem_Free(o->send_buffer);
+    PyMem_Free(o->recv_buffer);
+    PyMem_Free(o->requests);
+    PyMem_Free(o->shell);
+    Py_XDECREF(o->steps_capsule);
+    Py_XDECREF(o->handle_capsule);
+    Py_XDECREF(o->grid_object);
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+/* SplitSteps(grid, comm, itemsize, messages, inner, shell, prefilled,
+ * wall_faces, sheared); see the type's docstring. */
+static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"grid", "comm", "itemsize", "messages", "inner", "shell", "prefilled", "wall_faces",
+                               "sheared", NULL};
+    PyObject *grid, *messages, *inner, *shell, *prefilled, *wall_faces;
+    long long comm;
+    int itemsize, sheared;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OLiOOOOOp", keywords, &grid, &comm, &itemsize, &messages, &inner,
+                                     &shell, &prefilled, &wall_faces, &sheared))
+        return -1;
+    if (o->grid_object) {
+        PyErr_SetString(PyExc_TypeError, "SplitSteps: already made");
+        return -1;
+    }
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+        PyErr_SetString(PyExc_RuntimeError, "SplitSteps: MPI is not initialized (import mpi4py.MPI first)");
+        return -1;
+    }
+    if (itemsize != 4 && itemsize != 8) {
+        PyErr_SetString(PyExc_ValueError, "SplitSteps: itemsize must be 4 or 8");
+        return -1;
+    }
+    PyObject *capsule = PyObject_CallMethod(grid, "backend_handle", NULL);
+    if (!capsule)
+        return -1;
+    const ac_backend_handle *h = PyCapsule_GetPointer(capsule, AC_BACKEND_HANDLE_CAPSULE);
+    if (!h) {
+        Py_DECREF(capsule);
+        return -1;
+    }
+    o->handle_capsule = capsule;
+    Py_INCREF(grid);
+    o->grid_object = grid;
+    o->handle = h;
+    o->comm = MPI_Comm_f2c((MPI_Fint)comm);
+    o->element = (size_t)itemsize;
+    o->sheared = sheared;
+    int failed = 0;
+    o->prefilled = axes_mask(prefilled, &failed);
+    if (!failed)
+        o->wall_faces = axes_mask(wall_faces, &failed);
+    if (failed)
+        return -1;
+    if (h->grid->bc.walls && !h->ops->set_walls) {
+        PyErr_SetString(PyExc_NotImplementedError, "SplitSteps: this backend has no walls");
+        return -1;
+    }
+
+    PyObject *fast = PySequence_Fast(messages, "SplitSteps: messages must be a sequence");
+    if (!fast)
+        return -1;
+    o->count = (int)PySequence_Fast_GET_SIZE(fast);
+    o->messages = PyMem_Calloc((size_t)o->count + 1, sizeof *o->messages);
+    o->requests = PyMem_Calloc(2 * (size_t)o->count + 1, sizeof *o->requests);
+    size_t values = 0;
+    for (int m = 0; m < o->count && o->messages && o->requests; ++m) {
+        message *msg = o->messages + m;
+        PyObject *send, *recv, *extent;
+        int send_at[3], recv_at[3];
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, m), "iiiOOO", &msg->dest, &msg->source, &msg->tag, &send,
+                              &recv, &extent) ||
+            int_triple(send, send_at, "a message's send start") || int_triple(recv, recv_at, "a message's receive start") ||
+            int_triple(extent, msg->n, "a message's extent")) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        const int *m_ = h->grid->m;
+        for (int a = 0; a < 3; ++a)
+            if (msg->n[a] < 1 || send_at[a] < 0 || recv_at[a] < 0 || send_at[a] + msg->n[a] > m_[a] ||
+                recv_at[a] + msg->n[a] > m_[a]) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "SplitSteps: a message's box must lie inside the padded grid");
+                return -1;
+            }
+        msg->send_at = ((ptrdiff_t)send_at[2] * m_[1] + send_at[1]) * m_[0] + send_at[0];
+        msg->recv_at = ((ptrdiff_t)recv_at[2] * m_[1] + recv_at[1]) * m_[0] + recv_at[0];
+        msg->points = (size_t)msg->n[0] * msg->n[1] * msg->n[2];
+        values += msg->points * (size_t)h->grid->fields;
+    }
+    Py_DECREF(fast);
+    o->send_buffer = PyMem_Malloc(values * o->element + 1);
+    o->recv_buffer = PyMem_Malloc(values * o->element + 1);
+    if (!o->messages || !o->requests || !o->send_buffer || !o->recv_buffer) {
+        PyErr_NoMemory();
+        return -1;
+    }
+
+    o->has_inner = inner != Py_None;
+    if (o->has_inner && parse_region(inner, &o->inner))
+        return -1;
+    if (!(fast = PySequence_Fast(shell, "SplitSteps: shell must be a sequence of (lo, hi)")))
+        return -1;
+    o->shell_count = (int)PySequence_Fast_GET_SIZE(fast);
+    if (!(o->shell = PyMem_Calloc((size_t)o->shell_count + 1, sizeof *o->shell))) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int r = 0; r < o->shell_count; ++r)
+        if (parse_region(PySequence_Fast_GET_ITEM(fast, r), o->shell + r)) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    Py_DECREF(fast);
+
+    o->steps.context = o;
+    o->steps.step = split_step;
+    o->steps.exchange_fields = split_exchange_fields;
+    o->steps.max_over_ranks = split_max_over_ranks;
+    if (!(o->steps_capsule = PyCapsule_New(&o->steps, AC_SPLIT_STEPS_CAPSULE, NULL)))
+        return -1;
+    return 0;
+}
+
+static PyObject *SplitSteps_get_steps(SplitSteps *o, void *closure)
+{
+    (void)closure;
+    if (!o->steps_capsule) {
+        PyErr_SetString(PyExc_ValueError, "SplitSteps: not made");
+        return NULL;
+    }
+    Py_INCREF(o->steps_capsule);
+    return o->steps_capsule;
+}
+
+static PyGetSetDef SplitSteps_getset[] = {
+    {"steps", (getter)SplitSteps_get_steps, NULL, "the capsule Grid.run_steps takes as split=", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject SplitStepsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "astaroth._split.SplitSteps",
+    .tp_doc = "SplitSteps(grid, comm, itemsize, messages, inner, shell, prefilled, wall_faces, sheared): the steps of "
+              "this rank's subdomain of a split grid, for Grid.run_steps(..., split=steps.steps).  grid: its "
+              "astaroth._core.Grid; comm: the Cartesian communicator's Fortran handle (mpi4py's py2f); messages: "
+              "(dest, source, tag, send start, receive start, extent) per neighbour, padded (i, j, k); inner: "
+              "(lo, hi) of the inner part or None; shell: (lo, hi) of each slab; prefilled: the axes filled "
+              "locally; wall_faces: the split axes with a wall face here; sheared: the shearing box's deltay "
+              "advances after each substep.  Use astaroth.parallel.ParallelStepper.",
+    .tp_basicsize = sizeof(SplitSteps),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)SplitSteps_init,
+    .tp_dealloc = (destructor)SplitSteps_dealloc,
+    .tp_getset = SplitSteps_getset,
+};
+
+/* library_version() -> the MPI library this module runs on (MPI_Get_library_version). */
+static PyObject *split_library_version(PyObject *m, PyObject *ignored)
+{
+    (void)m;
+    (void)ignored;
+    char text[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    if (MPI_Get_library_version(text, &length) != MPI_SUCCESS)
+        length = 0;
+    return PyUnicode_FromStringAndSize(text, length);
+}
+
+static PyMethodDef split_methods[] = {
+    {"library_version", split_library_version, METH_NOARGS,
+     "library_version() -> the MPI library's version string, to check that it is mpi4py's."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef split_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "astaroth._split",
+    .m_doc = "The steps of a rank of a grid split over MPI ranks, in C (csrc/split/).",
+    .m_size = -1,
+    .m_methods = split_methods,
+};
+
+PyMODINIT_FUNC PyInit__split(void)
+{
+    if (PyType_Ready(&SplitStepsType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&split_module);
+    Py_INCREF(&SplitStepsType);
+    if (m && PyModule_AddObject(m, "SplitSteps", (PyObject *)&SplitStepsType) < 0) {
+        Py_DECREF(&SplitStepsType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
