@@ -491,11 +491,12 @@ class ParallelStepper:
     def _c_steps(self):
         """The steps of this rank in C (astaroth._split, csrc/split/), which
         Simulation.run's batches of steps take, or None where they stay with
-        this class: the GPU (its peer copies and streams are CuPy's), shock
-        viscosity (its profile's passes exchange between them), a shearing
-        box split along x or y, or a build without an MPI compiler.  The
-        same messages, regions and order as substep(), so the same bits."""
-        if self.on_gpu or not self.one_round or self.shock_halo is not None or self.periodic:
+        this class: the GPU (its peer copies and streams are CuPy's), a
+        shearing box split along x or y, or a build without an MPI compiler.
+        The same messages, regions and order as substep() (with shock
+        viscosity its profile's passes, what each wrote sent in the same
+        round of messages as the fields), so the same bits."""
+        if self.on_gpu or not self.one_round or self.periodic:
             return None
         try:
             from . import _split

@@ -40,6 +40,10 @@ typedef struct {
     ac_status (*exchange_fields)(void *context);
     /* values[0 .. count) replaced by their maxima over the ranks */
     ac_status (*max_over_ranks)(void *context, double *values, int count);
+    /* with shock viscosity: its profile of the fields now, made pass by pass
+     * with the exchanges between them (the step after takes it), and its
+     * largest zeta over this rank's subdomain (NaN if not finite) */
+    ac_status (*max_zeta)(void *context, double *zeta);
 } ac_split_steps;
 
 #endif

@@ -11,7 +11,7 @@ MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_ca
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
 MODE "c_steps" CASE: the run of CASE ("forced", "mhd", "entropy", "terms", "walls", "shear" split along z,
-"shock") stepped in C where the rank's steps are (astaroth._split), and again through Python.
+"shock", "shear_shock" split along z) stepped in C where the rank's steps are (astaroth._split), and again through Python.
 MODE "pencil" CASE PROCS: the run of CASE ("forced": make; "walls": make_entropy_wall_case) to T_HALF, written by
 save_pencil(procs=PROCS, as 1x2x2).
 MODE "procs" PxQxR: the forced run to T_HALF on the ranks laid out as Simulation(procs=(P, Q, R)).
@@ -64,8 +64,9 @@ elif mode == "c_steps":  # CASE: the run of CASE stepped in C (ParallelStepper.c
 
     case = sys.argv[3]
     maker = {"forced": make, "mhd": make_mhd, "entropy": make_entropy, "terms": make_terms, "walls":
-             make_entropy_wall_case, "shear": lambda c: make_shear(c, "z"), "shock": make_shock}[case]
-    until = T_SHEAR if case == "shear" else T_HALF
+             make_entropy_wall_case, "shear": lambda c: make_shear(c, "z"), "shock": make_shock,
+             "shear_shock": lambda c: make_shear_shock(c, "z")}[case]
+    until = T_SHEAR if case.startswith("shear") else T_HALF
     runs = {}
     for path in ("c", "python"):
         sim = maker(comm)

@@ -174,23 +174,29 @@ static ac_status split_step(GridObject *self, const ac_split_steps *split, doubl
     return st;
 }
 
-/* The largest signal speed of the fields now over the grid, +inf where it is
- * not finite: a split grid's (split non-NULL) over every rank, its ghost
- * zones exchanged first where the speed reads them, as
- * Simulation._speed_and_shock finds it. */
-static ac_status grid_signal_speed(GridObject *self, const ac_split_steps *split, double *speed)
+/* The largest signal speed and zeta of the fields now over the grid into
+ * out[0], out[1]: a split grid's (split non-NULL) over every rank, +inf
+ * where one is not finite, its ghost zones exchanged first where the speed
+ * reads them, as Simulation._speed_and_shock finds them. */
+static ac_status speed_and_zeta(GridObject *self, const ac_split_steps *split, double *scratch, double out[2])
 {
     ac_status st = AC_OK;
+    out[0] = out[1] = 0.0;
     if (self->grid.bc.walls && (st = self->ops->set_walls(self->self, 0)) != AC_OK)
         return st;
-    if (!split)
-        return signal_speed(self, 1, speed);
+    if (!split) {
+        st = signal_speed(self, 1, out);
+        return st == AC_OK ? max_zeta(self, scratch, out + 1) : st;
+    }
     if (signal_reads_neighbours(&self->grid) && (st = split->exchange_fields(split->context)) != AC_OK)
         return st;
-    if ((st = signal_speed(self, 0, speed)) != AC_OK)
+    if ((st = signal_speed(self, 0, out)) != AC_OK)
         return st;
-    *speed = isfinite(*speed) ? *speed : INFINITY;
-    return split->max_over_ranks(split->context, speed, 1);
+    if ((ac_grid_terms(&self->grid) & AC_TERM_SHOCK) && (st = split->max_zeta(split->context, out + 1)) != AC_OK)
+        return st;
+    for (int i = 0; i < 2; ++i)
+        out[i] = isfinite(out[i]) ? out[i] : INFINITY;
+    return split->max_over_ranks(split->context, out, 2);
 }
 
 /* run_steps(t, until, cdt, cdtv, max_steps, taken, check_every, seconds,
@@ -205,8 +211,8 @@ static ac_status grid_signal_speed(GridObject *self, const ac_split_steps *split
  * time, so that Python looks in (progress, signals) that often, and after
  * the step in which the file stop_file (a path, or None) appears.
  * split: None on one process; on a grid split over MPI ranks the capsule of
- * its steps (split_steps.h; no shock viscosity), whose ranks reduce each
- * step's signal speed, and after it whether any rank's fields are not
+ * its steps (split_steps.h), whose ranks reduce each
+ * step's signal speed and zeta, and after it whether any rank's fields are not
  * finite, sees the stop file or is past `seconds`, so that every rank
  * takes the same steps and returns after the same one. */
 PyObject *Grid_run_steps(GridObject *self, PyObject *args)
@@ -220,15 +226,8 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
         !check_ready(self))
         return NULL;
     const ac_split_steps *split = NULL;
-    if (split_capsule != Py_None) {
-        if (!(split = PyCapsule_GetPointer(split_capsule, AC_SPLIT_STEPS_CAPSULE)))
-            return NULL;
-        if (ac_grid_terms(&self->grid) & AC_TERM_SHOCK) {
-            PyErr_SetString(PyExc_ValueError, "run_steps: a split grid with shock viscosity steps from Python (its "
-                                              "profile's passes exchange between them)");
-            return NULL;
-        }
-    }
+    if (split_capsule != Py_None && !(split = PyCapsule_GetPointer(split_capsule, AC_SPLIT_STEPS_CAPSULE)))
+        return NULL;
     if (stop_path != Py_None && !PyUnicode_FSConverter(stop_path, &stop_bytes))
         return NULL;
     const char *stop_file = stop_bytes ? PyBytes_AS_STRING(stop_bytes) : NULL;
@@ -237,7 +236,7 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
         Py_XDECREF(stop_bytes);
         return NULL;
     }
-    const int shock = (ac_grid_terms(&self->grid) & AC_TERM_SHOCK) && !self->ops->shock_max;
+    const int shock = (ac_grid_terms(&self->grid) & AC_TERM_SHOCK) && !self->ops->shock_max && !split;
     double *scratch = shock ? PyMem_RawMalloc(sizeof(double) * (size_t)self->grid.n[0] * self->grid.n[1] *
                                               self->grid.n[2])
                             : NULL;
@@ -252,9 +251,10 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     const double start = seconds_now();
     while (steps < max_steps && t < until && st == AC_OK && !over) {
-        double speed = 0.0, zeta = 0.0;
-        if ((st = grid_signal_speed(self, split, &speed)) != AC_OK || (st = max_zeta(self, scratch, &zeta)) != AC_OK)
+        double rates[2];
+        if ((st = speed_and_zeta(self, split, scratch, rates)) != AC_OK)
             break;
+        const double speed = rates[0], zeta = rates[1];
         if (!isfinite(speed)) {
             nonfinite = 1;
             break;

@@ -16,10 +16,13 @@
  *   axes of set s filled locally; every message packed and posted; the inner
  *   part computed in a second thread while this one waits for the messages,
  *   unpacks them and refills the wall faces of split axes; then the shell.
+ *   With shock viscosity the first substep takes the profile of the step's
+ *   start, made pass by pass, what each pass wrote exchanged the same way.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <mpi.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,7 +59,9 @@ typedef struct {
     unsigned prefilled;  /* bit a: axis a is filled locally (not split) */
     unsigned wall_faces; /* bit a: this subdomain has a wall face on split axis a */
     int sheared;         /* the shearing box's deltay advances after each substep */
-    int fresh;           /* the fields' ghost zones are those of the fields now (exchange_fields) */
+    int shock;           /* shock viscosity: its profile made pass by pass, what each pass wrote exchanged */
+    int ghosts_fresh;    /* the fields' ghost zones are those of the fields now (exchange_fields) */
+    int profile_fresh;   /* ... and the shock profile is theirs too (make_profile) */
     ac_split_steps steps;
 } SplitSteps;
 
@@ -70,19 +75,35 @@ static ac_status mpi_failed(int code, const char *what)
     return AC_ERR_COMMUNICATION;
 }
 
-/* Copy the box of every message between set s's padded fields and the
- * buffer (field by field, x fastest): pack (to_buffer) or unpack. */
+/* The padded arrays of set s into arrays[]: the fields of the set substep s
+ * reads (0, 1, 2), or one of the shock profile's (AC_SHOCK_SET + which).
+ * Returns how many. */
+static int arrays_of(const SplitSteps *o, int s, char *arrays[AC_MAX_FIELDS])
+{
+    const ac_backend_handle *h = o->handle;
+    if (s >= AC_SHOCK_SET) {
+        arrays[0] = h->ops->shock_data(h->self, s - AC_SHOCK_SET);
+        return 1;
+    }
+    for (int q = 0; q < h->grid->fields; ++q)
+        arrays[q] = h->ops->padded_data(h->self, s, q);
+    return h->grid->fields;
+}
+
+/* Copy the box of every message between set s's padded arrays and the
+ * buffer (array by array, x fastest): pack (to_buffer) or unpack. */
 static void copy_boxes(SplitSteps *o, int s, int to_buffer)
 {
     const ac_grid *g = o->handle->grid;
     const ptrdiff_t row = g->m[0], plane = (ptrdiff_t)g->m[0] * g->m[1];
     char *buffer = to_buffer ? o->send_buffer : o->recv_buffer;
+    char *arrays[AC_MAX_FIELDS];
+    const int count = arrays_of(o, s, arrays);
     for (int m = 0; m < o->count; ++m) {
         const message *msg = o->messages + m;
         const size_t bytes = (size_t)msg->n[0] * o->element;
-        for (int q = 0; q < g->fields; ++q) {
-            char *field = (char *)o->handle->ops->padded_data(o->handle->self, s, q) +
-                          (to_buffer ? msg->send_at : msg->recv_at) * (ptrdiff_t)o->element;
+        for (int q = 0; q < count; ++q) {
+            char *field = arrays[q] + (to_buffer ? msg->send_at : msg->recv_at) * (ptrdiff_t)o->element;
             for (int k = 0; k < msg->n[2]; ++k)
                 for (int j = 0; j < msg->n[1]; ++j, buffer += bytes) {
                     char *at = field + (k * plane + j * row) * (ptrdiff_t)o->element;
@@ -96,20 +117,21 @@ static void copy_boxes(SplitSteps *o, int s, int to_buffer)
 }
 
 /* The walls' values and the unsplit axes' ghost zones of set s, then every
- * message packed and posted (the receives first). */
+ * message packed and posted (the receives first).  A shock profile's array
+ * has its periodic images from the pass that wrote it, and no walls. */
 static ac_status exchange_start(SplitSteps *o, int s)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
-    if (h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK)
+    if (s < AC_SHOCK_SET && h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK)
         return st;
-    for (int a = 0; a < 3 && st == AC_OK; ++a)
+    for (int a = 0; a < 3 && st == AC_OK && s < AC_SHOCK_SET; ++a)
         if (o->prefilled >> a & 1u)
             st = h->ops->fill_ghost_axis(h->self, s, a, NULL);
     if (st != AC_OK)
         return st;
     copy_boxes(o, s, 1);
-    const int fields = h->grid->fields;
+    const int fields = s < AC_SHOCK_SET ? h->grid->fields : 1;
     size_t at = 0;
     for (int m = 0; m < o->count; ++m) {
         const message *msg = o->messages + m;
@@ -136,7 +158,7 @@ static ac_status exchange_finish(SplitSteps *o, int s)
         return mpi_failed(code, "waiting for the ghost zones' messages");
     copy_boxes(o, s, 0);
     ac_status st = AC_OK;
-    for (int a = 0; a < 3 && st == AC_OK; ++a)
+    for (int a = 0; a < 3 && st == AC_OK && s < AC_SHOCK_SET; ++a)
         if (o->wall_faces >> a & 1u)
             st = o->handle->ops->fill_ghost_axis(o->handle->self, s, a, NULL);
     return st;
@@ -163,14 +185,54 @@ static void *run_region(void *argument)
     return NULL;
 }
 
+/* The shock viscosity's profile of the fields (set 0), their ghost zones
+ * exchanged first and what each pass wrote before the next reads it
+ * (terms/shock.h), as ParallelStepper.shock_profile makes it. */
+static ac_status make_profile(SplitSteps *o)
+{
+    const ac_backend_handle *h = o->handle;
+    ac_status st = exchange(o, 0);
+    int written = 0;
+    for (int pass = 0; st == AC_OK && (st = h->ops->shock_profile_pass(h->self, pass, &written)) == AC_OK &&
+                       written >= 0;
+         ++pass)
+        if (shock_pass_reads(pass + 1))
+            st = exchange(o, AC_SHOCK_SET + written);
+    o->ghosts_fresh = o->profile_fresh = st == AC_OK;
+    return st;
+}
+
+/* The largest zeta of the profile make_profile left over this subdomain,
+ * NaN where one is not finite. */
+static double interior_max_zeta(const SplitSteps *o)
+{
+    const ac_grid *g = o->handle->grid;
+    const char *zeta = o->handle->ops->shock_data(o->handle->self, 0);
+    double largest = 0.0;
+    for (int k = 0; k < g->n[2]; ++k)
+        for (int j = 0; j < g->n[1]; ++j) {
+            const ptrdiff_t at = (((ptrdiff_t)(g->lo[2] + k) * g->m[1] + g->lo[1] + j) * g->m[0] + g->lo[0]);
+            for (int i = 0; i < g->n[0]; ++i) {
+                const double z = o->element == 8 ? ((const double *)zeta)[at + i] : ((const float *)zeta)[at + i];
+                if (!isfinite(z))
+                    return NAN;
+                largest = z > largest ? z : largest;
+            }
+        }
+    return largest;
+}
+
 /* Substep s: the inner part in a second thread while this one finishes the
  * exchange, then the shell; on the fields' fresh ghost zones (s = 0 after
- * exchange_fields) the whole subdomain at once. */
+ * exchange_fields, or with shock viscosity after make_profile) the whole
+ * subdomain at once. */
 static ac_status substep(SplitSteps *o, int s, double dt)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
-    if (s == 0 && o->fresh) {
+    if (s == 0 && o->shock && !o->profile_fresh && (st = make_profile(o)) != AC_OK)
+        return st; /* the profile of the step's start, which its substeps take */
+    if (s == 0 && (o->shock ? o->profile_fresh : o->ghosts_fresh)) {
         const ac_region whole = ac_whole_grid(h->grid);
         st = h->ops->substep_region(h->self, s, dt, &whole, NULL);
     } else {
@@ -204,7 +266,7 @@ static ac_status split_step(void *context, double dt)
     ac_status st = AC_OK;
     for (int s = 0; s < 3 && st == AC_OK; ++s)
         st = substep(o, s, dt);
-    o->fresh = 0;
+    o->ghosts_fresh = o->profile_fresh = 0;
     if (st == AC_OK && o->handle->grid->bc.walls) /* and in every snapshot */
         st = o->handle->ops->set_walls(o->handle->self, 0);
     return st;
@@ -214,7 +276,16 @@ static ac_status split_exchange_fields(void *context)
 {
     SplitSteps *o = context;
     const ac_status st = exchange(o, 0);
-    o->fresh = st == AC_OK;
+    o->ghosts_fresh = st == AC_OK;
+    o->profile_fresh = 0;
+    return st;
+}
+
+static ac_status split_max_zeta(void *context, double *zeta)
+{
+    SplitSteps *o = context;
+    const ac_status st = make_profile(o);
+    *zeta = st == AC_OK ? interior_max_zeta(o) : NAN;
     return st;
 }
 
@@ -332,6 +403,12 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_NotImplementedError, "SplitSteps: this backend has no walls");
         return -1;
     }
+    o->shock = (ac_grid_terms(h->grid) & AC_TERM_SHOCK) != 0;
+    if (o->shock && !(h->ops->shock_profile_pass && h->ops->shock_data)) {
+        PyErr_SetString(PyExc_NotImplementedError, "SplitSteps: this backend cannot make the shock profile pass by "
+                                                   "pass");
+        return -1;
+    }
 
     PyObject *fast = PySequence_Fast(messages, "SplitSteps: messages must be a sequence");
     if (!fast)
@@ -394,6 +471,7 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
     o->steps.step = split_step;
     o->steps.exchange_fields = split_exchange_fields;
     o->steps.max_over_ranks = split_max_over_ranks;
+    o->steps.max_zeta = split_max_zeta;
     if (!(o->steps_capsule = PyCapsule_New(&o->steps, AC_SPLIT_STEPS_CAPSULE, NULL)))
         return -1;
     return 0;
