@@ -140,10 +140,18 @@ def compile_cuda(nvcc, build_temp):
     with ThreadPoolExecutor(max_workers=min(jobs, len(commands))) as pool:
         list(pool.map(compile_one, [cmd for cmd, _ in commands]))  # the kernel files, the longest, come first
     objects = [obj for _, obj in commands]
-    root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
-    lib_dirs = [d for d in (os.path.join(root, "lib64"), os.path.join(root, "lib"),
-                            os.path.join(root, "targets", "x86_64-linux", "lib")) if os.path.isdir(d)]
-    return objects, lib_dirs
+    return objects, cuda_lib_dirs(nvcc)
+
+
+def cuda_root(nvcc):
+    return os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+
+
+def cuda_lib_dirs(nvcc):
+    """The CUDA toolkit's library folders beside nvcc."""
+    root = cuda_root(nvcc)
+    return [d for d in (os.path.join(root, "lib64"), os.path.join(root, "lib"),
+                        os.path.join(root, "targets", "x86_64-linux", "lib")) if os.path.isdir(d)]
 
 
 CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "build", "astaroth-cache")
@@ -173,6 +181,11 @@ def build_split(build):
     os.makedirs(os.path.dirname(target), exist_ok=True)
     cmd = [mpicc, "-std=c99", "-O2", "-fPIC", "-shared", "-pthread", "-Icsrc",
            "-I" + sysconfig.get_paths()["include"], "csrc/split/split_steps.c", "-o", target]
+    nvcc = find_nvcc()
+    libs = [d for d in cuda_lib_dirs(nvcc) if os.path.isfile(os.path.join(d, "libcudart_static.a"))] if nvcc else []
+    if libs:  # a GPU rank's steps too: the copies and streams of its messages (the static runtime, as _core's)
+        cmd += ["-DASTAROTH_SPLIT_CUDA", "-I" + os.path.join(cuda_root(nvcc), "include"), "-L" + libs[0],
+                "-lcudart_static", "-ldl", "-lrt"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         print(f"astaroth: {' '.join(cmd)} failed, split runs will step from Python:\n{done.stderr}", file=sys.stderr)

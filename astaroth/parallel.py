@@ -491,12 +491,14 @@ class ParallelStepper:
     def _c_steps(self):
         """The steps of this rank in C (astaroth._split, csrc/split/), which
         Simulation.run's batches of steps take, or None where they stay with
-        this class: the GPU (its peer copies and streams are CuPy's), a
-        shearing box split along x or y, or a build without an MPI compiler.
-        The same messages, regions and order as substep() (with shock
-        viscosity its profile's passes, what each wrote sent in the same
-        round of messages as the fields), so the same bits."""
-        if self.on_gpu or not self.one_round or self.periodic:
+        this class: a shearing box split along x or y; on the GPU every run
+        but those whose messages go straight into the neighbours' fields
+        (FaceMessages.enable_direct) without walls, shear or shock
+        viscosity; a build without an MPI compiler.  The same messages,
+        regions and order as substep() (with shock viscosity its profile's
+        passes, what each wrote sent in the same round of messages as the
+        fields), so the same bits."""
+        if not self.one_round:
             return None
         try:
             from . import _split
@@ -505,13 +507,20 @@ class ParallelStepper:
         if _split.library_version() != self.d.MPI.Get_library_version():
             return None  # built against another MPI library than mpi4py's: stepping from Python is safe
         halo = self.halo
+        gpu = None
+        if self.on_gpu:
+            if not (_split.cuda and halo.direct and self.shock_halo is None and not self.walls and not self.sheared):
+                return None
+            pitch = halo.plane * self.sim.dtype.itemsize
+            gpu = (pitch, [(width, planes, per_set) for width, planes, per_set in halo.direct])
         messages = []
         for index, (send, recv) in enumerate(zip(halo.send_boxes, halo.recv_boxes)):
             start = lambda box: tuple(part.start for part in reversed(box))  # noqa: E731 (padded i, j, k)
             extent = tuple(part.stop - part.start for part in reversed(send))
             messages.append((halo.dest[index], halo.source[index], 300 + index, start(send), start(recv), extent))
         return _split.SplitSteps(self.sim._grid, self.d.cart.py2f(), self.sim.dtype.itemsize, messages, self.inner,
-                                 self.shell, self.substep_prefilled, halo.wall_faces, self.sheared)
+                                 self.shell, self.substep_prefilled, self.prefilled, halo.wall_faces, self.sheared,
+                                 self.periodic, gpu)
 
     def _gpu_transport(self, d):
         """How GPU ghost zones travel (HaloExchange), from exchange= and what

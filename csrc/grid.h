@@ -28,7 +28,7 @@ typedef enum {
     AC_ERR_ARGUMENT,    /* a value the caller should have refused */
     AC_ERR_DEVICE,      /* a CUDA call failed; ac_last_device_error says which */
     AC_ERR_UNSUPPORTED, /* this build or this backend cannot do it */
-    AC_ERR_COMMUNICATION /* an MPI call between the ranks of a split grid failed (csrc/split/) */
+    AC_ERR_COMMUNICATION /* a message between the ranks of a split grid failed: MPI, or its copies (csrc/split/) */
 } ac_status;
 
 typedef enum { AC_FLOAT32 = 0, AC_FLOAT64 = 1 } ac_precision;

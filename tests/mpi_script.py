@@ -10,8 +10,9 @@ MODE "nonfinite": a NaN put in one subdomain stops every rank.
 MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_case's make_MODE to T_HALF.
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
-MODE "c_steps" CASE: the run of CASE ("forced", "mhd", "entropy", "terms", "walls", "shear" split along z,
-"shock", "shear_shock" split along z) stepped in C where the rank's steps are (astaroth._split), and again through Python.
+MODE "c_steps" CASE [BACKEND]: the run of CASE ("forced", "mhd", "entropy", "terms", "walls", "shear" split along
+z, "shock", "shear_shock" split along z, "entropy-yz"; BACKEND for "entropy" and "entropy-yz", default cpu) stepped
+in C where the rank's steps are (astaroth._split), and again through Python.
 MODE "pencil" CASE PROCS: the run of CASE ("forced": make; "walls": make_entropy_wall_case) to T_HALF, written by
 save_pencil(procs=PROCS, as 1x2x2).
 MODE "procs" PxQxR: the forced run to T_HALF on the ranks laid out as Simulation(procs=(P, Q, R)).
@@ -59,24 +60,27 @@ elif mode in ("mhd", "entropy", "terms", "shock", "scalars", "shear_shock"):
     if comm.Get_rank() == 0:
         np.savez(os.path.join(out, f"{mode}{''.join('-' + e for e in extra)}-{tag}.npz"), steps=sim.steps,
                  dims=np.array(sim.decomposition.dims), **fields)
-elif mode == "c_steps":  # CASE: the run of CASE stepped in C (ParallelStepper.c_steps) and through Python
+elif mode == "c_steps":  # CASE [BACKEND]: the run of CASE stepped in C (ParallelStepper.c_steps) and through Python
     from test_walls_entropy import make_entropy_wall_case
 
     case = sys.argv[3]
-    maker = {"forced": make, "mhd": make_mhd, "entropy": make_entropy, "terms": make_terms, "walls":
-             make_entropy_wall_case, "shear": lambda c: make_shear(c, "z"), "shock": make_shock,
-             "shear_shock": lambda c: make_shear_shock(c, "z")}[case]
+    backend = sys.argv[4] if len(sys.argv) > 4 else "cpu"
+    maker = {"forced": make, "mhd": make_mhd, "entropy": lambda c: make_entropy(c, backend=backend), "terms":
+             make_terms, "walls": make_entropy_wall_case, "shear": lambda c: make_shear(c, "z"), "shock": make_shock,
+             "shear_shock": lambda c: make_shear_shock(c, "z"),
+             "entropy-yz": lambda c: make_entropy(c, backend=backend, shape=YZ_SHAPE)}[case]
     until = T_SHEAR if case.startswith("shear") else T_HALF
     runs = {}
     for path in ("c", "python"):
         sim = maker(comm)
         in_c = sim._stepper.c_steps is not None
+        direct = bool(getattr(sim._stepper.halo, "direct", False))
         if path == "python":
             sim._stepper.c_steps = None
         sim.run(until=until, timeseries=os.path.join(out, f"c_steps-{case}-{path}-{tag}.csv"), diagnostics_every=3)
         runs[path] = (sim.steps, {name: sim[name] for name in sim.field_names})
     if comm.Get_rank() == 0:
-        np.savez(os.path.join(out, f"c_steps-{case}-{tag}.npz"), in_c=in_c, steps_c=runs["c"][0],
+        np.savez(os.path.join(out, f"c_steps-{case}-{tag}.npz"), in_c=in_c, direct=direct, steps_c=runs["c"][0],
                  steps_python=runs["python"][0], **{f"c_{k}": v for k, v in runs["c"][1].items()},
                  **{f"python_{k}": v for k, v in runs["python"][1].items()})
 elif mode == "shear":  # argument: the axis its grid's shape splits first (mpi_case.SHEAR_SHAPES)

@@ -41,8 +41,8 @@ PyObject *raise_status(ac_status status, const GridObject *g, const char *what)
         PyErr_Format(PyExc_NotImplementedError, "%s: not supported by this backend", what);
         break;
     case AC_ERR_COMMUNICATION:
-        PyErr_Format(PyExc_RuntimeError, "%s: a message between the MPI ranks failed (the MPI library's reason is "
-                                         "on standard error)", what);
+        PyErr_Format(PyExc_RuntimeError, "%s: a message between the MPI ranks failed (the MPI library's or CUDA's "
+                                         "reason is on standard error)", what);
         break;
     default:
         PyErr_Format(PyExc_RuntimeError, "%s: unknown error %d", what, (int)status);

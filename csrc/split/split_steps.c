@@ -4,8 +4,10 @@
  * (csrc/split_steps.h; csrc/binding/timestep_binding.c run_steps).
  *
  * Built by setup.py with the MPI compiler wrapper (mpicc) where one is found,
- * against the MPI library mpi4py loads; astaroth/parallel.py makes a
- * SplitSteps for a rank of a split grid on the CPU backend.  What goes where
+ * against the MPI library mpi4py loads, and with the CUDA runtime
+ * (ASTAROTH_SPLIT_CUDA) where nvcc is; astaroth/parallel.py makes a
+ * SplitSteps for a rank of a split grid on the CPU, or on a GPU whose
+ * messages it copies straight into the neighbours' fields.  What goes where
  * is Python's (astaroth/halo_messages.py: one round of messages to the
  * neighbours across faces, edges and corners of the split axes; the inner
  * part and the shell of astaroth/parallel.py); this file only moves the
@@ -24,11 +26,27 @@
 #include <mpi.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../reach.h"
 #include "../split_steps.h"
+
+#ifdef ASTAROTH_SPLIT_CUDA
+#include <cuda_runtime_api.h>
+
+/* A message of a GPU rank whose neighbours' fields it writes itself (CUDA
+ * IPC, astaroth/halo_messages.py FaceMessages.enable_direct): `planes`
+ * pieces of `width` bytes, one a padded z plane apart, from each field of
+ * each set into the neighbour's same field; to[s][q], from[s][q]. */
+typedef struct {
+    size_t width;
+    int planes;
+    void *to[3][AC_MAX_FIELDS];
+    const void *from[3][AC_MAX_FIELDS];
+} direct_message;
+#endif
 
 /* One message of the round: sent to dest from the send box, received from
  * source into the receive box, both n[0] x n[1] x n[2] padded points, the
@@ -56,13 +74,25 @@ typedef struct {
     ac_region inner;
     ac_region *shell;
     int shell_count;
-    unsigned prefilled;  /* bit a: axis a is filled locally (not split) */
+    unsigned prefilled;  /* bit a: axis a is filled locally before a substep's exchange */
+    unsigned fields_prefilled; /* ... before the fields' exchange outside a substep (every unsplit axis) */
+    unsigned periodic;   /* the regions' unsplit axes whose ghosts the GPU reads in place (region_wraps) */
+    int on_gpu;          /* the fields are a GPU's, sent by direct copies (below) */
     unsigned wall_faces; /* bit a: this subdomain has a wall face on split axis a */
     int sheared;         /* the shearing box's deltay advances after each substep */
     int shock;           /* shock viscosity: its profile made pass by pass, what each pass wrote exchanged */
     int ghosts_fresh;    /* the fields' ghost zones are those of the fields now (exchange_fields) */
     int profile_fresh;   /* ... and the shock profile is theirs too (make_profile) */
     ac_split_steps steps;
+#ifdef ASTAROTH_SPLIT_CUDA
+    direct_message *direct; /* per message */
+    size_t pitch;           /* bytes from one padded z plane to the next */
+    cudaStream_t copies;    /* the copy engine's, beside the inner part */
+    cudaEvent_t ready, sent;
+    cudaStream_t *shell_streams; /* the shell's slabs beside the inner part's end */
+    cudaEvent_t *shell_done;
+    char *tokens;           /* per message: the neighbour's "it is there", and this rank's */
+#endif
 } SplitSteps;
 
 static ac_status mpi_failed(int code, const char *what)
@@ -119,14 +149,14 @@ static void copy_boxes(SplitSteps *o, int s, int to_buffer)
 /* The walls' values and the unsplit axes' ghost zones of set s, then every
  * message packed and posted (the receives first).  A shock profile's array
  * has its periodic images from the pass that wrote it, and no walls. */
-static ac_status exchange_start(SplitSteps *o, int s)
+static ac_status exchange_start(SplitSteps *o, int s, unsigned prefilled)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
     if (s < AC_SHOCK_SET && h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK)
         return st;
     for (int a = 0; a < 3 && st == AC_OK && s < AC_SHOCK_SET; ++a)
-        if (o->prefilled >> a & 1u)
+        if (prefilled >> a & 1u)
             st = h->ops->fill_ghost_axis(h->self, s, a, NULL);
     if (st != AC_OK)
         return st;
@@ -164,9 +194,11 @@ static ac_status exchange_finish(SplitSteps *o, int s)
     return st;
 }
 
+/* The ghost zones of set s outside a substep: every unsplit axis filled
+ * locally, then the messages. */
 static ac_status exchange(SplitSteps *o, int s)
 {
-    const ac_status st = exchange_start(o, s);
+    const ac_status st = exchange_start(o, s, o->fields_prefilled);
     return st == AC_OK ? exchange_finish(o, s) : st;
 }
 
@@ -236,7 +268,7 @@ static ac_status substep(SplitSteps *o, int s, double dt)
         const ac_region whole = ac_whole_grid(h->grid);
         st = h->ops->substep_region(h->self, s, dt, &whole, NULL);
     } else {
-        if ((st = exchange_start(o, s)) != AC_OK)
+        if ((st = exchange_start(o, s, o->prefilled)) != AC_OK)
             return st;
         if (o->has_inner) {
             region_work inner = {h, s, dt, &o->inner, AC_OK};
@@ -260,12 +292,124 @@ static ac_status substep(SplitSteps *o, int s, double dt)
     return st;
 }
 
+#ifdef ASTAROTH_SPLIT_CUDA
+static ac_status cuda_failed(cudaError_t code, const char *what)
+{
+    fprintf(stderr, "astaroth: CUDA failed in %s: %s\n", what, cudaGetErrorString(code));
+    return AC_ERR_COMMUNICATION;
+}
+
+#define CUDA_TRY(call, what)                                                                                           \
+    do {                                                                                                               \
+        const cudaError_t code_ = (call);                                                                              \
+        if (code_ != cudaSuccess)                                                                                      \
+            return cuda_failed(code_, what);                                                                           \
+    } while (0)
+
+/* The ghost zones of the axes in `axes` of set s, filled locally on the
+ * grid's stream. */
+static ac_status gpu_fill_axes(SplitSteps *o, int s, unsigned axes)
+{
+    ac_status st = AC_OK;
+    for (int a = 0; a < 3 && st == AC_OK; ++a)
+        if (axes >> a & 1u)
+            st = o->handle->ops->fill_ghost_axis(o->handle->self, s, a, NULL);
+    return st;
+}
+
+/* The copies after what is queued now on the default stream (with which
+ * the grid's stream is ordered): the copy engine waits for it. */
+static ac_status gpu_copies_wait_here(SplitSteps *o)
+{
+    CUDA_TRY(cudaEventRecord(o->ready, 0), "marking where the copies start");
+    CUDA_TRY(cudaStreamWaitEvent(o->copies, o->ready, 0), "ordering the copies");
+    return AC_OK;
+}
+
+/* Set s's messages into the neighbours' fields by the copy engine, waited
+ * for; then each neighbour is told, and this rank waits to be told. */
+static ac_status gpu_send(SplitSteps *o, int s)
+{
+    const int fields = o->handle->grid->fields;
+    for (int m = 0; m < o->count; ++m) {
+        const direct_message *d = o->direct + m;
+        for (int q = 0; q < fields; ++q)
+            if (d->planes == 1)
+                CUDA_TRY(cudaMemcpyAsync(d->to[s][q], d->from[s][q], d->width, cudaMemcpyDefault, o->copies),
+                         "copying a message");
+            else
+                CUDA_TRY(cudaMemcpy2DAsync(d->to[s][q], o->pitch, d->from[s][q], o->pitch, d->width,
+                                           (size_t)d->planes, cudaMemcpyDefault, o->copies),
+                         "copying a message");
+    }
+    CUDA_TRY(cudaEventRecord(o->sent, o->copies), "marking the copies' end");
+    CUDA_TRY(cudaEventSynchronize(o->sent), "waiting for the copies");
+    for (int m = 0; m < o->count; ++m) {
+        const message *msg = o->messages + m;
+        int code = MPI_Irecv(o->tokens + 2 * m, 1, MPI_CHAR, msg->source, msg->tag, o->comm, o->requests + 2 * m);
+        if (code == MPI_SUCCESS)
+            code = MPI_Isend(o->tokens + 2 * m + 1, 1, MPI_CHAR, msg->dest, msg->tag, o->comm, o->requests + 2 * m + 1);
+        if (code != MPI_SUCCESS)
+            return mpi_failed(code, "telling the neighbours their ghost zones are in");
+    }
+    const int code = MPI_Waitall(2 * o->count, o->requests, MPI_STATUSES_IGNORE);
+    return code == MPI_SUCCESS ? AC_OK : mpi_failed(code, "waiting for the neighbours' ghost zones");
+}
+
+/* Substep s on the GPU, as ParallelStepper.substep queues it with direct
+ * messages: the inner part queued, the messages copied beside it, then the
+ * shell's slabs each on a stream of its own beside the inner part's end
+ * (they write other points), which the default stream waits for. */
+static ac_status gpu_substep(SplitSteps *o, int s, double dt)
+{
+    const ac_backend_handle *h = o->handle;
+    ac_status st = AC_OK;
+    if (s == 0 && o->ghosts_fresh) {
+        const ac_region whole = ac_whole_grid(h->grid);
+        return h->ops->substep_region(h->self, s, dt, &whole, NULL);
+    }
+    if ((st = gpu_fill_axes(o, s, o->prefilled)) != AC_OK || (st = gpu_copies_wait_here(o)) != AC_OK)
+        return st;
+    if (o->has_inner && (st = h->ops->substep_region(h->self, s, dt, &o->inner, NULL)) != AC_OK)
+        return st;
+    if ((st = gpu_send(o, s)) != AC_OK)
+        return st;
+    for (int r = 0; r < o->shell_count && st == AC_OK; ++r) {
+        if (!o->has_inner) {
+            st = h->ops->substep_region(h->self, s, dt, o->shell + r, NULL);
+            continue;
+        }
+        if ((st = h->ops->substep_region(h->self, s, dt, o->shell + r, o->shell_streams[r])) != AC_OK)
+            break;
+        CUDA_TRY(cudaEventRecord(o->shell_done[r], o->shell_streams[r]), "marking a slab's end");
+        CUDA_TRY(cudaStreamWaitEvent(0, o->shell_done[r], 0), "waiting for a slab");
+    }
+    return st;
+}
+
+/* The fields' ghost zones outside a substep: every unsplit axis filled, the
+ * messages copied into the neighbours' ghost zones, and the unsplit axes
+ * filled again, so that the edges the neighbours' copies cross hold this
+ * rank's periodic images whichever wrote first. */
+static ac_status gpu_exchange_fields(SplitSteps *o)
+{
+    ac_status st = gpu_fill_axes(o, 0, o->fields_prefilled);
+    if (st == AC_OK && (st = gpu_copies_wait_here(o)) == AC_OK && (st = gpu_send(o, 0)) == AC_OK)
+        st = gpu_fill_axes(o, 0, o->fields_prefilled);
+    return st;
+}
+#endif
+
 static ac_status split_step(void *context, double dt)
 {
     SplitSteps *o = context;
     ac_status st = AC_OK;
     for (int s = 0; s < 3 && st == AC_OK; ++s)
+#ifdef ASTAROTH_SPLIT_CUDA
+        st = o->on_gpu ? gpu_substep(o, s, dt) : substep(o, s, dt);
+#else
         st = substep(o, s, dt);
+#endif
     o->ghosts_fresh = o->profile_fresh = 0;
     if (st == AC_OK && o->handle->grid->bc.walls) /* and in every snapshot */
         st = o->handle->ops->set_walls(o->handle->self, 0);
@@ -275,7 +419,11 @@ static ac_status split_step(void *context, double dt)
 static ac_status split_exchange_fields(void *context)
 {
     SplitSteps *o = context;
+#ifdef ASTAROTH_SPLIT_CUDA
+    const ac_status st = o->on_gpu ? gpu_exchange_fields(o) : exchange(o, 0);
+#else
     const ac_status st = exchange(o, 0);
+#endif
     o->ghosts_fresh = st == AC_OK;
     o->profile_fresh = 0;
     return st;
@@ -339,8 +487,103 @@ static unsigned axes_mask(PyObject *axes, int *failed)
     return mask;
 }
 
+#ifdef ASTAROTH_SPLIT_CUDA
+static void gpu_release(SplitSteps *o)
+{
+    for (int r = 0; r < o->shell_count; ++r) {
+        if (o->shell_streams && o->shell_streams[r])
+            cudaStreamDestroy(o->shell_streams[r]);
+        if (o->shell_done && o->shell_done[r])
+            cudaEventDestroy(o->shell_done[r]);
+    }
+    if (o->copies)
+        cudaStreamDestroy(o->copies);
+    if (o->ready)
+        cudaEventDestroy(o->ready);
+    if (o->sent)
+        cudaEventDestroy(o->sent);
+    PyMem_Free(o->shell_streams);
+    PyMem_Free(o->shell_done);
+    PyMem_Free(o->direct);
+    PyMem_Free(o->tokens);
+}
+
+/* gpu = (pitch, [(width, planes, [[(to, from) per field] per set]) per
+ * message]): the direct copies (FaceMessages.direct), and the streams and
+ * events they and the shell's slabs take. */
+static int gpu_prepare(SplitSteps *o, PyObject *gpu)
+{
+    PyObject *plan;
+    unsigned long long pitch;
+    if (!PyArg_ParseTuple(gpu, "KO", &pitch, &plan))
+        return -1;
+    o->pitch = (size_t)pitch;
+    PyObject *fast = PySequence_Fast(plan, "SplitSteps: gpu's messages must be a sequence");
+    if (!fast)
+        return -1;
+    const int fields = o->handle->grid->fields;
+    int ok = PySequence_Fast_GET_SIZE(fast) == o->count;
+    o->direct = PyMem_Calloc((size_t)o->count + 1, sizeof *o->direct);
+    o->tokens = PyMem_Calloc(2 * (size_t)o->count + 1, 1);
+    o->shell_streams = PyMem_Calloc((size_t)o->shell_count + 1, sizeof *o->shell_streams);
+    o->shell_done = PyMem_Calloc((size_t)o->shell_count + 1, sizeof *o->shell_done);
+    if (!o->direct || !o->tokens || !o->shell_streams || !o->shell_done) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int m = 0; m < o->count && ok; ++m) {
+        direct_message *d = o->direct + m;
+        unsigned long long width;
+        PyObject *sets;
+        ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, m), "KiO", &width, &d->planes, &sets) &&
+             PySequence_Check(sets) && PySequence_Size(sets) == 3;
+        d->width = (size_t)width;
+        for (int set = 0; set < 3 && ok; ++set) {
+            PyObject *pairs = PySequence_GetItem(sets, set);
+            ok = pairs && PySequence_Check(pairs) && PySequence_Size(pairs) == fields;
+            for (int q = 0; q < fields && ok; ++q) {
+                PyObject *pair = PySequence_GetItem(pairs, q);
+                unsigned long long to = 0, from = 0;
+                ok = pair && PyArg_ParseTuple(pair, "KK", &to, &from);
+                d->to[set][q] = (void *)(uintptr_t)to;
+                d->from[set][q] = (const void *)(uintptr_t)from;
+                Py_XDECREF(pair);
+            }
+            Py_XDECREF(pairs);
+        }
+    }
+    Py_DECREF(fast);
+    if (!ok) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "SplitSteps: gpu must be (pitch, [(width, planes, [[(to, from) per "
+                                              "field] per set]) per message])");
+        return -1;
+    }
+    cudaError_t code = cudaStreamCreateWithFlags(&o->copies, cudaStreamNonBlocking);
+    if (code == cudaSuccess)
+        code = cudaEventCreateWithFlags(&o->ready, cudaEventDisableTiming);
+    if (code == cudaSuccess)
+        code = cudaEventCreateWithFlags(&o->sent, cudaEventDisableTiming);
+    for (int r = 0; r < o->shell_count && code == cudaSuccess; ++r) {
+        code = cudaStreamCreateWithFlags(o->shell_streams + r, cudaStreamNonBlocking);
+        if (code == cudaSuccess)
+            code = cudaEventCreateWithFlags(o->shell_done + r, cudaEventDisableTiming);
+    }
+    if (code != cudaSuccess) {
+        PyErr_Format(PyExc_RuntimeError, "SplitSteps: CUDA streams and events: %s", cudaGetErrorString(code));
+        return -1;
+    }
+    o->on_gpu = 1;
+    return 0;
+}
+#endif
+
 static void SplitSteps_dealloc(SplitSteps *o)
 {
+#ifdef ASTAROTH_SPLIT_CUDA
+    gpu_release(o);
+#endif
     PyMem_Free(o->messages);
     PyMem_Free(o->send_buffer);
     PyMem_Free(o->recv_buffer);
@@ -356,13 +599,15 @@ static void SplitSteps_dealloc(SplitSteps *o)
  * wall_faces, sheared); see the type's docstring. */
 static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"grid", "comm", "itemsize", "messages", "inner", "shell", "prefilled", "wall_faces",
-                               "sheared", NULL};
-    PyObject *grid, *messages, *inner, *shell, *prefilled, *wall_faces;
+    static char *keywords[] = {"grid",     "comm",       "itemsize", "messages", "inner", "shell", "prefilled",
+                               "fields_prefilled", "wall_faces", "sheared", "periodic", "gpu", NULL};
+    PyObject *grid, *messages, *inner, *shell, *prefilled, *fields_prefilled, *wall_faces, *gpu = Py_None;
     long long comm;
     int itemsize, sheared;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OLiOOOOOp", keywords, &grid, &comm, &itemsize, &messages, &inner,
-                                     &shell, &prefilled, &wall_faces, &sheared))
+    unsigned periodic = 0u;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OLiOOOOOOp|IO", keywords, &grid, &comm, &itemsize, &messages,
+                                     &inner, &shell, &prefilled, &fields_prefilled, &wall_faces, &sheared, &periodic,
+                                     &gpu))
         return -1;
     if (o->grid_object) {
         PyErr_SetString(PyExc_TypeError, "SplitSteps: already made");
@@ -396,9 +641,16 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
     int failed = 0;
     o->prefilled = axes_mask(prefilled, &failed);
     if (!failed)
+        o->fields_prefilled = axes_mask(fields_prefilled, &failed);
+    if (!failed)
         o->wall_faces = axes_mask(wall_faces, &failed);
     if (failed)
         return -1;
+    if (periodic > 7u) {
+        PyErr_SetString(PyExc_ValueError, "SplitSteps: periodic is a mask of the axes x, y, z (0 to 7)");
+        return -1;
+    }
+    o->periodic = periodic;
     if (h->grid->bc.walls && !h->ops->set_walls) {
         PyErr_SetString(PyExc_NotImplementedError, "SplitSteps: this backend has no walls");
         return -1;
@@ -452,6 +704,7 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
     o->has_inner = inner != Py_None;
     if (o->has_inner && parse_region(inner, &o->inner))
         return -1;
+    o->inner.periodic = periodic;
     if (!(fast = PySequence_Fast(shell, "SplitSteps: shell must be a sequence of (lo, hi)")))
         return -1;
     o->shell_count = (int)PySequence_Fast_GET_SIZE(fast);
@@ -460,12 +713,27 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
         PyErr_NoMemory();
         return -1;
     }
-    for (int r = 0; r < o->shell_count; ++r)
+    for (int r = 0; r < o->shell_count; ++r) {
         if (parse_region(PySequence_Fast_GET_ITEM(fast, r), o->shell + r)) {
             Py_DECREF(fast);
             return -1;
         }
+        o->shell[r].periodic = periodic;
+    }
     Py_DECREF(fast);
+    if (gpu != Py_None) {
+#ifdef ASTAROTH_SPLIT_CUDA
+        if (o->shock || h->grid->bc.walls || sheared) {
+            PyErr_SetString(PyExc_ValueError, "SplitSteps: on the GPU, no shock viscosity, walls or shear");
+            return -1;
+        }
+        if (gpu_prepare(o, gpu))
+            return -1;
+#else
+        PyErr_SetString(PyExc_NotImplementedError, "SplitSteps: this build of astaroth._split has no CUDA");
+        return -1;
+#endif
+    }
 
     o->steps.context = o;
     o->steps.step = split_step;
@@ -495,13 +763,16 @@ static PyGetSetDef SplitSteps_getset[] = {
 
 static PyTypeObject SplitStepsType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "astaroth._split.SplitSteps",
-    .tp_doc = "SplitSteps(grid, comm, itemsize, messages, inner, shell, prefilled, wall_faces, sheared): the steps of "
-              "this rank's subdomain of a split grid, for Grid.run_steps(..., split=steps.steps).  grid: its "
-              "astaroth._core.Grid; comm: the Cartesian communicator's Fortran handle (mpi4py's py2f); messages: "
-              "(dest, source, tag, send start, receive start, extent) per neighbour, padded (i, j, k); inner: "
-              "(lo, hi) of the inner part or None; shell: (lo, hi) of each slab; prefilled: the axes filled "
-              "locally; wall_faces: the split axes with a wall face here; sheared: the shearing box's deltay "
-              "advances after each substep.  Use astaroth.parallel.ParallelStepper.",
+    .tp_doc = "SplitSteps(grid, comm, itemsize, messages, inner, shell, prefilled, fields_prefilled, wall_faces, "
+              "sheared, periodic=0, gpu=None): the steps of this rank's subdomain of a split grid, for "
+              "Grid.run_steps(..., split=steps.steps).  grid: its astaroth._core.Grid; comm: the Cartesian "
+              "communicator's Fortran handle (mpi4py's py2f); messages: (dest, source, tag, send start, receive "
+              "start, extent) per neighbour, padded (i, j, k); inner: (lo, hi) of the inner part or None; shell: "
+              "(lo, hi) of each slab; prefilled: the axes filled locally before a substep's messages, "
+              "fields_prefilled before the fields' outside a substep; wall_faces: the split axes with a wall face "
+              "here; sheared: the shearing box's deltay advances after each substep; periodic: the regions' axes "
+              "read from periodic images in place (region_wraps); gpu: (pitch, direct copies) of a GPU rank "
+              "(FaceMessages.direct).  Use astaroth.parallel.ParallelStepper.",
     .tp_basicsize = sizeof(SplitSteps),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,
@@ -521,6 +792,12 @@ static PyObject *split_library_version(PyObject *m, PyObject *ignored)
         length = 0;
     return PyUnicode_FromStringAndSize(text, length);
 }
+
+#ifdef ASTAROTH_SPLIT_CUDA
+#define SPLIT_HAS_CUDA Py_True
+#else
+#define SPLIT_HAS_CUDA Py_False
+#endif
 
 static PyMethodDef split_methods[] = {
     {"library_version", split_library_version, METH_NOARGS,
@@ -544,6 +821,12 @@ PyMODINIT_FUNC PyInit__split(void)
     Py_INCREF(&SplitStepsType);
     if (m && PyModule_AddObject(m, "SplitSteps", (PyObject *)&SplitStepsType) < 0) {
         Py_DECREF(&SplitStepsType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(SPLIT_HAS_CUDA); /* whether a GPU rank's steps can be taken here */
+    if (m && PyModule_AddObject(m, "cuda", SPLIT_HAS_CUDA) < 0) {
+        Py_DECREF(SPLIT_HAS_CUDA);
         Py_DECREF(m);
         return NULL;
     }
