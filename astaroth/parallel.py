@@ -493,8 +493,8 @@ class ParallelStepper:
         Simulation.run's batches of steps take, or None where they stay with
         this class: a shearing box split along x or y; on the GPU every run
         but those whose messages go straight into the neighbours' fields
-        (FaceMessages.enable_direct) without walls, shear or shock
-        viscosity; a build without an MPI compiler.  The same messages,
+        (FaceMessages.enable_direct) without shear or shock viscosity; a
+        build without an MPI compiler.  The same messages,
         regions and order as substep() (with shock viscosity its profile's
         passes, what each wrote sent in the same round of messages as the
         fields), so the same bits."""
@@ -509,7 +509,7 @@ class ParallelStepper:
         halo = self.halo
         gpu = None
         if self.on_gpu:
-            if not (_split.cuda and halo.direct and self.shock_halo is None and not self.walls and not self.sheared):
+            if not (_split.cuda and halo.direct and self.shock_halo is None and not self.sheared):
                 return None
             pitch = halo.plane * self.sim.dtype.itemsize
             gpu = (pitch, [(width, planes, per_set) for width, planes, per_set in halo.direct])

@@ -11,7 +11,8 @@ MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_ca
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
 MODE "c_steps" CASE [BACKEND]: the run of CASE ("forced", "mhd", "entropy", "terms", "walls", "shear" split along
-z, "shock", "shear_shock" split along z, "entropy-yz"; BACKEND for "entropy" and "entropy-yz", default cpu) stepped
+z, "shock", "shear_shock" split along z, "entropy-yz", "z_walls": "walls" periodic in x; BACKEND for "entropy",
+"entropy-yz", "walls" and "z_walls", default cpu) stepped
 in C where the rank's steps are (astaroth._split), and again through Python.
 MODE "pencil" CASE PROCS: the run of CASE ("forced": make; "walls": make_entropy_wall_case) to T_HALF, written by
 save_pencil(procs=PROCS, as 1x2x2).
@@ -66,7 +67,8 @@ elif mode == "c_steps":  # CASE [BACKEND]: the run of CASE stepped in C (Paralle
     case = sys.argv[3]
     backend = sys.argv[4] if len(sys.argv) > 4 else "cpu"
     maker = {"forced": make, "mhd": make_mhd, "entropy": lambda c: make_entropy(c, backend=backend), "terms":
-             make_terms, "walls": make_entropy_wall_case, "shear": lambda c: make_shear(c, "z"), "shock": make_shock,
+             make_terms, "walls": lambda c: make_entropy_wall_case(c, backend=backend),
+             "z_walls": lambda c: make_entropy_wall_case(c, backend=backend, x_walls=False), "shear": lambda c: make_shear(c, "z"), "shock": make_shock,
              "shear_shock": lambda c: make_shear_shock(c, "z"),
              "entropy-yz": lambda c: make_entropy(c, backend=backend, shape=YZ_SHAPE)}[case]
     until = T_SHEAR if case.startswith("shear") else T_HALF
@@ -81,6 +83,7 @@ elif mode == "c_steps":  # CASE [BACKEND]: the run of CASE stepped in C (Paralle
         runs[path] = (sim.steps, {name: sim[name] for name in sim.field_names})
     if comm.Get_rank() == 0:
         np.savez(os.path.join(out, f"c_steps-{case}-{tag}.npz"), in_c=in_c, direct=direct, steps_c=runs["c"][0],
+                 dims=np.array(sim.decomposition.dims),
                  steps_python=runs["python"][0], **{f"c_{k}": v for k, v in runs["c"][1].items()},
                  **{f"python_{k}": v for k, v in runs["python"][1].items()})
 elif mode == "shear":  # argument: the axis its grid's shape splits first (mpi_case.SHEAR_SHAPES)

@@ -125,17 +125,16 @@ def test_timeseries_has_epot_and_etotm_counts_it(tmp_path):
     assert "epot" not in ac.diagnostics.columns(no_gravity)
 
 
-def make_entropy_wall_case(comm=None, gravity=(0.1, 0.0, -0.5), backend="cpu", exchange="auto"):
+def make_entropy_wall_case(comm=None, gravity=(0.1, 0.0, -0.5), backend="cpu", exchange="auto", x_walls=True):
     """Entropy, a passive scalar and MHD between walls in x and z (z split over
     MPI ranks), gravity, conduction, 'set' entropy on the z walls, a random
     flow (tests/test_walls_mpi.py runs it on 1, 2 and 4 ranks; `exchange`:
-    how GPU ranks exchange their ghost zones)."""
+    how GPU ranks exchange their ghost zones; x_walls=False: periodic in x)."""
     faces = {**HYDRO_WALL, "ss": ("set:0.05", "set:-0.05"), "cc": "s", "ax": "a", "ay": "a", "az": "s"}
+    walls = {"x": {**faces, "ux": "a", "uz": "s", "ss": "s"}, "z": faces} if x_walls else {"z": faces}
     sim = ac.Simulation(shape=(8, 6, 16), box=(1.0, 0.75, 2.0), nu=2e-2, backend=backend, comm=comm,
                         exchange=exchange, energy="entropy", chi=2e-2, passive_scalar=True, pscalar_diff=1e-2,
-                        physics="mhd",
-                        eta=2e-2, boundaries={"x": {**faces, "ux": "a", "uz": "s", "ss": "s"}, "z": faces},
-                        gravity=gravity)
+                        physics="mhd", eta=2e-2, boundaries=walls, gravity=gravity)
     ac.init.random_velocity(sim, urms=0.05, seed=7)
     rng = np.random.default_rng(8)
     for name in ("ss", "cc", "ax", "ay", "az"):

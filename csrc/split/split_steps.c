@@ -356,10 +356,19 @@ static ac_status gpu_send(SplitSteps *o, int s)
     return code == MPI_SUCCESS ? AC_OK : mpi_failed(code, "waiting for the neighbours' ghost zones");
 }
 
+/* The walls' values of set s, before its ghost zones are filled or sent. */
+static ac_status gpu_walls(SplitSteps *o, int s)
+{
+    const ac_backend_handle *h = o->handle;
+    return h->grid->bc.walls ? h->ops->set_walls(h->self, s) : AC_OK;
+}
+
 /* Substep s on the GPU, as ParallelStepper.substep queues it with direct
- * messages: the inner part queued, the messages copied beside it, then the
- * shell's slabs each on a stream of its own beside the inner part's end
- * (they write other points), which the default stream waits for. */
+ * messages: the inner part queued, the messages copied beside it, this
+ * subdomain's wall faces of split axes refilled after them, then the
+ * shell's slabs, without wall faces each on a stream of its own beside the
+ * inner part's end (they write other points), which the default stream
+ * waits for. */
 static ac_status gpu_substep(SplitSteps *o, int s, double dt)
 {
     const ac_backend_handle *h = o->handle;
@@ -368,14 +377,15 @@ static ac_status gpu_substep(SplitSteps *o, int s, double dt)
         const ac_region whole = ac_whole_grid(h->grid);
         return h->ops->substep_region(h->self, s, dt, &whole, NULL);
     }
-    if ((st = gpu_fill_axes(o, s, o->prefilled)) != AC_OK || (st = gpu_copies_wait_here(o)) != AC_OK)
+    if ((st = gpu_walls(o, s)) != AC_OK || (st = gpu_fill_axes(o, s, o->prefilled)) != AC_OK ||
+        (st = gpu_copies_wait_here(o)) != AC_OK)
         return st;
     if (o->has_inner && (st = h->ops->substep_region(h->self, s, dt, &o->inner, NULL)) != AC_OK)
         return st;
-    if ((st = gpu_send(o, s)) != AC_OK)
+    if ((st = gpu_send(o, s)) != AC_OK || (st = gpu_fill_axes(o, s, o->wall_faces)) != AC_OK)
         return st;
     for (int r = 0; r < o->shell_count && st == AC_OK; ++r) {
-        if (!o->has_inner) {
+        if (!o->has_inner || o->wall_faces) {
             st = h->ops->substep_region(h->self, s, dt, o->shell + r, NULL);
             continue;
         }
@@ -387,15 +397,18 @@ static ac_status gpu_substep(SplitSteps *o, int s, double dt)
     return st;
 }
 
-/* The fields' ghost zones outside a substep: every unsplit axis filled, the
- * messages copied into the neighbours' ghost zones, and the unsplit axes
- * filled again, so that the edges the neighbours' copies cross hold this
- * rank's periodic images whichever wrote first. */
+/* The fields' ghost zones outside a substep: the walls' values, every
+ * unsplit axis filled, the messages copied into the neighbours' ghost
+ * zones, and the unsplit axes filled again, so that the edges the
+ * neighbours' copies cross hold this rank's periodic images whichever wrote
+ * first; then the wall faces of split axes. */
 static ac_status gpu_exchange_fields(SplitSteps *o)
 {
-    ac_status st = gpu_fill_axes(o, 0, o->fields_prefilled);
-    if (st == AC_OK && (st = gpu_copies_wait_here(o)) == AC_OK && (st = gpu_send(o, 0)) == AC_OK)
-        st = gpu_fill_axes(o, 0, o->fields_prefilled);
+    ac_status st = gpu_walls(o, 0);
+    if (st == AC_OK && (st = gpu_fill_axes(o, 0, o->fields_prefilled)) == AC_OK &&
+        (st = gpu_copies_wait_here(o)) == AC_OK && (st = gpu_send(o, 0)) == AC_OK &&
+        (st = gpu_fill_axes(o, 0, o->fields_prefilled)) == AC_OK)
+        st = gpu_fill_axes(o, 0, o->wall_faces);
     return st;
 }
 #endif
@@ -723,8 +736,8 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
     Py_DECREF(fast);
     if (gpu != Py_None) {
 #ifdef ASTAROTH_SPLIT_CUDA
-        if (o->shock || h->grid->bc.walls || sheared) {
-            PyErr_SetString(PyExc_ValueError, "SplitSteps: on the GPU, no shock viscosity, walls or shear");
+        if (o->shock || sheared) {
+            PyErr_SetString(PyExc_ValueError, "SplitSteps: on the GPU, no shock viscosity or shear");
             return -1;
         }
         if (gpu_prepare(o, gpu))

@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# On one H200 (no multi-GPU machine was lent), one call: G (a split GPU run's
-# steps in C) against M9 (main 9eaeb3a), both carried in .trees/try.tar.xz.
-#   G's split GPU tests (ranks sharing the GPU; among them the runs stepped
-#   in C against one GPU and against ParallelStepper's steps from Python) and
-#   its one-GPU tests; the host's run loop (a shock run's sim.run, which the
+# On one H200 (no multi-GPU machine was lent), `device.sh PART`, the trees
+# carried in .trees/try.tar.xz:
+#   part 1: G (a split GPU run's steps in C) against M9 (main 9eaeb3a): G's
+#   split GPU tests (ranks sharing the GPU; among them the runs stepped in C
+#   against one GPU and against ParallelStepper's steps from Python) and its
+#   one-GPU tests; the host's run loop (a shock run's sim.run, which the
 #   changed Grid.run_steps takes) in both trees, alternating; and a split run
-#   stepped in C against from Python, two ranks sharing the GPU.
+#   stepped in C against from Python, two ranks sharing the GPU;
+#   part 2: W (G with walls along the split axis in the C steps): its split
+#   GPU tests.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 . scripts/device-trees.sh  # device_start, header, in_tree
-device_start G
+PART=${1:-1}
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-split-steps
 MPIRUN="mpirun --oversubscribe --allow-run-as-root"
+if [ "$PART" = 2 ]; then
+    device_start W
+    TAIL=30 in_tree W mpi-gpu-tests-walls.log 300 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py
+    tail -n 6 "$OUT/mpi-gpu-tests-walls.log"
+    exit 0
+fi
+device_start G
 TAIL=30 in_tree G mpi-gpu-tests.log 300 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py
 TAIL=8 in_tree G gpu-tests.log 240 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_gpu.py tests/test_device_cfl.py tests/test_run_in_c.py tests/test_ensemble.py tests/test_bitwise.py tests/test_forcing.py tests/test_configurations_gpu.py tests/test_shock.py tests/test_shear_gpu.py
 for round in 1 2; do for t in M9 G; do
