@@ -24,40 +24,8 @@ import itertools
 import numpy as np
 
 GHOST = 3  # ghost-zone width, the stencil radius (csrc/grid.h AC_GHOST)
+LEGACY_STREAM = 1  # cudaStreamLegacy: the default stream as a handle (0 tells the backend its own stream)
 TRANSPORTS = ("cpu", "host", "device", "peer")
-
-# One launch copies every box of every field between the padded fields and
-# the message buffers: block row y is box y, whose row of `boxes` holds ni,
-# nj, nk and the offset of its first point in a padded field; its buffer
-# holds field q's values at q * (ni nj nk) + point.
-_COPY_BOXES = r"""
-extern "C" __global__ void copy_boxes(const unsigned long long *fields, int nfields, const long long *boxes,
-                                      const unsigned long long *buffers, long long plane, long long row, int unpack)
-{
-    const long long *b = boxes + 4 * blockIdx.y;
-    const unsigned ni = (unsigned)b[0], nj = (unsigned)b[1], size = ni * nj * (unsigned)b[2];
-    REAL *held = (REAL *)buffers[blockIdx.y];
-    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < size * nfields; t += gridDim.x * blockDim.x) {
-        const unsigned q = t / size, p = t - q * size;
-        const unsigned i = p % ni, rest = p / ni, j = rest % nj, k = rest / nj;
-        REAL *value = (REAL *)fields[q] + b[3] + k * plane + j * row + i;
-        if (unpack)
-            *value = held[t];
-        else
-            held[t] = *value;
-    }
-}
-"""
-_kernels = {}
-
-
-def _copy_kernel(cupy, dtype):
-    key = np.dtype(dtype).name
-    if key not in _kernels:
-        real = {"float32": "float", "float64": "double"}[key]
-        _kernels[key] = cupy.RawKernel(_COPY_BOXES, "copy_boxes", options=(f"-DREAL={real}",))
-    return _kernels[key]
-
 
 def device_array(cupy, address, shape, dtype, owner):
     """A CuPy array over device memory that `owner` keeps alive."""
@@ -211,7 +179,6 @@ class FaceMessages(DeviceOwner):
         boxes and their pieces of the send and receive buffers) and, on peer
         transport, where each message goes in its destination's buffers."""
         xp = self.xp
-        self.kernel = _copy_kernel(xp, dtype)
         self.plane, self.row = m[0] * m[1], m[0]
         self.field_tables = [xp.asarray(np.array([f.data.ptr for f in fields], dtype=np.uint64))
                              for fields in self.fields]
@@ -352,10 +319,10 @@ class FaceMessages(DeviceOwner):
         self.sent.record(self.copies)
 
     def _launch(self, field_table, box_table, pieces, unpack):
-        blocks = (max(1, min((self.largest + 255) // 256, 2048)), len(self.directions))
-        with self.xp.cuda.Stream.null:  # ordered with the backend's kernels (its stream blocks on this one)
-            self.kernel(blocks, (256,), (field_table, np.int32(len(self.fields[0])), box_table, pieces,
-                                         np.int64(self.plane), np.int64(self.row), np.int32(unpack)))
+        """Every box of every field between the fields and the message buffers, in one launch of the
+        backend's (Grid.copy_boxes) on the default stream, with which the backend's kernels are ordered."""
+        self.grid.copy_boxes(field_table.data.ptr, len(self.fields[0]), box_table.data.ptr, pieces.data.ptr,
+                             len(self.directions), self.largest, unpack, LEGACY_STREAM)
 
     def post(self):
         """Send the packed messages (their data, or on peer transport a token

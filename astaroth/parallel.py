@@ -491,10 +491,11 @@ class ParallelStepper:
     def _c_steps(self):
         """The steps of this rank in C (astaroth._split, csrc/split/), which
         Simulation.run's batches of steps take, or None where they stay with
-        this class: a shearing box split along x or y; on the GPU every run
-        but those whose messages go straight into the neighbours' fields
-        (FaceMessages.enable_direct) without shear or shock viscosity; a
-        build without an MPI compiler.  The same messages,
+        this class: a shearing box split along x or y; on the GPU shock
+        viscosity; a build without an MPI compiler (or without CUDA, for
+        a GPU rank).  On the GPU its messages go as FaceMessages sends them:
+        straight into the neighbours' fields, or packed and carried by the
+        transport (_gpu_plan).  The same messages,
         regions and order as substep() (with shock viscosity its profile's
         passes, what each wrote sent in the same round of messages as the
         fields), so the same bits."""
@@ -509,10 +510,9 @@ class ParallelStepper:
         halo = self.halo
         gpu = None
         if self.on_gpu:
-            if not (_split.cuda and halo.direct and self.shock_halo is None and not self.sheared):
+            if not _split.cuda or self.shock_halo is not None or (halo.direct and self.sheared):
                 return None
-            pitch = halo.plane * self.sim.dtype.itemsize
-            gpu = (pitch, [(width, planes, per_set) for width, planes, per_set in halo.direct])
+            gpu = self._gpu_plan()
         messages = []
         for index, (send, recv) in enumerate(zip(halo.send_boxes, halo.recv_boxes)):
             start = lambda box: tuple(part.start for part in reversed(box))  # noqa: E731 (padded i, j, k)
@@ -521,6 +521,26 @@ class ParallelStepper:
         return _split.SplitSteps(self.sim._grid, self.d.cart.py2f(), self.sim.dtype.itemsize, messages, self.inner,
                                  self.shell, self.substep_prefilled, self.prefilled, halo.wall_faces, self.sheared,
                                  self.periodic, gpu)
+
+    def _gpu_plan(self):
+        """What astaroth._split needs of FaceMessages on the GPU: the direct
+        copies (("direct", pitch, FaceMessages.direct)), or the addresses of
+        the packed messages' tables and buffers (("packed", plan))."""
+        halo = self.halo
+        if halo.direct:
+            return ("direct", halo.plane * self.sim.dtype.itemsize, halo.direct)
+        plan = dict(transport=self.transport, fields=[t.data.ptr for t in halo.field_tables],
+                    send_table=halo.send_table.data.ptr, recv_table=halo.recv_table.data.ptr,
+                    send_pieces=halo.send_pieces.data.ptr, recv_pieces=[p.data.ptr for p in halo.recv_pieces],
+                    largest=halo.largest, values=[v.size for v in halo.send_views],
+                    send=[v.data.ptr for v in halo.send_views], recv=[v.data.ptr for v in halo.recv_views[0]],
+                    send_base=halo.send.data.ptr, recv_base=halo.recv[0].data.ptr)
+        if self.transport == "peer":
+            plan["targets"] = halo.targets
+        if self.transport == "host":
+            plan["host_send"] = [v.ctypes.data for v in halo.host_views[0]]
+            plan["host_recv"] = [v.ctypes.data for v in halo.host_views[1]]
+        return ("packed", plan)
 
     def _gpu_transport(self, d):
         """How GPU ghost zones travel (HaloExchange), from exchange= and what

@@ -305,11 +305,17 @@ class _CflSteps:
         same dt, forcing and NaN checks as one at a time, without Python
         between them), returning after about HOST_BATCH_SECONDS."""
         sim = self.sim
-        split = None if sim._parallel is None else sim._stepper.c_steps.steps
-        t, taken, dt, nonfinite = sim._grid.run_steps(sim.t, self.until, self.cdt, self.cdtv, self.batch, self.taken,
-                                                       self.check_every, HOST_BATCH_SECONDS, self.stop_file, split)
-        if split is not None:
-            sim._stepper.ghosts_fresh = False  # its exchanges were of the fields before these steps
+        split = None if sim._parallel is None else sim._stepper.c_steps
+        if split is not None:  # the packed exchanges alternate receive buffers, counted as FaceMessages counts them
+            split.exchanges = sim._stepper.halo.count
+        try:
+            t, taken, dt, nonfinite = sim._grid.run_steps(sim.t, self.until, self.cdt, self.cdtv, self.batch,
+                                                           self.taken, self.check_every, HOST_BATCH_SECONDS,
+                                                           self.stop_file, split and split.steps)
+        finally:
+            if split is not None:
+                sim._stepper.halo.count = split.exchanges
+                sim._stepper.ghosts_fresh = False  # its exchanges were of the fields before these steps
         sim.t = t
         if taken:
             sim._fields_as_given = False

@@ -75,6 +75,21 @@ void ac_shear_advance(ac_shear_boundary *b, double shear, int s, double dt);
 }
 #endif
 
+/* Boxes of padded arrays and the message buffers they are copied to or
+ * from (copy_boxes; a split grid's exchange, astaroth/halo_messages.py),
+ * every table in the backend's memory: box b (boxes[4 b ..]: ni, nj, nk and
+ * the offset of its first point in a padded array) of each of the arrays
+ * goes to buffers[b], array q's values at q ni nj nk + point, x fastest;
+ * largest: the most values of one box, all arrays. */
+typedef struct {
+    void *const *arrays;
+    int array_count;
+    const long long *boxes;
+    void *const *buffers;
+    int box_count;
+    long long largest;
+} ac_box_copies;
+
 typedef struct ac_backend_ops {
     const char *name;
     ac_status (*create)(const ac_grid *grid, ac_precision precision, ac_method method, void **out);
@@ -182,6 +197,10 @@ typedef struct ac_backend_ops {
      * region marks them periodic, so that the caller need not fill them;
      * NULL: none (the caller fills every ghost zone) */
     unsigned (*region_wraps)(void *self, unsigned periodic);
+    /* the boxes of c from the padded arrays into their buffers (unpack 0) or
+     * back (1), in one launch queued on `stream` (NULL: the grid's own); NULL
+     * where the caller copies host memory itself */
+    ac_status (*copy_boxes)(void *self, const ac_box_copies *c, int unpack, void *stream);
 } ac_backend_ops;
 
 /* The set number that fill_ghost_axis and shear_ghosts take for the shock

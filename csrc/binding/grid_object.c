@@ -231,6 +231,33 @@ static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* copy_boxes(arrays, array_count, boxes, buffers, box_count, largest,
+ * unpack, stream=0): the boxes of a split grid's messages between padded
+ * arrays and their buffers (backend.h ac_box_copies; the tables' addresses
+ * in the backend's memory), queued on a CUDA stream. */
+static PyObject *Grid_copy_boxes(GridObject *self, PyObject *args)
+{
+    unsigned long long arrays, boxes, buffers, stream = 0;
+    ac_box_copies c;
+    int unpack;
+    if (!PyArg_ParseTuple(args, "KiKKiLp|K", &arrays, &c.array_count, &boxes, &buffers, &c.box_count, &c.largest,
+                          &unpack, &stream) ||
+        !check_ready(self))
+        return NULL;
+    if (!self->ops->copy_boxes)
+        return raise_status(AC_ERR_UNSUPPORTED, self, "copy_boxes (host memory: copy the boxes in place)");
+    c.arrays = (void *const *)(uintptr_t)arrays;
+    c.boxes = (const long long *)(uintptr_t)boxes;
+    c.buffers = (void *const *)(uintptr_t)buffers;
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->copy_boxes(self->self, &c, unpack, (void *)(uintptr_t)stream);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "copy_boxes");
+    Py_RETURN_NONE;
+}
+
 /* Whether set s of fill_ghost_axis and shear_ghosts names one of the shock
  * profile's arrays (backend.h's AC_SHOCK_SET) that the grid has. */
 static int is_shock_set(GridObject *self, int s)
@@ -604,6 +631,10 @@ static PyMethodDef Grid_methods[] = {
      "region_wraps(periodic) -> the axes among the mask `periodic` (unsplit axes) whose ghost values substep_region "
      "reads from periodic images in place, so that the caller need not fill them (0 on the CPU)."},
     {"add_forcing", (PyCFunction)Grid_add_forcing, METH_VARARGS, "add_forcing(dt): the forcing of one step."},
+    {"copy_boxes", (PyCFunction)Grid_copy_boxes, METH_VARARGS,
+     "copy_boxes(arrays, array_count, boxes, buffers, box_count, largest, unpack, stream=0): the boxes of a split "
+     "grid's messages between its padded arrays and their buffers, in one launch (the tables' device addresses: "
+     "csrc/backend.h ac_box_copies)."},
     {"fill_ghost_axis", (PyCFunction)Grid_fill_ghost_axis, METH_VARARGS,
      "fill_ghost_axis(set, axis, stream=0): ghost zones of one axis (periodic, or its wall faces), queued on a CUDA "
      "stream; set 3, 4: the shock profile's arrays."},

@@ -489,4 +489,5 @@ const ac_backend_ops ac_cpu_backend = {
     cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4, NULL, cpu_shock_profile,
     NULL, NULL, cpu_set_walls, 0u, NULL, cpu_shock_profile_pass, cpu_shock_data, cpu_boundaries, cpu_shear_ghosts,
     NULL, /* the loops read ghost zones the caller fills */
+    NULL, /* host memory: the caller copies the boxes */
 };

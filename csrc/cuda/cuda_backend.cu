@@ -1291,6 +1291,43 @@ static ac_status gpu_run_cfl_members(void *const *selves, ac_cfl_run *runs, cons
     return st;
 }
 
+/* The boxes of c between the padded arrays and their buffers (backend.h):
+ * block row y is box y. */
+template <typename T>
+__global__ void copy_boxes_kernel(ac_box_copies c, unsigned plane, unsigned row, int unpack)
+{
+    const long long *b = c.boxes + 4 * blockIdx.y;
+    const unsigned ni = (unsigned)b[0], nj = (unsigned)b[1], size = ni * nj * (unsigned)b[2];
+    T *held = (T *)c.buffers[blockIdx.y];
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < size * (unsigned)c.array_count;
+         t += gridDim.x * blockDim.x) {
+        const unsigned q = t / size, p = t - q * size;
+        const unsigned i = p % ni, rest = p / ni, j = rest % nj, k = rest / nj;
+        T *value = (T *)c.arrays[q] + b[3] + (size_t)k * plane + (size_t)j * row + i;
+        if (unpack)
+            *value = held[t];
+        else
+            held[t] = *value;
+    }
+}
+
+static ac_status gpu_copy_boxes(void *self, const ac_box_copies *c, int unpack, void *stream)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    if (c->box_count < 1 || c->array_count < 1 || c->largest < 1)
+        return c->box_count == 0 ? AC_OK : AC_ERR_ARGUMENT;
+    const long long blocks = (c->largest + 255) / 256;
+    const dim3 grid((unsigned)(blocks < 2048 ? blocks : 2048), (unsigned)c->box_count);
+    const unsigned row = (unsigned)gpu->grid.m[0], plane = row * (unsigned)gpu->grid.m[1];
+    cudaStream_t on = stream ? (cudaStream_t)stream : gpu->stream;
+    if (gpu->element_bytes == 8)
+        copy_boxes_kernel<double><<<grid, 256, 0, on>>>(*c, plane, row, unpack);
+    else
+        copy_boxes_kernel<float><<<grid, 256, 0, on>>>(*c, plane, row, unpack);
+    CHECK(cudaGetLastError(), unpack ? "unpacking messages" : "packing messages");
+    return AC_OK;
+}
+
 extern "C" const ac_backend_ops ac_cuda_backend = {
     "cuda",   gpu_create, gpu_destroy, gpu_step,           gpu_rhs,
     gpu_max_speed, gpu_max_signal_speed, gpu_first_nonfinite_field, gpu_read, gpu_write, gpu_interior_data,
@@ -1299,5 +1336,5 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     0u, /* every term (gravity has a kernel of its own; the Coriolis force and the shear are in the streaming
          * kernel, the shear's shifted x faces a kernel of their own) */
     gpu_configuration_missing, gpu_shock_profile_pass, gpu_shock_data,
-    gpu_boundaries, gpu_shear_ghosts, gpu_region_wraps,
+    gpu_boundaries, gpu_shear_ghosts, gpu_region_wraps, gpu_copy_boxes,
 };

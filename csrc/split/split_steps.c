@@ -46,6 +46,27 @@ typedef struct {
     void *to[3][AC_MAX_FIELDS];
     const void *from[3][AC_MAX_FIELDS];
 } direct_message;
+
+/* The messages of a GPU rank packed into buffers in one launch and
+ * unpacked in one (the rest: FaceMessages's transports), every address one
+ * the Python side allocated: the copy launches' tables (the fields of each
+ * set, the boxes, the buffers' pieces: a second set of receive pieces for
+ * the peer transport's second buffer), each message's piece of the send
+ * and receive buffers and its values, and per transport where it goes:
+ * the neighbours' receive buffers (peer, by parity), or pinned host
+ * buffers (host). */
+enum { TRANSPORT_PEER, TRANSPORT_HOST, TRANSPORT_DEVICE };
+typedef struct {
+    int transport;
+    void *fields[3];
+    const void *send_table, *recv_table, *send_pieces, *recv_pieces[2];
+    long long largest;
+    void **send, **recv, **targets[2], **host_send, **host_recv;
+    int *values;
+    void *send_base, *recv_base, *host_send_base, *host_recv_base;
+    size_t send_bytes, recv_bytes;
+    int parity; /* the receive buffer of this exchange (peer) */
+} packed_messages;
 #endif
 
 /* One message of the round: sent to dest from the send box, received from
@@ -83,9 +104,11 @@ typedef struct {
     int shock;           /* shock viscosity: its profile made pass by pass, what each pass wrote exchanged */
     int ghosts_fresh;    /* the fields' ghost zones are those of the fields now (exchange_fields) */
     int profile_fresh;   /* ... and the shock profile is theirs too (make_profile) */
+    long long exchanges; /* a GPU's packed exchanges so far, as FaceMessages.count: the parity picks the buffer */
     ac_split_steps steps;
 #ifdef ASTAROTH_SPLIT_CUDA
-    direct_message *direct; /* per message */
+    direct_message *direct; /* per message, or NULL: */
+    packed_messages *packed;
     size_t pitch;           /* bytes from one padded z plane to the next */
     cudaStream_t copies;    /* the copy engine's, beside the inner part */
     cudaEvent_t ready, sent;
@@ -356,6 +379,122 @@ static ac_status gpu_send(SplitSteps *o, int s)
     return code == MPI_SUCCESS ? AC_OK : mpi_failed(code, "waiting for the neighbours' ghost zones");
 }
 
+/* The boxes of set s between the fields and the buffers' pieces, in one
+ * launch on the default stream (as FaceMessages._launch). */
+static ac_status gpu_copy_boxes(SplitSteps *o, int s, const void *table, const void *pieces, int unpack)
+{
+    const packed_messages *p = o->packed;
+    const ac_box_copies c = {(void *const *)p->fields[s], o->handle->grid->fields, (const long long *)table,
+                             (void *const *)pieces, o->count, p->largest};
+    return o->handle->ops->copy_boxes(o->handle->self, &c, unpack, (void *)cudaStreamLegacy);
+}
+
+/* Set s's messages packed, then on the copy stream carried to the
+ * neighbours' buffers (peer) or to the host (host), as FaceMessages.pack. */
+static ac_status gpu_pack(SplitSteps *o, int s)
+{
+    packed_messages *p = o->packed;
+    p->parity = (int)(o->exchanges++ % 2);
+    ac_status st = gpu_copy_boxes(o, s, p->send_table, p->send_pieces, 0);
+    if (st != AC_OK)
+        return st;
+    CUDA_TRY(cudaEventRecord(o->ready, 0), "marking the packed messages");
+    CUDA_TRY(cudaStreamWaitEvent(o->copies, o->ready, 0), "ordering the copies");
+    const size_t element = o->element;
+    if (p->transport == TRANSPORT_PEER)
+        for (int m = 0; m < o->count; ++m)
+            CUDA_TRY(cudaMemcpyAsync(p->targets[p->parity][m], p->send[m], (size_t)p->values[m] * element,
+                                     cudaMemcpyDefault, o->copies),
+                     "copying a message");
+    else if (p->transport == TRANSPORT_HOST)
+        CUDA_TRY(cudaMemcpyAsync(p->host_send_base, p->send_base, p->send_bytes, cudaMemcpyDeviceToHost, o->copies),
+                 "copying the messages to the host");
+    CUDA_TRY(cudaEventRecord(o->sent, o->copies), "marking the copies' end");
+    return AC_OK;
+}
+
+/* Send the messages (or, peer, a token once they are in place) and receive
+ * the neighbours', then unpack them on the default stream and refill this
+ * subdomain's wall faces of split axes (FaceMessages.post and finish). */
+static ac_status gpu_post_finish(SplitSteps *o, int s)
+{
+    packed_messages *p = o->packed;
+    CUDA_TRY(cudaEventSynchronize(o->sent), "waiting for the copies");
+    const MPI_Datatype type = o->element == 8 ? MPI_DOUBLE : MPI_FLOAT;
+    for (int m = 0; m < o->count; ++m) {
+        const message *msg = o->messages + m;
+        int code;
+        if (p->transport == TRANSPORT_PEER) {
+            code = MPI_Irecv(o->tokens + 2 * m, 1, MPI_CHAR, msg->source, msg->tag, o->comm, o->requests + 2 * m);
+            if (code == MPI_SUCCESS)
+                code = MPI_Isend(o->tokens + 2 * m + 1, 1, MPI_CHAR, msg->dest, msg->tag, o->comm,
+                                 o->requests + 2 * m + 1);
+        } else {
+            void *const *send = p->transport == TRANSPORT_HOST ? p->host_send : p->send;
+            void *const *recv = p->transport == TRANSPORT_HOST ? p->host_recv : p->recv;
+            code = MPI_Irecv(recv[m], p->values[m], type, msg->source, msg->tag, o->comm, o->requests + 2 * m);
+            if (code == MPI_SUCCESS)
+                code = MPI_Isend(send[m], p->values[m], type, msg->dest, msg->tag, o->comm, o->requests + 2 * m + 1);
+        }
+        if (code != MPI_SUCCESS)
+            return mpi_failed(code, "posting the ghost zones' messages");
+    }
+    const int code = MPI_Waitall(2 * o->count, o->requests, MPI_STATUSES_IGNORE);
+    if (code != MPI_SUCCESS)
+        return mpi_failed(code, "waiting for the ghost zones' messages");
+    if (p->transport == TRANSPORT_HOST) {
+        CUDA_TRY(cudaMemcpyAsync(p->recv_base, p->host_recv_base, p->recv_bytes, cudaMemcpyHostToDevice, o->copies),
+                 "copying the messages from the host");
+        CUDA_TRY(cudaEventRecord(o->sent, o->copies), "marking the messages' arrival");
+        CUDA_TRY(cudaStreamWaitEvent(0, o->sent, 0), "waiting for the messages' arrival");
+    }
+    ac_status st = gpu_copy_boxes(o, s, p->recv_table, p->recv_pieces[p->transport == TRANSPORT_PEER ? p->parity : 0],
+                                  1);
+    for (int a = 0; a < 3 && st == AC_OK; ++a)
+        if (o->wall_faces >> a & 1u)
+            st = o->handle->ops->fill_ghost_axis(o->handle->self, s, a, NULL);
+    return st;
+}
+
+/* Substep s on the GPU with packed messages, as ParallelStepper.substep
+ * queues it: the walls' values and the unsplit axes it does not read in
+ * place filled, the messages packed, the inner part queued, the messages
+ * sent, received and unpacked, then the shell. */
+static ac_status gpu_packed_substep(SplitSteps *o, int s, double dt)
+{
+    const ac_backend_handle *h = o->handle;
+    ac_status st = AC_OK;
+    if (s == 0 && o->ghosts_fresh) {
+        const ac_region whole = ac_whole_grid(h->grid);
+        st = h->ops->substep_region(h->self, s, dt, &whole, NULL);
+    } else {
+        if ((h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK) ||
+            (st = gpu_fill_axes(o, s, o->prefilled)) != AC_OK || (st = gpu_pack(o, s)) != AC_OK)
+            return st;
+        if (o->has_inner && (st = h->ops->substep_region(h->self, s, dt, &o->inner, NULL)) != AC_OK)
+            return st;
+        if ((st = gpu_post_finish(o, s)) != AC_OK)
+            return st;
+        for (int r = 0; r < o->shell_count && st == AC_OK; ++r)
+            st = h->ops->substep_region(h->self, s, dt, o->shell + r, NULL);
+    }
+    if (st == AC_OK && o->sheared && (ac_grid_terms(h->grid) & AC_TERM_SHEAR))
+        h->shear_advance(&h->ops->boundaries(h->self)->shear, h->grid->shear, s, dt);
+    return st;
+}
+
+/* The fields' ghost zones outside a substep with packed messages: the
+ * walls' values and every unsplit axis first (ParallelStepper.exchange_fields). */
+static ac_status gpu_packed_exchange_fields(SplitSteps *o)
+{
+    const ac_backend_handle *h = o->handle;
+    ac_status st = AC_OK;
+    if ((h->grid->bc.walls && (st = h->ops->set_walls(h->self, 0)) != AC_OK) ||
+        (st = gpu_fill_axes(o, 0, o->fields_prefilled)) != AC_OK || (st = gpu_pack(o, 0)) != AC_OK)
+        return st;
+    return gpu_post_finish(o, 0);
+}
+
 /* The walls' values of set s, before its ghost zones are filled or sent. */
 static ac_status gpu_walls(SplitSteps *o, int s)
 {
@@ -419,7 +558,7 @@ static ac_status split_step(void *context, double dt)
     ac_status st = AC_OK;
     for (int s = 0; s < 3 && st == AC_OK; ++s)
 #ifdef ASTAROTH_SPLIT_CUDA
-        st = o->on_gpu ? gpu_substep(o, s, dt) : substep(o, s, dt);
+        st = !o->on_gpu ? substep(o, s, dt) : o->packed ? gpu_packed_substep(o, s, dt) : gpu_substep(o, s, dt);
 #else
         st = substep(o, s, dt);
 #endif
@@ -433,7 +572,7 @@ static ac_status split_exchange_fields(void *context)
 {
     SplitSteps *o = context;
 #ifdef ASTAROTH_SPLIT_CUDA
-    const ac_status st = o->on_gpu ? gpu_exchange_fields(o) : exchange(o, 0);
+    const ac_status st = !o->on_gpu ? exchange(o, 0) : o->packed ? gpu_packed_exchange_fields(o) : gpu_exchange_fields(o);
 #else
     const ac_status st = exchange(o, 0);
 #endif
@@ -501,6 +640,20 @@ static unsigned axes_mask(PyObject *axes, int *failed)
 }
 
 #ifdef ASTAROTH_SPLIT_CUDA
+static void gpu_release_packed(packed_messages *p)
+{
+    if (!p)
+        return;
+    PyMem_Free(p->send);
+    PyMem_Free(p->recv);
+    PyMem_Free(p->targets[0]);
+    PyMem_Free(p->targets[1]);
+    PyMem_Free(p->host_send);
+    PyMem_Free(p->host_recv);
+    PyMem_Free(p->values);
+    PyMem_Free(p);
+}
+
 static void gpu_release(SplitSteps *o)
 {
     for (int r = 0; r < o->shell_count; ++r) {
@@ -518,59 +671,197 @@ static void gpu_release(SplitSteps *o)
     PyMem_Free(o->shell_streams);
     PyMem_Free(o->shell_done);
     PyMem_Free(o->direct);
+    gpu_release_packed(o->packed);
     PyMem_Free(o->tokens);
 }
 
-/* gpu = (pitch, [(width, planes, [[(to, from) per field] per set]) per
- * message]): the direct copies (FaceMessages.direct), and the streams and
- * events they and the shell's slabs take. */
-static int gpu_prepare(SplitSteps *o, PyObject *gpu)
+/* A sequence of `count` addresses (Python integers) into a new array. */
+static void **addresses(PyObject *seq, int count, const char *what)
 {
-    PyObject *plan;
-    unsigned long long pitch;
-    if (!PyArg_ParseTuple(gpu, "KO", &pitch, &plan))
-        return -1;
-    o->pitch = (size_t)pitch;
-    PyObject *fast = PySequence_Fast(plan, "SplitSteps: gpu's messages must be a sequence");
-    if (!fast)
-        return -1;
-    const int fields = o->handle->grid->fields;
-    int ok = PySequence_Fast_GET_SIZE(fast) == o->count;
-    o->direct = PyMem_Calloc((size_t)o->count + 1, sizeof *o->direct);
-    o->tokens = PyMem_Calloc(2 * (size_t)o->count + 1, 1);
-    o->shell_streams = PyMem_Calloc((size_t)o->shell_count + 1, sizeof *o->shell_streams);
-    o->shell_done = PyMem_Calloc((size_t)o->shell_count + 1, sizeof *o->shell_done);
-    if (!o->direct || !o->tokens || !o->shell_streams || !o->shell_done) {
-        Py_DECREF(fast);
-        PyErr_NoMemory();
-        return -1;
+    if (!seq) {
+        PyErr_Format(PyExc_KeyError, "SplitSteps: the plan has no %s", what);
+        return NULL;
     }
-    for (int m = 0; m < o->count && ok; ++m) {
-        direct_message *d = o->direct + m;
-        unsigned long long width;
-        PyObject *sets;
-        ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, m), "KiO", &width, &d->planes, &sets) &&
-             PySequence_Check(sets) && PySequence_Size(sets) == 3;
-        d->width = (size_t)width;
-        for (int set = 0; set < 3 && ok; ++set) {
-            PyObject *pairs = PySequence_GetItem(sets, set);
-            ok = pairs && PySequence_Check(pairs) && PySequence_Size(pairs) == fields;
-            for (int q = 0; q < fields && ok; ++q) {
-                PyObject *pair = PySequence_GetItem(pairs, q);
-                unsigned long long to = 0, from = 0;
-                ok = pair && PyArg_ParseTuple(pair, "KK", &to, &from);
-                d->to[set][q] = (void *)(uintptr_t)to;
-                d->from[set][q] = (const void *)(uintptr_t)from;
-                Py_XDECREF(pair);
-            }
-            Py_XDECREF(pairs);
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast)
+        return NULL;
+    void **out = NULL;
+    if (PySequence_Fast_GET_SIZE(fast) != count)
+        PyErr_Format(PyExc_ValueError, "SplitSteps: %s: %d addresses expected", what, count);
+    else if (!(out = PyMem_Calloc((size_t)count + 1, sizeof *out)))
+        PyErr_NoMemory();
+    for (int i = 0; out && i < count; ++i) {
+        out[i] = PyLong_AsVoidPtr(PySequence_Fast_GET_ITEM(fast, i));
+        if (PyErr_Occurred()) {
+            PyMem_Free(out);
+            out = NULL;
         }
     }
     Py_DECREF(fast);
-    if (!ok) {
+    return out;
+}
+
+/* One address of the packed plan's dict. */
+static void *plan_address(PyObject *plan, const char *key)
+{
+    PyObject *value = PyDict_GetItemString(plan, key);
+    if (!value) {
+        PyErr_Format(PyExc_KeyError, "SplitSteps: the packed plan has no %s", key);
+        return NULL;
+    }
+    return PyLong_AsVoidPtr(value);
+}
+
+/* gpu = ("packed", plan): the dict FaceMessages's buffers and tables make
+ * (astaroth/parallel.py ParallelStepper._gpu_plan). */
+static int gpu_prepare_packed(SplitSteps *o, PyObject *plan)
+{
+    if (!PyDict_Check(plan)) {
+        PyErr_SetString(PyExc_TypeError, "SplitSteps: the packed plan must be a dict");
+        return -1;
+    }
+    packed_messages *p = o->packed = PyMem_Calloc(1, sizeof *o->packed);
+    if (!p) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *transport = PyDict_GetItemString(plan, "transport");
+    const char *name = transport ? PyUnicode_AsUTF8(transport) : NULL;
+    if (!name || (strcmp(name, "peer") && strcmp(name, "host") && strcmp(name, "device"))) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "SplitSteps: gpu must be (pitch, [(width, planes, [[(to, from) per "
-                                              "field] per set]) per message])");
+            PyErr_SetString(PyExc_ValueError, "SplitSteps: the packed plan's transport must be peer, host or device");
+        return -1;
+    }
+    p->transport = !strcmp(name, "peer") ? TRANSPORT_PEER : !strcmp(name, "host") ? TRANSPORT_HOST : TRANSPORT_DEVICE;
+    void **fields = addresses(PyDict_GetItemString(plan, "fields"), 3, "fields");
+    void **recv_pieces = addresses(PyDict_GetItemString(plan, "recv_pieces"), p->transport == TRANSPORT_PEER ? 2 : 1,
+                                   "recv_pieces");
+    if (!fields || !recv_pieces) {
+        PyMem_Free(fields);
+        PyMem_Free(recv_pieces);
+        return -1;
+    }
+    for (int set = 0; set < 3; ++set)
+        p->fields[set] = fields[set];
+    p->recv_pieces[0] = recv_pieces[0];
+    p->recv_pieces[1] = p->transport == TRANSPORT_PEER ? recv_pieces[1] : recv_pieces[0];
+    PyMem_Free(fields);
+    PyMem_Free(recv_pieces);
+    p->send_table = plan_address(plan, "send_table");
+    p->recv_table = plan_address(plan, "recv_table");
+    p->send_pieces = plan_address(plan, "send_pieces");
+    p->send_base = plan_address(plan, "send_base");
+    p->recv_base = plan_address(plan, "recv_base");
+    PyObject *largest = PyDict_GetItemString(plan, "largest");
+    p->largest = largest ? PyLong_AsLongLong(largest) : -1;
+    if (PyErr_Occurred() || p->largest < 1)
+        return PyErr_Occurred() ? -1 : (PyErr_SetString(PyExc_ValueError, "SplitSteps: no largest box"), -1);
+    void **values = addresses(PyDict_GetItemString(plan, "values"), o->count, "values"); /* counts, read alike */
+    if (!values || !(p->values = PyMem_Calloc((size_t)o->count + 1, sizeof *p->values))) {
+        PyMem_Free(values);
+        return PyErr_Occurred() ? -1 : (PyErr_NoMemory(), -1);
+    }
+    size_t total = 0;
+    for (int m = 0; m < o->count; ++m)
+        total += (size_t)(p->values[m] = (int)(intptr_t)values[m]);
+    PyMem_Free(values);
+    p->send_bytes = p->recv_bytes = total * o->element;
+    if (!(p->send = addresses(PyDict_GetItemString(plan, "send"), o->count, "send")) ||
+        !(p->recv = addresses(PyDict_GetItemString(plan, "recv"), o->count, "recv")))
+        return -1;
+    if (p->transport == TRANSPORT_PEER) {
+        PyObject *targets = PyDict_GetItemString(plan, "targets");
+        if (!targets || !PySequence_Check(targets) || PySequence_Size(targets) != 2) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "SplitSteps: the peer plan's targets: one list per parity");
+            return -1;
+        }
+        for (int parity = 0; parity < 2; ++parity) {
+            PyObject *each = PySequence_GetItem(targets, parity);
+            p->targets[parity] = each ? addresses(each, o->count, "targets") : NULL;
+            Py_XDECREF(each);
+            if (!p->targets[parity])
+                return -1;
+        }
+    }
+    if (p->transport == TRANSPORT_HOST) {
+        if (!(p->host_send = addresses(PyDict_GetItemString(plan, "host_send"), o->count, "host_send")) ||
+            !(p->host_recv = addresses(PyDict_GetItemString(plan, "host_recv"), o->count, "host_recv")))
+            return -1;
+        p->host_send_base = p->host_send[0];
+        p->host_recv_base = p->host_recv[0];
+    }
+    return 0;
+}
+
+/* gpu = ("direct", pitch, [(width, planes, [[(to, from) per field] per
+ * set]) per message]): the direct copies (FaceMessages.direct); or
+ * ("packed", plan); and the streams and events they and the shell's slabs
+ * take. */
+static int gpu_prepare(SplitSteps *o, PyObject *gpu)
+{
+    PyObject *plan;
+    unsigned long long pitch = 0;
+    const char *kind = PyTuple_Check(gpu) && PyTuple_GET_SIZE(gpu) > 0 ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(gpu, 0))
+                                                                        : NULL;
+    if (!kind) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "SplitSteps: gpu must be a tuple (\"direct\" or \"packed\", ...)");
+        return -1;
+    }
+    o->tokens = PyMem_Calloc(2 * (size_t)o->count + 1, 1);
+    o->shell_streams = PyMem_Calloc((size_t)o->shell_count + 1, sizeof *o->shell_streams);
+    o->shell_done = PyMem_Calloc((size_t)o->shell_count + 1, sizeof *o->shell_done);
+    if (!o->tokens || !o->shell_streams || !o->shell_done) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (!strcmp(kind, "packed")) {
+        if (!PyArg_ParseTuple(gpu, "sO", &kind, &plan) || gpu_prepare_packed(o, plan))
+            return -1;
+    } else if (!strcmp(kind, "direct") && PyArg_ParseTuple(gpu, "sKO", &kind, &pitch, &plan)) {
+        o->pitch = (size_t)pitch;
+        PyObject *fast = PySequence_Fast(plan, "SplitSteps: gpu's messages must be a sequence");
+        if (!fast)
+            return -1;
+        const int fields = o->handle->grid->fields;
+        int ok = PySequence_Fast_GET_SIZE(fast) == o->count;
+        if (!(o->direct = PyMem_Calloc((size_t)o->count + 1, sizeof *o->direct))) {
+            Py_DECREF(fast);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (int m = 0; m < o->count && ok; ++m) {
+            direct_message *d = o->direct + m;
+            unsigned long long width;
+            PyObject *sets;
+            ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, m), "KiO", &width, &d->planes, &sets) &&
+                 PySequence_Check(sets) && PySequence_Size(sets) == 3;
+            d->width = (size_t)width;
+            for (int set = 0; set < 3 && ok; ++set) {
+                PyObject *pairs = PySequence_GetItem(sets, set);
+                ok = pairs && PySequence_Check(pairs) && PySequence_Size(pairs) == fields;
+                for (int q = 0; q < fields && ok; ++q) {
+                    PyObject *pair = PySequence_GetItem(pairs, q);
+                    unsigned long long to = 0, from = 0;
+                    ok = pair && PyArg_ParseTuple(pair, "KK", &to, &from);
+                    d->to[set][q] = (void *)(uintptr_t)to;
+                    d->from[set][q] = (const void *)(uintptr_t)from;
+                    Py_XDECREF(pair);
+                }
+                Py_XDECREF(pairs);
+            }
+        }
+        Py_DECREF(fast);
+        if (!ok) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "SplitSteps: gpu must be (\"direct\", pitch, [(width, planes, [[(to, "
+                                                  "from) per field] per set]) per message])");
+            return -1;
+        }
+    } else {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "SplitSteps: gpu must be (\"direct\", pitch, plan) or (\"packed\", plan)");
         return -1;
     }
     cudaError_t code = cudaStreamCreateWithFlags(&o->copies, cudaStreamNonBlocking);
@@ -736,8 +1027,12 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
     Py_DECREF(fast);
     if (gpu != Py_None) {
 #ifdef ASTAROTH_SPLIT_CUDA
-        if (o->shock || sheared) {
-            PyErr_SetString(PyExc_ValueError, "SplitSteps: on the GPU, no shock viscosity or shear");
+        if (o->shock) {
+            PyErr_SetString(PyExc_ValueError, "SplitSteps: on the GPU, no shock viscosity");
+            return -1;
+        }
+        if (!h->ops->copy_boxes) {
+            PyErr_SetString(PyExc_NotImplementedError, "SplitSteps: this backend does not copy boxes");
             return -1;
         }
         if (gpu_prepare(o, gpu))
@@ -769,8 +1064,29 @@ static PyObject *SplitSteps_get_steps(SplitSteps *o, void *closure)
     return o->steps_capsule;
 }
 
+static PyObject *SplitSteps_get_exchanges(SplitSteps *o, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLongLong(o->exchanges);
+}
+
+static int SplitSteps_set_exchanges(SplitSteps *o, PyObject *value, void *closure)
+{
+    (void)closure;
+    const long long count = value ? PyLong_AsLongLong(value) : -1;
+    if (count < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "SplitSteps: exchanges must be a count");
+        return -1;
+    }
+    o->exchanges = count;
+    return 0;
+}
+
 static PyGetSetDef SplitSteps_getset[] = {
     {"steps", (getter)SplitSteps_get_steps, NULL, "the capsule Grid.run_steps takes as split=", NULL},
+    {"exchanges", (getter)SplitSteps_get_exchanges, (setter)SplitSteps_set_exchanges,
+     "the packed exchanges so far (FaceMessages.count), whose parity picks a GPU's receive buffer", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -8,13 +8,28 @@
 #   changed Grid.run_steps takes) in both trees, alternating; and a split run
 #   stepped in C against from Python, two ranks sharing the GPU;
 #   part 2: W (G with walls along the split axis in the C steps): its split
-#   GPU tests.
+#   GPU tests;
+#   part 3: K (the packed messages in the C steps too, and FaceMessages's
+#   box copies by the backend's kernel, Grid.copy_boxes): its split GPU
+#   tests and one-GPU tests; a split run stepped in C against from Python,
+#   two ranks sharing the GPU, split along x (packed, peer) and along z.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 . scripts/device-trees.sh  # device_start, header, in_tree
 PART=${1:-1}
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-split-steps
 MPIRUN="mpirun --oversubscribe --allow-run-as-root"
+if [ "$PART" = 3 ]; then
+    device_start K
+    TAIL=30 in_tree K mpi-gpu-tests-packed.log 300 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py
+    TAIL=8 in_tree K gpu-tests-packed.log 240 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_gpu.py tests/test_device_cfl.py tests/test_run_in_c.py tests/test_ensemble.py tests/test_bitwise.py tests/test_forcing.py tests/test_configurations_gpu.py tests/test_shock.py tests/test_shear_gpu.py
+    for args in "128 hydro 60 cuda float32 x" "128 hydro 60 cuda float32 z"; do
+        TAIL=4 in_tree K split-steps-packed.log 120 $MPIRUN -np 2 python3 scripts/split_steps.py $args
+    done
+    tail -n 4 "$OUT/mpi-gpu-tests-packed.log" "$OUT/gpu-tests-packed.log"
+    grep -E "M/s" "$OUT"/split-steps-packed.log | cut -c1-200
+    exit 0
+fi
 if [ "$PART" = 2 ]; then
     device_start W
     TAIL=30 in_tree W mpi-gpu-tests-walls.log 300 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py
