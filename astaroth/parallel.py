@@ -491,11 +491,11 @@ class ParallelStepper:
     def _c_steps(self):
         """The steps of this rank in C (astaroth._split, csrc/split/), which
         Simulation.run's batches of steps take, or None where they stay with
-        this class: a shearing box split along x or y; on the GPU shock
-        viscosity; a build without an MPI compiler (or without CUDA, for
-        a GPU rank).  On the GPU its messages go as FaceMessages sends them:
-        straight into the neighbours' fields, or packed and carried by the
-        transport (_gpu_plan).  The same messages,
+        this class: a shearing box split along x or y, or a build without
+        an MPI compiler (or without CUDA, for a GPU rank).  On the GPU its
+        messages go as FaceMessages sends them: straight into the
+        neighbours' fields, or packed and carried by the transport
+        (_gpu_plan); the shock profile's passes' packed, one array each.  The same messages,
         regions and order as substep() (with shock viscosity its profile's
         passes, what each wrote sent in the same round of messages as the
         fields), so the same bits."""
@@ -510,7 +510,7 @@ class ParallelStepper:
         halo = self.halo
         gpu = None
         if self.on_gpu:
-            if not _split.cuda or self.shock_halo is not None or (halo.direct and self.sheared):
+            if not _split.cuda or (halo.direct and self.sheared):
                 return None
             gpu = self._gpu_plan()
         messages = []
@@ -523,12 +523,12 @@ class ParallelStepper:
                                  self.periodic, gpu)
 
     def _gpu_plan(self):
-        """What astaroth._split needs of FaceMessages on the GPU: the direct
-        copies (("direct", pitch, FaceMessages.direct)), or the addresses of
-        the packed messages' tables and buffers (("packed", plan))."""
+        """What astaroth._split needs of FaceMessages on the GPU: the
+        addresses of the packed messages' tables and buffers (every exchange
+        outside a substep, the shock profile's passes', and the substeps'
+        where they are packed), the direct copies or None, and the bytes
+        from one padded z plane to the next."""
         halo = self.halo
-        if halo.direct:
-            return ("direct", halo.plane * self.sim.dtype.itemsize, halo.direct)
         plan = dict(transport=self.transport, fields=[t.data.ptr for t in halo.field_tables],
                     send_table=halo.send_table.data.ptr, recv_table=halo.recv_table.data.ptr,
                     send_pieces=halo.send_pieces.data.ptr, recv_pieces=[p.data.ptr for p in halo.recv_pieces],
@@ -540,7 +540,11 @@ class ParallelStepper:
         if self.transport == "host":
             plan["host_send"] = [v.ctypes.data for v in halo.host_views[0]]
             plan["host_recv"] = [v.ctypes.data for v in halo.host_views[1]]
-        return ("packed", plan)
+        if self.shock_halo is not None:  # the tables of one array each, for the packed launches of its passes
+            self._shock_tables = [self.xp.asarray(np.array([self.sim._grid.shock_address(which)], np.uint64))
+                                  for which in (0, 1)]
+            plan["shock_tables"] = [table.data.ptr for table in self._shock_tables]
+        return plan, halo.direct or None, halo.plane * self.sim.dtype.itemsize
 
     def _gpu_transport(self, d):
         """How GPU ghost zones travel (HaloExchange), from exchange= and what

@@ -250,10 +250,10 @@ class _CflSteps:
     the same steps as one at a time, checked every check_every steps, for
     at most about HOST_BATCH_SECONDS before Python looks in again.  A grid
     split over MPI ranks takes its batches on the host too where its rank's
-    steps are in C (ParallelStepper.c_steps, built with an MPI compiler: on
-    the CPU, and on GPUs whose messages go straight into the neighbours'
-    fields), its ranks agreeing in C on each dt and on where a batch ends;
-    else one step at a time through ParallelStepper."""
+    steps are in C (ParallelStepper.c_steps, built with an MPI compiler:
+    every split run but a shearing box split along x or y), its ranks
+    agreeing in C on each dt and on where a batch ends; else one step at a
+    time through ParallelStepper."""
 
     def __init__(self, sim, until, cdt, cdtv, check_every, fixed_dt=None):
         self.sim, self.until, self.cdt, self.cdtv, self.check_every = sim, until, cdt, cdtv, check_every

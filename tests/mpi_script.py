@@ -12,7 +12,8 @@ MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.ma
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
 MODE "c_steps" CASE [BACKEND]: the run of CASE ("forced", "mhd", "entropy", "terms", "walls", "shear" split along
 z, "shock", "shear_shock" split along z, "entropy-yz", "entropy-host": "entropy" through host buffers, "z_walls":
-"walls" periodic in x; BACKEND for "entropy", "entropy-yz", "entropy-host", "walls" and "z_walls", default cpu) stepped
+"walls" periodic in x; BACKEND for "entropy", "entropy-yz", "entropy-host", "walls", "z_walls" and "shock", default
+cpu) stepped
 in C where the rank's steps are (astaroth._split), and again through Python.
 MODE "pencil" CASE PROCS: the run of CASE ("forced": make; "walls": make_entropy_wall_case) to T_HALF, written by
 save_pencil(procs=PROCS, as 1x2x2).
@@ -68,7 +69,7 @@ elif mode == "c_steps":  # CASE [BACKEND]: the run of CASE stepped in C (Paralle
     backend = sys.argv[4] if len(sys.argv) > 4 else "cpu"
     maker = {"forced": make, "mhd": make_mhd, "entropy": lambda c: make_entropy(c, backend=backend), "terms":
              make_terms, "walls": lambda c: make_entropy_wall_case(c, backend=backend),
-             "z_walls": lambda c: make_entropy_wall_case(c, backend=backend, x_walls=False), "shear": lambda c: make_shear(c, "z"), "shock": make_shock,
+             "z_walls": lambda c: make_entropy_wall_case(c, backend=backend, x_walls=False), "shear": lambda c: make_shear(c, "z"), "shock": lambda c: make_shock(c, backend=backend),
              "shear_shock": lambda c: make_shear_shock(c, "z"),
              "entropy-yz": lambda c: make_entropy(c, backend=backend, shape=YZ_SHAPE),
              "entropy-host": lambda c: make_entropy(c, backend=backend, exchange="host")}[case]

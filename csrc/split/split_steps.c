@@ -66,6 +66,7 @@ typedef struct {
     void *send_base, *recv_base, *host_send_base, *host_recv_base;
     size_t send_bytes, recv_bytes;
     int parity; /* the receive buffer of this exchange (peer) */
+    void *shock_tables[2]; /* the tables of the shock profile's arrays (zeta, scratch), one address each */
 } packed_messages;
 #endif
 
@@ -243,16 +244,18 @@ static void *run_region(void *argument)
 /* The shock viscosity's profile of the fields (set 0), their ghost zones
  * exchanged first and what each pass wrote before the next reads it
  * (terms/shock.h), as ParallelStepper.shock_profile makes it. */
+static ac_status exchange_outside(SplitSteps *o, int s);
+
 static ac_status make_profile(SplitSteps *o)
 {
     const ac_backend_handle *h = o->handle;
-    ac_status st = exchange(o, 0);
+    ac_status st = exchange_outside(o, 0);
     int written = 0;
     for (int pass = 0; st == AC_OK && (st = h->ops->shock_profile_pass(h->self, pass, &written)) == AC_OK &&
                        written >= 0;
          ++pass)
         if (shock_pass_reads(pass + 1))
-            st = exchange(o, AC_SHOCK_SET + written);
+            st = exchange_outside(o, AC_SHOCK_SET + written);
     o->ghosts_fresh = o->profile_fresh = st == AC_OK;
     return st;
 }
@@ -285,9 +288,7 @@ static ac_status substep(SplitSteps *o, int s, double dt)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
-    if (s == 0 && o->shock && !o->profile_fresh && (st = make_profile(o)) != AC_OK)
-        return st; /* the profile of the step's start, which its substeps take */
-    if (s == 0 && (o->shock ? o->profile_fresh : o->ghosts_fresh)) {
+    if (s == 0 && o->ghosts_fresh) {
         const ac_region whole = ac_whole_grid(h->grid);
         st = h->ops->substep_region(h->self, s, dt, &whole, NULL);
     } else {
@@ -379,13 +380,29 @@ static ac_status gpu_send(SplitSteps *o, int s)
     return code == MPI_SUCCESS ? AC_OK : mpi_failed(code, "waiting for the neighbours' ghost zones");
 }
 
-/* The boxes of set s between the fields and the buffers' pieces, in one
+/* The arrays of set s: the fields (0, 1, 2), or one of the shock profile's
+ * (AC_SHOCK_SET + which), and how many. */
+static int gpu_arrays(const SplitSteps *o, int s, void **table)
+{
+    const packed_messages *p = o->packed;
+    *table = s >= AC_SHOCK_SET ? p->shock_tables[s - AC_SHOCK_SET] : p->fields[s];
+    return s >= AC_SHOCK_SET ? 1 : o->handle->grid->fields;
+}
+
+/* The values of message m of set s. */
+static int gpu_values(const SplitSteps *o, int s, int m)
+{
+    return s >= AC_SHOCK_SET ? o->packed->values[m] / o->handle->grid->fields : o->packed->values[m];
+}
+
+/* The boxes of set s between its arrays and the buffers' pieces, in one
  * launch on the default stream (as FaceMessages._launch). */
 static ac_status gpu_copy_boxes(SplitSteps *o, int s, const void *table, const void *pieces, int unpack)
 {
-    const packed_messages *p = o->packed;
-    const ac_box_copies c = {(void *const *)p->fields[s], o->handle->grid->fields, (const long long *)table,
-                             (void *const *)pieces, o->count, p->largest};
+    void *arrays;
+    const int count = gpu_arrays(o, s, &arrays);
+    const ac_box_copies c = {(void *const *)arrays, count, (const long long *)table, (void *const *)pieces, o->count,
+                             o->packed->largest};
     return o->handle->ops->copy_boxes(o->handle->self, &c, unpack, (void *)cudaStreamLegacy);
 }
 
@@ -403,7 +420,7 @@ static ac_status gpu_pack(SplitSteps *o, int s)
     const size_t element = o->element;
     if (p->transport == TRANSPORT_PEER)
         for (int m = 0; m < o->count; ++m)
-            CUDA_TRY(cudaMemcpyAsync(p->targets[p->parity][m], p->send[m], (size_t)p->values[m] * element,
+            CUDA_TRY(cudaMemcpyAsync(p->targets[p->parity][m], p->send[m], (size_t)gpu_values(o, s, m) * element,
                                      cudaMemcpyDefault, o->copies),
                      "copying a message");
     else if (p->transport == TRANSPORT_HOST)
@@ -432,9 +449,10 @@ static ac_status gpu_post_finish(SplitSteps *o, int s)
         } else {
             void *const *send = p->transport == TRANSPORT_HOST ? p->host_send : p->send;
             void *const *recv = p->transport == TRANSPORT_HOST ? p->host_recv : p->recv;
-            code = MPI_Irecv(recv[m], p->values[m], type, msg->source, msg->tag, o->comm, o->requests + 2 * m);
+            const int values = gpu_values(o, s, m);
+            code = MPI_Irecv(recv[m], values, type, msg->source, msg->tag, o->comm, o->requests + 2 * m);
             if (code == MPI_SUCCESS)
-                code = MPI_Isend(send[m], p->values[m], type, msg->dest, msg->tag, o->comm, o->requests + 2 * m + 1);
+                code = MPI_Isend(send[m], values, type, msg->dest, msg->tag, o->comm, o->requests + 2 * m + 1);
         }
         if (code != MPI_SUCCESS)
             return mpi_failed(code, "posting the ghost zones' messages");
@@ -450,7 +468,7 @@ static ac_status gpu_post_finish(SplitSteps *o, int s)
     }
     ac_status st = gpu_copy_boxes(o, s, p->recv_table, p->recv_pieces[p->transport == TRANSPORT_PEER ? p->parity : 0],
                                   1);
-    for (int a = 0; a < 3 && st == AC_OK; ++a)
+    for (int a = 0; a < 3 && st == AC_OK && s < AC_SHOCK_SET; ++a)
         if (o->wall_faces >> a & 1u)
             st = o->handle->ops->fill_ghost_axis(o->handle->self, s, a, NULL);
     return st;
@@ -483,16 +501,18 @@ static ac_status gpu_packed_substep(SplitSteps *o, int s, double dt)
     return st;
 }
 
-/* The fields' ghost zones outside a substep with packed messages: the
- * walls' values and every unsplit axis first (ParallelStepper.exchange_fields). */
-static ac_status gpu_packed_exchange_fields(SplitSteps *o)
+/* The ghost zones of set s outside a substep, by packed messages (as
+ * FaceMessages.fill, whatever the substeps' messages): of the fields the
+ * walls' values and every unsplit axis first; a shock profile's array has
+ * its periodic images from the pass that wrote it. */
+static ac_status gpu_packed_exchange(SplitSteps *o, int s)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
-    if ((h->grid->bc.walls && (st = h->ops->set_walls(h->self, 0)) != AC_OK) ||
-        (st = gpu_fill_axes(o, 0, o->fields_prefilled)) != AC_OK || (st = gpu_pack(o, 0)) != AC_OK)
+    if (s < AC_SHOCK_SET && ((h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK) ||
+                             (st = gpu_fill_axes(o, s, o->fields_prefilled)) != AC_OK))
         return st;
-    return gpu_post_finish(o, 0);
+    return (st = gpu_pack(o, s)) == AC_OK ? gpu_post_finish(o, s) : st;
 }
 
 /* The walls' values of set s, before its ghost zones are filled or sent. */
@@ -536,29 +556,28 @@ static ac_status gpu_substep(SplitSteps *o, int s, double dt)
     return st;
 }
 
-/* The fields' ghost zones outside a substep: the walls' values, every
- * unsplit axis filled, the messages copied into the neighbours' ghost
- * zones, and the unsplit axes filled again, so that the edges the
- * neighbours' copies cross hold this rank's periodic images whichever wrote
- * first; then the wall faces of split axes. */
-static ac_status gpu_exchange_fields(SplitSteps *o)
-{
-    ac_status st = gpu_walls(o, 0);
-    if (st == AC_OK && (st = gpu_fill_axes(o, 0, o->fields_prefilled)) == AC_OK &&
-        (st = gpu_copies_wait_here(o)) == AC_OK && (st = gpu_send(o, 0)) == AC_OK &&
-        (st = gpu_fill_axes(o, 0, o->fields_prefilled)) == AC_OK)
-        st = gpu_fill_axes(o, 0, o->wall_faces);
-    return st;
-}
 #endif
+
+/* The ghost zones of set s outside a substep (the fields', or a shock
+ * profile's array's), on either backend. */
+static ac_status exchange_outside(SplitSteps *o, int s)
+{
+#ifdef ASTAROTH_SPLIT_CUDA
+    if (o->on_gpu)
+        return gpu_packed_exchange(o, s);
+#endif
+    return exchange(o, s);
+}
 
 static ac_status split_step(void *context, double dt)
 {
     SplitSteps *o = context;
     ac_status st = AC_OK;
+    if (o->shock && !o->profile_fresh)
+        st = make_profile(o); /* the profile of the step's start, which its substeps take */
     for (int s = 0; s < 3 && st == AC_OK; ++s)
 #ifdef ASTAROTH_SPLIT_CUDA
-        st = !o->on_gpu ? substep(o, s, dt) : o->packed ? gpu_packed_substep(o, s, dt) : gpu_substep(o, s, dt);
+        st = !o->on_gpu ? substep(o, s, dt) : o->direct ? gpu_substep(o, s, dt) : gpu_packed_substep(o, s, dt);
 #else
         st = substep(o, s, dt);
 #endif
@@ -571,11 +590,7 @@ static ac_status split_step(void *context, double dt)
 static ac_status split_exchange_fields(void *context)
 {
     SplitSteps *o = context;
-#ifdef ASTAROTH_SPLIT_CUDA
-    const ac_status st = !o->on_gpu ? exchange(o, 0) : o->packed ? gpu_packed_exchange_fields(o) : gpu_exchange_fields(o);
-#else
-    const ac_status st = exchange(o, 0);
-#endif
+    const ac_status st = exchange_outside(o, 0);
     o->ghosts_fresh = st == AC_OK;
     o->profile_fresh = 0;
     return st;
@@ -584,8 +599,12 @@ static ac_status split_exchange_fields(void *context)
 static ac_status split_max_zeta(void *context, double *zeta)
 {
     SplitSteps *o = context;
-    const ac_status st = make_profile(o);
-    *zeta = st == AC_OK ? interior_max_zeta(o) : NAN;
+    ac_status st = make_profile(o);
+    *zeta = NAN;
+    if (st == AC_OK && o->handle->ops->shock_max) /* the GPU's reduction, of the profile the passes left */
+        st = o->handle->ops->shock_max(o->handle->self, 1, zeta);
+    else if (st == AC_OK)
+        *zeta = interior_max_zeta(o);
     return st;
 }
 
@@ -784,6 +803,14 @@ static int gpu_prepare_packed(SplitSteps *o, PyObject *plan)
                 return -1;
         }
     }
+    if (o->shock) {
+        void **tables = addresses(PyDict_GetItemString(plan, "shock_tables"), 2, "shock_tables");
+        if (!tables)
+            return -1;
+        p->shock_tables[0] = tables[0];
+        p->shock_tables[1] = tables[1];
+        PyMem_Free(tables);
+    }
     if (p->transport == TRANSPORT_HOST) {
         if (!(p->host_send = addresses(PyDict_GetItemString(plan, "host_send"), o->count, "host_send")) ||
             !(p->host_recv = addresses(PyDict_GetItemString(plan, "host_recv"), o->count, "host_recv")))
@@ -794,21 +821,18 @@ static int gpu_prepare_packed(SplitSteps *o, PyObject *plan)
     return 0;
 }
 
-/* gpu = ("direct", pitch, [(width, planes, [[(to, from) per field] per
- * set]) per message]): the direct copies (FaceMessages.direct); or
- * ("packed", plan); and the streams and events they and the shell's slabs
- * take. */
+/* gpu = (plan, direct, pitch): the packed messages' plan (every exchange
+ * outside a substep, and the substeps' where direct is None), and the
+ * substeps' direct copies, [(width, planes, [[(to, from) per field] per
+ * set]) per message] (FaceMessages.direct), pieces a padded z plane
+ * (pitch bytes) apart; and the streams and events they and the shell's
+ * slabs take. */
 static int gpu_prepare(SplitSteps *o, PyObject *gpu)
 {
-    PyObject *plan;
+    PyObject *plan, *direct;
     unsigned long long pitch = 0;
-    const char *kind = PyTuple_Check(gpu) && PyTuple_GET_SIZE(gpu) > 0 ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(gpu, 0))
-                                                                        : NULL;
-    if (!kind) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "SplitSteps: gpu must be a tuple (\"direct\" or \"packed\", ...)");
+    if (!PyArg_ParseTuple(gpu, "OOK", &plan, &direct, &pitch))
         return -1;
-    }
     o->tokens = PyMem_Calloc(2 * (size_t)o->count + 1, 1);
     o->shell_streams = PyMem_Calloc((size_t)o->shell_count + 1, sizeof *o->shell_streams);
     o->shell_done = PyMem_Calloc((size_t)o->shell_count + 1, sizeof *o->shell_done);
@@ -816,12 +840,11 @@ static int gpu_prepare(SplitSteps *o, PyObject *gpu)
         PyErr_NoMemory();
         return -1;
     }
-    if (!strcmp(kind, "packed")) {
-        if (!PyArg_ParseTuple(gpu, "sO", &kind, &plan) || gpu_prepare_packed(o, plan))
-            return -1;
-    } else if (!strcmp(kind, "direct") && PyArg_ParseTuple(gpu, "sKO", &kind, &pitch, &plan)) {
+    if (gpu_prepare_packed(o, plan))
+        return -1;
+    if (direct != Py_None) {
         o->pitch = (size_t)pitch;
-        PyObject *fast = PySequence_Fast(plan, "SplitSteps: gpu's messages must be a sequence");
+        PyObject *fast = PySequence_Fast(direct, "SplitSteps: gpu's direct copies must be a sequence");
         if (!fast)
             return -1;
         const int fields = o->handle->grid->fields;
@@ -855,14 +878,10 @@ static int gpu_prepare(SplitSteps *o, PyObject *gpu)
         Py_DECREF(fast);
         if (!ok) {
             if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "SplitSteps: gpu must be (\"direct\", pitch, [(width, planes, [[(to, "
-                                                  "from) per field] per set]) per message])");
+                PyErr_SetString(PyExc_ValueError, "SplitSteps: gpu's direct copies must be [(width, planes, [[(to, "
+                                                  "from) per field] per set]) per message]");
             return -1;
         }
-    } else {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "SplitSteps: gpu must be (\"direct\", pitch, plan) or (\"packed\", plan)");
-        return -1;
     }
     cudaError_t code = cudaStreamCreateWithFlags(&o->copies, cudaStreamNonBlocking);
     if (code == cudaSuccess)
@@ -1027,10 +1046,6 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
     Py_DECREF(fast);
     if (gpu != Py_None) {
 #ifdef ASTAROTH_SPLIT_CUDA
-        if (o->shock) {
-            PyErr_SetString(PyExc_ValueError, "SplitSteps: on the GPU, no shock viscosity");
-            return -1;
-        }
         if (!h->ops->copy_boxes) {
             PyErr_SetString(PyExc_NotImplementedError, "SplitSteps: this backend does not copy boxes");
             return -1;

@@ -12,13 +12,20 @@
 #   part 3: K (the packed messages in the C steps too, and FaceMessages's
 #   box copies by the backend's kernel, Grid.copy_boxes): its split GPU
 #   tests and one-GPU tests; a split run stepped in C against from Python,
-#   two ranks sharing the GPU, split along x (packed, peer) and along z.
+#   two ranks sharing the GPU, split along x (packed, peer) and along z;
+#   part 4: K2 (shock viscosity in the C steps too): its split GPU tests.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 . scripts/device-trees.sh  # device_start, header, in_tree
 PART=${1:-1}
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-split-steps
 MPIRUN="mpirun --oversubscribe --allow-run-as-root"
+if [ "$PART" = 4 ]; then
+    device_start K2
+    TAIL=30 in_tree K2 mpi-gpu-tests-shock.log 300 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py
+    tail -n 6 "$OUT/mpi-gpu-tests-shock.log"
+    exit 0
+fi
 if [ "$PART" = 3 ]; then
     device_start K
     TAIL=30 in_tree K mpi-gpu-tests-packed.log 300 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py
