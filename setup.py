@@ -226,6 +226,9 @@ class BuildExt(build_ext):
             print(f"astaroth: csrc/ and the build flags are unchanged, the extension is taken from {cached}",
                   file=sys.stderr)
             return
+        # what is stored under this key must be built from these sources: setuptools would keep an object
+        # whose source was changed back within the same second (its mtime no newer)
+        self.force = True
         for ext in self.extensions:
             ext.extra_compile_args = flags + ext.extra_compile_args
             ext.extra_link_args = link + ext.extra_link_args

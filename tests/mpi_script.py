@@ -7,6 +7,7 @@ MODE "run": forced run to T_END, fields + time series + snapshot at T_HALF.
 MODE "restart" SNAPSHOT [PxQxR]: load SNAPSHOT (written by any number of ranks; laid out as procs=(P, Q, R)),
 run to T_END.
 MODE "nonfinite": a NaN put in one subdomain stops every rank.
+MODE "nonfinite_run": a NaN put in one subdomain's passive scalar stops every rank's sim.run after the same step.
 MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_case's make_MODE to T_HALF.
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
@@ -32,7 +33,7 @@ from mpi4py import MPI
 
 sys.path.insert(0, os.path.dirname(__file__))
 from mpi_case import (FIELDS, T_END, T_HALF, T_SHEAR, YZ_SHAPE, make, make_entropy, make_mhd,  # noqa: E402
-                      make_scalars, make_shear, make_shear_shock, make_shock, make_terms)
+                      _forced_mhd, make_scalars, make_shear, make_shear_shock, make_shock, make_terms)
 
 import astaroth as ac  # noqa: E402
 
@@ -176,6 +177,18 @@ elif mode == "restart":
     if comm.Get_rank() == 0:
         np.savez(os.path.join(out, f"restart-{tag}.npz"), steps=sim.steps,
                  dims=np.array(sim.decomposition.dims if sim.decomposition else (1, 1, 1)), **fields)
+elif mode == "nonfinite_run":  # a NaN in the last rank's scalar: sim.run's steps in C stop every rank after step 1
+    sim = _forced_mhd(comm, ("ax", "ay", "az", "cc"), shape=(40, 12, 40), passive_scalar=True, pscalar_diff=1e-2)
+    cc = sim["cc"]
+    cc[30, 6, 30] = np.nan  # no other field, and so no signal speed, takes it up; a step (3 substeps) spreads
+    # it 9 points, within the last of 2 x 1 x 2 ranks
+    sim._grid.write(sim.field_names.index("cc"), np.asfortranarray(cc[sim.decomposition.slices]))
+    try:
+        sim.run(until=T_HALF, check_every=1)
+        raise SystemExit("no NonFiniteError")
+    except ac.NonFiniteError as error:
+        with open(os.path.join(out, f"nonfinite_run-{tag}-rank{comm.Get_rank()}.txt"), "w") as f:
+            f.write(f"{sim.steps} {sim._stepper.c_steps is not None}\n{error}")
 elif mode == "nonfinite":
     sim = make(comm)
     ux = sim["ux"]

@@ -263,6 +263,18 @@ def test_nan_in_one_subdomain_stops_every_rank(tmp_path):
     assert "NaN or Inf at step 1" in message
 
 
+@needs_mpi
+def test_nan_in_one_subdomain_stops_every_rank_of_a_run_stepped_in_c_after_the_same_step(tmp_path):
+    """A NaN in one rank's passive scalar, which no other field and so no signal speed takes up: after the
+    first step (Simulation.run's batch, in C where astaroth._split is built) only that rank sees it; all agree
+    on it with the next step's reduction of dt and stop there, each raising NonFiniteError that names the
+    scalar at step 1."""
+    mpirun(4, tmp_path, "nonfinite_run")
+    for rank in range(4):
+        steps, in_c, message = (tmp_path / f"nonfinite_run-np4-rank{rank}.txt").read_text().split(maxsplit=2)
+        assert steps == "1" and in_c == str(_split_built()) and "'cc' holds NaN or Inf at step 1" in message
+
+
 def test_19p_is_refused_on_a_split_grid():
     class FakeComm:  # just enough of a communicator for the check
         def Get_size(self):

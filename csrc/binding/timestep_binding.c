@@ -177,8 +177,10 @@ static ac_status split_step(GridObject *self, const ac_split_steps *split, doubl
 /* The largest signal speed and zeta of the fields now over the grid into
  * out[0], out[1]: a split grid's (split non-NULL) over every rank, +inf
  * where one is not finite, its ghost zones exchanged first where the speed
- * reads them, as Simulation._speed_and_shock finds them. */
-static ac_status speed_and_zeta(GridObject *self, const ac_split_steps *split, double *scratch, double out[2])
+ * reads them, as Simulation._speed_and_shock finds them; out[2 .. count)
+ * reduced over the ranks in the same message (the previous step's ends). */
+static ac_status speed_and_zeta(GridObject *self, const ac_split_steps *split, double *scratch, double *out,
+                                int count)
 {
     ac_status st = AC_OK;
     out[0] = out[1] = 0.0;
@@ -196,7 +198,7 @@ static ac_status speed_and_zeta(GridObject *self, const ac_split_steps *split, d
         return st;
     for (int i = 0; i < 2; ++i)
         out[i] = isfinite(out[i]) ? out[i] : INFINITY;
-    return split->max_over_ranks(split->context, out, 2);
+    return split->max_over_ranks(split->context, out, count);
 }
 
 /* run_steps(t, until, cdt, cdtv, max_steps, taken, check_every, seconds,
@@ -212,9 +214,10 @@ static ac_status speed_and_zeta(GridObject *self, const ac_split_steps *split, d
  * the step in which the file stop_file (a path, or None) appears.
  * split: None on one process; on a grid split over MPI ranks the capsule of
  * its steps (split_steps.h), whose ranks reduce each
- * step's signal speed and zeta, and after it whether any rank's fields are not
- * finite, sees the stop file or is past `seconds`, so that every rank
- * takes the same steps and returns after the same one. */
+ * step's signal speed and zeta, and with them whether after the step before
+ * any rank's fields are not finite, sees the stop file or is past `seconds`
+ * (after the batch's last step in a reduction of its own), so that every
+ * rank takes the same steps and returns after the same one. */
 PyObject *Grid_run_steps(GridObject *self, PyObject *args)
 {
     double t = 0.0, until = 0.0, cdt = 0.0, cdtv = 0.0;
@@ -248,12 +251,22 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
     long steps = 0;
     double dt = 0.0;
     int nonfinite = 0, no_limit = 0, over = 0;
+    /* what ends the batch after a step: its fields not finite, the stop file, the time; a split grid's ranks
+     * agree on it in the next step's reduction (one a step), or after the last step in one of its own */
+    double ends[3] = {0.0, 0.0, 0.0};
+    int ends_agreed = 1;
     Py_BEGIN_ALLOW_THREADS
     const double start = seconds_now();
     while (steps < max_steps && t < until && st == AC_OK && !over) {
-        double rates[2];
-        if ((st = speed_and_zeta(self, split, scratch, rates)) != AC_OK)
+        double rates[5] = {0.0, 0.0, ends[0], ends[1], ends[2]};
+        if ((st = speed_and_zeta(self, split, scratch, rates, ends_agreed ? 2 : 5)) != AC_OK)
             break;
+        if (!ends_agreed) {
+            ends_agreed = 1;
+            nonfinite = rates[2] != 0.0;
+            if (nonfinite || rates[3] != 0.0 || rates[4] != 0.0)
+                break; /* after the previous step, as one process stops */
+        }
         const double speed = rates[0], zeta = rates[1];
         if (!isfinite(speed)) {
             nonfinite = 1;
@@ -277,8 +290,7 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
         t = last ? until : t + step_dt;
         dt = step_dt;
         steps += 1;
-        /* what ends the batch after this step: the fields not finite, the stop file, the time */
-        double ends[3] = {0.0, 0.0, 0.0};
+        ends[0] = 0.0;
         if ((taken + steps) % check_every == 0) {
             int field = -1;
             if ((st = self->ops->first_nonfinite_field(self->self, &field)) != AC_OK)
@@ -287,11 +299,15 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
         }
         ends[1] = stop_file && access(stop_file, F_OK) == 0;
         ends[2] = seconds_now() - start >= seconds;
-        if (split && (st = split->max_over_ranks(split->context, ends, 3)) != AC_OK)
-            break;
+        if (split) {
+            ends_agreed = 0;
+            continue;
+        }
         nonfinite = ends[0] != 0.0;
         over = nonfinite || ends[1] != 0.0 || ends[2] != 0.0;
     }
+    if (!ends_agreed && st == AC_OK && (st = split->max_over_ranks(split->context, ends, 3)) == AC_OK)
+        nonfinite = ends[0] != 0.0; /* the batch's last step, which every rank took */
     Py_END_ALLOW_THREADS
     PyMem_RawFree(scratch);
     Py_XDECREF(stop_bytes);
