@@ -244,9 +244,15 @@ def test_a_split_run_stepped_in_c_equals_its_steps_through_python_bit_for_bit(tm
     """Simulation.run's batches of a split grid in C (astaroth._split: the exchanges, the substeps, dt and
     the end of a batch agreed over the ranks; with shock viscosity its profile's passes exchanged between
     them) equal ParallelStepper's steps from Python, time series too."""
-    mpirun(ranks, tmp_path, "c_steps", case)
-    data = np.load(tmp_path / f"c_steps-{case}-np{ranks}.npz")
+    data = c_steps_equal_python(tmp_path, case, ranks)
     assert bool(data["in_c"]) == _split_built()
+
+
+def c_steps_equal_python(tmp_path, case, ranks, *backend):
+    """mpi_script.py's c_steps run of `case` on `ranks`: its steps in C and from Python, every field and the
+    time series equal, more than three steps; its record (in_c, direct, dims)."""
+    mpirun(ranks, tmp_path, "c_steps", case, *backend)
+    data = np.load(tmp_path / f"c_steps-{case}-np{ranks}.npz")
     assert int(data["steps_c"]) == int(data["steps_python"]) > 3
     names = [key[2:] for key in data.files if key.startswith("c_")]
     assert len(names) >= 4
@@ -254,6 +260,7 @@ def test_a_split_run_stepped_in_c_equals_its_steps_through_python_bit_for_bit(tm
         assert np.array_equal(data[f"c_{name}"], data[f"python_{name}"]), name
     series = [(tmp_path / f"c_steps-{case}-{path}-np{ranks}.csv").read_text() for path in ("c", "python")]
     assert series[0] == series[1] and series[0].count("\n") > 2
+    return data
 
 
 @needs_mpi

@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from mpi_case import T_HALF, T_SHEAR, YZ_SHAPE, make_entropy, make_shear, make_shear_shock, make_shock  # noqa: E402
 from test_walls_entropy import make_entropy_wall_case  # noqa: E402
-from test_mpi import mpirun, needs_mpi  # noqa: E402
+from test_mpi import c_steps_equal_python, mpirun, needs_mpi  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, needs_mpi]
 
@@ -123,18 +123,10 @@ def test_a_split_gpu_run_stepped_in_c_equals_its_steps_through_python_bit_for_bi
     through the host (x split, or walls in x); with shock viscosity its profile's passes exchanged packed."""
     import importlib.util
 
-    mpirun(ranks, tmp_path, "c_steps", case, "cuda")
-    data = np.load(tmp_path / f"c_steps-{case}-np{ranks}.npz")
+    data = c_steps_equal_python(tmp_path, case, ranks, "cuda")
     assert tuple(data["dims"]) == dims
     built = importlib.util.find_spec("astaroth._split") is not None
     if built:
         from astaroth import _split
     assert bool(data["direct"]) == direct
     assert bool(data["in_c"]) == (built and _split.cuda)
-    assert int(data["steps_c"]) == int(data["steps_python"]) > 3
-    names = [key[2:] for key in data.files if key.startswith("c_")]
-    assert len(names) >= 4
-    for name in names:
-        assert np.array_equal(data[f"c_{name}"], data[f"python_{name}"]), name
-    series = [(tmp_path / f"c_steps-{case}-{path}-np{ranks}.csv").read_text() for path in ("c", "python")]
-    assert series[0] == series[1] and series[0].count("\n") > 2

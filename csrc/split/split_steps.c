@@ -280,39 +280,30 @@ static double interior_max_zeta(const SplitSteps *o)
     return largest;
 }
 
-/* Substep s: the inner part in a second thread while this one finishes the
- * exchange, then the shell; on the fields' fresh ghost zones (s = 0 after
- * exchange_fields, or with shock viscosity after make_profile) the whole
- * subdomain at once. */
-static ac_status substep(SplitSteps *o, int s, double dt)
+/* Substep s on the CPU after its exchange starts: the inner part in a
+ * second thread while this one finishes the exchange, then the shell. */
+static ac_status cpu_substep_regions(SplitSteps *o, int s, double dt)
 {
     const ac_backend_handle *h = o->handle;
-    ac_status st = AC_OK;
-    if (s == 0 && o->ghosts_fresh) {
-        const ac_region whole = ac_whole_grid(h->grid);
-        st = h->ops->substep_region(h->self, s, dt, &whole, NULL);
+    ac_status st = exchange_start(o, s, o->prefilled);
+    if (st != AC_OK)
+        return st;
+    if (o->has_inner) {
+        region_work inner = {h, s, dt, &o->inner, AC_OK};
+        pthread_t worker;
+        const int threaded = pthread_create(&worker, NULL, run_region, &inner) == 0;
+        st = exchange_finish(o, s);
+        if (threaded)
+            pthread_join(worker, NULL);
+        else
+            run_region(&inner);
+        if (st == AC_OK)
+            st = inner.status;
     } else {
-        if ((st = exchange_start(o, s, o->prefilled)) != AC_OK)
-            return st;
-        if (o->has_inner) {
-            region_work inner = {h, s, dt, &o->inner, AC_OK};
-            pthread_t worker;
-            const int threaded = pthread_create(&worker, NULL, run_region, &inner) == 0;
-            st = exchange_finish(o, s);
-            if (threaded)
-                pthread_join(worker, NULL);
-            else
-                run_region(&inner);
-            if (st == AC_OK)
-                st = inner.status;
-        } else {
-            st = exchange_finish(o, s);
-        }
-        for (int r = 0; r < o->shell_count && st == AC_OK; ++r)
-            st = h->ops->substep_region(h->self, s, dt, o->shell + r, NULL);
+        st = exchange_finish(o, s);
     }
-    if (st == AC_OK && o->sheared && (ac_grid_terms(h->grid) & AC_TERM_SHEAR))
-        h->shear_advance(&h->ops->boundaries(h->self)->shear, h->grid->shear, s, dt);
+    for (int r = 0; r < o->shell_count && st == AC_OK; ++r)
+        st = h->ops->substep_region(h->self, s, dt, o->shell + r, NULL);
     return st;
 }
 
@@ -478,26 +469,19 @@ static ac_status gpu_post_finish(SplitSteps *o, int s)
  * queues it: the walls' values and the unsplit axes it does not read in
  * place filled, the messages packed, the inner part queued, the messages
  * sent, received and unpacked, then the shell. */
-static ac_status gpu_packed_substep(SplitSteps *o, int s, double dt)
+static ac_status gpu_packed_regions(SplitSteps *o, int s, double dt)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
-    if (s == 0 && o->ghosts_fresh) {
-        const ac_region whole = ac_whole_grid(h->grid);
-        st = h->ops->substep_region(h->self, s, dt, &whole, NULL);
-    } else {
-        if ((h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK) ||
-            (st = gpu_fill_axes(o, s, o->prefilled)) != AC_OK || (st = gpu_pack(o, s)) != AC_OK)
-            return st;
-        if (o->has_inner && (st = h->ops->substep_region(h->self, s, dt, &o->inner, NULL)) != AC_OK)
-            return st;
-        if ((st = gpu_post_finish(o, s)) != AC_OK)
-            return st;
-        for (int r = 0; r < o->shell_count && st == AC_OK; ++r)
-            st = h->ops->substep_region(h->self, s, dt, o->shell + r, NULL);
-    }
-    if (st == AC_OK && o->sheared && (ac_grid_terms(h->grid) & AC_TERM_SHEAR))
-        h->shear_advance(&h->ops->boundaries(h->self)->shear, h->grid->shear, s, dt);
+    if ((h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK) ||
+        (st = gpu_fill_axes(o, s, o->prefilled)) != AC_OK || (st = gpu_pack(o, s)) != AC_OK)
+        return st;
+    if (o->has_inner && (st = h->ops->substep_region(h->self, s, dt, &o->inner, NULL)) != AC_OK)
+        return st;
+    if ((st = gpu_post_finish(o, s)) != AC_OK)
+        return st;
+    for (int r = 0; r < o->shell_count && st == AC_OK; ++r)
+        st = h->ops->substep_region(h->self, s, dt, o->shell + r, NULL);
     return st;
 }
 
@@ -528,14 +512,10 @@ static ac_status gpu_walls(SplitSteps *o, int s)
  * shell's slabs, without wall faces each on a stream of its own beside the
  * inner part's end (they write other points), which the default stream
  * waits for. */
-static ac_status gpu_substep(SplitSteps *o, int s, double dt)
+static ac_status gpu_direct_regions(SplitSteps *o, int s, double dt)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
-    if (s == 0 && o->ghosts_fresh) {
-        const ac_region whole = ac_whole_grid(h->grid);
-        return h->ops->substep_region(h->self, s, dt, &whole, NULL);
-    }
     if ((st = gpu_walls(o, s)) != AC_OK || (st = gpu_fill_axes(o, s, o->prefilled)) != AC_OK ||
         (st = gpu_copies_wait_here(o)) != AC_OK)
         return st;
@@ -555,7 +535,6 @@ static ac_status gpu_substep(SplitSteps *o, int s, double dt)
     }
     return st;
 }
-
 #endif
 
 /* The ghost zones of set s outside a substep (the fields', or a shock
@@ -569,6 +548,29 @@ static ac_status exchange_outside(SplitSteps *o, int s)
     return exchange(o, s);
 }
 
+/* Substep s: its exchange and regions on this rank's backend; on the
+ * fields' fresh ghost zones (s = 0 after exchange_fields or make_profile)
+ * the whole subdomain at once; the shearing box's deltay after it. */
+static ac_status substep(SplitSteps *o, int s, double dt)
+{
+    const ac_backend_handle *h = o->handle;
+    ac_status st = AC_OK;
+    if (s == 0 && o->ghosts_fresh) {
+        const ac_region whole = ac_whole_grid(h->grid);
+        st = h->ops->substep_region(h->self, s, dt, &whole, NULL);
+    } else {
+#ifdef ASTAROTH_SPLIT_CUDA
+        st = !o->on_gpu ? cpu_substep_regions(o, s, dt) : o->direct ? gpu_direct_regions(o, s, dt)
+                                                                    : gpu_packed_regions(o, s, dt);
+#else
+        st = cpu_substep_regions(o, s, dt);
+#endif
+    }
+    if (st == AC_OK && o->sheared && (ac_grid_terms(h->grid) & AC_TERM_SHEAR))
+        h->shear_advance(&h->ops->boundaries(h->self)->shear, h->grid->shear, s, dt);
+    return st;
+}
+
 static ac_status split_step(void *context, double dt)
 {
     SplitSteps *o = context;
@@ -576,11 +578,7 @@ static ac_status split_step(void *context, double dt)
     if (o->shock && !o->profile_fresh)
         st = make_profile(o); /* the profile of the step's start, which its substeps take */
     for (int s = 0; s < 3 && st == AC_OK; ++s)
-#ifdef ASTAROTH_SPLIT_CUDA
-        st = !o->on_gpu ? substep(o, s, dt) : o->direct ? gpu_substep(o, s, dt) : gpu_packed_substep(o, s, dt);
-#else
         st = substep(o, s, dt);
-#endif
     o->ghosts_fresh = o->profile_fresh = 0;
     if (st == AC_OK && o->handle->grid->bc.walls) /* and in every snapshot */
         st = o->handle->ops->set_walls(o->handle->self, 0);
