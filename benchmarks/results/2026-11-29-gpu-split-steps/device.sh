@@ -13,13 +13,25 @@
 #   box copies by the backend's kernel, Grid.copy_boxes): its split GPU
 #   tests and one-GPU tests; a split run stepped in C against from Python,
 #   two ranks sharing the GPU, split along x (packed, peer) and along z;
-#   part 4: K2 (shock viscosity in the C steps too): its split GPU tests.
+#   part 4: K2 (shock viscosity in the C steps too): its split GPU tests;
+#   part 5: K3 (main 9523217: the ranks agree on a batch's end in the next
+#   step's reduction of dt): its split GPU tests and the one-GPU tests of
+#   the host's run loop; a split run stepped in C against from Python.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 . scripts/device-trees.sh  # device_start, header, in_tree
 PART=${1:-1}
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-split-steps
 MPIRUN="mpirun --oversubscribe --allow-run-as-root"
+if [ "$PART" = 5 ]; then
+    device_start K3
+    TAIL=30 in_tree K3 mpi-gpu-tests-main.log 300 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py
+    TAIL=6 in_tree K3 gpu-tests-main.log 200 python3 -m pytest -q -rs -p no:cacheprovider -m gpu tests/test_run_in_c.py tests/test_device_cfl.py tests/test_shock.py tests/test_forcing.py
+    TAIL=4 in_tree K3 split-steps-main.log 120 $MPIRUN -np 2 python3 scripts/split_steps.py 128 hydro 60 cuda float32 x
+    tail -n 4 "$OUT/mpi-gpu-tests-main.log" "$OUT/gpu-tests-main.log"
+    grep -E "M/s" "$OUT"/split-steps-main.log | cut -c1-200
+    exit 0
+fi
 if [ "$PART" = 4 ]; then
     device_start K2
     TAIL=30 in_tree K2 mpi-gpu-tests-shock.log 300 python3 -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py
