@@ -23,6 +23,8 @@ library is CUDA-aware, or staged through pinned host memory
 (``exchange="auto" | "device" | "host" | "peer"``).  A shearing box split
 along x or y and the shock profile's passes exchange axis by axis
 (HaloExchange), their x faces shifted between the exchanges.
+Simulation.run's batches take the same steps in C (ParallelStepper.c_steps:
+astaroth._split, csrc/split/split_steps.c) where the install built it.
 """
 import math
 import threading
@@ -490,15 +492,12 @@ class ParallelStepper:
 
     def _c_steps(self):
         """The steps of this rank in C (astaroth._split, csrc/split/), which
-        Simulation.run's batches of steps take, or None where they stay with
-        this class: a shearing box split along x or y, or a build without
-        an MPI compiler (or without CUDA, for a GPU rank).  On the GPU its
-        messages go as FaceMessages sends them: straight into the
-        neighbours' fields, or packed and carried by the transport
-        (_gpu_plan); the shock profile's passes' packed, one array each.  The same messages,
-        regions and order as substep() (with shock viscosity its profile's
-        passes, what each wrote sent in the same round of messages as the
-        fields), so the same bits."""
+        Simulation.run's batches of steps take: the same messages, regions
+        and order as substep() and shock_profile(), so the same bits; on the
+        GPU the messages as FaceMessages sends them (_gpu_plan), the shock
+        profile's passes' packed, one array each.  None where the steps stay
+        with this class: a shearing box split along x or y, or a build
+        without an MPI compiler (or, for a GPU rank, without CUDA)."""
         if not self.one_round:
             return None
         try:
@@ -513,9 +512,12 @@ class ParallelStepper:
             if not _split.cuda or (halo.direct and self.sheared):
                 return None
             gpu = self._gpu_plan()
+
+        def start(box):  # padded (i, j, k) of a box's first point
+            return tuple(part.start for part in reversed(box))
+
         messages = []
         for index, (send, recv) in enumerate(zip(halo.send_boxes, halo.recv_boxes)):
-            start = lambda box: tuple(part.start for part in reversed(box))  # noqa: E731 (padded i, j, k)
             extent = tuple(part.stop - part.start for part in reversed(send))
             messages.append((halo.dest[index], halo.source[index], 300 + index, start(send), start(recv), extent))
         return _split.SplitSteps(self.sim._grid, self.d.cart.py2f(), self.sim.dtype.itemsize, messages, self.inner,
