@@ -6,20 +6,29 @@
  * Built by setup.py with the MPI compiler wrapper (mpicc) where one is found,
  * against the MPI library mpi4py loads, and with the CUDA runtime
  * (ASTAROTH_SPLIT_CUDA) where nvcc is; astaroth/parallel.py makes a
- * SplitSteps for a rank of a split grid on the CPU, or on a GPU whose
- * messages it copies straight into the neighbours' fields.  What goes where
- * is Python's (astaroth/halo_messages.py: one round of messages to the
- * neighbours across faces, edges and corners of the split axes; the inner
- * part and the shell of astaroth/parallel.py); this file only moves the
- * values and sequences the substeps as ParallelStepper does, so that a run
- * gives the same bits stepped from Python or here:
+ * SplitSteps for a rank of a split grid.  What goes where is Python's
+ * (astaroth/halo_messages.py: one round of messages to the neighbours across
+ * faces, edges and corners of the split axes, their boxes, buffers and
+ * transports; the inner part and the shell of astaroth/parallel.py); this
+ * file only moves the values and sequences the substeps as ParallelStepper
+ * does, so that a run gives the same bits stepped from Python or here.
+ * Each substep s:
  *
- *   each substep s: the walls' values and the ghost zones of the unsplit
- *   axes of set s filled locally; every message packed and posted; the inner
- *   part computed in a second thread while this one waits for the messages,
- *   unpacks them and refills the wall faces of split axes; then the shell.
- *   With shock viscosity the first substep takes the profile of the step's
- *   start, made pass by pass, what each pass wrote exchanged the same way.
+ *   the walls' values and the ghost zones of the unsplit axes of set s that
+ *   it does not read in place filled locally; then
+ *   - CPU: every message packed and posted, the inner part computed in a
+ *     second thread while this one waits for the messages, unpacks them
+ *     and refills the wall faces of split axes; then the shell;
+ *   - GPU, direct: the inner part queued, the messages copied into the
+ *     neighbours' fields beside it, the neighbours told; the shell's slabs
+ *     beside the inner part's end;
+ *   - GPU, packed: the messages packed in one launch, the inner part
+ *     queued, the messages carried (CUDA IPC, a CUDA-aware MPI or the
+ *     host) and unpacked in one launch; then the shell.
+ *
+ * With shock viscosity the first substep takes the profile of the step's
+ * start, made pass by pass, what each pass wrote exchanged in a round of
+ * its own.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
