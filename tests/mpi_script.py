@@ -11,11 +11,10 @@ MODE "nonfinite_run": a NaN put in one subdomain's passive scalar stops every ra
 MODE "mhd", "entropy", "terms", "shock", "scalars", "shear_shock [AXIS]": mpi_case's make_MODE to T_HALF.
 MODE "shear" AXIS [BACKEND [SCALAR [EXCHANGE]]]: the shearing box of mpi_case.make_shear to T_SHEAR (on
 BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation's exchange=).
-MODE "c_steps" CASE [BACKEND]: the run of CASE ("forced", "mhd", "entropy", "terms", "walls", "shear" split along
-z, "shock", "shear_shock" split along z, "entropy-yz", "entropy-host": "entropy" through host buffers, "z_walls":
-"walls" periodic in x; BACKEND for "entropy", "entropy-yz", "entropy-host", "walls", "z_walls" and "shock", default
-cpu) stepped
-in C where the rank's steps are (astaroth._split), and again through Python.
+MODE "c_steps" CASE [BACKEND]: the run of CASE stepped in C where the rank's steps are (astaroth._split), and again
+through Python. CASE: "forced", "mhd", "terms", "shear" and "shear_shock" (split along z) on the CPU; "entropy",
+"entropy-yz", "entropy-host" ("entropy" through host buffers), "walls", "z_walls" ("walls" periodic in x) and
+"shock" on BACKEND (default cpu).
 MODE "pencil" CASE PROCS: the run of CASE ("forced": make; "walls": make_entropy_wall_case) to T_HALF, written by
 save_pencil(procs=PROCS, as 1x2x2).
 MODE "procs" PxQxR: the forced run to T_HALF on the ranks laid out as Simulation(procs=(P, Q, R)).
@@ -68,12 +67,14 @@ elif mode == "c_steps":  # CASE [BACKEND]: the run of CASE stepped in C (Paralle
 
     case = sys.argv[3]
     backend = sys.argv[4] if len(sys.argv) > 4 else "cpu"
-    maker = {"forced": make, "mhd": make_mhd, "entropy": lambda c: make_entropy(c, backend=backend), "terms":
-             make_terms, "walls": lambda c: make_entropy_wall_case(c, backend=backend),
-             "z_walls": lambda c: make_entropy_wall_case(c, backend=backend, x_walls=False), "shear": lambda c: make_shear(c, "z"), "shock": lambda c: make_shock(c, backend=backend),
-             "shear_shock": lambda c: make_shear_shock(c, "z"),
+    maker = {"forced": make, "mhd": make_mhd, "terms": make_terms,
+             "shear": lambda c: make_shear(c, "z"), "shear_shock": lambda c: make_shear_shock(c, "z"),
+             "entropy": lambda c: make_entropy(c, backend=backend),
              "entropy-yz": lambda c: make_entropy(c, backend=backend, shape=YZ_SHAPE),
-             "entropy-host": lambda c: make_entropy(c, backend=backend, exchange="host")}[case]
+             "entropy-host": lambda c: make_entropy(c, backend=backend, exchange="host"),
+             "walls": lambda c: make_entropy_wall_case(c, backend=backend),
+             "z_walls": lambda c: make_entropy_wall_case(c, backend=backend, x_walls=False),
+             "shock": lambda c: make_shock(c, backend=backend)}[case]
     until = T_SHEAR if case.startswith("shear") else T_HALF
     runs = {}
     for path in ("c", "python"):
@@ -85,9 +86,9 @@ elif mode == "c_steps":  # CASE [BACKEND]: the run of CASE stepped in C (Paralle
         sim.run(until=until, timeseries=os.path.join(out, f"c_steps-{case}-{path}-{tag}.csv"), diagnostics_every=3)
         runs[path] = (sim.steps, {name: sim[name] for name in sim.field_names})
     if comm.Get_rank() == 0:
-        np.savez(os.path.join(out, f"c_steps-{case}-{tag}.npz"), in_c=in_c, direct=direct, steps_c=runs["c"][0],
-                 dims=np.array(sim.decomposition.dims),
-                 steps_python=runs["python"][0], **{f"c_{k}": v for k, v in runs["c"][1].items()},
+        np.savez(os.path.join(out, f"c_steps-{case}-{tag}.npz"), in_c=in_c, direct=direct,
+                 dims=np.array(sim.decomposition.dims), steps_c=runs["c"][0], steps_python=runs["python"][0],
+                 **{f"c_{k}": v for k, v in runs["c"][1].items()},
                  **{f"python_{k}": v for k, v in runs["python"][1].items()})
 elif mode == "shear":  # argument: the axis its grid's shape splits first (mpi_case.SHEAR_SHAPES)
     split = sys.argv[3]
