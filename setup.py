@@ -210,14 +210,8 @@ class BuildExt(build_ext):
             print("astaroth: building the CPU backend without OpenMP", file=sys.stderr)
         flags += shlex.split(os.environ.get("ASTAROTH_CFLAGS", ""))
         nvcc = find_nvcc()
-        # setuptools rebuilds only when a source is newer than the module: an
-        # old build/ would be reused byte for byte after a change of flags or
-        # of the CUDA choice, so the build remembers what it was made with.
         made_with = repr((flags, link, nvcc and cuda_arch_flags(), os.environ.get("ASTAROTH_NVCC_FLAGS"),
                           os.environ.get("ASTAROTH_CUDART"), os.environ.get("ASTAROTH_TUNING")))
-        stamp = os.path.join(self.build_temp, "astaroth-build-flags")
-        if not os.path.exists(stamp) or open(stamp).read() != made_with:
-            self.force = True
         cached = os.path.join(CACHE, cache_key(made_with), os.path.basename(self.get_ext_filename("astaroth._core")))
         if os.path.exists(cached) and os.environ.get("ASTAROTH_NO_BUILD_CACHE") != "1":
             for ext in self.extensions:
@@ -226,8 +220,9 @@ class BuildExt(build_ext):
             print(f"astaroth: csrc/ and the build flags are unchanged, the extension is taken from {cached}",
                   file=sys.stderr)
             return
-        # what is stored under this key must be built from these sources: setuptools would keep an object
-        # whose source was changed back within the same second (its mtime no newer)
+        # what is stored under this key must be built from these sources and flags: setuptools rebuilds only
+        # a module older than a source, so it would keep one built with other flags, or from a source changed
+        # back within the same second (its mtime no newer)
         self.force = True
         for ext in self.extensions:
             ext.extra_compile_args = flags + ext.extra_compile_args
@@ -245,9 +240,6 @@ class BuildExt(build_ext):
             else:
                 print("astaroth: nvcc not found, building the CPU backend only", file=sys.stderr)
         super().build_extensions()
-        os.makedirs(self.build_temp, exist_ok=True)
-        with open(stamp, "w") as f:
-            f.write(made_with)
         os.makedirs(os.path.dirname(cached), exist_ok=True)
         shutil.copy2(self.get_ext_fullpath(self.extensions[0].name), cached + ".tmp")
         os.replace(cached + ".tmp", cached)
