@@ -23,6 +23,13 @@ ac_status forced_steps(GridObject *self, double dt, long count, int profile_curr
     return st;
 }
 
+ac_status add_step_forcing(GridObject *self, double dt)
+{
+    ac_forcing_term term;
+    ac_forcing_draw(&self->forcing, self->grid.cs, dt, &term);
+    return self->ops->add_forcing(self->self, &term, dt);
+}
+
 int forcing_draw_ahead(GridObject *self, long *max_steps, ac_forcing_batch *batch)
 {
     batch->samples = NULL;
@@ -68,9 +75,7 @@ PyObject *Grid_add_forcing(GridObject *self, PyObject *args)
         Py_RETURN_NONE;
     ac_status st;
     Py_BEGIN_ALLOW_THREADS
-    ac_forcing_term term;
-    ac_forcing_draw(&self->forcing, self->grid.cs, dt, &term);
-    st = self->ops->add_forcing(self->self, &term, dt);
+    st = add_step_forcing(self, dt);
     Py_END_ALLOW_THREADS
     if (st != AC_OK)
         return raise_status(st, self, "add_forcing");

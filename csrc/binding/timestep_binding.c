@@ -165,13 +165,8 @@ static double seconds_now(void)
  * forcing after it as forced_steps adds it. */
 static ac_status split_step(GridObject *self, const ac_split_steps *split, double dt)
 {
-    ac_status st = split->step(split->context, dt);
-    if (st == AC_OK && self->forcing.count != 0) {
-        ac_forcing_term term;
-        ac_forcing_draw(&self->forcing, self->grid.cs, dt, &term);
-        st = self->ops->add_forcing(self->self, &term, dt);
-    }
-    return st;
+    const ac_status st = split->step(split->context, dt);
+    return st == AC_OK && self->forcing.count != 0 ? add_step_forcing(self, dt) : st;
 }
 
 /* The largest signal speed and zeta of the fields now over the grid into

@@ -179,18 +179,42 @@ static void copy_boxes(SplitSteps *o, int s, int to_buffer)
     }
 }
 
-/* The walls' values and the unsplit axes' ghost zones of set s, then every
- * message packed and posted (the receives first).  A shock profile's array
- * has its periodic images from the pass that wrote it, and no walls. */
-static ac_status exchange_start(SplitSteps *o, int s, unsigned prefilled)
+/* The ghost zones of the axes in `axes` of set s, filled locally (on the
+ * GPU queued on the grid's stream). */
+static ac_status fill_axes(SplitSteps *o, int s, unsigned axes)
+{
+    ac_status st = AC_OK;
+    for (int a = 0; a < 3 && st == AC_OK; ++a)
+        if (axes >> a & 1u)
+            st = o->handle->ops->fill_ghost_axis(o->handle->self, s, a, NULL);
+    return st;
+}
+
+/* Before set s's messages: the walls' values and the ghost zones of the
+ * axes in `prefilled`.  A shock profile's array has its periodic images
+ * from the pass that wrote it, and no walls. */
+static ac_status fill_before(SplitSteps *o, int s, unsigned prefilled)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
-    if (s < AC_SHOCK_SET && h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK)
+    if (s >= AC_SHOCK_SET || (h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK))
         return st;
-    for (int a = 0; a < 3 && st == AC_OK && s < AC_SHOCK_SET; ++a)
-        if (prefilled >> a & 1u)
-            st = h->ops->fill_ghost_axis(h->self, s, a, NULL);
+    return fill_axes(o, s, prefilled);
+}
+
+/* After them: this subdomain's wall faces of split axes (a wall's ghosts
+ * replace what came across the periodic seam). */
+static ac_status fill_after(SplitSteps *o, int s)
+{
+    return s < AC_SHOCK_SET ? fill_axes(o, s, o->wall_faces) : AC_OK;
+}
+
+/* The walls' values and the ghost zones of the axes in `prefilled` of set
+ * s, then every message packed and posted (the receives first). */
+static ac_status exchange_start(SplitSteps *o, int s, unsigned prefilled)
+{
+    const ac_backend_handle *h = o->handle;
+    const ac_status st = fill_before(o, s, prefilled);
     if (st != AC_OK)
         return st;
     copy_boxes(o, s, 1);
@@ -212,19 +236,14 @@ static ac_status exchange_start(SplitSteps *o, int s, unsigned prefilled)
     return AC_OK;
 }
 
-/* Wait for the messages, unpack them, and refill this subdomain's wall faces
- * of split axes (a wall's ghosts replace what came across the seam). */
+/* Wait for the messages, unpack them, and refill the wall faces. */
 static ac_status exchange_finish(SplitSteps *o, int s)
 {
     const int code = MPI_Waitall(2 * o->count, o->requests, MPI_STATUSES_IGNORE);
     if (code != MPI_SUCCESS)
         return mpi_failed(code, "waiting for the ghost zones' messages");
     copy_boxes(o, s, 0);
-    ac_status st = AC_OK;
-    for (int a = 0; a < 3 && st == AC_OK && s < AC_SHOCK_SET; ++a)
-        if (o->wall_faces >> a & 1u)
-            st = o->handle->ops->fill_ghost_axis(o->handle->self, s, a, NULL);
-    return st;
+    return fill_after(o, s);
 }
 
 /* The ghost zones of set s outside a substep: every unsplit axis filled
@@ -329,17 +348,6 @@ static ac_status cuda_failed(cudaError_t code, const char *what)
         if (code_ != cudaSuccess)                                                                                      \
             return cuda_failed(code_, what);                                                                           \
     } while (0)
-
-/* The ghost zones of the axes in `axes` of set s, filled locally on the
- * grid's stream. */
-static ac_status gpu_fill_axes(SplitSteps *o, int s, unsigned axes)
-{
-    ac_status st = AC_OK;
-    for (int a = 0; a < 3 && st == AC_OK; ++a)
-        if (axes >> a & 1u)
-            st = o->handle->ops->fill_ghost_axis(o->handle->self, s, a, NULL);
-    return st;
-}
 
 /* The copies after what is queued now on the default stream (with which
  * the grid's stream is ordered): the copy engine waits for it. */
@@ -468,10 +476,7 @@ static ac_status gpu_post_finish(SplitSteps *o, int s)
     }
     ac_status st = gpu_copy_boxes(o, s, p->recv_table, p->recv_pieces[p->transport == TRANSPORT_PEER ? p->parity : 0],
                                   1);
-    for (int a = 0; a < 3 && st == AC_OK && s < AC_SHOCK_SET; ++a)
-        if (o->wall_faces >> a & 1u)
-            st = o->handle->ops->fill_ghost_axis(o->handle->self, s, a, NULL);
-    return st;
+    return st == AC_OK ? fill_after(o, s) : st;
 }
 
 /* Substep s on the GPU with packed messages, as ParallelStepper.substep
@@ -482,8 +487,7 @@ static ac_status gpu_packed_regions(SplitSteps *o, int s, double dt)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
-    if ((h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK) ||
-        (st = gpu_fill_axes(o, s, o->prefilled)) != AC_OK || (st = gpu_pack(o, s)) != AC_OK)
+    if ((st = fill_before(o, s, o->prefilled)) != AC_OK || (st = gpu_pack(o, s)) != AC_OK)
         return st;
     if (o->has_inner && (st = h->ops->substep_region(h->self, s, dt, &o->inner, NULL)) != AC_OK)
         return st;
@@ -500,19 +504,10 @@ static ac_status gpu_packed_regions(SplitSteps *o, int s, double dt)
  * its periodic images from the pass that wrote it. */
 static ac_status gpu_packed_exchange(SplitSteps *o, int s)
 {
-    const ac_backend_handle *h = o->handle;
-    ac_status st = AC_OK;
-    if (s < AC_SHOCK_SET && ((h->grid->bc.walls && (st = h->ops->set_walls(h->self, s)) != AC_OK) ||
-                             (st = gpu_fill_axes(o, s, o->fields_prefilled)) != AC_OK))
-        return st;
-    return (st = gpu_pack(o, s)) == AC_OK ? gpu_post_finish(o, s) : st;
-}
-
-/* The walls' values of set s, before its ghost zones are filled or sent. */
-static ac_status gpu_walls(SplitSteps *o, int s)
-{
-    const ac_backend_handle *h = o->handle;
-    return h->grid->bc.walls ? h->ops->set_walls(h->self, s) : AC_OK;
+    ac_status st = fill_before(o, s, o->fields_prefilled);
+    if (st == AC_OK && (st = gpu_pack(o, s)) == AC_OK)
+        st = gpu_post_finish(o, s);
+    return st;
 }
 
 /* Substep s on the GPU, as ParallelStepper.substep queues it with direct
@@ -525,12 +520,11 @@ static ac_status gpu_direct_regions(SplitSteps *o, int s, double dt)
 {
     const ac_backend_handle *h = o->handle;
     ac_status st = AC_OK;
-    if ((st = gpu_walls(o, s)) != AC_OK || (st = gpu_fill_axes(o, s, o->prefilled)) != AC_OK ||
-        (st = gpu_copies_wait_here(o)) != AC_OK)
+    if ((st = fill_before(o, s, o->prefilled)) != AC_OK || (st = gpu_copies_wait_here(o)) != AC_OK)
         return st;
     if (o->has_inner && (st = h->ops->substep_region(h->self, s, dt, &o->inner, NULL)) != AC_OK)
         return st;
-    if ((st = gpu_send(o, s)) != AC_OK || (st = gpu_fill_axes(o, s, o->wall_faces)) != AC_OK)
+    if ((st = gpu_send(o, s)) != AC_OK || (st = fill_after(o, s)) != AC_OK)
         return st;
     for (int r = 0; r < o->shell_count && st == AC_OK; ++r) {
         if (!o->has_inner || o->wall_faces) {
