@@ -65,11 +65,11 @@ static unsigned ac_signal_gradient_fields(unsigned modules, unsigned terms)
  * It walks z (kernels_impl.cuh: zwalk_planes), its x-y column's shear flow
  * found once.  (A grid-stride loop over the points, x fastest, read each
  * value from DRAM about twice and divided 64-bit indices at every point.)
- * Six blocks an SM in single precision (40 registers), four in double
- * (64; with six the MHD instances spill): the kernel waits on its loads
- * more than it issues, and more warps hide them (unbounded, the MHD
- * instances took 94 registers and ran slower;
- * benchmarks/results/2026-11-28-gpu-run-profile). */
+ * Six blocks an SM in single precision, four in double, where six spill:
+ * the kernel waits on its loads more than it issues, and more warps hide
+ * them (unbounded, the MHD instances took more registers and ran slower;
+ * benchmarks/results/2026-11-28-gpu-run-profile and
+ * 2026-11-29-gpu-signal-reduction). */
 enum { AC_SIGNAL_MIN_BLOCKS = sizeof(real) == sizeof(float) ? 6 : 4 };
 
 template <unsigned MODULES, bool SHEARING>
