@@ -162,7 +162,7 @@ class FaceMessages(DeviceOwner):
                 self.host_views = (self._views(self.host[0], self.send_boxes, self.send_sizes, nfields),
                                    self._views(self.host[1], self.recv_boxes, self.recv_sizes, nfields))
             self.copies = xp.cuda.Stream(non_blocking=True)  # the copy engine's: while the inner part runs
-            self._gpu_tables(m, nfields, dtype)
+        self._tables(m, nfields)
 
     # --- buffers ------------------------------------------------------------
     @staticmethod
@@ -174,13 +174,18 @@ class FaceMessages(DeviceOwner):
             at += nfields * size
         return views
 
-    def _gpu_tables(self, m, nfields, dtype):
-        """The copy kernel's tables (the fields' addresses of each set; the
-        boxes and their pieces of the send and receive buffers) and, on peer
-        transport, where each message goes in its destination's buffers."""
+    def _address(self, array):
+        """Where an array's data lie: in the GPU's memory or the host's."""
+        return array.data.ptr if self.on_gpu else array.ctypes.data
+
+    def _tables(self, m, nfields):
+        """The backend's box copies' tables (Grid.copy_boxes: the fields'
+        addresses of each set; the boxes and their pieces of the send and
+        receive buffers) in its memory and, on peer transport, where each
+        message goes in its destination's buffers."""
         xp = self.xp
         self.plane, self.row = m[0] * m[1], m[0]
-        self.field_tables = [xp.asarray(np.array([f.data.ptr for f in fields], dtype=np.uint64))
+        self.field_tables = [xp.asarray(np.array([self._address(f) for f in fields], dtype=np.uint64))
                              for fields in self.fields]
 
         def boxes(slices_list):
@@ -191,7 +196,7 @@ class FaceMessages(DeviceOwner):
             return xp.asarray(np.array(rows, dtype=np.int64).ravel())
 
         def pieces(views):
-            return xp.asarray(np.array([v.data.ptr for v in views], dtype=np.uint64))
+            return xp.asarray(np.array([self._address(v) for v in views], dtype=np.uint64))
 
         self.send_table, self.recv_table = boxes(self.send_boxes), boxes(self.recv_boxes)
         self.send_pieces = pieces(self.send_views)
@@ -293,18 +298,15 @@ class FaceMessages(DeviceOwner):
 
     # --- one exchange: pack, post, finish -----------------------------------
     def pack(self, s):
-        """Queue the packing of set s's messages: on the GPU one launch on the
-        default stream, then on a stream of its own the copies that carry
-        them to the neighbours' buffers (peer) or to the host (host staging),
-        which run beside the inner part queued next."""
+        """Pack set s's messages by the backend's box copies (on the GPU one
+        launch queued on the default stream, then on a stream of its own the
+        copies that carry them to the neighbours' buffers (peer) or to the
+        host (host staging), which run beside the inner part queued next)."""
         self.pending = (s, self.count % 2)
         self.count += 1
-        if not self.on_gpu:
-            for views, box in zip(self.send_views, self.send_boxes):
-                for q, f in enumerate(self.fields[s]):
-                    views[q] = f[box]
-            return
         self._launch(self.field_tables[s], self.send_table, self.send_pieces, 0)
+        if not self.on_gpu:
+            return
         packed = self.xp.cuda.Event(block=False, disable_timing=True)
         packed.record(self.xp.cuda.Stream.null)
         self.copies.wait_event(packed)
@@ -319,10 +321,10 @@ class FaceMessages(DeviceOwner):
         self.sent.record(self.copies)
 
     def _launch(self, field_table, box_table, pieces, unpack):
-        """Every box of every field between the fields and the message buffers, in one launch of the
-        backend's (Grid.copy_boxes) on the default stream, with which the backend's kernels are ordered."""
-        self.grid.copy_boxes(field_table.data.ptr, len(self.fields[0]), box_table.data.ptr, pieces.data.ptr,
-                             len(self.directions), self.largest, unpack, LEGACY_STREAM)
+        """Every box of every field between the fields and the message buffers by the backend
+        (Grid.copy_boxes): on the GPU one launch on the default stream, with which its kernels are ordered."""
+        self.grid.copy_boxes(self._address(field_table), len(self.fields[0]), self._address(box_table),
+                             self._address(pieces), len(self.directions), self.largest, unpack, LEGACY_STREAM)
 
     def post(self):
         """Send the packed messages (their data, or on peer transport a token
@@ -351,9 +353,7 @@ class FaceMessages(DeviceOwner):
         self.d.MPI.Request.Waitall(self.requests)
         self.requests = None
         if not self.on_gpu:
-            for views, box in zip(self.recv_views[0], self.recv_boxes):
-                for q, f in enumerate(self.fields[s]):
-                    f[box] = views[q]
+            self._launch(self.field_tables[s], self.recv_table, self.recv_pieces[0], 1)
         elif parity is not None:  # None: the copies wrote the ghost planes themselves (substep_pack)
             if self.host is not None:
                 runtime = self.xp.cuda.runtime

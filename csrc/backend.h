@@ -198,8 +198,8 @@ typedef struct ac_backend_ops {
      * NULL: none (the caller fills every ghost zone) */
     unsigned (*region_wraps)(void *self, unsigned periodic);
     /* the boxes of c from the padded arrays into their buffers (unpack 0) or
-     * back (1), in one launch queued on `stream` (NULL: the grid's own); NULL
-     * where the caller copies host memory itself */
+     * back (1); on the GPU in one launch queued on `stream` (NULL: the
+     * grid's own) */
     ac_status (*copy_boxes)(void *self, const ac_box_copies *c, int unpack, void *stream);
 } ac_backend_ops;
 

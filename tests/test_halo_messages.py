@@ -87,3 +87,52 @@ def test_a_message_across_y_z_or_an_edge_is_equal_pieces_of_z_planes(dims):
 def test_a_box_not_spanning_the_padded_x_is_refused():
     with pytest.raises(ValueError, match="whole padded x"):
         plane_pieces((slice(0, 3), slice(0, 4), slice(3, 7)), (10, 10, 10))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_the_cpu_backend_copies_message_boxes_as_numpy_slices_do(dtype):
+    """Grid.copy_boxes on the CPU (csrc/cpu/cpu_backend.c): each box of each array into its buffer, array by
+    array and x fastest, and back into other boxes, as a split CPU run's messages take them."""
+    import ctypes
+
+    import astaroth as ac
+
+    sim = ac.Simulation(shape=(10, 12, 14), physics="mhd", dtype=dtype, backend="cpu")
+    grid, names = sim._grid, sim.field_names
+    m0, m1, m2 = grid.padded_shape
+    itemsize = np.dtype(dtype).itemsize
+
+    def padded(field):
+        buffer = (ctypes.c_char * (m0 * m1 * m2 * itemsize)).from_address(grid.padded_address(0, field))
+        return np.frombuffer(buffer, dtype=dtype).reshape(m2, m1, m0)
+
+    arrays = [padded(f) for f in range(len(names))]
+    rng = np.random.default_rng(4)
+    for a in arrays:
+        a[...] = rng.standard_normal(a.shape)
+    boxes = [(slice(0, 3), slice(2, 9), slice(1, 11)), (slice(5, 17), slice(0, 4), slice(13, 16)),
+             (slice(17, 20), slice(15, 18), slice(0, 16))]  # [k, j, i]
+
+    def table(slices):
+        return np.array([(i.stop - i.start, j.stop - j.start, k.stop - k.start, (k.start * m1 + j.start) * m0 + i.start)
+                         for k, j, i in slices], dtype=np.int64).ravel()
+
+    sizes = [int(np.prod([s.stop - s.start for s in b])) for b in boxes]
+    held = [np.full(len(arrays) * n, np.nan, dtype) for n in sizes]
+    addresses = np.array([a.ctypes.data for a in arrays], dtype=np.uint64)
+    pieces = np.array([h.ctypes.data for h in held], dtype=np.uint64)
+    sent = table(boxes)
+    grid.copy_boxes(addresses.ctypes.data, len(arrays), sent.ctypes.data, pieces.ctypes.data, len(boxes),
+                    max(sizes), False)
+    for h, box in zip(held, boxes):
+        assert np.array_equal(h, np.concatenate([a[box].ravel() for a in arrays]))
+    before = [a.copy() for a in arrays]
+    into = [(slice(3, 6), slice(9, 16), slice(5, 15)), (slice(8, 20), slice(14, 18), slice(0, 3)),
+            (slice(0, 3), slice(0, 3), slice(0, 16))]
+    grid.copy_boxes(addresses.ctypes.data, len(arrays), table(into).ctypes.data, pieces.ctypes.data, len(into),
+                    max(sizes), True)
+    for q, (a, old) in enumerate(zip(arrays, before)):
+        expected = old.copy()
+        for h, box, n in zip(held, into, sizes):
+            expected[box] = h[q * n:(q + 1) * n].reshape(expected[box].shape)
+        assert np.array_equal(a, expected), names[q]

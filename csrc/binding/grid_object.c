@@ -234,7 +234,7 @@ static PyObject *Grid_substep_region(GridObject *self, PyObject *args)
 /* copy_boxes(arrays, array_count, boxes, buffers, box_count, largest,
  * unpack, stream=0): the boxes of a split grid's messages between padded
  * arrays and their buffers (backend.h ac_box_copies; the tables' addresses
- * in the backend's memory), queued on a CUDA stream. */
+ * in the backend's memory), on the GPU queued on a CUDA stream. */
 static PyObject *Grid_copy_boxes(GridObject *self, PyObject *args)
 {
     unsigned long long arrays, boxes, buffers, stream = 0;
@@ -245,7 +245,7 @@ static PyObject *Grid_copy_boxes(GridObject *self, PyObject *args)
         !check_ready(self))
         return NULL;
     if (!self->ops->copy_boxes)
-        return raise_status(AC_ERR_UNSUPPORTED, self, "copy_boxes (host memory: copy the boxes in place)");
+        return raise_status(AC_ERR_UNSUPPORTED, self, "copy_boxes");
     c.arrays = (void *const *)(uintptr_t)arrays;
     c.boxes = (const long long *)(uintptr_t)boxes;
     c.buffers = (void *const *)(uintptr_t)buffers;
@@ -633,8 +633,8 @@ static PyMethodDef Grid_methods[] = {
     {"add_forcing", (PyCFunction)Grid_add_forcing, METH_VARARGS, "add_forcing(dt): the forcing of one step."},
     {"copy_boxes", (PyCFunction)Grid_copy_boxes, METH_VARARGS,
      "copy_boxes(arrays, array_count, boxes, buffers, box_count, largest, unpack, stream=0): the boxes of a split "
-     "grid's messages between its padded arrays and their buffers, in one launch (the tables' device addresses: "
-     "csrc/backend.h ac_box_copies)."},
+     "grid's messages between its padded arrays and their buffers, on the GPU in one launch (the tables' addresses "
+     "in the backend's memory: csrc/backend.h ac_box_copies)."},
     {"fill_ghost_axis", (PyCFunction)Grid_fill_ghost_axis, METH_VARARGS,
      "fill_ghost_axis(set, axis, stream=0): ghost zones of one axis (periodic, or its wall faces), queued on a CUDA "
      "stream; set 3, 4: the shock profile's arrays."},

@@ -434,6 +434,34 @@ static void copy_interior(ac_cpu *cpu, char *padded, char *dense, int to_dense)
         }
 }
 
+/* The boxes of c between the padded arrays and their buffers (backend.h),
+ * row by row; `stream` is the GPU's and means nothing here. */
+static ac_status cpu_copy_boxes(void *self, const ac_box_copies *c, int unpack, void *stream)
+{
+    const ac_cpu *cpu = self;
+    const ac_grid *g = &cpu->grid;
+    const size_t e = cpu->element_bytes, row = (size_t)g->m[0] * e, plane = row * (size_t)g->m[1];
+    (void)stream;
+    if (c->box_count < 0 || (c->box_count > 0 && c->array_count < 1))
+        return AC_ERR_ARGUMENT;
+    for (int b = 0; b < c->box_count; ++b) {
+        const long long *box = c->boxes + 4 * b;
+        const size_t bytes = (size_t)box[0] * e, size = (size_t)(box[0] * box[1] * box[2]) * e;
+        char *held = c->buffers[b];
+        for (int q = 0; q < c->array_count; ++q)
+            for (long long k = 0; k < box[2]; ++k)
+                for (long long j = 0; j < box[1]; ++j) {
+                    char *at = (char *)c->arrays[q] + (size_t)box[3] * e + (size_t)k * plane + (size_t)j * row;
+                    char *in = held + q * size + (size_t)(k * box[1] + j) * bytes;
+                    if (unpack)
+                        memcpy(at, in, bytes);
+                    else
+                        memcpy(in, at, bytes);
+                }
+    }
+    return AC_OK;
+}
+
 static ac_status cpu_read(void *self, ac_buffer which, int field, void *dense)
 {
     ac_cpu *cpu = self;
@@ -489,5 +517,5 @@ const ac_backend_ops ac_cpu_backend = {
     cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4, NULL, cpu_shock_profile,
     NULL, NULL, cpu_set_walls, 0u, NULL, cpu_shock_profile_pass, cpu_shock_data, cpu_boundaries, cpu_shear_ghosts,
     NULL, /* the loops read ghost zones the caller fills */
-    NULL, /* host memory: the caller copies the boxes */
+    cpu_copy_boxes,
 };

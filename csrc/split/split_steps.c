@@ -99,6 +99,9 @@ typedef struct {
     message *messages;
     int count;
     char *send_buffer, *recv_buffer;
+    long long *boxes[2];      /* the messages' send (0) and receive (1) boxes, as backend.h's ac_box_copies */
+    void **box_buffers;       /* scratch: where each message's values lie in a buffer */
+    long long largest_box;    /* the most points of one box */
     MPI_Request *requests;
     size_t element; /* bytes of a value */
     int has_inner;
@@ -153,30 +156,20 @@ static int arrays_of(const SplitSteps *o, int s, char *arrays[AC_MAX_FIELDS])
     return h->grid->fields;
 }
 
-/* Copy the box of every message between set s's padded arrays and the
- * buffer (array by array, x fastest): pack (to_buffer) or unpack. */
-static void copy_boxes(SplitSteps *o, int s, int to_buffer)
+/* The box of every message between set s's padded arrays and the buffer
+ * (array by array, x fastest), by the backend: pack (to_buffer) or unpack. */
+static ac_status copy_boxes(SplitSteps *o, int s, int to_buffer)
 {
-    const ac_grid *g = o->handle->grid;
-    const ptrdiff_t row = g->m[0], plane = (ptrdiff_t)g->m[0] * g->m[1];
-    char *buffer = to_buffer ? o->send_buffer : o->recv_buffer;
     char *arrays[AC_MAX_FIELDS];
     const int count = arrays_of(o, s, arrays);
+    char *buffer = to_buffer ? o->send_buffer : o->recv_buffer;
     for (int m = 0; m < o->count; ++m) {
-        const message *msg = o->messages + m;
-        const size_t bytes = (size_t)msg->n[0] * o->element;
-        for (int q = 0; q < count; ++q) {
-            char *field = arrays[q] + (to_buffer ? msg->send_at : msg->recv_at) * (ptrdiff_t)o->element;
-            for (int k = 0; k < msg->n[2]; ++k)
-                for (int j = 0; j < msg->n[1]; ++j, buffer += bytes) {
-                    char *at = field + (k * plane + j * row) * (ptrdiff_t)o->element;
-                    if (to_buffer)
-                        memcpy(buffer, at, bytes);
-                    else
-                        memcpy(at, buffer, bytes);
-                }
-        }
+        o->box_buffers[m] = buffer;
+        buffer += o->messages[m].points * (size_t)count * o->element;
     }
+    const ac_box_copies c = {(void *const *)arrays, count, o->boxes[to_buffer ? 0 : 1], o->box_buffers, o->count,
+                             o->largest_box};
+    return o->handle->ops->copy_boxes(o->handle->self, &c, !to_buffer, NULL);
 }
 
 /* The ghost zones of the axes in `axes` of set s, filled locally (on the
@@ -214,10 +207,9 @@ static ac_status fill_after(SplitSteps *o, int s)
 static ac_status exchange_start(SplitSteps *o, int s, unsigned prefilled)
 {
     const ac_backend_handle *h = o->handle;
-    const ac_status st = fill_before(o, s, prefilled);
-    if (st != AC_OK)
+    ac_status st = fill_before(o, s, prefilled);
+    if (st != AC_OK || (st = copy_boxes(o, s, 1)) != AC_OK)
         return st;
-    copy_boxes(o, s, 1);
     const int fields = s < AC_SHOCK_SET ? h->grid->fields : 1;
     size_t at = 0;
     for (int m = 0; m < o->count; ++m) {
@@ -242,8 +234,8 @@ static ac_status exchange_finish(SplitSteps *o, int s)
     const int code = MPI_Waitall(2 * o->count, o->requests, MPI_STATUSES_IGNORE);
     if (code != MPI_SUCCESS)
         return mpi_failed(code, "waiting for the ghost zones' messages");
-    copy_boxes(o, s, 0);
-    return fill_after(o, s);
+    const ac_status st = copy_boxes(o, s, 0);
+    return st == AC_OK ? fill_after(o, s) : st;
 }
 
 /* The ghost zones of set s outside a substep: every unsplit axis filled
@@ -912,6 +904,9 @@ static void SplitSteps_dealloc(SplitSteps *o)
     PyMem_Free(o->send_buffer);
     PyMem_Free(o->recv_buffer);
     PyMem_Free(o->requests);
+    PyMem_Free(o->box_buffers);
+    PyMem_Free(o->boxes[0]);
+    PyMem_Free(o->boxes[1]);
     PyMem_Free(o->shell);
     Py_XDECREF(o->steps_capsule);
     Py_XDECREF(o->handle_capsule);
@@ -1020,8 +1015,26 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
     Py_DECREF(fast);
     o->send_buffer = PyMem_Malloc(values * o->element + 1);
     o->recv_buffer = PyMem_Malloc(values * o->element + 1);
-    if (!o->messages || !o->requests || !o->send_buffer || !o->recv_buffer) {
+    o->box_buffers = PyMem_Calloc((size_t)o->count + 1, sizeof *o->box_buffers);
+    for (int side = 0; side < 2; ++side)
+        o->boxes[side] = PyMem_Calloc(4 * (size_t)o->count + 1, sizeof *o->boxes[side]);
+    if (!o->messages || !o->requests || !o->send_buffer || !o->recv_buffer || !o->box_buffers || !o->boxes[0] ||
+        !o->boxes[1]) {
         PyErr_NoMemory();
+        return -1;
+    }
+    for (int m = 0; m < o->count; ++m) {
+        const message *msg = o->messages + m;
+        for (int side = 0; side < 2; ++side) {
+            long long *box = o->boxes[side] + 4 * m;
+            box[0] = msg->n[0], box[1] = msg->n[1], box[2] = msg->n[2];
+            box[3] = side == 0 ? msg->send_at : msg->recv_at;
+        }
+        if ((long long)msg->points > o->largest_box)
+            o->largest_box = (long long)msg->points;
+    }
+    if (!h->ops->copy_boxes) {
+        PyErr_SetString(PyExc_NotImplementedError, "SplitSteps: this backend does not copy boxes");
         return -1;
     }
 
@@ -1047,10 +1060,6 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
     Py_DECREF(fast);
     if (gpu != Py_None) {
 #ifdef ASTAROTH_SPLIT_CUDA
-        if (!h->ops->copy_boxes) {
-            PyErr_SetString(PyExc_NotImplementedError, "SplitSteps: this backend does not copy boxes");
-            return -1;
-        }
         if (gpu_prepare(o, gpu))
             return -1;
 #else
