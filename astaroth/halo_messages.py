@@ -298,10 +298,10 @@ class FaceMessages(DeviceOwner):
 
     # --- one exchange: pack, post, finish -----------------------------------
     def pack(self, s):
-        """Pack set s's messages by the backend's box copies (on the GPU one
-        launch queued on the default stream, then on a stream of its own the
-        copies that carry them to the neighbours' buffers (peer) or to the
-        host (host staging), which run beside the inner part queued next)."""
+        """Pack set s's messages through the backend's box copies.  On the
+        GPU that is one launch on the default stream; on a stream of its own
+        the copies then carry the messages to the neighbours' buffers (peer)
+        or to the host (host staging), beside the inner part queued next."""
         self.pending = (s, self.count % 2)
         self.count += 1
         self._launch(self.field_tables[s], self.send_table, self.send_pieces, 0)
