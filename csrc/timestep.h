@@ -91,6 +91,18 @@ AC_TERM_INLINE int ac_signal_reads_values(unsigned modules, unsigned terms)
     return values;
 }
 
+/* The fields (bit f: field f of the configuration) whose gradients the
+ * signal speed reads (B from A): their ghost zones are filled, or on a split
+ * grid exchanged, before a reduction. */
+AC_TERM_INLINE unsigned ac_signal_gradient_fields(unsigned modules, unsigned terms)
+{
+    unsigned fields = 0;
+    for (int r = 0; r < AC_FIELD_ROWS; ++r)
+        if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
+            fields |= 1u << ac_field_index(modules, r);
+    return fields;
+}
+
 /* The signal speed at a point from the derivatives physics_signal_needs asks
  * for, in double. */
 AC_INLINE double ac_signal_speed(unsigned modules, unsigned terms, const ac_point_derivatives *d,

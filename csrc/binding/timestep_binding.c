@@ -64,10 +64,7 @@ PyObject *Grid_signal_speed(GridObject *self, PyObject *args)
  * grid exchanges its ghost zones first. */
 static int signal_reads_neighbours(const ac_grid *g)
 {
-    for (int r = 0; r < AC_FIELD_ROWS; ++r)
-        if (physics_signal_needs(g->modules, ac_grid_terms(g), r) & AC_NEEDS_FIRST)
-            return 1;
-    return 0;
+    return ac_signal_gradient_fields(g->modules, ac_grid_terms(g)) != 0u;
 }
 
 PyObject *Grid_get_signal_reads_neighbours(GridObject *self, void *closure)

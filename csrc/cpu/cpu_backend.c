@@ -380,10 +380,10 @@ static ac_status cpu_max_speed(void *self, double *out)
 static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 {
     ac_cpu *cpu = self;
-    const unsigned modules = cpu->grid.modules, terms = ac_grid_terms(&cpu->grid);
-    for (int r = 0; r < AC_FIELD_ROWS && fill_ghosts; ++r) /* gradients (B from A) read the ghost zones */
-        if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
-            cpu->k->fill_ghosts_bc(&cpu->grid, cpu->buf.home[ac_field_index(modules, r)], ac_field_index(modules, r));
+    const unsigned read = fill_ghosts ? ac_signal_gradient_fields(cpu->grid.modules, ac_grid_terms(&cpu->grid)) : 0u;
+    for (int f = 0; f < cpu->grid.fields; ++f)
+        if (read >> f & 1u)
+            cpu->k->fill_ghosts_bc(&cpu->grid, cpu->buf.home[f], f);
     *out = cpu->k->max_signal_speed(&cpu->grid, cpu->buf.home);
     return AC_OK;
 }

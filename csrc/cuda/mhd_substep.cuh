@@ -42,17 +42,6 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
     X(AC_MODULE_HYDRO | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2)                                    \
     X(AC_MODULE_HYDRO | AC_MODULE_MAGNETIC | AC_MODULE_ENTROPY | AC_MODULE_PSCALAR | AC_MODULE_PSCALAR2)
 
-/* The fields (bit f: field f) whose gradients the signal speed of (modules,
- * terms) reads: their ghost faces are filled before the reduction. */
-static unsigned ac_signal_gradient_fields(unsigned modules, unsigned terms)
-{
-    unsigned fields = 0;
-    for (int r = 0; r < AC_FIELD_ROWS; ++r)
-        if (physics_signal_needs(modules, terms, r) & AC_NEEDS_FIRST)
-            fields |= 1u << ac_field_index(modules, r);
-    return fields;
-}
-
 /* max of the signal speed of the CFL step (timestep.h's ac_signal_speed_at,
  * and where it depends on the position the flow of the shearing box at the
  * point's x, ac_position_speed_of, as the CPU's reduction adds it) as the

@@ -68,7 +68,7 @@ static int gpu_arrays(const SplitSteps *o, int s, void **table)
 {
     const packed_messages *p = o->packed;
     *table = s >= AC_SHOCK_SET ? p->shock_tables[s - AC_SHOCK_SET] : p->fields[s];
-    return s >= AC_SHOCK_SET ? 1 : o->handle->grid->fields;
+    return set_arrays(o, s);
 }
 
 /* The values of message m of set s. */

@@ -88,6 +88,8 @@ typedef struct {
     ptrdiff_t send_at, recv_at;
     int n[3];
     size_t points; /* a field's part of the message */
+    size_t first;  /* a field's points in the messages before it: its piece of a buffer begins that many values in
+                      for each array sent */
 } message;
 
 typedef struct {
@@ -142,19 +144,23 @@ static ac_status mpi_failed(int code, const char *what)
     return AC_ERR_COMMUNICATION;
 }
 
-/* The padded arrays of set s into arrays[]: the fields of the set substep s
- * reads (0, 1, 2), or one of the shock profile's (AC_SHOCK_SET + which).
- * Returns how many. */
+/* How many arrays set s has: the fields of the set substep s reads (0, 1,
+ * 2), or one of the shock profile's (AC_SHOCK_SET + which). */
+static int set_arrays(const SplitSteps *o, int s)
+{
+    return s >= AC_SHOCK_SET ? 1 : o->handle->grid->fields;
+}
+
+/* The padded arrays of set s into arrays[]; returns how many. */
 static int arrays_of(const SplitSteps *o, int s, char *arrays[AC_MAX_FIELDS])
 {
     const ac_backend_handle *h = o->handle;
-    if (s >= AC_SHOCK_SET) {
+    if (s >= AC_SHOCK_SET)
         arrays[0] = h->ops->shock_data(h->self, s - AC_SHOCK_SET);
-        return 1;
-    }
-    for (int q = 0; q < h->grid->fields; ++q)
-        arrays[q] = h->ops->padded_data(h->self, s, q);
-    return h->grid->fields;
+    else
+        for (int q = 0; q < h->grid->fields; ++q)
+            arrays[q] = h->ops->padded_data(h->self, s, q);
+    return set_arrays(o, s);
 }
 
 /* The box of every message between set s's padded arrays and the buffer
@@ -164,10 +170,8 @@ static ac_status copy_boxes(SplitSteps *o, int s, int to_buffer)
     char *arrays[AC_MAX_FIELDS];
     const int count = arrays_of(o, s, arrays);
     char *buffer = to_buffer ? o->send_buffer : o->recv_buffer;
-    for (int m = 0; m < o->count; ++m) {
-        o->box_buffers[m] = buffer;
-        buffer += o->messages[m].points * (size_t)count * o->element;
-    }
+    for (int m = 0; m < o->count; ++m)
+        o->box_buffers[m] = buffer + o->messages[m].first * (size_t)count * o->element;
     const ac_box_copies c = {(void *const *)arrays, count, o->boxes[to_buffer ? 0 : 1], o->box_buffers, o->count,
                              o->largest_box};
     return o->handle->ops->copy_boxes(o->handle->self, &c, !to_buffer, NULL);
@@ -207,24 +211,20 @@ static ac_status fill_after(SplitSteps *o, int s)
  * s, then every message packed and posted (the receives first). */
 static ac_status exchange_start(SplitSteps *o, int s, unsigned prefilled)
 {
-    const ac_backend_handle *h = o->handle;
     ac_status st = fill_before(o, s, prefilled);
     if (st != AC_OK || (st = copy_boxes(o, s, 1)) != AC_OK)
         return st;
-    const int fields = s < AC_SHOCK_SET ? h->grid->fields : 1;
-    size_t at = 0;
+    const size_t arrays = (size_t)set_arrays(o, s);
+    const MPI_Datatype type = o->element == 8 ? MPI_DOUBLE : MPI_FLOAT;
     for (int m = 0; m < o->count; ++m) {
         const message *msg = o->messages + m;
-        const int values = (int)(msg->points * (size_t)fields);
-        const MPI_Datatype type = o->element == 8 ? MPI_DOUBLE : MPI_FLOAT;
-        int code = MPI_Irecv(o->recv_buffer + at * o->element, values, type, msg->source, msg->tag, o->comm,
-                             o->requests + 2 * m);
+        const size_t at = msg->first * arrays * o->element;
+        const int values = (int)(msg->points * arrays);
+        int code = MPI_Irecv(o->recv_buffer + at, values, type, msg->source, msg->tag, o->comm, o->requests + 2 * m);
         if (code == MPI_SUCCESS)
-            code = MPI_Isend(o->send_buffer + at * o->element, values, type, msg->dest, msg->tag, o->comm,
-                             o->requests + 2 * m + 1);
+            code = MPI_Isend(o->send_buffer + at, values, type, msg->dest, msg->tag, o->comm, o->requests + 2 * m + 1);
         if (code != MPI_SUCCESS)
             return mpi_failed(code, "posting the ghost zones' messages");
-        at += msg->points * (size_t)fields;
     }
     return AC_OK;
 }
@@ -544,7 +544,7 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
     o->count = (int)PySequence_Fast_GET_SIZE(fast);
     o->messages = PyMem_Calloc((size_t)o->count + 1, sizeof *o->messages);
     o->requests = PyMem_Calloc(2 * (size_t)o->count + 1, sizeof *o->requests);
-    size_t values = 0;
+    size_t points = 0; /* of every message, a field's */
     for (int m = 0; m < o->count && o->messages && o->requests; ++m) {
         message *msg = o->messages + m;
         PyObject *send, *recv, *extent;
@@ -567,9 +567,11 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
         msg->send_at = ((ptrdiff_t)send_at[2] * m_[1] + send_at[1]) * m_[0] + send_at[0];
         msg->recv_at = ((ptrdiff_t)recv_at[2] * m_[1] + recv_at[1]) * m_[0] + recv_at[0];
         msg->points = (size_t)msg->n[0] * msg->n[1] * msg->n[2];
-        values += msg->points * (size_t)h->grid->fields;
+        msg->first = points;
+        points += msg->points;
     }
     Py_DECREF(fast);
+    const size_t values = points * (size_t)h->grid->fields;
     o->send_buffer = PyMem_Malloc(values * o->element + 1);
     o->recv_buffer = PyMem_Malloc(values * o->element + 1);
     o->box_buffers = PyMem_Calloc((size_t)o->count + 1, sizeof *o->box_buffers);
