@@ -1155,10 +1155,11 @@ extern "C" unsigned long long ac_cuda_shared_member_runs(void)
 /* The members' CFL steps, all of them in each launch: one kernel for their
  * dt, one per substep, and where they are forced either the terms of
  * their forcing before the substeps, for the last to add
- * (forcing_in_substep), or the forcing after them; where the signal speed
- * is not uniform or the configuration's last substep does not reduce
- * (ac_reduces_in_substep) the reduction for every member in one launch
- * each step, else the last substep reduces (after the forcing it adds).
+ * (forcing_in_substep), or the forcing after them; where the
+ * configuration's last substep does not reduce (ac_reduces_in_substep: the
+ * signal speed reads a gradient) the reduction for every member in one
+ * launch each step, else the last substep reduces (after the forcing it
+ * adds), as a solo run's does (begin_cfl_run).
  * forcings: every member's draws, or NULL (none forced).  Their own streams are drained first; the work goes to
  * the first member's stream. */
 static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_forcing_batch *const *forcings, int count,
@@ -1168,7 +1169,7 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
     cudaStream_t stream = first->stream;
     const int full = runs[0].full_reduction;
     const bool forced = forcings != NULL;
-    const bool each_step = full || !ac_reduces_in_substep(ac_config(first->grid.modules, 0u));
+    const bool each_step = !ac_reduces_in_substep(ac_config(first->grid.modules, 0u));
     const bool fused_forcing = forced && forcing_in_substep(first);
     ac_member members[AC_MAX_MEMBERS];
     member_states states;
@@ -1227,7 +1228,8 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
     CHECK(cudaGetLastError(), "ensemble start launch");
     ac_status st = first->k->load_members(members, count, stream);
     if (st == AC_OK && !each_step) /* the first step's reduction; later steps' come from their last substep */
-        st = first->k->reduce_members(&first->grid, count, stream);
+        st = full ? first->k->signal_members(&first->grid, count, stream)
+                  : first->k->reduce_members(&first->grid, count, stream);
     for (long n = 0; n < max_steps && st == AC_OK; ++n) {
         if (each_step && (st = full ? first->k->signal_members(&first->grid, count, stream)
                                     : first->k->reduce_members(&first->grid, count, stream)) != AC_OK)

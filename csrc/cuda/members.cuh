@@ -92,10 +92,8 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
     constexpr int NF = ac_field_count(ac_config_modules(CONFIG));
     const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
     const AC_FN(fields)<NF> none = {{NULL}};
-    /* (a member reduces in its substep only where the signal speed is uniform: cuda_backend.cu's run_members) */
-    constexpr unsigned MODULES = ac_config_modules(CONFIG);
-    constexpr bool UNIFORM = ac_signal_speed_uniform(MODULES, ac_signal_terms(MODULES, 0u));
-    const ac_device_step step = {m.step.dt, UNIFORM && reduce ? m.step.max_u2_bits : NULL, m.step.nonfinite,
+    /* (the body reduces where its configuration's instance does: ac_reduces_in_substep) */
+    const ac_device_step step = {m.step.dt, reduce ? m.step.max_u2_bits : NULL, m.step.nonfinite,
                                  FORCED ? forcing + blockIdx.y : NULL};
     const AC_FN(from_struct) params = {m.p};
     AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, true>(
@@ -300,8 +298,9 @@ struct AC_FN(members_substep)<CONFIG, false> {
 /* Substep `substep` of the `count` members in the table, all of grid g's
  * configuration; roles: the indices of in, out, w_in and w_out in their
  * sets (-1: none); reduce: the last substep of a step, where it reduces
- * for the next (run_members asks it of members whose signal speed is
- * uniform, plain hydrodynamics: ac_reduces_in_substep); forcing: the last
+ * for the next (run_members asks it where the configuration's instance
+ * can: ac_reduces_in_substep; max |u|^2 of plain hydrodynamics, the
+ * entropy module's signal speed); forcing: the last
  * substep's, each member's step forcing (cuda_forcing_members_step), or
  * NULL.  The x ghost zones must come from the periodic images
  * (stream_wraps_x). */
@@ -374,77 +373,54 @@ extern "C" ac_status AC_FN(cuda_reduce_members)(const ac_grid *g, int count, cud
     return ac_cuda_record(cudaGetLastError(), "ensemble reduction launch");
 }
 
-/* The ghost faces of the fields of mask `fields` of each wide member's
- * home, as fill_faces_kernel fills a solo grid's: block (b, m) fills part of
- * member m. */
-template <int NF>
-__global__ void AC_FN(fill_faces_members_kernel)(AC_FN(shape) s, unsigned fields)
-{
-    const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.y);
-    const long long total = AC_FN(face_count)(s);
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x)
-        AC_FN(fill_face)(m.sets[0], fields, s, (int)t);
-}
-
-/* The signal speed's reduction of each wide member (cuda_reduce_mhd's
- * signal_reduce_kernel, the body it runs) into its step's maximum and flags. */
+/* The signal speed's reduction of each wide member into its step's
+ * maximum and flags: where the speed reads gradients (B = curl A) as
+ * signal_stream_body finds it, its periodic images read, else as
+ * cuda_reduce_mhd's signal_reduce_kernel (the body it runs); the same
+ * speed as a solo run's either way. */
 template <unsigned MODULES>
-__global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_MIN_BLOCKS)
-    AC_FN(signal_members_kernel)(AC_FN(shape) s, unsigned terms, int z_per_block)
+__global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_FN(signal_tile)<MODULES>::BLOCKS)
+    AC_FN(signal_members_kernel)(AC_FN(shape) s, unsigned terms, int runs, int z_per_block)
 {
+    static_assert(AC_SIGNAL_TX == AC_ZWALK_TX && AC_SIGNAL_TY == AC_ZWALK_TY, "one block shape for both bodies");
     constexpr int NF = ac_field_count(MODULES);
-    const int z_runs = (s.n[2] + z_per_block - 1) / z_per_block;
-    const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.z / z_runs); /* member by member */
+    const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.z / runs); /* member by member */
     AC_FN(mhd_field_set) fields;
 #pragma unroll
     for (int f = 0; f < AC_MAX_FIELDS; ++f)
         fields.f[f] = f < NF ? m.sets[0].f[f] : NULL;
-    AC_FN(signal_reduce_body)<MODULES, false>(fields, terms, s, m.p, m.geo, m.step.max_u2_bits, m.step.nonfinite,
-                                              ac_shear_flow(), blockIdx.z % z_runs, z_per_block);
-}
-
-template <int NF>
-static ac_status AC_FN(fill_member_faces)(const AC_FN(shape) & s, int count, unsigned fields, cudaStream_t stream)
-{
-    if (!AC_FN(faces_countable)(s))
-        return AC_ERR_ARGUMENT;
-    const long long blocks = AC_FN(blocks_for)(AC_FN(face_count)(s), 65535);
-    AC_FN(fill_faces_members_kernel)<NF><<<dim3((unsigned)blocks, (unsigned)count), 256, 0, stream>>>(s, fields);
-    return ac_cuda_record(cudaGetLastError(), "ensemble ghost faces launch");
-}
-
-/* ... for members of nf fields. */
-static ac_status AC_FN(fill_members_faces)(int nf, const AC_FN(shape) & s, int count, unsigned fields,
-                                           cudaStream_t stream)
-{
-    AC_BY_FIELDS(nf, AC_FN(fill_member_faces), (s, count, fields, stream))
-    return AC_ERR_UNSUPPORTED;
+    if (AC_FN(signal_tile)<MODULES>::G > 0)
+        AC_FN(signal_stream_body)<MODULES>(fields, terms, s, m.p, m.geo, m.step.max_u2_bits, m.step.nonfinite,
+                                           blockIdx.z % runs, runs);
+    else
+        AC_FN(signal_reduce_body)<MODULES, false>(fields, terms, s, m.p, m.geo, m.step.max_u2_bits,
+                                                  m.step.nonfinite, ac_shear_flow(), blockIdx.z % runs, z_per_block);
 }
 
 /* The signal-speed reduction of the `count` wide members in the table, all
  * of grid g's modules and terms, as queue_signal_reduction does for a solo
- * grid without walls or shear: the ghost faces of the fields whose
- * gradients it reads filled first (cuda_reduce_mhd). */
+ * periodic grid without walls or shear. */
 extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cudaStream_t stream)
 {
     const AC_FN(shape) s = AC_FN(make_shape)(g);
     const unsigned modules = ac_grid_modules(g), terms = ac_grid_terms(g);
     if (count < 1 || count > AC_FN(cuda_members_capacity)(g) || AC_FN(member_is_hydro)(g))
         return AC_ERR_ARGUMENT;
-    const unsigned fields = ac_signal_gradient_fields(modules, terms);
-    if (fields) {
-        const ac_status st = AC_FN(fill_members_faces)(ac_field_count(modules), s, count, fields, stream);
-        if (st != AC_OK)
-            return st;
-    }
-    const int z_per_block = AC_FN(zwalk_planes)(s, count);
-    const dim3 blocks = AC_FN(zwalk_blocks)(s, z_per_block, count), threads(AC_ZWALK_TX, AC_ZWALK_TY);
+    const int z_per_block = AC_FN(zwalk_planes)(s, count); /* (signal_reduce_body's) */
+    dim3 blocks = AC_FN(zwalk_blocks)(s, z_per_block, count);
+    int runs = (s.n[2] + z_per_block - 1) / z_per_block;
     switch (modules) {
 #define AC_SIGNAL_MEMBERS(m)                                                                                           \
-    case (m):                                                                                                          \
-        AC_FN(signal_members_kernel)<(m)><<<blocks, threads, 0, stream>>>(s, terms, z_per_block);                      \
-        break;
+    case (m): {                                                                                                        \
+        static AC_FN(kernel_fit) fit = {0, 0, 0};                                                                      \
+        if (AC_FN(signal_tile)<(m)>::G > 0 &&                                                                          \
+            AC_FN(signal_launch)<(m)>((const void *)AC_FN(signal_members_kernel)<(m)>, &fit, s, count, &blocks,        \
+                                      &runs) != AC_OK)                                                                 \
+            return AC_ERR_DEVICE;                                                                                      \
+        AC_FN(signal_members_kernel)<(m)><<<blocks, dim3(AC_SIGNAL_TX, AC_SIGNAL_TY), AC_FN(signal_tile)<(m)>::BYTES,  \
+                                           stream>>>(s, terms, runs, z_per_block);                                     \
+        break;                                                                                                         \
+    }
         AC_SIGNAL_MODULE_SETS(AC_SIGNAL_MEMBERS)
 #undef AC_SIGNAL_MEMBERS
     default:

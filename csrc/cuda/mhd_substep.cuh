@@ -148,3 +148,191 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
     }
     return ac_cuda_record(cudaGetLastError(), "signal-speed reduction launch");
 }
+
+/* The same reduction for an ensemble's members whose signal speed reads
+ * gradients (members.cuh's signal_members_kernel): the same speed of each
+ * point (ac_signal_speed, from the same values and differences), found
+ * without filling ghost zones.  A block of AC_SIGNAL_TX x AC_SIGNAL_TY
+ * threads walks up the z planes of its run of a tile of x-y columns, as
+ * the substep does (stream_substep.cuh): the planes of the fields whose
+ * gradients the speed reads (A, for B = curl A), each with a ghost-wide
+ * rim, pass through a ring of shared-memory slots, copied asynchronously
+ * LEAD planes ahead of use; each thread keeps its column's three values
+ * below its point in registers, and reads the other fields at the point.
+ * The ghost values are read from their periodic images (the members' grids
+ * are periodic, without shear: ac_device_loop_runs).  For many small grids
+ * that saves the ghost fill's launch and is faster; for one 256^3 grid
+ * the walk above is (benchmarks/results/2026-11-29-gpu-signal-stream). */
+enum { AC_SIGNAL_TX = 32, AC_SIGNAL_TY = 8 };
+
+template <unsigned MODULES>
+struct AC_FN(signal_tile) {
+    /* the fields whose gradients the module set's signal terms read (the grid's may read fewer) */
+    static constexpr unsigned GRADIENT =
+        ac_signal_gradient_fields(MODULES, ac_signal_terms(MODULES, (unsigned)AC_SWITCHED_SIGNAL_TERMS));
+    static constexpr int G = ac_count_bits(GRADIENT);
+    static constexpr int LEAD = sizeof(real) == sizeof(float) ? 2 : 1;
+    static constexpr int RING = AC_GHOST + 1 + LEAD; /* planes k .. k+3 of the point, LEAD in flight */
+    static constexpr int W = AC_SIGNAL_TX + 2 * AC_GHOST, H = AC_SIGNAL_TY + 2 * AC_GHOST;
+    static constexpr int PLANE = W * H, SLOT = (G > 0 ? G : 1) * PLANE;
+    static constexpr int THREADS = AC_SIGNAL_TX * AC_SIGNAL_TY;
+    static constexpr int COPIES = (PLANE + THREADS - 1) / THREADS; /* values per thread, field and plane */
+    static constexpr size_t BYTES = G > 0 ? (size_t)RING * SLOT * sizeof(real) : 0;
+    /* the blocks an SM the ring leaves room for (38 KB in float32, 64 KB in float64), registers budgeted for
+     * them; without the streamed fields the walk's (signal_reduce_body) */
+    static constexpr int BLOCKS = G == 0 ? AC_SIGNAL_MIN_BLOCKS : sizeof(real) == sizeof(float) ? 5 : 3;
+};
+
+/* The place of field f among the set bits of mask. */
+static constexpr __host__ __device__ int ac_bit_rank(unsigned mask, int f)
+{
+    return ac_count_bits(mask & ((1u << f) - 1u));
+}
+
+/* Queues this thread's values of padded z plane `z` of the gradient fields
+ * into `slot`, as one pipeline stage (the caller commits). */
+template <typename T>
+static __device__ __forceinline__ void AC_FN(queue_signal_plane)(real *slot, const AC_FN(mhd_field_set) & fields,
+                                                                  ptrdiff_t plane, const int *source)
+{
+#pragma unroll
+    for (int q = 0; q < T::COPIES; ++q)
+        if (source[q] >= 0) {
+            const int e = threadIdx.x + AC_SIGNAL_TX * threadIdx.y + q * T::THREADS;
+#pragma unroll
+            for (int f = 0, g = 0; f < AC_MAX_FIELDS; ++f)
+                if (T::GRADIENT >> f & 1u)
+                    __pipeline_memcpy_async(slot + (g++) * T::PLANE + e, fields.f[f] + plane + source[q],
+                                            sizeof(real));
+        }
+}
+
+/* The offset of plane t of a run starting at interior plane k_first, its periodic image. */
+static __device__ __forceinline__ ptrdiff_t AC_FN(signal_plane_offset)(const AC_FN(shape) & s, int k_first, int t)
+{
+    return s.stride[2] * (AC_FN(wrapped)(k_first - AC_GHOST + t, s.n[2], true) + s.lo[2]);
+}
+
+/* (run `run` of `runs` up the block's column of tiles) */
+template <unsigned MODULES>
+static __device__ __forceinline__ void AC_FN(signal_stream_body)(const AC_FN(mhd_field_set) & fields, unsigned terms,
+                                                                 const AC_FN(shape) & s, const ac_physics_params &p,
+                                                                 const ac_geometry &geo, unsigned long long *max_bits,
+                                                                 unsigned int *nonfinite, int run, int runs)
+{
+    typedef AC_FN(signal_tile)<MODULES> T;
+    constexpr int NF = ac_field_count(MODULES), G = T::G;
+    extern __shared__ __align__(16) unsigned char ac_signal_smem[];
+    real *const ring = reinterpret_cast<real *>(ac_signal_smem);
+    double local_max = 0.0;
+    unsigned int flags = 0;
+    const int i0 = blockIdx.x * AC_SIGNAL_TX, j0 = blockIdx.y * AC_SIGNAL_TY;
+    const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
+    const bool active = i < s.n[0] && j < s.n[1];
+    const int k_first = (int)((long long)s.n[2] * run / runs);
+    const int planes = (int)((long long)s.n[2] * (run + 1) / runs) - k_first + 2 * AC_GHOST;
+    const int centre = (threadIdx.y + AC_GHOST) * T::W + threadIdx.x + AC_GHOST;
+
+    /* this thread's values of a plane: their offsets in a padded z plane, -1 none */
+    int source[T::COPIES];
+#pragma unroll
+    for (int q = 0; q < T::COPIES; ++q) {
+        const int e = threadIdx.x + AC_SIGNAL_TX * threadIdx.y + q * T::THREADS;
+        const int x = AC_FN(wrapped)(i0 - AC_GHOST + e % T::W, s.n[0], true) + s.lo[0];
+        const int y = AC_FN(wrapped)(j0 - AC_GHOST + e / T::W, s.n[1], true) + s.lo[1];
+        source[q] = G > 0 && e < T::PLANE ? x + (int)s.stride[1] * y : -1;
+    }
+    real below[G > 0 ? G : 1][AC_GHOST]; /* this column at planes k-3 .. k-1 of the next point k */
+#pragma unroll
+    for (int g = 0; g < (G > 0 ? G : 1); ++g)
+#pragma unroll
+        for (int n = 0; n < AC_GHOST; ++n)
+            below[g][n] = 0;
+    if (G > 0)
+#pragma unroll
+        for (int t = 0; t < T::LEAD; ++t) {
+            if (t < planes)
+                AC_FN(queue_signal_plane)<T>(ring + t * T::SLOT, fields,
+                                             AC_FN(signal_plane_offset)(s, k_first, t), source);
+            __pipeline_commit();
+        }
+    int newest = 0; /* the ring slot of plane it */
+    for (int it = 0; it < planes; ++it, newest = newest + 1 == T::RING ? 0 : newest + 1) {
+        if (G > 0) {
+            __pipeline_wait_prior(T::LEAD - 1);
+            __syncthreads(); /* plane it is in; every thread is done with the slot copied next */
+            if (it + T::LEAD < planes) {
+                const int slot = newest + T::LEAD < T::RING ? newest + T::LEAD : newest + T::LEAD - T::RING;
+                AC_FN(queue_signal_plane)<T>(ring + slot * T::SLOT, fields,
+                                             AC_FN(signal_plane_offset)(s, k_first, it + T::LEAD), source);
+            }
+            __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
+        }
+        /* planes k .. k+3 of the point k = it - 3 planes back, in their slots */
+        const real *above[AC_GHOST + 1];
+#pragma unroll
+        for (int q = 0; q <= AC_GHOST; ++q)
+            above[q] = ring + (newest - AC_GHOST + q + (newest - AC_GHOST + q < 0 ? T::RING : 0)) * T::SLOT + centre;
+        if (active && it >= 2 * AC_GHOST) { /* point k is finished */
+            const ptrdiff_t idx = AC_FN(padded)(s, i, j, k_first + it - 2 * AC_GHOST);
+            ac_point_derivatives d;
+#pragma unroll
+            for (int f = 0; f < NF; ++f) {
+                if (T::GRADIENT >> f & 1u) {
+                    const int g = ac_bit_rank(T::GRADIENT, f);
+                    real z[AC_SPAN]; /* this column at planes k-3 .. k+3 */
+#pragma unroll
+                    for (int n = 0; n < AC_SPAN; ++n)
+                        z[n] = n < AC_GHOST ? below[g][n] : above[n - AC_GHOST][g * T::PLANE];
+                    const real *v = above[0] + g * T::PLANE;
+                    d.value[f] = z[AC_GHOST];
+                    /* eq. (6), as first_derivative */
+                    d.grad[f][0] = AC_FN(stencil_first)<1>(v, first_scale(geo.inv_ds[0]));
+                    d.grad[f][1] = AC_FN(stencil_first)<T::W>(v, first_scale(geo.inv_ds[1]));
+                    d.grad[f][2] = AC_FN(stencil_first)<1>(z + AC_GHOST, first_scale(geo.inv_ds[2]));
+                } else {
+                    d.value[f] = fields.f[f][idx];
+                }
+                if (!isfinite(d.value[f]))
+                    flags |= 1u << f;
+            }
+            /* the grid's terms at run time: with the module set's as constants (the CPU's choice) the MHD+entropy
+             * instance took 82 registers and 1.23 times as long (benchmarks/results/2026-11-27-h100-run-in-c) */
+            const double speed = ac_signal_speed(MODULES, terms, &d, &p);
+            if (!isfinite(speed))
+                flags |= 1u << 1; /* reported as the velocity's */
+            else
+                local_max = speed > local_max ? speed : local_max;
+        }
+        if (G > 0 && active && it >= AC_GHOST) /* plane it - 3 joins the planes below the next point */
+#pragma unroll
+            for (int g = 0; g < (G > 0 ? G : 1); ++g) {
+#pragma unroll
+                for (int n = 0; n < AC_GHOST - 1; ++n)
+                    below[g][n] = below[g][n + 1];
+                below[g][AC_GHOST - 1] = above[0][g * T::PLANE];
+            }
+    }
+    AC_FN(warp_reduce_to)(local_max, flags, max_bits, nonfinite); /* every lane gets here */
+}
+
+/* The launch of a signal kernel instance over `count` grids of shape s side
+ * by side along z: its blocks, and its runs up each column of tiles (as
+ * many as fill the GPU in one wave beside the columns, at most one per 8
+ * planes: each run also reads 2 AC_GHOST planes it does not reduce). */
+template <unsigned MODULES>
+static ac_status AC_FN(signal_launch)(const void *kernel, AC_FN(kernel_fit) * fit, const AC_FN(shape) & s, int count,
+                                      dim3 *blocks, int *runs)
+{
+    if (AC_FN(fit_kernel)(fit, kernel, AC_SIGNAL_TX * AC_SIGNAL_TY, AC_FN(signal_tile)<MODULES>::BYTES) != AC_OK)
+        return AC_ERR_DEVICE;
+    const int tiles_x = (s.n[0] + AC_SIGNAL_TX - 1) / AC_SIGNAL_TX, tiles_y = (s.n[1] + AC_SIGNAL_TY - 1) / AC_SIGNAL_TY;
+    const int r = (int)(fit->resident_blocks / ((long long)tiles_x * tiles_y * count));
+    const int most = s.n[2] / 8 < 65535 / count ? s.n[2] / 8 : 65535 / count;
+    *runs = r > most ? most : r;
+    if (*runs < 1)
+        *runs = 1;
+    *blocks = dim3((unsigned)tiles_x, (unsigned)tiles_y, (unsigned)(*runs * count));
+    return AC_OK;
+}
+
