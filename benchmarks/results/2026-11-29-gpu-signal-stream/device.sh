@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Device calls for the CFL reduction streamed through shared memory, from
+# the repository root, the trees prebuilt for the device's Python in
+# .trees/try.tar.xz (scripts/device-trees.sh): MAIN (before, default
+# main30) and NEW (the change, default ss1).  PARTS lists what a call runs,
+# in order:
+#   split   tests/test_mpi_gpu.py on MAIN (ranks sharing the one GPU)
+#   tests   the one-GPU suite on NEW
+#   rates   run_rates.py 256 (sim.run against the fixed-dt step, the
+#           reduction's GPU time) of MAIN and NEW, alternating, ROUNDS times
+#   sweeps  bench --sweeps of MAIN and NEW (DTYPE, default float32)
+#   bench   bench rows of MAIN and NEW at 256^3 (plain, mhd, entropy, walls, terms)
+#   ncu     Nsight Compute of NEW's MHD float32 reduction
+set -uo pipefail
+. scripts/device-trees.sh
+PROFILE=$PWD/benchmarks/results/2026-11-28-gpu-run-profile
+MAIN=${MAIN:-main30}
+NEW=${NEW:-ss1}
+ONE_GPU="tests/test_cfl_reduction_gpu.py tests/test_gpu.py tests/test_device_cfl.py tests/test_run_in_c.py tests/test_ensemble.py tests/test_bitwise.py
+ tests/test_forcing.py tests/test_configurations_gpu.py tests/test_shock.py tests/test_shear_gpu.py"
+device_start $NEW
+for part in ${PARTS:-tests}; do
+    case $part in
+    split)
+        TAIL=6 in_tree $MAIN split-gpu-tests-$MAIN.log 300 python -m pytest -q -p no:cacheprovider -rf \
+            tests/test_mpi_gpu.py
+        ;;
+    tests)
+        TAIL=6 in_tree $NEW gpu-tests-$NEW.log 300 python -m pytest -q -p no:cacheprovider -rf $ONE_GPU
+        ;;
+    rates)
+        for round in $(seq ${ROUNDS:-2}); do
+            for t in $MAIN $NEW; do
+                TAIL=10 in_tree $t run-rates.log 200 python $PROFILE/run_rates.py 256 float32 float64
+            done
+        done
+        ;;
+    sweeps)
+        for t in $MAIN $NEW; do
+            TAIL=11 in_tree $t sweeps-${DTYPE:-float32}.log 280 python -m astaroth bench --backend cuda --sweeps \
+                --physics all --sizes 32 64 256 --dtype ${DTYPE:-float32} --methods 55p
+        done
+        ;;
+    bench)
+        for t in $MAIN $NEW; do
+            TAIL=30 in_tree $t bench.log 280 python -m astaroth bench --backend cuda --sizes 256 --methods 55p \
+                --terms --physics all
+        done
+        ;;
+    ncu)
+        {
+            header $NEW "ncu --set full --kernel-name regex:signal_reduce --launch-skip 2 --launch-count 1 python reduce_once.py mhd float32"
+            (cd /tmp/tryso/$NEW && PYTHONPATH=$PWD ncu --set full --kernel-name regex:signal_reduce --launch-skip 2 \
+                --launch-count 1 -o "$OUT/ncu-signal-reduce-mhd-f32-$NEW" python $PROFILE/reduce_once.py mhd float32 \
+                > /dev/null 2>&1)
+            ncu --import "$OUT/ncu-signal-reduce-mhd-f32-$NEW.ncu-rep" --print-summary none --page details 2>&1 |
+                grep -E "Duration|Registers Per|Issue Slots|Memory Throughput|DRAM Throughput|Executed Instructions |Achieved Occupancy|Warp Cycles Per Issued|Shared Memory Configuration|Block Limit" | head -20
+        } > "$OUT/ncu-signal-reduce-mhd-f32-$NEW.txt" 2>&1
+        xz -9 "$OUT/ncu-signal-reduce-mhd-f32-$NEW.ncu-rep"
+        ;;
+    esac
+done
