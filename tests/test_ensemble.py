@@ -335,6 +335,25 @@ def test_members_of_every_device_loop_configuration_share_launches_and_equal_sol
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("config", ["mhd", "mhd-entropy"])
+@pytest.mark.parametrize("shape", [(40, 12, 36), (20, 10, 6)])
+def test_members_whose_speed_reads_b_equal_solo_runs_on_uneven_grids(shape, config, dtype, launches):
+    """The members' reduction streams A through shared memory (mhd_substep.cuh's
+    signal_stream_body) where a solo run walks z: tiles cut by the grid's edge,
+    several runs up each column of tiles (36 planes) or one run shorter than
+    the stencil (6 planes) find the same dt, step by step, as the solo runs."""
+    ens = ac.Ensemble(configured(i, config, dtype, shape) for i in range(3))
+    taken = ens.run(until=1.0)
+    assert launches and all(together for _, together in launches)
+    assert len(set(taken)) > 1  # each member its own dt
+    for i, sim in enumerate(ens):
+        alone = configured(i, config, dtype, shape)
+        assert alone.run(until=1.0) == taken[i]
+        assert_same_fields(sim, alone)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_more_members_than_a_launch_holds_step_in_several(dtype, launches, monkeypatch):
     """MHD with entropy and two scalars (ten fields): fewer members fit the
     constant-memory table than MEMBERS_PER_LAUNCH; the backend splits the

@@ -6,8 +6,11 @@
 # in order:
 #   split   tests/test_mpi_gpu.py on MAIN (ranks sharing the one GPU)
 #   tests   the one-GPU suite on NEW
-#   rates   run_rates.py 256 (sim.run against the fixed-dt step, the
-#           reduction's GPU time) of MAIN and NEW, alternating, ROUNDS times
+#   rates   run_rates.py $SIZE (default 256: sim.run against the fixed-dt
+#           step, the reduction's GPU time) of MAIN and NEW, alternating,
+#           ROUNDS times
+#   uneven  the new test of members on uneven grids, on NEW (this
+#           checkout's tests/test_ensemble.py copied into the tree)
 #   sweeps  bench --sweeps of MAIN and NEW (DTYPE, default float32)
 #   bench   bench rows of MAIN and NEW at 256^3 (plain, mhd, entropy, walls, terms)
 #   ncu     Nsight Compute of NEW's MHD float32 reduction
@@ -31,9 +34,14 @@ for part in ${PARTS:-tests}; do
     rates)
         for round in $(seq ${ROUNDS:-2}); do
             for t in $MAIN $NEW; do
-                TAIL=10 in_tree $t run-rates.log 200 python $PROFILE/run_rates.py 256 float32 float64
+                TAIL=10 in_tree $t run-rates${SIZE:+-$SIZE}.log 200 python $PROFILE/run_rates.py ${SIZE:-256} float32 float64
             done
         done
+        ;;
+    uneven)
+        cp tests/test_ensemble.py /tmp/tryso/$NEW/tests/
+        TAIL=4 in_tree $NEW uneven-tests-$NEW.log 200 python -m pytest -q -p no:cacheprovider -rf \
+            tests/test_ensemble.py -k "uneven or every_device_loop"
         ;;
     sweeps)
         for t in $MAIN $NEW; do
