@@ -12,11 +12,14 @@
 #   uneven  the new test of members on uneven grids, on NEW (this
 #           checkout's tests/test_ensemble.py copied into the tree)
 #   sweeps  bench --sweeps of MAIN and NEW (DTYPE, default float32)
-#   bench   bench rows of MAIN and NEW at 256^3 (plain, mhd, entropy, walls, terms)
+#   bench   bench rows of MAIN and NEW at 256^3 (BENCH_ARGS, default --terms --physics all)
 #   ncu     Nsight Compute of NEW's MHD float32 reduction
+#   ncu-members  Nsight Compute of the members' reduction (16 x 64^3 MHD
+#           float32, members_once.py) on MAIN and NEW
 set -uo pipefail
 . scripts/device-trees.sh
 PROFILE=$PWD/benchmarks/results/2026-11-28-gpu-run-profile
+HERE=$PWD/benchmarks/results/2026-11-29-gpu-signal-stream
 MAIN=${MAIN:-main30}
 NEW=${NEW:-ss1}
 ONE_GPU="tests/test_cfl_reduction_gpu.py tests/test_gpu.py tests/test_device_cfl.py tests/test_run_in_c.py tests/test_ensemble.py tests/test_bitwise.py
@@ -52,7 +55,7 @@ for part in ${PARTS:-tests}; do
     bench)
         for t in $MAIN $NEW; do
             TAIL=30 in_tree $t bench.log 280 python -m astaroth bench --backend cuda --sizes 256 --methods 55p \
-                --terms --physics all
+                ${BENCH_ARGS:---terms --physics all}
         done
         ;;
     ncu)
@@ -65,6 +68,20 @@ for part in ${PARTS:-tests}; do
                 grep -E "Duration|Registers Per|Issue Slots|Memory Throughput|DRAM Throughput|Executed Instructions |Achieved Occupancy|Warp Cycles Per Issued|Shared Memory Configuration|Block Limit" | head -20
         } > "$OUT/ncu-signal-reduce-mhd-f32-$NEW.txt" 2>&1
         xz -9 "$OUT/ncu-signal-reduce-mhd-f32-$NEW.ncu-rep"
+        ;;
+    ncu-members)
+        # the members' reduction of 16 x 64^3 MHD float32, and on MAIN its ghost fill before it
+        for t in $MAIN $NEW; do
+            {
+                header $t "ncu --set full --kernel-name regex:'signal_members|fill_faces_members' --launch-skip 4 --launch-count 2 python members_once.py 64 16 float32"
+                (cd /tmp/tryso/$t && PYTHONPATH=$PWD ncu --set full --kernel-name regex:'signal_members|fill_faces_members' \
+                    --launch-skip 4 --launch-count 2 -o "$OUT/ncu-members-mhd64-f32-$t" \
+                    python $HERE/members_once.py 64 16 float32 > /dev/null 2>&1)
+                ncu --import "$OUT/ncu-members-mhd64-f32-$t.ncu-rep" --print-summary none --page details 2>&1 |
+                    grep -E "^  [a-z_]+members|Duration|Registers Per|Issue Slots|Memory Throughput|DRAM Throughput|Executed Instructions |Achieved Occupancy|Warp Cycles Per Issued" | head -24
+            } > "$OUT/ncu-members-mhd64-f32-$t.txt" 2>&1
+            xz -9 "$OUT/ncu-members-mhd64-f32-$t.ncu-rep"
+        done
         ;;
     esac
 done
