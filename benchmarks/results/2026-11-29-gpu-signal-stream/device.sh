@@ -13,7 +13,6 @@
 #           checkout's tests/test_ensemble.py copied into the tree)
 #   sweeps  bench --sweeps of MAIN and NEW (DTYPE, default float32)
 #   bench   bench rows of MAIN and NEW at 256^3 (BENCH_ARGS, default --terms --physics all)
-#   ncu     Nsight Compute of NEW's MHD float32 reduction
 #   ncu-members  Nsight Compute of the members' reduction (16 x 64^3 MHD
 #           float32, members_once.py) on MAIN and NEW
 set -uo pipefail
@@ -57,17 +56,6 @@ for part in ${PARTS:-tests}; do
             TAIL=30 in_tree $t bench.log 280 python -m astaroth bench --backend cuda --sizes 256 --methods 55p \
                 ${BENCH_ARGS:---terms --physics all}
         done
-        ;;
-    ncu)
-        {
-            header $NEW "ncu --set full --kernel-name regex:signal_reduce --launch-skip 2 --launch-count 1 python reduce_once.py mhd float32"
-            (cd /tmp/tryso/$NEW && PYTHONPATH=$PWD ncu --set full --kernel-name regex:signal_reduce --launch-skip 2 \
-                --launch-count 1 -o "$OUT/ncu-signal-reduce-mhd-f32-$NEW" python $PROFILE/reduce_once.py mhd float32 \
-                > /dev/null 2>&1)
-            ncu --import "$OUT/ncu-signal-reduce-mhd-f32-$NEW.ncu-rep" --print-summary none --page details 2>&1 |
-                grep -E "Duration|Registers Per|Issue Slots|Memory Throughput|DRAM Throughput|Executed Instructions |Achieved Occupancy|Warp Cycles Per Issued|Shared Memory Configuration|Block Limit" | head -20
-        } > "$OUT/ncu-signal-reduce-mhd-f32-$NEW.txt" 2>&1
-        xz -9 "$OUT/ncu-signal-reduce-mhd-f32-$NEW.ncu-rep"
         ;;
     ncu-members)
         # the members' reduction of 16 x 64^3 MHD float32, and on MAIN its ghost fill before it
