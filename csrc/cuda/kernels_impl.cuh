@@ -367,7 +367,7 @@ static ac_status AC_FN(fit_kernel)(AC_FN(kernel_fit) * fit, const void *kernel, 
         return AC_OK;
     int per_sm = 0, sms = 0;
     if (ac_cuda_record(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
-                       "cudaFuncSetAttribute (55-point substep shared memory)") != AC_OK ||
+                       "cudaFuncSetAttribute (a streaming kernel's shared memory)") != AC_OK ||
         ac_cuda_record(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem),
                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor") != AC_OK ||
         ac_cuda_record(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),

@@ -178,8 +178,8 @@ struct AC_FN(signal_tile) {
     static constexpr int THREADS = AC_SIGNAL_TX * AC_SIGNAL_TY;
     static constexpr int COPIES = (PLANE + THREADS - 1) / THREADS; /* values per thread, field and plane */
     static constexpr size_t BYTES = G > 0 ? (size_t)RING * SLOT * sizeof(real) : 0;
-    /* the blocks an SM the ring leaves room for (38 KB in float32, 64 KB in float64), registers budgeted for
-     * them; without the streamed fields the walk's (signal_reduce_body) */
+    /* the blocks an SM the ring leaves room for (A's three fields: 38 KB in float32, 64 KB in float64),
+     * registers budgeted for them; without a streamed field the walk's (signal_reduce_body) */
     static constexpr int BLOCKS = G == 0 ? AC_SIGNAL_MIN_BLOCKS : sizeof(real) == sizeof(float) ? 5 : 3;
 };
 
@@ -189,8 +189,8 @@ static constexpr __host__ __device__ int ac_bit_rank(unsigned mask, int f)
     return ac_count_bits(mask & ((1u << f) - 1u));
 }
 
-/* Queues this thread's values of padded z plane `z` of the gradient fields
- * into `slot`, as one pipeline stage (the caller commits). */
+/* Queues this thread's values of the z plane at offset `plane` of the
+ * gradient fields into `slot`, as one pipeline stage (the caller commits). */
 template <typename T>
 static __device__ __forceinline__ void AC_FN(queue_signal_plane)(real *slot, const AC_FN(mhd_field_set) & fields,
                                                                   ptrdiff_t plane, const int *source)
