@@ -2,7 +2,7 @@
 # One call on the GPU machine: build in place, run every test (GPU tests
 # included), compute-sanitizer on a small run, and the benchmark.  Logs go
 # to $OUT (or ./device-logs); each log names device, date, commit, command.
-#   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf | tune | issues1 | issues2]
+#   usage: COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf | tune | issues1 | issues2 | many]
 #   (full and no-notebooks also profile the 55-point kernel and run the
 #   1024^3 memory check)
 #   perf: build, the GPU agreement tests, a 55p tile sweep, the 55p bench at
@@ -163,6 +163,63 @@ if [ "${1:-}" = "issues2" ]; then
       header "python3 -m astaroth bench --backend cuda --walls --sizes 256"
       timeout 100 $PY -m astaroth bench --backend cuda --walls --sizes 256 2>&1 | tail -10; } > "$OUT/bench.log" 2>&1
     cat "$OUT/bench.log"
+    exit 0
+fi
+
+# many: on a machine of several GPUs (nvidia-h200-x2, -x4), what a split
+# run must show on separate GPUs, in one call of under ten minutes: the
+# split GPU tests; a forced float64 run on every GPU against one GPU, bit for
+# bit, by each exchange; weak scaling (256^3 a GPU, hydro and MHD+entropy,
+# both precisions) and strong scaling (512^3 and 1024^3, float32 hydro),
+# each on one GPU and on all; sim.run's CFL steps (how=run); and a split
+# run's steps in C against those sequenced from Python (scripts/split_steps.py).
+# MANY_STAGES picks stages (default: tests check weak strong run csteps).
+# docs/performance/scaling.md turns the scaling lines into efficiencies.
+if [ "${1:-}" = "many" ]; then
+    NGPU=$(nvidia-smi -L | wc -l)
+    MPIRUN="mpirun --allow-run-as-root --oversubscribe --bind-to none"
+    stages=" ${MANY_STAGES:-tests check weak strong run csteps} "
+    many() { # LOG SECONDS COMMAND...: appended to $OUT/LOG after its header, the last ${TAIL:-3} lines
+        local log=$1 limit=$2
+        shift 2
+        { header "$*"; timeout "$limit" "$@" 2>&1 | tail -"${TAIL:-3}"; } >> "$OUT/$log" 2>&1
+    }
+    echo "GPUs: $NGPU"
+    if [[ $stages == *" tests "* ]]; then
+        TAIL=20 many mpi-gpu-tests.log 240 $PY -m pytest -q -rs -p no:cacheprovider tests/test_mpi_gpu.py
+        tail -n 2 "$OUT/mpi-gpu-tests.log"
+    fi
+    if [[ $stages == *" check "* ]]; then
+        for ex in auto host; do many check.log 90 $MPIRUN -np "$NGPU" $PY scripts/scaling.py check $ex; done
+        grep -E "^check" "$OUT/check.log"
+    fi
+    scale() { many scaling.log 120 $MPIRUN -np "$1" $PY scripts/scaling.py "${@:2}"; }
+    if [[ $stages == *" weak "* ]]; then
+        for args in "weak 256 float32 hydro" "weak 256 float64 hydro" "weak 256 float32 mhd+entropy" \
+            "weak 256 float64 mhd+entropy"; do
+            scale 1 $args
+            scale "$NGPU" $args
+        done
+    fi
+    if [[ $stages == *" strong "* ]]; then
+        for n in 512 1024; do
+            scale 1 strong $n float32 hydro
+            scale "$NGPU" strong $n float32 hydro
+        done
+    fi
+    if [[ $stages == *" run "* ]]; then
+        for args in "weak 256 float32 mhd+entropy run" "strong 512 float32 hydro run"; do
+            scale 1 $args
+            scale "$NGPU" $args
+        done
+    fi
+    grep -hE "^weak|^strong|Error" "$OUT/scaling.log" 2>/dev/null
+    if [[ $stages == *" csteps "* ]]; then
+        for physics in hydro mhd; do
+            TAIL=6 many split-steps.log 120 $MPIRUN -np "$NGPU" $PY scripts/split_steps.py 128 $physics 20 cuda float32
+        done
+        tail -n 12 "$OUT/split-steps.log"
+    fi
     exit 0
 fi
 
