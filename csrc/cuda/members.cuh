@@ -382,7 +382,6 @@ template <unsigned MODULES>
 __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_FN(signal_tile)<MODULES>::BLOCKS)
     AC_FN(signal_members_kernel)(AC_FN(shape) s, unsigned terms, int runs, int z_per_block)
 {
-    static_assert(AC_SIGNAL_TX == AC_ZWALK_TX && AC_SIGNAL_TY == AC_ZWALK_TY, "one block shape for both bodies");
     constexpr int NF = ac_field_count(MODULES);
     const AC_FN(wide_member)<NF> &m = AC_FN(wide_member_at)<NF>(blockIdx.z / runs); /* member by member */
     AC_FN(mhd_field_set) fields;
@@ -417,7 +416,7 @@ extern "C" ac_status AC_FN(cuda_signal_members)(const ac_grid *g, int count, cud
             AC_FN(signal_launch)<(m)>((const void *)AC_FN(signal_members_kernel)<(m)>, &fit, s, count, &blocks,        \
                                       &runs) != AC_OK)                                                                 \
             return AC_ERR_DEVICE;                                                                                      \
-        AC_FN(signal_members_kernel)<(m)><<<blocks, dim3(AC_SIGNAL_TX, AC_SIGNAL_TY), AC_FN(signal_tile)<(m)>::BYTES,  \
+        AC_FN(signal_members_kernel)<(m)><<<blocks, dim3(AC_ZWALK_TX, AC_ZWALK_TY), AC_FN(signal_tile)<(m)>::BYTES,  \
                                            stream>>>(s, terms, runs, z_per_block);                                     \
         break;                                                                                                         \
     }

@@ -152,8 +152,9 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
 /* The same reduction for an ensemble's members whose signal speed reads
  * gradients (members.cuh's signal_members_kernel): the same speed of each
  * point (ac_signal_speed, from the same values and differences), found
- * without filling ghost zones.  A block of AC_SIGNAL_TX x AC_SIGNAL_TY
- * threads walks up the z planes of its run of a tile of x-y columns, as
+ * without filling ghost zones.  A block of the walk's AC_ZWALK_TX x
+ * AC_ZWALK_TY threads (members.cuh launches either body in that shape)
+ * walks up the z planes of its run of a tile of x-y columns, as
  * the substep does (stream_substep.cuh): the planes of the fields whose
  * gradients the speed reads (A, for B = curl A), each with a ghost-wide
  * rim, pass through a ring of shared-memory slots, copied asynchronously
@@ -163,8 +164,6 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields
  * are periodic, without shear: ac_device_loop_runs).  For many small grids
  * that saves the ghost fill's launch and is faster; for one 256^3 grid
  * the walk above is (benchmarks/results/2026-11-29-gpu-signal-stream). */
-enum { AC_SIGNAL_TX = 32, AC_SIGNAL_TY = 8 };
-
 template <unsigned MODULES>
 struct AC_FN(signal_tile) {
     /* the fields whose gradients the module set's signal terms read (the grid's may read fewer) */
@@ -173,9 +172,9 @@ struct AC_FN(signal_tile) {
     static constexpr int G = ac_count_bits(GRADIENT);
     static constexpr int LEAD = sizeof(real) == sizeof(float) ? 2 : 1;
     static constexpr int RING = AC_GHOST + 1 + LEAD; /* planes k .. k+3 of the point, LEAD in flight */
-    static constexpr int W = AC_SIGNAL_TX + 2 * AC_GHOST, H = AC_SIGNAL_TY + 2 * AC_GHOST;
+    static constexpr int W = AC_ZWALK_TX + 2 * AC_GHOST, H = AC_ZWALK_TY + 2 * AC_GHOST;
     static constexpr int PLANE = W * H, SLOT = (G > 0 ? G : 1) * PLANE;
-    static constexpr int THREADS = AC_SIGNAL_TX * AC_SIGNAL_TY;
+    static constexpr int THREADS = AC_ZWALK_TX * AC_ZWALK_TY;
     static constexpr int COPIES = (PLANE + THREADS - 1) / THREADS; /* values per thread, field and plane */
     static constexpr size_t BYTES = G > 0 ? (size_t)RING * SLOT * sizeof(real) : 0;
     /* the blocks an SM the ring leaves room for (A's three fields: 38 KB in float32, 64 KB in float64),
@@ -198,7 +197,7 @@ static __device__ __forceinline__ void AC_FN(queue_signal_plane)(real *slot, con
 #pragma unroll
     for (int q = 0; q < T::COPIES; ++q)
         if (source[q] >= 0) {
-            const int e = threadIdx.x + AC_SIGNAL_TX * threadIdx.y + q * T::THREADS;
+            const int e = threadIdx.x + AC_ZWALK_TX * threadIdx.y + q * T::THREADS;
 #pragma unroll
             for (int f = 0, g = 0; f < AC_MAX_FIELDS; ++f)
                 if (T::GRADIENT >> f & 1u)
@@ -226,7 +225,7 @@ static __device__ __forceinline__ void AC_FN(signal_stream_body)(const AC_FN(mhd
     real *const ring = reinterpret_cast<real *>(ac_signal_smem);
     double local_max = 0.0;
     unsigned int flags = 0;
-    const int i0 = blockIdx.x * AC_SIGNAL_TX, j0 = blockIdx.y * AC_SIGNAL_TY;
+    const int i0 = blockIdx.x * AC_ZWALK_TX, j0 = blockIdx.y * AC_ZWALK_TY;
     const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
     const bool active = i < s.n[0] && j < s.n[1];
     const int k_first = (int)((long long)s.n[2] * run / runs);
@@ -237,7 +236,7 @@ static __device__ __forceinline__ void AC_FN(signal_stream_body)(const AC_FN(mhd
     int source[T::COPIES];
 #pragma unroll
     for (int q = 0; q < T::COPIES; ++q) {
-        const int e = threadIdx.x + AC_SIGNAL_TX * threadIdx.y + q * T::THREADS;
+        const int e = threadIdx.x + AC_ZWALK_TX * threadIdx.y + q * T::THREADS;
         const int x = AC_FN(wrapped)(i0 - AC_GHOST + e % T::W, s.n[0], true) + s.lo[0];
         const int y = AC_FN(wrapped)(j0 - AC_GHOST + e / T::W, s.n[1], true) + s.lo[1];
         source[q] = G > 0 && e < T::PLANE ? x + (int)s.stride[1] * y : -1;
@@ -324,9 +323,9 @@ template <unsigned MODULES>
 static ac_status AC_FN(signal_launch)(const void *kernel, AC_FN(kernel_fit) * fit, const AC_FN(shape) & s, int count,
                                       dim3 *blocks, int *runs)
 {
-    if (AC_FN(fit_kernel)(fit, kernel, AC_SIGNAL_TX * AC_SIGNAL_TY, AC_FN(signal_tile)<MODULES>::BYTES) != AC_OK)
+    if (AC_FN(fit_kernel)(fit, kernel, AC_ZWALK_TX * AC_ZWALK_TY, AC_FN(signal_tile)<MODULES>::BYTES) != AC_OK)
         return AC_ERR_DEVICE;
-    const int tiles_x = (s.n[0] + AC_SIGNAL_TX - 1) / AC_SIGNAL_TX, tiles_y = (s.n[1] + AC_SIGNAL_TY - 1) / AC_SIGNAL_TY;
+    const int tiles_x = (s.n[0] + AC_ZWALK_TX - 1) / AC_ZWALK_TX, tiles_y = (s.n[1] + AC_ZWALK_TY - 1) / AC_ZWALK_TY;
     const int r = (int)(fit->resident_blocks / ((long long)tiles_x * tiles_y * count));
     const int most = s.n[2] / 8 < 65535 / count ? s.n[2] / 8 : 65535 / count;
     *runs = r > most ? most : r;
