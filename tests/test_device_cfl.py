@@ -58,9 +58,33 @@ def test_device_steps_equal_host_steps_bit_for_bit(dtype, shape, monkeypatch):
 
 @GPU
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_mhd_device_steps_equal_host_steps(dtype):
-    host, device, _ = host_and_device(lambda: flow((24, 20, 16), dtype, physics="mhd"), until=0.3)
+@pytest.mark.parametrize("plain_order", [False, True])
+@pytest.mark.parametrize("shape", [(24, 20, 16), (23, 20, 16)])
+def test_mhd_device_steps_equal_host_steps(dtype, plain_order, shape, monkeypatch):
+    # (24, 20, 16): the device loop takes the deferred order, dt from the first substep (schedules.cuh), unless
+    # ASTAROTH_PLAIN_ORDER=1; n_x = 23 rows do not split into 16-byte pieces, so the plain order always
+    if plain_order:
+        monkeypatch.setenv("ASTAROTH_PLAIN_ORDER", "1")
+    host, device, _ = host_and_device(lambda: flow(shape, dtype, physics="mhd"), until=0.3)
     assert_same(host, device)
+
+
+@GPU
+@pytest.mark.parametrize("plain_order", [False, True])
+def test_an_mhd_blow_up_is_reported_as_the_host_reports_it(plain_order, monkeypatch):
+    cupy = pytest.importorskip("cupy")
+    if plain_order:
+        monkeypatch.setenv("ASTAROTH_PLAIN_ORDER", "1")
+    messages = []
+    for device in (False, True):
+        sim = flow((16, 16, 16), "float32", physics="mhd")
+        sim.run(until=0.2)
+        cupy.asarray(sim.view("ay"))[3, 4, 5] = np.inf
+        sim._device_cfl = device
+        with pytest.raises(ac.NonFiniteError) as err:
+            sim.run(until=1.0)
+        messages.append((str(err.value), sim.steps, sim.t, sim["lnrho"].tobytes()))
+    assert messages[0] == messages[1]
 
 
 @GPU

@@ -147,6 +147,9 @@ typedef struct {
     ac_status (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
                              void *const *, const void *, int, double, const ac_device_step *, cudaStream_t);
     ac_status (*reduce_mhd)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
+    ac_status (*substep_deferred)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, int,
+                                  const ac_device_step *, cudaStream_t);
+    int (*defers)(const ac_grid *);
     ac_status (*shock_profile)(const ac_grid *, void *const *, void *, cudaStream_t);
     ac_status (*max_interior)(const ac_grid *, const void *, unsigned long long *, unsigned int *, cudaStream_t);
     ac_status (*load_members)(const ac_member *, int, cudaStream_t);
@@ -172,12 +175,12 @@ typedef struct {
 
 static const kernel_table kernels[2] = {
     {cuda_substep_f32, cuda_reduce_f32, cuda_add_forcing_f32, cuda_fill_ghost_axis_f32, cuda_substep_mhd_f32,
-     cuda_reduce_mhd_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
+     cuda_reduce_mhd_f32, cuda_substep_deferred_f32, cuda_defers_f32, cuda_shock_profile_f32, cuda_max_interior_f32, cuda_load_members_f32, cuda_reduce_members_f32, cuda_substep_members_f32,
      cuda_set_walls_f32, cuda_fill_ghost_axis_bc_f32, cuda_fill_walls_f32, cuda_add_gravity_f32,
      cuda_add_forcing_sample_f32, cuda_shear_ghosts_f32, cuda_signal_members_f32, cuda_members_capacity_f32,
      cuda_forcing_step_f32, cuda_force_members_f32, cuda_forcing_members_step_f32, cuda_region_wraps_f32, cuda_shock_profile_pass_f32},
     {cuda_substep_f64, cuda_reduce_f64, cuda_add_forcing_f64, cuda_fill_ghost_axis_f64, cuda_substep_mhd_f64,
-     cuda_reduce_mhd_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
+     cuda_reduce_mhd_f64, cuda_substep_deferred_f64, cuda_defers_f64, cuda_shock_profile_f64, cuda_max_interior_f64, cuda_load_members_f64, cuda_reduce_members_f64, cuda_substep_members_f64,
      cuda_set_walls_f64, cuda_fill_ghost_axis_bc_f64, cuda_fill_walls_f64, cuda_add_gravity_f64,
      cuda_add_forcing_sample_f64, cuda_shear_ghosts_f64, cuda_signal_members_f64, cuda_members_capacity_f64,
      cuda_forcing_step_f64, cuda_force_members_f64, cuda_forcing_members_step_f64, cuda_region_wraps_f64, cuda_shock_profile_pass_f64}};
@@ -213,6 +216,7 @@ typedef struct {
     void *shear_source;      /* the shear_ghosts op's planes (a grid split over MPI ranks), device, or NULL */
     void *zeta;              /* with nu_shock: the profile and its gradient (4 padded arrays) */
     int profile_fresh;       /* zeta is that of the fields now (shock_profile, shock_max; step may take it) */
+    bool defers;             /* run_cfl's steps take the deferred order (deferred_order; stage_b allocated) */
     int device;              /* the GPU it lives on */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
@@ -232,23 +236,37 @@ static void device_free(void *p)
  *   s = 0: home -> stage_a, w written (not read);
  *   s = 1: stage_a -> w's arrays (each point reads w0 first), w1 -> home;
  *   s = 2: w's arrays -> home (each point reads w1 there first), w dropped.
- * Every step ends in home, so views of the fields stay valid. */
+ * Every step ends in home, so views of the fields stay valid.  The device
+ * loop's deferred order (schedules.cuh) takes a fourth, stage_b, as its
+ * second substep reads both f0 and the first's right-hand side across its
+ * stencil:
+ *   s = 0: home read, its right-hand side -> stage_b;
+ *   s = 1: home and stage_b -> w's arrays, w1 -> stage_a;
+ *   s = 2: w's arrays -> home (w1 read at stage_a), w dropped. */
 typedef struct {
     void *const *in, *const *out, *const *w_in, *const *w_out;
 } stage_roles;
 
-enum { SET_NONE = -1, SET_HOME, SET_STAGE_A, SET_W };
+enum { SET_NONE = -1, SET_HOME, SET_STAGE_A, SET_W, SET_STAGE_B };
 static const int role_sets[3][4] = {/* in, out, w_in, w_out of substep s */
                                     {SET_HOME, SET_STAGE_A, SET_NONE, SET_W},
                                     {SET_STAGE_A, SET_W, SET_W, SET_HOME},
                                     {SET_W, SET_HOME, SET_HOME, SET_NONE}};
+static const int deferred_role_sets[3][4] = {{SET_HOME, SET_NONE, SET_NONE, SET_STAGE_B},
+                                             {SET_HOME, SET_W, SET_STAGE_B, SET_STAGE_A},
+                                             {SET_W, SET_HOME, SET_STAGE_A, SET_NONE}};
+
+static stage_roles roles_of(const ac_field_sets *b, const int r[4])
+{
+    void *const *sets[4] = {b->home, b->stage_a, b->w, b->stage_b};
+    stage_roles out = {sets[r[0]], r[1] < 0 ? NULL : sets[r[1]], r[2] < 0 ? NULL : sets[r[2]],
+                       r[3] < 0 ? NULL : sets[r[3]]};
+    return out;
+}
 
 static stage_roles roles(const ac_field_sets *b, int s)
 {
-    void *const *sets[3] = {b->home, b->stage_a, b->w};
-    const int *r = role_sets[s];
-    stage_roles out = {sets[r[0]], sets[r[1]], r[2] < 0 ? NULL : sets[r[2]], r[3] < 0 ? NULL : sets[r[3]]};
-    return out;
+    return roles_of(b, role_sets[s]);
 }
 
 /* Substep s of length dt, or as device_step says (run_cfl) if not NULL;
@@ -289,6 +307,7 @@ static void gpu_destroy(void *self)
         device_free(gpu->buf.home[f]);
         device_free(gpu->buf.stage_a[f]);
         device_free(gpu->buf.w[f]);
+        device_free(gpu->buf.stage_b[f]);
     }
     device_free(gpu->buf.div_u);
     device_free(gpu->reduction);
@@ -701,6 +720,8 @@ static ac_status gpu_poison_scratch(void *self)
     for (int f = 0; f < gpu->grid.fields; ++f) {
         CHECK(cudaMemsetAsync(gpu->buf.stage_a[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
         CHECK(cudaMemsetAsync(gpu->buf.w[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
+        if (gpu->buf.stage_b[f])
+            CHECK(cudaMemsetAsync(gpu->buf.stage_b[f], 0xff, gpu->field_bytes, gpu->stream), "poison");
     }
     if (gpu->buf.div_u)
         CHECK(cudaMemsetAsync(gpu->buf.div_u, 0xff, gpu->field_bytes, gpu->stream), "poison");
@@ -852,9 +873,47 @@ static bool forcing_in_substep(const ac_gpu *gpu)
            !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY);
 }
 
+/* Whether run_cfl's steps take the deferred order (schedules.cuh): where
+ * the kernels hold it for the grid (cuda_defers), nothing changes the
+ * fields between a step's kernels (the walls' and gravity's kernels do),
+ * and its fourth set of arrays fits in the GPU's memory; else the plain
+ * order.  ASTAROTH_PLAIN_ORDER=1 keeps the plain order, to compare. */
+static bool deferred_order(ac_gpu *gpu)
+{
+    const char *plain = getenv("ASTAROTH_PLAIN_ORDER");
+    if ((plain && plain[0] == '1') || gpu->grid.bc.walls || (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
+        !gpu->k->defers(&gpu->grid))
+        return false;
+    for (int f = 0; f < gpu->grid.fields; ++f)
+        if (!gpu->buf.stage_b[f] && device_zeros(&gpu->buf.stage_b[f], gpu->field_bytes) != AC_OK) {
+            for (int g = 0; g < f; ++g) { /* the plain order, which needs none of them */
+                device_free(gpu->buf.stage_b[g]);
+                gpu->buf.stage_b[g] = NULL;
+            }
+            cudaGetLastError(); /* out of memory is not sticky */
+            return false;
+        }
+    return true;
+}
+
+/* Substep s of a step in the deferred order: the first reduces the signal
+ * speed of the step's fields into `reduction`'s target, the others read
+ * the step's length at device_step->dt. */
+static ac_status run_deferred_substep(ac_gpu *gpu, int s, const ac_device_step *device_step)
+{
+    const stage_roles r = roles_of(&gpu->buf, deferred_role_sets[s]);
+    gpu->profile_fresh = 0;
+    if (s < 2)
+        return gpu->k->substep_deferred(&gpu->grid, r.in, r.out, r.w_in, r.w_out,
+                                        s == 0 ? AC_DEFER_RHS : AC_DEFER_FORM, device_step, gpu->stream);
+    return gpu->k->substep_mhd(&gpu->grid, NULL, r.in, r.out, r.w_in, r.w_out, NULL, s, 0.0, device_step,
+                               gpu->stream);
+}
+
 /* Queues one step of run_cfl: its reduction where every step needs one
- * (else the step before made it in its last substep), its dt, its three
- * substeps and its forcing: in the last substep's kernel where it can
+ * (else the step before made it in its last substep, or in the deferred
+ * order the step's first substep makes it), its dt, its three substeps and
+ * its forcing: in the last substep's kernel where it can
  * (forcing_in_substep), else a kernel after it. */
 static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forced)
 {
@@ -863,7 +922,11 @@ static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forc
     const bool walls = gpu->grid.bc.walls != 0;
     const bool fused_forcing = forced && forcing_in_substep(gpu);
     ac_status st = AC_OK;
-    if (each_step && (st = full ? queue_signal_reduction(gpu, 1, 0) : queue_reduction(gpu, 0, 0, 0)) != AC_OK)
+    const ac_device_step first = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite, NULL};
+    if (gpu->defers && (st = run_deferred_substep(gpu, 0, &first)) != AC_OK)
+        return st;
+    if (!gpu->defers && each_step &&
+        (st = full ? queue_signal_reduction(gpu, 1, 0) : queue_reduction(gpu, 0, 0, 0)) != AC_OK)
         return st;
     cfl_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, gpu->max_u2_bits, gpu->nonfinite, full);
     CHECK(cudaGetLastError(), "CFL step launch");
@@ -873,8 +936,9 @@ static ac_status queue_cfl_step(ac_gpu *gpu, int full, bool each_step, bool forc
     const ac_device_step plain = {&gpu->cfl->step_dt, NULL, NULL, NULL},
                          last = {&gpu->cfl->step_dt, each_step ? NULL : gpu->max_u2_bits,
                                  each_step ? NULL : gpu->nonfinite, fused_forcing ? gpu->step_forcing : NULL};
-    for (int s = 0; s < 3; ++s)
-        if ((st = run_substep(gpu, NULL, s, 0.0, s == 2 ? &last : &plain, 0, NULL)) != AC_OK)
+    for (int s = gpu->defers ? 1 : 0; s < 3; ++s)
+        if ((st = gpu->defers ? run_deferred_substep(gpu, s, s == 2 ? &last : &plain)
+                              : run_substep(gpu, NULL, s, 0.0, s == 2 ? &last : &plain, 0, NULL)) != AC_OK)
             return st;
     if (walls && (st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, gpu->stream)) != AC_OK) /* as gpu_step ends */
         return st;
@@ -973,6 +1037,7 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
                                cudaStream_t stream, bool *each_step)
 {
     ac_status st = start_run(gpu, run, max_steps, forcing, stream);
+    gpu->defers = false; /* (gpu_run_cfl's steps may take the deferred order; an ensemble's members do not) */
     if (st != AC_OK)
         return st;
     if (forcing && forcing_in_substep(gpu) && !gpu->step_forcing &&
@@ -997,6 +1062,8 @@ static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps, const 
     ac_status st = cfl_run_refused(gpu, max_steps, forcing);
     if (st == AC_OK)
         st = begin_cfl_run(gpu, run, max_steps, forcing, gpu->stream, &each_step);
+    if (st == AC_OK) /* its first substep reduces the signal speed, so every step does */
+        gpu->defers = run->full_reduction && each_step && deferred_order(gpu);
     for (long n = 0; n < max_steps && st == AC_OK; ++n)
         st = queue_cfl_step(gpu, run->full_reduction, each_step, forcing != NULL);
     if (st != AC_OK)

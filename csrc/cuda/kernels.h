@@ -121,6 +121,13 @@ typedef struct {
                                      const ac_device_step *device_step, cudaStream_t stream);                              \
     ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int fill_ghosts,       \
                                     unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);  \
+    /* the first two substeps of the device loop's deferred order (schedules.cuh; defer: AC_DEFER_RHS or     \
+     * AC_DEFER_FORM), and whether grid g's steps may take it */                                              \
+    ac_status cuda_substep_deferred_##sfx(const ac_grid *g, void *const in[AC_MAX_FIELDS],                    \
+                                          void *const out[AC_MAX_FIELDS], void *const w_in[AC_MAX_FIELDS],      \
+                                          void *const w_out[AC_MAX_FIELDS], int defer,                          \
+                                          const ac_device_step *device_step, cudaStream_t stream);              \
+    int cuda_defers_##sfx(const ac_grid *g);                                                                    \
     /* zeta: the shock profile and its gradient, four padded arrays in one (NULL: no shock viscosity) */      \
     ac_status cuda_shock_profile_##sfx(const ac_grid *g, void *const in[AC_NUM_FIELDS], void *zeta,               \
                                        cudaStream_t stream);                                                    \

@@ -400,17 +400,19 @@ static int AC_FN(stream_runs)(const AC_FN(kernel_fit) & fit, long long columns, 
 
 /* The 55-point substep of configuration CONFIG with a TX x TY tile and
  * `runs` runs up each column of tiles (0: stream_runs). */
-template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set>
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, typename Set,
+          int DEFER = AC_DEFER_NONE>
 static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_out, const AC_FN(shape) & s,
                                                const ac_physics_params &p, const AC_FN(stencil_scales) & c,
                                                const real *zeta, int substep, real dt, ac_device_step step, int runs,
                                                unsigned wraps, const ac_shear_flow &sh, cudaStream_t stream)
 {
-    constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD>();
+    constexpr size_t smem = AC_FN(stream_smem)<CONFIG, TX, TY, LEAD, DEFER>();
     static AC_FN(kernel_fit) fit = {0, 0, 0};
     if (smem > AC_SMEM_PER_BLOCK) /* a tuning shape too large for this configuration */
         return AC_ERR_UNSUPPORTED;
-    if (AC_FN(fit_kernel)(&fit, (const void *)AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>,
+    if (AC_FN(fit_kernel)(&fit,
+                          (const void *)AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT, DEFER>,
                           TX * TY, smem) != AC_OK)
         return AC_ERR_DEVICE;
     const int nz = s.end[2] - s.first[2];
@@ -425,7 +427,7 @@ static ac_status AC_FN(launch_stream_instance)(Set in, Set out, Set w_in, Set w_
         return AC_ERR_ARGUMENT;
     AC_FN(param_piece) pieces[AC_PARAM_PIECES];
     AC_FN(param_pieces)(p, pieces);
-    AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>
+    AC_FN(stream_substep_kernel)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT, DEFER>
         <<<(unsigned)(columns * runs), dim3(TX, TY, 1), smem, stream>>>(in, out, w_in, w_out, s, c, substep, dt, step,
                                                                       (wraps & 1u) != 0, (wraps & 2u) != 0,
                                                                       (wraps & 4u) != 0, zeta, runs, pieces[0],
@@ -470,6 +472,7 @@ typedef struct {
     real dt;
     const ac_device_step *device_step;
     unsigned wraps; /* bit a: axis a's ghost values read from periodic images (fill_unwrapped_ghosts) */
+    int defer;      /* a substep of the deferred order (schedules.cuh's AC_DEFER_*), with device_step */
     ac_shear_flow sh; /* the shearing box's background flow, in double (terms/shear.h) */
     cudaStream_t stream;
 } AC_FN(substep_args);
@@ -507,13 +510,46 @@ struct AC_FN(tuning_shape)<CONFIG, TX, TY, LEAD, BLOCKS, false> {
     }
 };
 
+/* A substep of the deferred order (schedules.cuh) in the schedule's tile:
+ * the first with the schedule's planes ahead, the second with
+ * ac_deferred_lead's; unsupported where the order is not built. */
+template <unsigned CONFIG, int LEAD = ac_deferred_lead(CONFIG, sizeof(real))>
+struct AC_FN(deferred_substep) {
+    static ac_status launch(const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
+    {
+        constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
+        constexpr int NF = ac_field_count(ac_config_modules(CONFIG));
+        typedef AC_FN(fields)<NF> Set;
+        const Set in = AC_FN(make_fields)<NF>(raw[0]), out = AC_FN(make_fields)<NF>(raw[1]),
+                  w_in = AC_FN(make_fields)<NF>(raw[2]), w_out = AC_FN(make_fields)<NF>(raw[3]);
+        if (a.defer == AC_DEFER_RHS)
+            return AC_FN(launch_stream_instance)<CONFIG, S.tx, S.ty, S.lead, 0, true, Set, AC_DEFER_RHS>(
+                in, out, w_in, w_out, *a.s, a.p, a.c, a.zeta, a.substep, a.dt, *a.device_step, 0, a.wraps, a.sh,
+                a.stream);
+        return AC_FN(launch_stream_instance)<CONFIG, S.tx, S.ty, LEAD, 0, true, Set, AC_DEFER_FORM>(
+            in, out, w_in, w_out, *a.s, a.p, a.c, a.zeta, a.substep, a.dt, *a.device_step, 0, a.wraps, a.sh,
+            a.stream);
+    }
+};
+
+template <unsigned CONFIG>
+struct AC_FN(deferred_substep)<CONFIG, 0> {
+    static ac_status launch(const AC_FN(raw_sets) &, const AC_FN(substep_args) &)
+    {
+        return AC_ERR_UNSUPPORTED;
+    }
+};
+
 /* The substep of configuration CONFIG in the shape ASTAROTH_STREAM_TILE
  * asks for (ac_cuda_stream_shape) where this build has it (tuning shapes
- * only with AC_TUNING), else in its schedule's (schedules.cuh). */
+ * only with AC_TUNING), else in its schedule's (schedules.cuh); a substep
+ * of the deferred order in the schedule's. */
 template <unsigned CONFIG>
 static ac_status AC_FN(stream_config)(const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
 {
     constexpr ac_schedule S = ac_schedule_of(CONFIG, sizeof(real));
+    if (a.defer != AC_DEFER_NONE)
+        return a.device_step ? AC_FN(deferred_substep)<CONFIG>::launch(raw, a) : AC_ERR_ARGUMENT;
     static_assert(AC_FN(stream_smem)<CONFIG, S.tx, S.ty, S.lead>() <= AC_SMEM_PER_BLOCK,
                   "a configuration's schedule (schedules.cuh) takes more shared memory than a block may have");
     const ac_stream_shape t = ac_cuda_stream_shape();
@@ -572,7 +608,8 @@ struct AC_FN(stream_dispatch)<LO, HI, true> {
 /* The 55-point substep of grid g: its configuration's instance. */
 static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void *const out[], void *const w_in[],
                                        void *const w_out[], const AC_FN(shape) & s, const real *zeta, int substep,
-                                       real dt, const ac_device_step *device_step, unsigned wraps, cudaStream_t stream)
+                                       real dt, const ac_device_step *device_step, unsigned wraps, cudaStream_t stream,
+                                       int defer = AC_DEFER_NONE)
 {
     AC_FN(substep_args) a;
     a.s = &s;
@@ -583,6 +620,7 @@ static ac_status AC_FN(stream_substep)(const ac_grid *g, void *const in[], void 
     a.dt = dt;
     a.device_step = device_step;
     a.wraps = wraps;
+    a.defer = defer;
     a.sh = shear_flow_of(g);
     a.stream = stream;
     /* the instance: the grid's modules, hyperdiffusion if on, shock viscosity when given its profile */

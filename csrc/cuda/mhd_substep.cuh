@@ -25,6 +25,48 @@ extern "C" ac_status AC_FN(cuda_substep_mhd)(const ac_grid *g, const ac_region *
                                  wraps, stream);
 }
 
+/* The first two substeps of the device loop's deferred order
+ * (schedules.cuh): defer AC_DEFER_RHS, the first, writes the right-hand
+ * side to w_out and reduces the signal speed of `in` at
+ * device_step->max_u2_bits; AC_DEFER_FORM, the second, reads f0 at in and
+ * that right-hand side at w_in.  Over the whole grid, whose ghost values
+ * the kernel reads from their periodic images on every axis (cuda_defers). */
+extern "C" ac_status AC_FN(cuda_substep_deferred)(const ac_grid *g, void *const in_[AC_MAX_FIELDS],
+                                                  void *const out_[AC_MAX_FIELDS], void *const w_in_[AC_MAX_FIELDS],
+                                                  void *const w_out_[AC_MAX_FIELDS], int defer,
+                                                  const ac_device_step *device_step, cudaStream_t stream)
+{
+    if ((defer != AC_DEFER_RHS && defer != AC_DEFER_FORM) || !device_step)
+        return AC_ERR_ARGUMENT;
+    if (!AC_FN(cuda_defers)(g))
+        return AC_ERR_UNSUPPORTED;
+    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    return AC_FN(stream_substep)(g, in_, out_, w_in_, w_out_, s, NULL, defer == AC_DEFER_RHS ? 0 : 1, (real)0,
+                                 device_step, 7u, stream, defer);
+}
+
+/* Whether the device loop's steps of grid g may take the deferred order:
+ * built for its configuration (ac_deferred_lead), and every axis's ghost
+ * values read from their periodic images, so that no ghost fill of f0, or
+ * of the right-hand side that has none, comes between its substeps. */
+template <unsigned CONFIG>
+struct AC_FN(deferred_lead_of) { /* (a constant: the schedule table is the host's) */
+    static constexpr int value = ac_deferred_lead(CONFIG, sizeof(real));
+};
+
+extern "C" int AC_FN(cuda_defers)(const ac_grid *g)
+{
+    const unsigned config =
+        ac_config(ac_grid_modules(g), ac_kernel_bits(ac_grid_terms(g) & (unsigned)AC_KERNEL_TERMS));
+    int lead = 0;
+#define AC_DEFERRED_LEAD(modules, terms)                                                                               \
+    if (config == ac_config((modules), ac_kernel_bits(terms)))                                                         \
+        lead = AC_FN(deferred_lead_of)<ac_config((modules), ac_kernel_bits(terms))>::value;
+    AC_INSTANCES(AC_DEFERRED_LEAD)
+#undef AC_DEFERRED_LEAD
+    return lead > 0 && AC_FN(wrappable_axes)(g, AC_FN(make_shape)(g), 7u) == 7u;
+}
+
 /* The module sets whose signal-speed reductions the build holds (one
  * kernel instance each): X(modules), for the solo reduction below and an
  * ensemble's (members.cuh's cuda_signal_members). */

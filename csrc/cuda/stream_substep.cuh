@@ -56,7 +56,7 @@ template <int TX, int TY, int LEAD, int NF = AC_NUM_FIELDS>
 struct AC_FN(stream_tile) {
     static constexpr int FIELDS = NF; /* four (hydrodynamics) or seven (MHD) */
     static constexpr int CHUNK = 16 / (int)sizeof(real); /* values per 16-byte copy */
-    static constexpr int W = (TX + 2 * AC_GHOST + 2 * (CHUNK - 1)) / CHUNK * CHUNK;
+    static constexpr int W = ac_tile_row((int)sizeof(real), TX);
     static constexpr int H = TY + 2 * AC_GHOST;
     static constexpr int PLANE = W * H, SLOT = NF * PLANE;
     static constexpr int PIECES = H * (W / CHUNK); /* 16-byte copies per field and plane */
@@ -65,15 +65,19 @@ struct AC_FN(stream_tile) {
     static constexpr int RING = AC_GHOST + 1 + LEAD;
     static constexpr size_t BYTES = (size_t)RING * SLOT * sizeof(real);
     static constexpr size_t BELOW_BYTES = (size_t)AC_GHOST * NF * THREADS * sizeof(real); /* see below_in_shared */
+    static_assert(SLOT * sizeof(real) == ac_slot_bytes((int)sizeof(real), TX, TY, NF), "schedules.cuh's slot");
 };
 
 /* The shared memory an instance takes: the ring, and with the schedule's
- * below_in_shared three planes of the tile's interior after it. */
-template <unsigned CONFIG, int TX, int TY, int LEAD>
+ * below_in_shared three planes of the tile's interior after it; in the
+ * second substep of the deferred order (schedules.cuh) LEAD slots after
+ * those for the planes of the first substep's right-hand side. */
+template <unsigned CONFIG, int TX, int TY, int LEAD, int DEFER = AC_DEFER_NONE>
 static constexpr size_t AC_FN(stream_smem)()
 {
     typedef AC_FN(stream_tile)<TX, TY, LEAD, ac_field_count(ac_config_modules(CONFIG))> T;
-    return T::BYTES + (ac_schedule_of(CONFIG, sizeof(real)).below_in_shared ? T::BELOW_BYTES : 0);
+    return T::BYTES + (ac_schedule_of(CONFIG, sizeof(real)).below_in_shared ? T::BELOW_BYTES : 0) +
+           (DEFER == AC_DEFER_FORM ? (size_t)LEAD * T::SLOT * sizeof(real) : 0);
 }
 
 /* Eqs. (6) and (7) on values at compile-time offsets S from f: a shared-memory
@@ -171,6 +175,41 @@ static __device__ __forceinline__ void AC_FN(queue_plane)(real *slot, const Set 
         }
 }
 
+/* The deferred order's second substep (schedules.cuh): this thread's
+ * pieces of a plane of f0 in `slot` become f1 = f0 + beta_1 dt rhs, the
+ * first substep's update (physics.h's rk3_substep), from the right-hand
+ * side's pieces in `rhs`.  The thread's own pieces only, after its wait
+ * for the plane and before the barrier that shows it to the others. */
+template <typename T>
+static __device__ __forceinline__ void AC_FN(form_first_update)(real *slot, const real *rhs, const int *piece_dst,
+                                                                real dt)
+{
+    struct __align__(16) piece {
+        real v[T::CHUNK];
+    };
+#pragma unroll
+    for (int q = 0; q < T::COPIES; ++q)
+        if (piece_dst[q] >= 0) {
+            /* every field's pieces loaded before any is stored, so that the loads are in flight together (the
+             * stores might alias them, and would keep a load, update and store per field in order) */
+            piece v[T::FIELDS], r[T::FIELDS];
+#pragma unroll
+            for (int f = 0; f < T::FIELDS; ++f) {
+                v[f] = *reinterpret_cast<const piece *>(slot + f * T::PLANE + piece_dst[q]);
+                r[f] = *reinterpret_cast<const piece *>(rhs + f * T::PLANE + piece_dst[q]);
+            }
+#pragma unroll
+            for (int f = 0; f < T::FIELDS; ++f) {
+#pragma unroll
+                for (int e = 0; e < T::CHUNK; ++e) {
+                    real w0;
+                    v[f].v[e] = rk3_substep(v[f].v[e], r[f].v[e], &w0, 0, dt);
+                }
+                *reinterpret_cast<piece *>(slot + f * T::PLANE + piece_dst[q]) = v[f];
+            }
+        }
+}
+
 /* The stencils of a vector field v (u, or A with MHD) at a finished point:
  * v_i's plane at f + i PLANE in the ring, its column z[i] (planes k-3 ..
  * k+3), the mixed terms along z summed in acc.  grad[i][a] = d_a v_i, the
@@ -257,8 +296,13 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
  * gradient (shock.cuh).  The shearing box (AC_KERNEL_SHEAR) last of all, its
  * background flow at the point's x from sh (terms/shear.h).  Separate
  * instances, so that the kernel the host drives for plain runs keeps its
- * registers. */
-template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
+ * registers.  DEFER: a substep of the device loop's deferred order
+ * (schedules.cuh).  AC_DEFER_RHS, the first: writes the right-hand side
+ * unscaled to w_out and nothing to out, and leaves the signal speed of its
+ * input (as signal_reduce_kernel finds it) and its non-finite flags at
+ * step.max_u2_bits; AC_DEFER_FORM, the second: in holds f0 and w_in that
+ * right-hand side, and the planes of f1 are formed as they arrive. */
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, int DEFER = AC_DEFER_NONE>
 static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
     AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
@@ -275,20 +319,28 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     constexpr bool ENTROPY = (MODULES & AC_MODULE_ENTROPY) != 0;
     constexpr bool EARLY_SIXTH = (ac_config_needs(CONFIG, AC_TERM_HYPER3 | AC_TERM_SHOCK) & AC_NEEDS_SIXTH) ||
                                  (ENTROPY && SIXTH);
-    if (DEVICE_DT && !AC_FN(step_length)(step.dt, &dt))
+    static_assert(DEFER == AC_DEFER_NONE || DEVICE_DT, "the deferred order is the device loop's");
+    /* (the deferred order's first substep runs before the step's dt is found, and needs none) */
+    if (DEVICE_DT && DEFER != AC_DEFER_RHS && !AC_FN(step_length)(step.dt, &dt))
         return; /* every thread leaves, before any barrier */
     enum { NF = ac_field_count(MODULES), VECTORS = ac_vector_count(MODULES), UX = ac_field_index(MODULES, AC_FIELD_ux) };
     /* the device-side CFL loop's last substep: the step's forcing added to what it writes, and then the
      * reduction for the next step's dt (max |u|^2, or where the signal speed is not uniform the speed) */
     constexpr unsigned SIGNAL_TERMS = ac_signal_terms(MODULES, 0u);
     constexpr bool UNIFORM_SIGNAL = ac_signal_speed_uniform(MODULES, SIGNAL_TERMS);
-    const bool reduces = DEVICE_DT && ac_reduces_in_substep(CONFIG) && step.max_u2_bits != NULL;
+    const bool reduces =
+        DEVICE_DT && (ac_reduces_in_substep(CONFIG) || DEFER == AC_DEFER_RHS) && step.max_u2_bits != NULL;
     const bool forces = DEVICE_DT && ac_forces_in_substep(CONFIG) && step.forcing != NULL;
     double max_u2 = 0.0; /* (the signal speed where it is not uniform) */
     unsigned int nonfinite = 0;
     typedef AC_FN(stream_tile)<TX, TY, LEAD, NF> T;
     extern __shared__ __align__(16) unsigned char ac_stream_smem[];
     real *ring = reinterpret_cast<real *>(ac_stream_smem);
+    /* the deferred order's second substep: the right-hand side's planes in flight, LEAD slots after the rest */
+    constexpr size_t STAGED_AT = T::RING * T::SLOT + (ac_schedule_of(CONFIG, sizeof(real)).below_in_shared
+                                                          ? T::BELOW_BYTES / sizeof(real)
+                                                          : 0);
+    real *const staged = ring + STAGED_AT;
 
     const int nz = s.end[2] - s.first[2], tiles_x = (s.end[0] - s.first[0] + TX - 1) / TX;
     const int columns = tiles_x * ((s.end[1] - s.first[1] + TY - 1) / TY);
@@ -299,6 +351,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
     const bool active = i < s.end[0] && j < s.end[1];
     const bool reads_w = substep > 0, writes_w = w_out.f[0] != NULL;
+    static_assert(DEFER != AC_DEFER_FORM || LEAD > 0, "planes in flight");
     /* the tile's rows start at padded x0, on a 16-byte boundary */
     const int x0 = (i0 + s.lo[0] - AC_GHOST) / T::CHUNK * T::CHUNK;
     const int centre = (threadIdx.y + AC_GHOST) * T::W + i0 + s.lo[0] - x0 + threadIdx.x;
@@ -342,8 +395,11 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     int queued_z = AC_FN(wrapped)(k_first - AC_GHOST, s.n[2], wrap_z) + s.lo[2];
 #pragma unroll
     for (int t = 0; t < LEAD; ++t) {
-        if (t < planes)
+        if (t < planes) {
             AC_FN(queue_plane)<T>(ring + t * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
+            if (DEFER == AC_DEFER_FORM)
+                AC_FN(queue_plane)<T>(staged + t * T::SLOT, w_in, s.stride[2] * queued_z, piece_src, piece_dst);
+        }
         __pipeline_commit();
         queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
     }
@@ -355,10 +411,15 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         AC_FN(load_shock)(zeta, s, column + s.stride[2] * (k_first + s.lo[2]), shock_next);
     for (int it = 0; it < planes; ++it) {
         __pipeline_wait_prior(LEAD - 1);
+        if (DEFER == AC_DEFER_FORM) /* plane `it` of f0 and of the right-hand side: f1, in its slot */
+            AC_FN(form_first_update)<T>(ring + newest * T::SLOT, staged + it % LEAD * T::SLOT, piece_dst, dt);
         __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
         if (it + LEAD < planes) {
             const int slot = newest + LEAD < T::RING ? newest + LEAD : newest + LEAD - T::RING;
             AC_FN(queue_plane)<T>(ring + slot * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
+            if (DEFER == AC_DEFER_FORM) /* into the slot of plane `it`, formed before the barrier */
+                AC_FN(queue_plane)<T>(staged + it % LEAD * T::SLOT, w_in, s.stride[2] * queued_z, piece_src,
+                                      piece_dst);
             queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
         }
         __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
@@ -425,7 +486,8 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 const int row = ac_field_row(MODULES, f), role = ac_field_role_of(row);
                 const unsigned needs = physics_needs(MODULES, TERMS, row);
                 const real *v = at + f * T::PLANE;
-                if (needs & AC_NEEDS_VALUE)
+                if ((needs | (DEFER == AC_DEFER_RHS ? physics_signal_needs(MODULES, SIGNAL_TERMS, row) : 0u)) &
+                    AC_NEEDS_VALUE)
                     d.value[f] = z[f][AC_GHOST];
                 if (role == AC_SCALAR && (needs & AC_NEEDS_FIRST)) {
                     d.grad[f][0] = AC_FN(stencil_first)<1>(v, c.first[0]);
@@ -438,6 +500,17 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 if (role == AC_VECTOR_X && (needs & (AC_NEEDS_FIRST | AC_NEEDS_SECOND | AC_NEEDS_GRAD_DIV)))
                     AC_FN(vector_stencils)<T>(v, z + f, acc[ac_vector_ordinal(MODULES, f)], c, d.grad + f, d.lap + f,
                                               d.grad_div[ac_vector_index(MODULES, row)]);
+            }
+            if (DEFER == AC_DEFER_RHS && reduces) { /* the step's input, as signal_reduce_kernel reduces it */
+#pragma unroll
+                for (int f = 0; f < NF; ++f)
+                    if (!isfinite(z[f][AC_GHOST]))
+                        nonfinite |= 1u << f;
+                const double speed = ac_signal_speed(MODULES, SIGNAL_TERMS, &d, &p);
+                if (!isfinite(speed))
+                    nonfinite |= 1u << 1; /* reported as the velocity's */
+                else
+                    max_u2 = speed > max_u2 ? speed : max_u2;
             }
             /* the terms without inputs of their own scheduled here; then hyperdiffusion and
              * shock viscosity, in physics_rhs's order, each where its inputs arrive */
@@ -498,6 +571,15 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
             real fresh[NF];
 #pragma unroll
             for (int f = 0; f < NF; ++f) {
+                if (DEFER == AC_DEFER_RHS) { /* dt is not known yet */
+                    w_out.f[f][idx] = rhs[f];
+                    continue;
+                }
+                if (DEFER == AC_DEFER_FORM) { /* w_in held the first substep's right-hand side: its w */
+                    real w0;
+                    rk3_substep(z[f][AC_GHOST], w[f], &w0, 0, dt);
+                    w[f] = w0;
+                }
                 fresh[f] = rk3_substep(z[f][AC_GHOST], rhs[f], &w[f], substep, dt);
                 if (!forces)
                     out.f[f][idx] = fresh[f];
@@ -528,7 +610,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
 #pragma unroll
                 for (int f = 0; f < NF; ++f) /* the next point's w into L2, so that its late load does not wait on DRAM */
                     AC_FN(prefetch_l2)(w_in.f[f], idx + s.stride[2]);
-            if (reduces) {
+            if (reduces && DEFER == AC_DEFER_NONE) {
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
                     if (!isfinite(fresh[f]))
@@ -652,7 +734,7 @@ static void AC_FN(param_pieces)(const ac_physics_params &p, AC_FN(param_piece) p
  * whose register counts came closest to those of the arguments by module.
  * After them the shearing box's flow in double (terms/shear.h), which only
  * its instances read. */
-template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT>
+template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, int DEFER = AC_DEFER_NONE>
 __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, TY, BLOCKS>())
     AC_FN(stream_substep_kernel)(AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> in,
                                  AC_FN(fields)<ac_field_count(ac_config_modules(CONFIG))> out,
@@ -663,7 +745,7 @@ __global__ void __launch_bounds__(TX *TY, AC_FN(stream_min_blocks)<CONFIG, TX, T
                                  AC_FN(param_piece) p1, AC_FN(param_piece) p2, ac_shear_flow sh)
 {
     const AC_FN(from_pieces) pieces = {p0, p1, p2};
-    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT>(in, out, w_in, w_out, s,
+    AC_FN(stream_substep_body)<CONFIG, TX, TY, LEAD, BLOCKS, DEVICE_DT, DEFER>(in, out, w_in, w_out, s,
                                                                         AC_FN(params_from)(pieces), c, substep, dt,
                                                                         step, runs, wrap_x, wrap_y, wrap_z, zeta, sh);
 }
