@@ -132,10 +132,7 @@ static __device__ __forceinline__ void AC_FN(signal_reduce_body)(const AC_FN(mhd
             double speed = ac_signal_speed_at(MODULES, terms, fields.f, idx, stride, &geo, &p);
             if (SHEARING)
                 speed += position;
-            if (!isfinite(speed))
-                flags |= 1u << 1; /* reported as the velocity's */
-            else
-                local_max = speed > local_max ? speed : local_max;
+            AC_FN(fold_speed)(speed, &local_max, &flags);
         }
     }
     AC_FN(warp_reduce_to)(local_max, flags, max_bits, nonfinite); /* every lane gets here */
@@ -339,11 +336,7 @@ static __device__ __forceinline__ void AC_FN(signal_stream_body)(const AC_FN(mhd
             }
             /* the grid's terms at run time: with the module set's as constants (the CPU's choice) the MHD+entropy
              * instance took 82 registers and 1.23 times as long (benchmarks/results/2026-11-27-h100-run-in-c) */
-            const double speed = ac_signal_speed(MODULES, terms, &d, &p);
-            if (!isfinite(speed))
-                flags |= 1u << 1; /* reported as the velocity's */
-            else
-                local_max = speed > local_max ? speed : local_max;
+            AC_FN(fold_speed)(ac_signal_speed(MODULES, terms, &d, &p), &local_max, &flags);
         }
         if (G > 0 && active && it >= AC_GHOST) /* plane it - 3 joins the planes below the next point */
 #pragma unroll

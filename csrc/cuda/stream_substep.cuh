@@ -160,6 +160,17 @@ static constexpr int AC_FN(stream_min_blocks)()
     return ac_min_blocks(ac_schedule_of(CONFIG, sizeof(real)), TX, TY, BLOCKS);
 }
 
+/* A point's signal speed into a reduction's running maximum, or where it
+ * is not finite into its flags, as the velocity's (the field the host's
+ * reduction names). */
+static __device__ __forceinline__ void AC_FN(fold_speed)(double speed, double *max, unsigned int *flags)
+{
+    if (!isfinite(speed))
+        *flags |= 1u << 1;
+    else
+        *max = speed > *max ? speed : *max;
+}
+
 /* Queues this thread's 16-byte pieces of one plane (offset `plane` in the
  * grid) of every field into `slot`, as one pipeline stage. */
 template <typename T, typename Set>
@@ -506,11 +517,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 for (int f = 0; f < NF; ++f)
                     if (!isfinite(z[f][AC_GHOST]))
                         nonfinite |= 1u << f;
-                const double speed = ac_signal_speed(MODULES, SIGNAL_TERMS, &d, &p);
-                if (!isfinite(speed))
-                    nonfinite |= 1u << 1; /* reported as the velocity's */
-                else
-                    max_u2 = speed > max_u2 ? speed : max_u2;
+                AC_FN(fold_speed)(ac_signal_speed(MODULES, SIGNAL_TERMS, &d, &p), &max_u2, &nonfinite);
             }
             /* the terms without inputs of their own scheduled here; then hyperdiffusion and
              * shock viscosity, in physics_rhs's order, each where its inputs arrive */
@@ -623,11 +630,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
 #pragma unroll
                     for (int f = 0; f < NF; ++f)
                         values.value[f] = fresh[f];
-                    const double speed = ac_signal_speed(MODULES, SIGNAL_TERMS, &values, &p);
-                    if (!isfinite(speed))
-                        nonfinite |= 1u << 1; /* reported as the velocity's */
-                    else
-                        max_u2 = speed > max_u2 ? speed : max_u2;
+                    AC_FN(fold_speed)(ac_signal_speed(MODULES, SIGNAL_TERMS, &values, &p), &max_u2, &nonfinite);
                 }
             }
         }
