@@ -897,8 +897,8 @@ static bool deferred_order(ac_gpu *gpu)
 }
 
 /* Substep s of a step in the deferred order: the first reduces the signal
- * speed of the step's fields into `reduction`'s target, the others read
- * the step's length at device_step->dt. */
+ * speed of the step's fields where device_step->max_u2_bits points, the
+ * others read the step's length at device_step->dt. */
 static ac_status run_deferred_substep(ac_gpu *gpu, int s, const ac_device_step *device_step)
 {
     const stage_roles r = roles_of(&gpu->buf, deferred_role_sets[s]);
