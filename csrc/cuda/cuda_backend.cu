@@ -1219,6 +1219,14 @@ extern "C" unsigned long long ac_cuda_shared_member_runs(void)
     return __atomic_load_n(&shared_member_runs, __ATOMIC_RELAXED);
 }
 
+/* The reduction for the next step of the `count` members in the table,
+ * led by `first`: the signal speed where `full`, else max |u|^2. */
+static ac_status reduce_members(const ac_gpu *first, int full, int count, cudaStream_t stream)
+{
+    return full ? first->k->signal_members(&first->grid, count, stream)
+                : first->k->reduce_members(&first->grid, count, stream);
+}
+
 /* The members' CFL steps, all of them in each launch: one kernel for their
  * dt, one per substep, and where they are forced either the terms of
  * their forcing before the substeps, for the last to add
@@ -1295,11 +1303,9 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
     CHECK(cudaGetLastError(), "ensemble start launch");
     ac_status st = first->k->load_members(members, count, stream);
     if (st == AC_OK && !each_step) /* the first step's reduction; later steps' come from their last substep */
-        st = full ? first->k->signal_members(&first->grid, count, stream)
-                  : first->k->reduce_members(&first->grid, count, stream);
+        st = reduce_members(first, full, count, stream);
     for (long n = 0; n < max_steps && st == AC_OK; ++n) {
-        if (each_step && (st = full ? first->k->signal_members(&first->grid, count, stream)
-                                    : first->k->reduce_members(&first->grid, count, stream)) != AC_OK)
+        if (each_step && (st = reduce_members(first, full, count, stream)) != AC_OK)
             break;
         cfl_members_kernel<<<1, AC_MAX_MEMBERS, 0, stream>>>(states, count, 0, full);
         CHECK(cudaGetLastError(), "ensemble CFL step launch");

@@ -512,8 +512,8 @@ struct AC_FN(tuning_shape)<CONFIG, TX, TY, LEAD, BLOCKS, false> {
 
 /* A substep of the deferred order (schedules.cuh) in the schedule's tile:
  * the first with the schedule's planes ahead, the second with
- * ac_deferred_lead's; unsupported where the order is not built. */
-template <unsigned CONFIG, int LEAD = ac_deferred_lead(CONFIG, sizeof(real))>
+ * deferred_lead's; unsupported where the order is not built. */
+template <unsigned CONFIG, int LEAD = AC_FN(deferred_lead)<CONFIG>()>
 struct AC_FN(deferred_substep) {
     static ac_status launch(const AC_FN(raw_sets) & raw, const AC_FN(substep_args) & a)
     {
@@ -534,6 +534,7 @@ struct AC_FN(deferred_substep) {
 
 template <unsigned CONFIG>
 struct AC_FN(deferred_substep)<CONFIG, 0> {
+    static_assert(!ac_defers(CONFIG), "the deferred order's second substep fits a block's shared memory");
     static ac_status launch(const AC_FN(raw_sets) &, const AC_FN(substep_args) &)
     {
         return AC_ERR_UNSUPPORTED;

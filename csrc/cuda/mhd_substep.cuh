@@ -46,25 +46,15 @@ extern "C" ac_status AC_FN(cuda_substep_deferred)(const ac_grid *g, void *const 
 }
 
 /* Whether the device loop's steps of grid g may take the deferred order:
- * built for its configuration (ac_deferred_lead), and every axis's ghost
- * values read from their periodic images, so that no ghost fill of f0, or
- * of the right-hand side that has none, comes between its substeps. */
-template <unsigned CONFIG>
-struct AC_FN(deferred_lead_of) { /* (a constant: the schedule table is the host's) */
-    static constexpr int value = ac_deferred_lead(CONFIG, sizeof(real));
-};
-
+ * built for its configuration (ac_defers), and every axis's ghost values
+ * read from their periodic images, so that no ghost fill of f0, or of the
+ * right-hand side that has none, comes between its substeps. */
 extern "C" int AC_FN(cuda_defers)(const ac_grid *g)
 {
     const unsigned config =
         ac_config(ac_grid_modules(g), ac_kernel_bits(ac_grid_terms(g) & (unsigned)AC_KERNEL_TERMS));
-    int lead = 0;
-#define AC_DEFERRED_LEAD(modules, terms)                                                                               \
-    if (config == ac_config((modules), ac_kernel_bits(terms)))                                                         \
-        lead = AC_FN(deferred_lead_of)<ac_config((modules), ac_kernel_bits(terms))>::value;
-    AC_INSTANCES(AC_DEFERRED_LEAD)
-#undef AC_DEFERRED_LEAD
-    return lead > 0 && AC_FN(wrappable_axes)(g, AC_FN(make_shape)(g), 7u) == 7u;
+    return ac_config_valid(config) && ac_defers(config) &&
+           AC_FN(wrappable_axes)(g, AC_FN(make_shape)(g), 7u) == 7u;
 }
 
 /* The module sets whose signal-speed reductions the build holds (one

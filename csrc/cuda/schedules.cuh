@@ -351,19 +351,6 @@ static constexpr __host__ __device__ int ac_min_blocks(const ac_schedule &s, int
     return blocks > 0 ? blocks : s.threads_per_sm / (tx * ty) > 1 ? s.threads_per_sm / (tx * ty) : 1;
 }
 
-/* The bytes of one slot of the streaming kernel's ring: a plane of each of
- * nf fields over a tx x ty tile with a ghost-wide rim, each row starting on
- * a 16-byte boundary of the padded grid (stream_substep.cuh's stream_tile). */
-static constexpr __host__ __device__ int ac_tile_row(int real_bytes, int tx)
-{
-    return (tx + 2 * AC_GHOST + 2 * (16 / real_bytes - 1)) / (16 / real_bytes) * (16 / real_bytes);
-}
-
-static constexpr __host__ __device__ size_t ac_slot_bytes(int real_bytes, int tx, int ty, int nf)
-{
-    return (size_t)nf * ac_tile_row(real_bytes, tx) * (ty + 2 * AC_GHOST) * real_bytes;
-}
-
 /* The device loop's step in the Pencil Code's order: its src/timestep.f90
  * finds dt in the first substep, from the advec/diffus sums that
  * src/equ.f90 makes while it fills df with the right-hand side, and only
@@ -379,36 +366,17 @@ static constexpr __host__ __device__ size_t ac_slot_bytes(int real_bytes, int tx
  * and the right-hand side across its stencil. */
 enum { AC_DEFER_NONE = 0, AC_DEFER_RHS = 1, AC_DEFER_FORM = 2 };
 
-/* The planes the second substep of the deferred order copies ahead: its
- * ring and LEAD more slots for the right-hand side's planes in a block's
- * shared memory, the schedule's planes or else one (one plane more gained
- * nothing); 0 where the order is not built.  Built for MHD without other
+/* The configurations the deferred order is built for: MHD without other
  * modules or kernel terms (two instances more in each precision), where it
  * measured faster than a reduction before each step; with the entropy
  * module the second substep lost more than the reduction took
- * (benchmarks/results/2026-11-29-gpu-deferred-order). */
-static constexpr size_t ac_deferred_bytes(unsigned config, int real_bytes, int lead)
+ * (benchmarks/results/2026-11-29-gpu-deferred-order).  The planes its
+ * second substep copies ahead: stream_substep.cuh's deferred_lead. */
+static constexpr __host__ __device__ bool ac_defers(unsigned config)
 {
-    return (size_t)(AC_GHOST + 1 + 2 * lead) *
-               ac_slot_bytes(real_bytes, ac_schedule_of(config, real_bytes).tx, ac_schedule_of(config, real_bytes).ty,
-                             ac_field_count(ac_config_modules(config))) +
-           (ac_schedule_of(config, real_bytes).below_in_shared
-                ? (size_t)AC_GHOST * ac_field_count(ac_config_modules(config)) * ac_schedule_of(config, real_bytes).tx *
-                      ac_schedule_of(config, real_bytes).ty * real_bytes
-                : 0);
-}
-
-static constexpr int ac_deferred_lead(unsigned config, int real_bytes)
-{
-    return !ac_device_loop_runs(config) || ac_config_terms(config) != 0u ||
-                   ac_config_modules(config) != (AC_MODULE_HYDRO | AC_MODULE_MAGNETIC) ||
-                   ac_signal_gradient_fields(ac_config_modules(config),
-                                             ac_signal_terms(ac_config_modules(config), 0u)) == 0u
-               ? 0
-           : ac_deferred_bytes(config, real_bytes, ac_schedule_of(config, real_bytes).lead) <= AC_SMEM_PER_BLOCK
-               ? ac_schedule_of(config, real_bytes).lead
-           : ac_deferred_bytes(config, real_bytes, 1) <= AC_SMEM_PER_BLOCK ? 1
-                                                                           : 0;
+    return ac_device_loop_runs(config) && ac_config_terms(config) == 0u &&
+           ac_config_modules(config) == (AC_MODULE_HYDRO | AC_MODULE_MAGNETIC) &&
+           ac_signal_gradient_fields(ac_config_modules(config), ac_signal_terms(ac_config_modules(config), 0u)) != 0u;
 }
 
 /* The shapes built for tile tuning besides each configuration's own (only

@@ -56,7 +56,7 @@ template <int TX, int TY, int LEAD, int NF = AC_NUM_FIELDS>
 struct AC_FN(stream_tile) {
     static constexpr int FIELDS = NF; /* four (hydrodynamics) or seven (MHD) */
     static constexpr int CHUNK = 16 / (int)sizeof(real); /* values per 16-byte copy */
-    static constexpr int W = ac_tile_row((int)sizeof(real), TX);
+    static constexpr int W = (TX + 2 * AC_GHOST + 2 * (CHUNK - 1)) / CHUNK * CHUNK;
     static constexpr int H = TY + 2 * AC_GHOST;
     static constexpr int PLANE = W * H, SLOT = NF * PLANE;
     static constexpr int PIECES = H * (W / CHUNK); /* 16-byte copies per field and plane */
@@ -65,7 +65,6 @@ struct AC_FN(stream_tile) {
     static constexpr int RING = AC_GHOST + 1 + LEAD;
     static constexpr size_t BYTES = (size_t)RING * SLOT * sizeof(real);
     static constexpr size_t BELOW_BYTES = (size_t)AC_GHOST * NF * THREADS * sizeof(real); /* see below_in_shared */
-    static_assert(SLOT * sizeof(real) == ac_slot_bytes((int)sizeof(real), TX, TY, NF), "schedules.cuh's slot");
 };
 
 /* The shared memory an instance takes: the ring, and with the schedule's
@@ -78,6 +77,25 @@ static constexpr size_t AC_FN(stream_smem)()
     typedef AC_FN(stream_tile)<TX, TY, LEAD, ac_field_count(ac_config_modules(CONFIG))> T;
     return T::BYTES + (ac_schedule_of(CONFIG, sizeof(real)).below_in_shared ? T::BELOW_BYTES : 0) +
            (DEFER == AC_DEFER_FORM ? (size_t)LEAD * T::SLOT * sizeof(real) : 0);
+}
+
+/* The planes the second substep of the deferred order copies ahead
+ * (schedules.cuh's ac_defers), its ring and LEAD more slots for the
+ * right-hand side's planes in a block's shared memory: the schedule's
+ * planes, else one (one plane more gained nothing); 0 where the order is
+ * not built. */
+template <unsigned CONFIG>
+static constexpr int AC_FN(deferred_lead)()
+{
+    return !ac_defers(CONFIG) ? 0
+           : AC_FN(stream_smem)<CONFIG, ac_schedule_of(CONFIG, sizeof(real)).tx,
+                                ac_schedule_of(CONFIG, sizeof(real)).ty, ac_schedule_of(CONFIG, sizeof(real)).lead,
+                                AC_DEFER_FORM>() <= AC_SMEM_PER_BLOCK
+               ? ac_schedule_of(CONFIG, sizeof(real)).lead
+           : AC_FN(stream_smem)<CONFIG, ac_schedule_of(CONFIG, sizeof(real)).tx,
+                                ac_schedule_of(CONFIG, sizeof(real)).ty, 1, AC_DEFER_FORM>() <= AC_SMEM_PER_BLOCK
+               ? 1
+               : 0;
 }
 
 /* Eqs. (6) and (7) on values at compile-time offsets S from f: a shared-memory
