@@ -123,7 +123,12 @@ class Ensemble:
         astaroth.sweeps).  Returns the list of steps each member
         took.  A member that blows up raises NonFiniteError naming it, after
         the others have finished."""
-        plans = [sim._run_arguments(until, cdt, cdtv, check_every, dt) for sim in self._sims]
+        # the arguments are every member's: checked once, then each member's time against `until`
+        plan = self._sims[0]._run_arguments(until, cdt, cdtv, check_every, dt)
+        for i, sim in enumerate(self._sims):
+            if plan[0] < sim.t:
+                raise ValueError(f"until={plan[0]} lies before member {i}'s current time t={sim.t}")
+        plans = [plan] * len(self._sims)
         if dt is not None:
             dt = _positive_dt(dt)
             for i, sim in enumerate(self._sims):
@@ -194,7 +199,7 @@ class Ensemble:
                         sim._remember_steps(cdt, cdtv, t - sim.t, steps, dt, t == until)
                         sim._fields_as_given = False  # as a step of its own leaves it
                         guess[i] = dt
-                    sim.t, sim.steps = t, sim.steps + steps
+                    sim._advanced(t, steps)
                     taken[i] += steps
                     if nonfinite:  # before a step, as cfl_dt raises, or after the last (every step is checked)
                         taken[i] = _error_of(i, sim._raise_nonfinite)

@@ -802,6 +802,14 @@ class Simulation:
         elif taken >= 2:
             self._recent_step = (cdt, cdtv, span / (taken - 0.5))
 
+    def _advanced(self, t, steps):
+        """After `steps` steps taken in C to time t (a float the backend
+        found): the clock and the step count, without the checks that
+        assignments from a script take (Ensemble.run does this for each
+        member after each batch)."""
+        object.__setattr__(self, "_t", t)
+        object.__setattr__(self, "steps", self.steps + steps)
+
     def _may_step_on_device(self):
         """Whether a run may try the device's CFL loop (the binding's run_cfl and run_cfl_members say
         which configurations it takes): a GPU, one process, and tests have not turned it off."""

@@ -110,6 +110,12 @@ def test_bad_members_are_refused_clearly():
         ac.Ensemble([sim], workers=0)
     with pytest.raises(ValueError, match="until"):
         ac.Ensemble([sim]).run(until=-1.0)
+    ahead = member(1, "cpu")
+    ahead.t = 0.5
+    before = ahead["ux"].copy()
+    with pytest.raises(ValueError, match="member 1's current time t=0.5"):  # and none of them stepped
+        ac.Ensemble([sim, ahead]).run(until=0.25)
+    assert sim.steps == ahead.steps == 0 and sim.t == 0.0 and np.array_equal(ahead["ux"], before)
 
 
 def test_progress_line(capsys):

@@ -206,6 +206,10 @@ typedef struct {
     ac_member_forcing *member_forcings; /* a forced ensemble's forcing table (run_members), device, or NULL */
     ac_step_forcing *member_step_forcings; /* its members' step forcing (AC_MAX_MEMBERS), device, or NULL */
     ac_forcing_sample *samples; /* run_cfl's forcing samples (AC_FORCING_SAMPLES_AHEAD), device, or NULL */
+    /* a forced ensemble's samples, every member's batch in one copy (run_members): device and pinned host,
+     * member_samples_room samples each, or NULL */
+    ac_forcing_sample *member_samples, *member_samples_host;
+    size_t member_samples_room;
     ac_step_forcing *step_forcing; /* a forced run_cfl step's term and phase factors (kernels.h), device, or NULL */
     unsigned long long serial;    /* unique among the grids of this process: names it in members_graph's key */
     /* the graph of run_cfl_members' steps for the members of members_key (serials; forced in bit 63, a full
@@ -317,6 +321,9 @@ static void gpu_destroy(void *self)
     device_free(gpu->member_runs);
     device_free(gpu->member_forcings);
     device_free(gpu->samples);
+    device_free(gpu->member_samples);
+    if (gpu->member_samples_host && cudaFreeHost(gpu->member_samples_host) != cudaSuccess)
+        fprintf(stderr, "astaroth: cudaFreeHost failed\n");
     device_free(gpu->step_forcing);
     device_free(gpu->member_step_forcings);
     if (gpu->members_graph)
@@ -997,11 +1004,9 @@ static ac_status make_step_forcings(const ac_grid *g, int count, ac_step_forcing
     return st;
 }
 
-/* A run's state at its start (on the host), and with `forcing` its draws
- * copied to the device's samples on `stream`: a solo run's (begin_cfl_run)
- * and each ensemble member's (run_members). */
-static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing,
-                           cudaStream_t stream)
+/* A run's state at its start (on the host): a solo run's (start_run) and
+ * each ensemble member's (run_members). */
+static void start_run_state(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing)
 {
     run->taken = 0;
     run->nonfinite = 0;
@@ -1009,6 +1014,14 @@ static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const a
     run->forcing_f0 = forcing ? forcing->f0 : 0.0;
     run->forcing_cs = forcing ? forcing->cs : 0.0;
     gpu->profile_fresh = 0;
+}
+
+/* ... and with `forcing` its draws copied to the device's samples on
+ * `stream`: a solo run's (begin_cfl_run and run_members_graphed). */
+static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing,
+                           cudaStream_t stream)
+{
+    start_run_state(gpu, run, max_steps, forcing);
     if (!forcing)
         return AC_OK;
     ac_status st = AC_OK;
@@ -1227,6 +1240,39 @@ static ac_status reduce_members(const ac_gpu *first, int full, int count, cudaSt
                 : first->k->reduce_members(&first->grid, count, stream);
 }
 
+/* Every forced member's draws in one copy from pinned memory to the first
+ * member's member_samples, member i's at i * stride (a copy each from
+ * pageable memory made small ensembles wait on the host). */
+static ac_status upload_member_samples(ac_gpu *first, const ac_forcing_batch *const *forcings, int count,
+                                       size_t stride, cudaStream_t stream)
+{
+    const size_t room = (size_t)count * stride;
+    CHECK(cudaStreamSynchronize(stream), "ensemble's earlier work"); /* (its last copy from the pinned buffer) */
+    if (room > first->member_samples_room) {
+        device_free(first->member_samples);
+        if (first->member_samples_host && cudaFreeHost(first->member_samples_host) != cudaSuccess)
+            fprintf(stderr, "astaroth: cudaFreeHost failed\n");
+        first->member_samples = first->member_samples_host = NULL;
+        first->member_samples_room = 0;
+        const ac_status st = device_zeros((void **)&first->member_samples, room * sizeof *first->member_samples);
+        if (st != AC_OK)
+            return st;
+        CHECK(cudaMallocHost((void **)&first->member_samples_host, room * sizeof *first->member_samples_host),
+              "pinned forcing samples");
+        first->member_samples_room = room;
+    }
+    for (int i = 0; i < count; ++i) {
+        if ((size_t)forcings[i]->count > stride)
+            return AC_ERR_ARGUMENT;
+        memcpy(first->member_samples_host + (size_t)i * stride, forcings[i]->samples,
+               forcings[i]->count * sizeof *first->member_samples_host);
+    }
+    CHECK(cudaMemcpyAsync(first->member_samples, first->member_samples_host, room * sizeof *first->member_samples,
+                          cudaMemcpyHostToDevice, stream),
+          "ensemble forcing samples");
+    return AC_OK;
+}
+
 /* The members' CFL steps, all of them in each launch: one kernel for their
  * dt, one per substep, and where they are forced either the terms of
  * their forcing before the substeps, for the last to add
@@ -1260,14 +1306,18 @@ static ac_status run_members(ac_gpu *const *gpus, ac_cfl_run *runs, const ac_for
         if (st != AC_OK)
             return st;
     }
+    const size_t stride = forced ? (size_t)max_steps : 0; /* (every member drew as many: forcing_draw_ahead) */
+    if (forced) {
+        const ac_status st = upload_member_samples(first, forcings, count, stride, stream);
+        if (st != AC_OK)
+            return st;
+    }
     for (int i = 0; i < count; ++i) {
         ac_gpu *gpu = gpus[i];
         CHECK(cudaStreamSynchronize(gpu->stream), "ensemble member's earlier work");
-        const ac_status started = start_run(gpu, &runs[i], max_steps, forced ? forcings[i] : NULL, stream);
-        if (started != AC_OK)
-            return started;
+        start_run_state(gpu, &runs[i], max_steps, forced ? forcings[i] : NULL);
         if (forced) {
-            forcing[i].samples = gpu->samples;
+            forcing[i].samples = first->member_samples + (size_t)i * stride;
             forcing[i].run = gpu->cfl;
             for (int a = 0; a < 3; ++a) {
                 forcing[i].origin[a] = gpu->grid.origin[a];
