@@ -182,6 +182,7 @@ class Ensemble:
                 together.remove(i)
         if len(together) < 2:
             return taken, [i for i in range(len(sims)) if isinstance(taken[i], int)]
+        began = {i: sims[i].t for i in together}
         for first in range(0, len(together), MEMBERS_PER_LAUNCH):
             group = together[first:first + MEMBERS_PER_LAUNCH]
             while True:
@@ -195,12 +196,12 @@ class Ensemble:
                     return taken, [i for i in range(len(sims)) if isinstance(taken[i], int)]
                 for i, (t, steps, dt, nonfinite) in zip(active, results):
                     sim = sims[i]
-                    if steps:
-                        sim._remember_steps(cdt, cdtv, t - sim.t, steps, dt, t == until)
+                    taken[i] += steps
+                    if steps:  # (the steps of this run so far: a short last call says little of dt alone)
+                        sim._remember_steps(cdt, cdtv, t - began[i], taken[i], dt, t == until)
                         sim._fields_as_given = False  # as a step of its own leaves it
                         guess[i] = dt
                     sim._advanced(t, steps)
-                    taken[i] += steps
                     if nonfinite:  # before a step, as cfl_dt raises, or after the last (every step is checked)
                         taken[i] = _error_of(i, sim._raise_nonfinite)
                 if bar is not None:

@@ -264,6 +264,7 @@ class _CflSteps:
         self._on_device = fixed_dt is None and sim._may_step_on_device()
         self._counted = False  # the step count checked (sim._check_step_count) before the first step
         self._first_dt = 0.0  # the CFL step of the fields as the run began (a device batch's first guess)
+        self._began = sim.t  # (with taken: the mean step of the run's device batches, _remember_steps)
 
     def __iter__(self):
         return self
@@ -337,10 +338,10 @@ class _CflSteps:
             return None
         t, taken, dt, nonfinite = result
         if taken:
-            sim._remember_steps(self.cdt, self.cdtv, t - sim.t, taken, dt, t == self.until)
+            self.taken += taken  # (the run's steps so far: a short last batch says little of dt alone)
+            sim._remember_steps(self.cdt, self.cdtv, t - self._began, self.taken, dt, t == self.until)
             sim._fields_as_given = False
             sim.steps += taken
-            self.taken += taken
             self.dt = dt
         sim.t = t
         if nonfinite:  # as cfl_dt raises before a step from fields that are not finite

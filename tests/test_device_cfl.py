@@ -57,6 +57,19 @@ def test_device_steps_equal_host_steps_bit_for_bit(dtype, shape, monkeypatch):
 
 
 @GPU
+def test_a_runs_last_steps_are_sized_from_all_of_its_batches(monkeypatch):
+    """The step the next run sizes its first batch with (Simulation._start_dt) is the mean over every batch
+    of the run before, the last step counted as half, not that of its last batch alone (often a step or two)."""
+    monkeypatch.setattr(ac.simulation, "DEVICE_BATCH", 3)
+    sim = flow((32, 32, 32), "float32")
+    sim.run(until=0.05)
+    began, steps = sim.t, sim.steps
+    sim.run(until=0.37)
+    assert sim.steps - steps > 6
+    assert sim._recent_step[2] == (sim.t - began) / (sim.steps - steps - 0.5)
+
+
+@GPU
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("plain_order", [False, True])
 @pytest.mark.parametrize("shape", [(24, 20, 16), (23, 20, 16)])

@@ -502,3 +502,21 @@ def test_later_runs_find_their_first_step_without_a_host_reduction(launches):
         alone.run(until=0.3)
         assert alone.run(until=0.4) == taken[i]
         assert_same_fields(ens[i], alone)
+
+
+@pytest.mark.gpu
+def test_a_runs_last_steps_are_sized_from_all_of_its_calls(launches, monkeypatch):
+    """The step a member's next run sizes its first batch with (Simulation._start_dt) is the mean over every
+    call of the C loop in the run before, the last step counted as half: the last call alone, often of a step
+    or two, says little of dt, and a batch sized from it falls short and costs another call."""
+    from astaroth import ensemble
+
+    monkeypatch.setattr(ensemble, "DEVICE_BATCH", 3)  # several calls, the last one short
+    ens = ac.Ensemble(configured(i, "mhd", "float32") for i in range(3))
+    ens.run(until=0.05)
+    began, steps = ens.t, ens.steps
+    ens.run(until=0.3)
+    assert len([1 for _, together in launches if together]) >= 4
+    for sim, t, s in zip(ens, began, steps):
+        assert sim.steps - s > 6
+        assert sim._recent_step[2] == (sim.t - t) / (sim.steps - s - 0.5)
