@@ -4,6 +4,7 @@
 # Python in .trees/try.tar.xz (scripts/device-trees.sh): MAIN (before) and
 # NEW (the change).  PARTS lists what a call runs, in order:
 #   tests    the one-GPU suite on NEW (with NEW_ENV, default none)
+#   split    tests/test_mpi_gpu.py on NEW (ranks sharing the one GPU)
 #   narrow   tests/test_device_cfl.py on NEW with ASTAROTH_FORM_NARROW=1, then
 #            kernel_times.py 256 of NEW without and with it, then run_rates.py
 #            256 of NEW without and with it
@@ -30,6 +31,9 @@ for part in ${PARTS:-tests}; do
     case $part in
     tests)
         TAIL=8 in_tree $NEW gpu-tests-$NEW.log 400 env $NEW_ENV python -m pytest -q -p no:cacheprovider -rf $ONE_GPU
+        ;;
+    split)
+        TAIL=6 in_tree $NEW split-gpu-tests-$NEW.log 300 python -m pytest -q -p no:cacheprovider -rf tests/test_mpi_gpu.py
         ;;
     narrow)
         TAIL=6 in_tree $NEW narrow-tests.log 200 env ASTAROTH_FORM_NARROW=1 python -m pytest -q -p no:cacheprovider \
