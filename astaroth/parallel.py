@@ -534,7 +534,7 @@ class ParallelStepper:
         plan = dict(transport=self.transport, fields=[t.data.ptr for t in halo.field_tables],
                     send_table=halo.send_table.data.ptr, recv_table=halo.recv_table.data.ptr,
                     send_pieces=halo.send_pieces.data.ptr, recv_pieces=[p.data.ptr for p in halo.recv_pieces],
-                    largest=halo.largest, values=[v.size for v in halo.send_views],
+                    largest=halo.largest,
                     send=[v.data.ptr for v in halo.send_views], recv=[v.data.ptr for v in halo.recv_views[0]],
                     send_base=halo.send.data.ptr, recv_base=halo.recv[0].data.ptr)
         if self.transport == "peer":

@@ -71,10 +71,11 @@ static int gpu_arrays(const SplitSteps *o, int s, void **table)
     return set_arrays(o, s);
 }
 
-/* The values of message m of set s. */
-static int gpu_values(const SplitSteps *o, int s, int m)
+/* The values of message m of set s: a field's points, times the fields
+ * (a shock profile's set has one array). */
+static size_t gpu_values(const SplitSteps *o, int s, int m)
 {
-    return s >= AC_SHOCK_SET ? o->packed->values[m] / o->handle->grid->fields : o->packed->values[m];
+    return o->messages[m].points * (s >= AC_SHOCK_SET ? 1 : (size_t)o->handle->grid->fields);
 }
 
 /* The boxes of set s between its arrays and the buffers' pieces, in one
@@ -102,7 +103,7 @@ static ac_status gpu_pack(SplitSteps *o, int s)
     const size_t element = o->element;
     if (p->transport == TRANSPORT_PEER)
         for (int m = 0; m < o->count; ++m)
-            CUDA_TRY(cudaMemcpyAsync(p->targets[p->parity][m], p->send[m], (size_t)gpu_values(o, s, m) * element,
+            CUDA_TRY(cudaMemcpyAsync(p->targets[p->parity][m], p->send[m], gpu_values(o, s, m) * element,
                                      cudaMemcpyDefault, o->copies),
                      "copying a message");
     else if (p->transport == TRANSPORT_HOST)
@@ -131,7 +132,7 @@ static ac_status gpu_post_finish(SplitSteps *o, int s)
         } else {
             void *const *send = p->transport == TRANSPORT_HOST ? p->host_send : p->send;
             void *const *recv = p->transport == TRANSPORT_HOST ? p->host_recv : p->recv;
-            const int values = gpu_values(o, s, m);
+            const int values = (int)gpu_values(o, s, m);
             code = MPI_Irecv(recv[m], values, type, msg->source, msg->tag, o->comm, o->requests + 2 * m);
             if (code == MPI_SUCCESS)
                 code = MPI_Isend(send[m], values, type, msg->dest, msg->tag, o->comm, o->requests + 2 * m + 1);
@@ -223,7 +224,6 @@ static void gpu_release_packed(packed_messages *p)
     PyMem_Free(p->targets[1]);
     PyMem_Free(p->host_send);
     PyMem_Free(p->host_recv);
-    PyMem_Free(p->values);
     PyMem_Free(p);
 }
 
@@ -329,15 +329,9 @@ static int gpu_prepare_packed(SplitSteps *o, PyObject *plan)
     p->largest = largest ? PyLong_AsLongLong(largest) : -1;
     if (PyErr_Occurred() || p->largest < 1)
         return PyErr_Occurred() ? -1 : (PyErr_SetString(PyExc_ValueError, "SplitSteps: no largest box"), -1);
-    void **values = addresses(PyDict_GetItemString(plan, "values"), o->count, "values"); /* counts, read alike */
-    if (!values || !(p->values = PyMem_Calloc((size_t)o->count + 1, sizeof *p->values))) {
-        PyMem_Free(values);
-        return PyErr_Occurred() ? -1 : (PyErr_NoMemory(), -1);
-    }
     size_t total = 0;
     for (int m = 0; m < o->count; ++m)
-        total += (size_t)(p->values[m] = (int)(intptr_t)values[m]);
-    PyMem_Free(values);
+        total += gpu_values(o, 0, m);
     p->send_bytes = p->recv_bytes = total * o->element;
     if (!(p->send = addresses(PyDict_GetItemString(plan, "send"), o->count, "send")) ||
         !(p->recv = addresses(PyDict_GetItemString(plan, "recv"), o->count, "recv")))

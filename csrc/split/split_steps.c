@@ -62,7 +62,7 @@ typedef struct {
  * the Python side allocated: the copy launches' tables (the fields of each
  * set, the boxes, the buffers' pieces: a second set of receive pieces for
  * the peer transport's second buffer), each message's piece of the send
- * and receive buffers and its values, and per transport where it goes:
+ * and receive buffers, and per transport where it goes:
  * the neighbours' receive buffers (peer, by parity), or pinned host
  * buffers (host). */
 enum { TRANSPORT_PEER, TRANSPORT_HOST, TRANSPORT_DEVICE };
@@ -72,7 +72,6 @@ typedef struct {
     const void *send_table, *recv_table, *send_pieces, *recv_pieces[2];
     long long largest;
     void **send, **recv, **targets[2], **host_send, **host_recv;
-    int *values;
     void *send_base, *recv_base, *host_send_base, *host_recv_base;
     size_t send_bytes, recv_bytes;
     int parity; /* the receive buffer of this exchange (peer) */
