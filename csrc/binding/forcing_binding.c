@@ -30,6 +30,16 @@ ac_status add_step_forcing(GridObject *self, double dt)
     return self->ops->add_forcing(self->self, &term, dt);
 }
 
+/* The samples of a batch are followed in their allocation by the
+ * generator's state after each draw, so that forcing_keep_taken moves the
+ * generator past the steps taken without drawing them again (an ensemble's
+ * batch draws a few thousand; a sample is doubles, so the states are
+ * aligned). */
+static uint64_t *states_after(const ac_forcing_batch *batch)
+{
+    return (uint64_t *)(void *)((ac_forcing_sample *)batch->samples + batch->count);
+}
+
 int forcing_draw_ahead(GridObject *self, long *max_steps, ac_forcing_batch *batch)
 {
     batch->samples = NULL;
@@ -40,16 +50,20 @@ int forcing_draw_ahead(GridObject *self, long *max_steps, ac_forcing_batch *batc
         return 0;
     if (*max_steps > AC_FORCING_SAMPLES_AHEAD)
         *max_steps = AC_FORCING_SAMPLES_AHEAD;
-    ac_forcing_sample *samples = PyMem_RawMalloc(sizeof *samples * (size_t)*max_steps);
+    ac_forcing_sample *samples =
+        PyMem_RawMalloc((sizeof *samples + sizeof(uint64_t)) * (size_t)*max_steps);
     if (!samples) {
         PyErr_NoMemory();
         return -1;
     }
-    ac_forcing state = self->forcing; /* the generator stays where it is until the run has taken its steps */
-    for (long n = 0; n < *max_steps; ++n)
-        ac_forcing_sample_next(&state, samples + n);
     batch->samples = samples;
     batch->count = *max_steps;
+    uint64_t *states = states_after(batch);
+    ac_forcing state = self->forcing; /* the generator stays where it is until the run has taken its steps */
+    for (long n = 0; n < *max_steps; ++n) {
+        ac_forcing_sample_next(&state, samples + n);
+        states[n] = state.state;
+    }
     return 0;
 }
 
@@ -57,9 +71,13 @@ void forcing_keep_taken(GridObject *self, ac_forcing_batch *batch, long long tak
 {
     if (!batch->samples)
         return;
-    ac_forcing_sample skipped;
-    for (long long n = 0; ran && n < taken; ++n)
-        ac_forcing_sample_next(&self->forcing, &skipped);
+    if (ran && taken > 0) { /* (a run takes no more steps than it has samples for; past them, drawn) */
+        const long long kept = taken < batch->count ? taken : batch->count;
+        self->forcing.state = states_after(batch)[kept - 1];
+        ac_forcing_sample skipped;
+        for (long long n = kept; n < taken; ++n)
+            ac_forcing_sample_next(&self->forcing, &skipped);
+    }
     PyMem_RawFree((void *)batch->samples);
     batch->samples = NULL;
 }
