@@ -321,35 +321,46 @@ def vector_potential(sim):
     return [_field(sim, c, xp).astype(xp.float64) for c in ("ax", "ay", "az")]
 
 
-def magnetic_field(sim):
-    """B = curl A + b_ext by the solver's sixth-order first derivatives (physics="mhd")."""
+def curl_of_potential(sim, a=None):
+    """curl A (B without b_ext) by the solver's sixth-order first derivatives (physics="mhd");
+    a: vector_potential(sim), if already at hand."""
+    _require_mhd(sim, "curl_of_potential")
+    return ops.vector_curl(a or vector_potential(sim), sim.spacing, _first_derivative(sim))
+
+
+def magnetic_field(sim, curl_a=None):
+    """B = curl A + b_ext by the solver's sixth-order first derivatives (physics="mhd");
+    curl_a: curl_of_potential(sim), if already at hand."""
     _require_mhd(sim, "magnetic_field")
-    curl = ops.vector_curl(vector_potential(sim), sim.spacing, _first_derivative(sim))
+    curl = curl_of_potential(sim) if curl_a is None else curl_a
     return [c + b for c, b in zip(curl, sim.b_ext)]
 
 
-def current_density(sim):
+def current_density(sim, a=None):
     """J = curl B / mu0 = (grad div A - lap A) / mu0 with the solver's stencils, eqs. (6)-(8) (physics="mhd").
     With walls (astaroth.boundaries), J = curl B / mu0 by sixth-order first derivatives applied twice,
     one-sided next to the walls on the wall axes (astaroth.ops.derivative(walls=True)) and central on
     the periodic ones: the mixed second derivatives of grad div A have no one-sided stencils.  In a
     shearing box (sim.shear != 0) the same, its x derivatives from the shearing-periodic images
-    (_first_derivative): the second and mixed derivatives would wrap x periodically, unshifted."""
+    (_first_derivative): the second and mixed derivatives would wrap x periodically, unshifted.
+    a: vector_potential(sim), if already at hand."""
     if walls_of(sim) or _sheared(sim):
         first = _first_derivative(sim)
-        return [c / sim.mu0 for c in ops.vector_curl(magnetic_field(sim), sim.spacing, first)]
-    a, h = vector_potential(sim), sim.spacing
+        return [c / sim.mu0 for c in ops.vector_curl(magnetic_field(sim, curl_of_potential(sim, a)), sim.spacing,
+                                                     first)]
+    a, h = a or vector_potential(sim), sim.spacing
     lap = [sum(_second_derivative(a[i], j, h[j]) for j in range(3)) for i in range(3)]
     grad_div = [sum(_second_derivative(a[i], i, h[i]) if i == j else _mixed_derivative(a[j], i, j, h[i], h[j])
                     for j in range(3)) for i in range(3)]
     return [(g - l) / sim.mu0 for g, l in zip(grad_div, lap)]
 
 
-def magnetic_helicity(sim):
-    """<A . curl A> over the box (without b_ext; physics="mhd")."""
+def magnetic_helicity(sim, a=None, curl_a=None):
+    """<A . curl A> over the box (without b_ext; physics="mhd");
+    a, curl_a: vector_potential(sim) and curl_of_potential(sim), if already at hand."""
     xp = _array_module(sim)
-    a = vector_potential(sim)
-    curl = ops.vector_curl(a, sim.spacing, _first_derivative(sim))
+    a = a or vector_potential(sim)
+    curl = curl_of_potential(sim, a) if curl_a is None else curl_a
     return _host(xp.mean(sum(ai * ci for ai, ci in zip(a, curl))))
 
 

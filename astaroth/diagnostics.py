@@ -199,7 +199,7 @@ def _extra(sim, names):
     """The EXTRA_COLUMNS among `names`, reduced where the fields are (on the device under CuPy)."""
     xp = analysis._array_module(sim)
     value = analysis._host
-    out = {}
+    out, vectors = {}, {}  # (u and B taken once for all their columns)
     for name in names:
         if name in ("rhomin", "rhomax"):
             lnrho = analysis._field(sim, "lnrho", xp).astype(xp.float64)
@@ -208,7 +208,9 @@ def _extra(sim, names):
             ss = analysis._field(sim, "ss", xp)
             out[name] = value(xp.min(ss) if name == "ssmin" else xp.max(ss))
         else:  # <u_i>, <u_i^2>, <B_i>, <B_i^2>
-            vector = analysis.velocity(sim) if name[0] == "u" else analysis.magnetic_field(sim)
+            if name[0] not in vectors:
+                vectors[name[0]] = analysis.velocity(sim) if name[0] == "u" else analysis.magnetic_field(sim)
+            vector = vectors[name[0]]
             component = vector["xyz".index(name[1])].astype(xp.float64)
             out[name] = value(xp.mean(component ** 2 if name[2] == "2" else component))
     return out
@@ -225,12 +227,14 @@ def _row(sim, dt):
     div = analysis.divergence(sim, u).astype(xp.float64)
     rho = xp.exp(lnrho)
     magnetic = {}
-    if getattr(sim, "physics", "hydro") == "mhd":
-        b2 = sum(c ** 2 for c in analysis.magnetic_field(sim))
-        j2 = sum(c ** 2 for c in analysis.current_density(sim))
+    if getattr(sim, "physics", "hydro") == "mhd":  # A and curl A read and taken once for B, J and <A . curl A>
+        a = analysis.vector_potential(sim)
+        curl_a = analysis.curl_of_potential(sim, a)
+        b2 = sum(c ** 2 for c in analysis.magnetic_field(sim, curl_a))
+        j2 = sum(c ** 2 for c in analysis.current_density(sim, a))
         magnetic = {"brms": math.sqrt(value(xp.mean(b2))), "bmax": math.sqrt(value(xp.max(b2))),
                     "b2m": value(xp.mean(b2)), "jrms": math.sqrt(value(xp.mean(j2))),
-                    "jmax": math.sqrt(value(xp.max(j2))), "abm": analysis.magnetic_helicity(sim)}
+                    "jmax": math.sqrt(value(xp.max(j2))), "abm": analysis.magnetic_helicity(sim, a, curl_a)}
     thermal = {}
     if getattr(sim, "energy", "isothermal") == "entropy":
         import numpy as np
