@@ -1017,7 +1017,9 @@ static void start_run_state(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const 
 }
 
 /* ... and with `forcing` its draws copied to the device's samples on
- * `stream`: a solo run's (begin_cfl_run and run_members_graphed). */
+ * `stream`: begin_cfl_run's, for a solo run and for each member that
+ * run_members_graphed steps (run_members copies its members' draws in one
+ * copy: upload_member_samples). */
 static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing,
                            cudaStream_t stream)
 {
@@ -1241,8 +1243,8 @@ static ac_status reduce_members(const ac_gpu *first, int full, int count, cudaSt
 }
 
 /* Every forced member's draws in one copy from pinned memory to the first
- * member's member_samples, member i's at i * stride (a copy each from
- * pageable memory made small ensembles wait on the host). */
+ * member's member_samples, member i's at i * stride, not a copy each from
+ * pageable memory (each of which the host waits on). */
 static ac_status upload_member_samples(ac_gpu *first, const ac_forcing_batch *const *forcings, int count,
                                        size_t stride, cudaStream_t stream)
 {
