@@ -199,7 +199,6 @@ class Ensemble:
                     taken[i] += steps
                     if steps:  # (the steps of this run so far: a short last call says little of dt alone)
                         sim._remember_steps(cdt, cdtv, t - began[i], taken[i], dt, t == until)
-                        sim._fields_as_given = False  # as a step of its own leaves it
                         guess[i] = dt
                     sim._advanced(t, steps)
                     if nonfinite:  # before a step, as cfl_dt raises, or after the last (every step is checked)

@@ -317,10 +317,8 @@ class _CflSteps:
             if split is not None:
                 sim._stepper.halo.count = split.exchanges
                 sim._stepper.ghosts_fresh = False  # its exchanges were of the fields before these steps
-        sim.t = t
+        sim._advanced(t, taken)
         if taken:
-            sim._fields_as_given = False
-            sim.steps += taken
             self.taken += taken
             self.dt = dt
         if nonfinite:  # before a step, as cfl_dt raises, or after one, as check_finite does
@@ -340,10 +338,8 @@ class _CflSteps:
         if taken:
             self.taken += taken  # (the run's steps so far: a short last batch says little of dt alone)
             sim._remember_steps(self.cdt, self.cdtv, t - self._began, self.taken, dt, t == self.until)
-            sim._fields_as_given = False
-            sim.steps += taken
             self.dt = dt
-        sim.t = t
+        sim._advanced(t, taken)
         if nonfinite:  # as cfl_dt raises before a step from fields that are not finite
             sim._raise_nonfinite()
         return self.dt
@@ -805,11 +801,14 @@ class Simulation:
 
     def _advanced(self, t, steps):
         """After `steps` steps taken in C to time t (a float the backend
-        found): the clock and the step count, without the checks that
-        assignments from a script take (Ensemble.run does this for each
-        member after each batch)."""
+        found): the clock, the step count, and the fields no longer as
+        given (a step leaves them so), without the checks that assignments
+        from a script take (sim.run's batches in C, Ensemble.run's for
+        each member)."""
         object.__setattr__(self, "_t", t)
-        object.__setattr__(self, "steps", self.steps + steps)
+        if steps:
+            object.__setattr__(self, "_fields_as_given", False)
+            object.__setattr__(self, "steps", self.steps + steps)
 
     def _may_step_on_device(self):
         """Whether a run may try the device's CFL loop (the binding's run_cfl and run_cfl_members say
