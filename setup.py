@@ -50,6 +50,7 @@ CUDA_SOURCES = [  # the longest to compile first: they are compiled side by side
     "csrc/cuda/kernels_f32.cu",
     "csrc/cuda/ops_f32.cu",
     "csrc/cuda/ops_f64.cu",
+    "csrc/cuda/timeseries.cu",
     "csrc/cuda/cuda_backend.cu",
 ]
 
@@ -75,6 +76,7 @@ C_SOURCES = [
     "csrc/cpu/signal_f64.c",
     "csrc/cpu/ops_f32.c",
     "csrc/cpu/ops_f64.c",
+    "csrc/cpu/timeseries.c",
 ]
 
 

@@ -4,8 +4,11 @@
 row every N steps; the file is plain CSV with a header, read directly by
 ``numpy.genfromtxt(path, delimiter=",", names=True)`` or ``pandas.read_csv``
 (or by read_timeseries(path), which also reads files written under the
-column names before they followed the Pencil Code).  On the CUDA backend
-with CuPy the reductions run on the device views.
+column names before they followed the Pencil Code).  On one process's
+periodic grid without shear or gravity the backend reduces a row in one
+pass where the fields are (csrc/timeseries.h: on the GPU a launch and a
+copy of its numbers); otherwise the analysis functions give each column, on
+the device views under CuPy.
 
 The columns take the Pencil Code's names (its ``print.in`` names) where it
 has the quantity; <.> is the mean over the grid, max the maximum over it,
@@ -184,15 +187,64 @@ def _has_gravity(sim):
 def row(sim, dt, names=None):
     """One time-series row (a dict over columns(sim), and over any of
     `names` from EXTRA_COLUMNS) for the simulation now (NaN entries,
-    without warnings, once the run has blown up)."""
+    without warnings, once the run has blown up).  On one process's
+    periodic grid without shear or gravity the backend reduces the fields
+    in one pass where they are (csrc/timeseries.h, the GPU's a launch and a
+    copy); otherwise the analysis functions give each column."""
     import numpy as np
 
+    extra = [n for n in names or () if n in EXTRA_COLUMNS]
     with np.errstate(all="ignore"):
+        if _reduced_in_c(sim):
+            return _row_from_c(sim, dt, extra)
         out = _row(sim, dt)
-        extra = [n for n in names or () if n in EXTRA_COLUMNS]
         if extra:
             out.update(_extra(sim, extra))
         return out
+
+
+def _reduced_in_c(sim):
+    """Whether the backend's reduction (csrc/timeseries.h) gives sim's row:
+    its derivatives are the solver's, from ghost zones, which are the
+    analysis functions' on periodic axes; walls (one-sided stencils there),
+    the shearing box (its images by Fourier series), gravity (<rho Phi>) and
+    a grid split over ranks take the analysis functions."""
+    return (sim.decomposition is None and not analysis.walls_of(sim) and not analysis._sheared(sim) and
+            not _has_gravity(sim))
+
+
+# Each column the backend's reduction gives: column -> (its value in
+# csrc/timeseries.h, the conversion); etotm is the sum of the energies.
+_SQRT, _SAME = math.sqrt, float
+_FROM_C = {
+    "urms": ("u2", _SQRT), "umax": ("u2_max", _SQRT), "ekin": ("ekin", _SAME), "rhom": ("rho", _SAME),
+    "lnrhomin": ("lnrho_min", _SAME), "lnrhomax": ("lnrho_max", _SAME), "divu2m": ("divu2", _SAME),
+    "orms": ("w2", _SQRT), "omax": ("w2_max", _SQRT), "oum": ("wu", _SAME),
+    "brms": ("b2", _SQRT), "bmax": ("b2_max", _SQRT), "b2m": ("b2", _SAME), "jrms": ("j2", _SQRT),
+    "jmax": ("j2_max", _SQRT), "abm": ("ab", _SAME),
+    "TTm": ("TT", _SAME), "TTmax": ("TT_max", _SAME), "TTmin": ("TT_min", _SAME), "ssm": ("ss", _SAME),
+    "ethm": ("eth", _SAME),
+    "uxm": ("ux", _SAME), "uym": ("uy", _SAME), "uzm": ("uz", _SAME),
+    "ux2m": ("ux2", _SAME), "uy2m": ("uy2", _SAME), "uz2m": ("uz2", _SAME),
+    "rhomin": ("lnrho_min", math.exp), "rhomax": ("lnrho_max", math.exp),
+    "bxm": ("bx", _SAME), "bym": ("by", _SAME), "bzm": ("bz", _SAME),
+    "bx2m": ("bx2", _SAME), "by2m": ("by2", _SAME), "bz2m": ("bz2", _SAME),
+    "ssmin": ("ss_min", _SAME), "ssmax": ("ss_max", _SAME),
+}
+
+
+def _row_from_c(sim, dt, extra):
+    """row() from the backend's reduction of the fields now."""
+    values = sim._grid.timeseries()
+    out = {"it": sim.steps, "t": sim.t, "dt": dt}
+    for name in columns(sim)[3:] + tuple(extra):
+        if name == "etotm":  # energy_budget's sum, in its order (no gravity here)
+            magnetic = values["b2"] / (2 * float(sim.mu0)) if "b2" in values else 0.0
+            out[name] = values["ekin"] + values["eth"] + magnetic + 0.0
+        else:
+            value, conversion = _FROM_C[name]
+            out[name] = conversion(values[value])
+    return out
 
 
 def _extra(sim, names):

@@ -201,6 +201,10 @@ typedef struct ac_backend_ops {
      * back (1); on the GPU in one launch queued on `stream` (NULL: the
      * grid's own) */
     ac_status (*copy_boxes)(void *self, const ac_box_copies *c, int unpack, void *stream);
+    /* a time-series row of the fields now (timeseries.h): its AC_TS_VALUES
+     * means and extrema into out, every ghost zone of the fields filled
+     * first (periodic, or under the grid's walls and shear) */
+    ac_status (*timeseries)(void *self, double *out);
 } ac_backend_ops;
 
 /* The set number that fill_ghost_axis and shear_ghosts take for the shock

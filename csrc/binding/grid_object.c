@@ -9,6 +9,7 @@
 #include "binding.h"
 #include "../reach.h"
 #include "../split_steps.h"
+#include "../timeseries.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -485,6 +486,46 @@ static PyObject *Grid_shock_max(GridObject *self, PyObject *args)
     return PyFloat_FromDouble(v);
 }
 
+/* timeseries() -> {name: value}: a time-series row's means and extrema of the
+ * fields now (csrc/timeseries.h), those of the grid's modules. */
+static PyObject *Grid_timeseries(GridObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!check_ready(self))
+        return NULL;
+    double v[AC_TS_VALUES];
+    ac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->ops->timeseries(self->self, v);
+    Py_END_ALLOW_THREADS
+    if (st != AC_OK)
+        return raise_status(st, self, "time-series row");
+    PyObject *out = PyDict_New();
+    if (!out)
+        return NULL;
+    for (int q = 0; q < AC_TS_VALUES; ++q) {
+        static const char *const names[AC_TS_VALUES] = {
+#define AC_TS_NAME(name, module, kind) #name,
+            AC_TIMESERIES_TABLE(AC_TS_NAME)
+#undef AC_TS_NAME
+        };
+        static const unsigned modules[AC_TS_VALUES] = {
+#define AC_TS_MODULE(name, module, kind) (unsigned)(module),
+            AC_TIMESERIES_TABLE(AC_TS_MODULE)
+#undef AC_TS_MODULE
+        };
+        if (!(self->grid.modules & modules[q]))
+            continue;
+        PyObject *x = PyFloat_FromDouble(v[q]);
+        if (!x || PyDict_SetItemString(out, names[q], x) < 0) {
+            Py_XDECREF(x);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(x);
+    }
+    return out;
+}
+
 static PyObject *Grid_poison_scratch(GridObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (!check_ready(self))
@@ -656,6 +697,9 @@ static PyMethodDef Grid_methods[] = {
     {"padded_address", (PyCFunction)Grid_padded_address, METH_VARARGS,
      "padded_address(s, field) -> address of the padded array that RK3 substep s reads (0: the fields)."},
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
+    {"timeseries", (PyCFunction)Grid_timeseries, METH_NOARGS,
+     "timeseries() -> {name: value}: a time-series row's means and extrema of the fields now (csrc/timeseries.h), "
+     "those of the grid's modules, every ghost zone filled first."},
     {"shock_profile", (PyCFunction)Grid_shock_profile, METH_NOARGS,
      "shock_profile() -> the shock viscosity zeta of the fields now (dense), or None without shock viscosity."},
     {"shock_max", (PyCFunction)Grid_shock_max, METH_VARARGS,

@@ -39,15 +39,16 @@ typedef struct {
     void (*fill_ghost_axis_bc)(const ac_grid *, void *, int, int);
     void (*fill_ghosts_bc)(const ac_grid *, void *, int);
     void (*shear_ghosts)(const ac_grid *, void *, int, const void *, ptrdiff_t, ptrdiff_t);
+    ac_status (*timeseries)(const ac_grid *, void *const *, double *);
 } kernel_table;
 
 static const kernel_table kernels[2] = {
     {fill_ghost_zones_f32, fill_ghost_axis_f32, substep_f32, substep_19p_second_f32, can_fuse_step_f32, step_fused_f32, step_fused_rows_f32, max_speed_f32,
      substep_rows_f32, shock_profile_f32, shock_profile_pass_f32, max_signal_speed_f32, first_nonfinite_field_f32, add_forcing_f32,
-     set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32, shear_ghosts_f32},
+     set_wall_values_f32, fill_ghost_axis_bc_f32, fill_ghosts_bc_f32, shear_ghosts_f32, timeseries_f32},
     {fill_ghost_zones_f64, fill_ghost_axis_f64, substep_f64, substep_19p_second_f64, can_fuse_step_f64, step_fused_f64, step_fused_rows_f64, max_speed_f64,
      substep_rows_f64, shock_profile_f64, shock_profile_pass_f64, max_signal_speed_f64, first_nonfinite_field_f64, add_forcing_f64,
-     set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64, shear_ghosts_f64},
+     set_wall_values_f64, fill_ghost_axis_bc_f64, fill_ghosts_bc_f64, shear_ghosts_f64, timeseries_f64},
 };
 
 /* Threads by load.  On a machine whose cores are busy with other work,
@@ -388,6 +389,14 @@ static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
     return AC_OK;
 }
 
+static ac_status cpu_timeseries(void *self, double *out)
+{
+    ac_cpu *cpu = self;
+    for (int f = 0; f < cpu->grid.fields; ++f)
+        cpu->k->fill_ghosts_bc(&cpu->grid, cpu->buf.home[f], f);
+    return cpu->k->timeseries(&cpu->grid, cpu->buf.home, out);
+}
+
 static ac_status cpu_shock_profile_pass(void *self, int pass, int *written)
 {
     ac_cpu *cpu = self;
@@ -517,5 +526,5 @@ const ac_backend_ops ac_cpu_backend = {
     cpu_padded_data, cpu_fill_ghost_axis, AC_CPU_ROW_ALIGN_BYTES, 4, NULL, cpu_shock_profile,
     NULL, NULL, cpu_set_walls, 0u, NULL, cpu_shock_profile_pass, cpu_shock_data, cpu_boundaries, cpu_shear_ghosts,
     NULL, /* the loops read ghost zones the caller fills */
-    cpu_copy_boxes,
+    cpu_copy_boxes, cpu_timeseries,
 };

@@ -39,7 +39,9 @@
     double max_signal_speed_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS]);                   \
     int first_nonfinite_field_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS]);                       \
     int add_forcing_##sfx(const ac_grid *g, void *const fields[AC_NUM_FIELDS], const ac_forcing_term *term,   \
-                          double dt);
+                          double dt);                                                                         \
+    /* a time-series row's AC_TS_VALUES values (../timeseries.h; timeseries.c), ghost zones filled */        \
+    ac_status timeseries_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], double *out);
 
 AC_DECLARE_CPU_KERNELS(f32)
 AC_DECLARE_CPU_KERNELS(f64)

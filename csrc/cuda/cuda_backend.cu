@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../reach.h"
+#include "../timeseries.h"
 #include "kernels.h"
 #include "schedules.cuh"
 
@@ -219,6 +220,7 @@ typedef struct {
     int members_count;
     void *shear_source;      /* the shear_ghosts op's planes (a grid split over MPI ranks), device, or NULL */
     void *zeta;              /* with nu_shock: the profile and its gradient (4 padded arrays) */
+    double *timeseries_scratch, *timeseries_host; /* a time-series row's partial rows (device) and row (pinned), or NULL */
     int profile_fresh;       /* zeta is that of the fields now (shock_profile, shock_max; step may take it) */
     bool defers;             /* run_cfl's steps take the deferred order (deferred_order; stage_b allocated) */
     int device;              /* the GPU it lives on */
@@ -331,6 +333,9 @@ static void gpu_destroy(void *self)
     free(gpu->members_key);
     device_free(gpu->shear_source);
     device_free(gpu->zeta);
+    device_free(gpu->timeseries_scratch);
+    if (gpu->timeseries_host && cudaFreeHost(gpu->timeseries_host) != cudaSuccess)
+        fprintf(stderr, "astaroth: cudaFreeHost failed\n");
     if (gpu->stream) {
         cudaError_t err = cudaStreamDestroy(gpu->stream);
         if (err != cudaSuccess)
@@ -648,6 +653,32 @@ static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
     if (st == AC_OK)
         *out = flags ? (double)NAN : fastest;
     return st;
+}
+
+/* A time-series row (../timeseries.h): every ghost zone of the fields
+ * filled (fill_walls: periodic, walls and shear alike), the reduction, and
+ * its row copied back. */
+static ac_status gpu_timeseries(void *self, double *out)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    if (!gpu->timeseries_scratch)
+        CHECK(cudaMalloc((void **)&gpu->timeseries_scratch, ac_cuda_timeseries_scratch(&gpu->grid)),
+              "time-series row scratch");
+    if (!gpu->timeseries_host)
+        CHECK(cudaMallocHost((void **)&gpu->timeseries_host, AC_TS_VALUES * sizeof *gpu->timeseries_host),
+              "time-series row");
+    ac_status st = gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream);
+    double *row = NULL;
+    if (st == AC_OK)
+        st = ac_cuda_timeseries(&gpu->grid, gpu->element_bytes == 4, gpu->buf.home, gpu->timeseries_scratch, &row,
+                                gpu->stream);
+    if (st != AC_OK)
+        return st;
+    CHECK(cudaMemcpyAsync(gpu->timeseries_host, row, AC_TS_VALUES * sizeof *row, cudaMemcpyDeviceToHost, gpu->stream),
+          "time-series row");
+    CHECK(cudaStreamSynchronize(gpu->stream), "time-series row");
+    memcpy(out, gpu->timeseries_host, AC_TS_VALUES * sizeof *out);
+    return AC_OK;
 }
 
 static ac_status gpu_first_nonfinite_field(void *self, int *out)
@@ -1463,5 +1494,5 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     0u, /* every term (gravity has a kernel of its own; the Coriolis force and the shear are in the streaming
          * kernel, the shear's shifted x faces a kernel of their own) */
     gpu_configuration_missing, gpu_shock_profile_pass, gpu_shock_data,
-    gpu_boundaries, gpu_shear_ghosts, gpu_region_wraps, gpu_copy_boxes,
+    gpu_boundaries, gpu_shear_ghosts, gpu_region_wraps, gpu_copy_boxes, gpu_timeseries,
 };

@@ -94,6 +94,14 @@ typedef struct {
     int offset[3];
 } ac_member_forcing;
 
+/* A time-series row (../timeseries.h; timeseries.cu): the bytes of device
+ * scratch it needs over grid g, and its reduction of the fields (padded,
+ * ghost zones filled; single: float32) queued on `stream`, whose
+ * AC_TS_VALUES doubles land at *row, within scratch. */
+size_t ac_cuda_timeseries_scratch(const ac_grid *g);
+ac_status ac_cuda_timeseries(const ac_grid *g, int single, void *const fields[AC_MAX_FIELDS], double *scratch,
+                             double **row, cudaStream_t stream);
+
 #define AC_DECLARE_CUDA_KERNELS(sfx)                                                                         \
     ac_status cuda_substep_##sfx(const ac_grid *g, const ac_region *r, ac_method method,                      \
                                  void *const in[AC_NUM_FIELDS], void *const out[AC_NUM_FIELDS],              \

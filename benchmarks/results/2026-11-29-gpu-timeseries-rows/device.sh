@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The device call for the time-series row reduced in C (csrc/timeseries.h),
+# from the repository root, the trees prebuilt for the device's Python in
+# .trees/try.tar.xz (scripts/device-trees.sh): MAIN (before) and NEW.
+# PARTS lists what the call runs, in order:
+#   tests   the one-GPU suite, the row's own tests and the diagnostics' GPU tests on NEW
+#   rows    row_times.py of MAIN and NEW at 32^3 and 256^3
+#   sweeps  sweep_times.py (the dynamo-onset notebook's sweep) of MAIN and NEW to T_SHORT,
+#           then of NEW to the notebook's t = 400
+#   bench   bench --sweeps --physics all of MAIN and NEW (float32)
+set -uo pipefail
+. scripts/device-trees.sh
+HERE=$PWD/benchmarks/results/2026-11-29-gpu-timeseries-rows
+MAIN=${MAIN:-main}
+NEW=${NEW:-rows}
+ONE_GPU="tests/test_cfl_reduction_gpu.py tests/test_gpu.py tests/test_device_cfl.py tests/test_run_in_c.py tests/test_ensemble.py tests/test_bitwise.py
+ tests/test_forcing.py tests/test_configurations_gpu.py tests/test_shock.py tests/test_shear_gpu.py"
+device_start $NEW
+for part in ${PARTS:-tests rows sweeps bench}; do
+    case $part in
+    tests)
+        TAIL=8 in_tree $NEW gpu-tests-$NEW.log 400 python -m pytest -q -p no:cacheprovider -rf $ONE_GPU \
+            tests/test_timeseries_reduction.py tests/test_ops_gpu.py tests/test_diagnostics_during_run.py tests/test_sweep.py
+        ;;
+    rows)
+        for t in $MAIN $NEW; do
+            TAIL=12 in_tree $t row-times.log 200 python $HERE/row_times.py 32 hydro mhd mhd+entropy
+            TAIL=12 in_tree $t row-times.log 200 python $HERE/row_times.py 256 hydro mhd mhd+entropy
+        done
+        ;;
+    sweeps)
+        for t in $MAIN $NEW; do
+            TAIL=3 in_tree $t sweep-times.log 200 python $HERE/sweep_times.py ${T_SHORT:-50}
+        done
+        TAIL=3 in_tree $NEW sweep-times.log 200 python $HERE/sweep_times.py 400
+        ;;
+    bench)
+        for t in $MAIN $NEW; do
+            TAIL=11 in_tree $t sweeps-float32.log 280 python -m astaroth bench --backend cuda \
+                --sweeps --physics all --sizes 32 64 256 --dtype float32 --methods 55p
+        done
+        ;;
+    esac
+done

@@ -1,0 +1,142 @@
+/*
+ * timeseries.cu -- a time-series row's reductions (../timeseries.h) on the
+ * GPU, for fields of either precision: a block per tile of x-y columns and
+ * run of z planes sums its points in a fixed order (the warps' shuffles, then
+ * the warps in turn) into one partial row, and one block combines the
+ * partial rows in block order, so that a row's bits are the same at every
+ * call.  Ghost zones are filled by the caller.
+ */
+#define real double
+#include "../timeseries.h"
+#include "kernels.h"
+
+#define field_t float
+#define AC_FN(name) name##_f32
+#include "../timeseries_point.h"
+#undef field_t
+#undef AC_FN
+#define field_t double
+#define AC_FN(name) name##_f64
+#include "../timeseries_point.h"
+#undef field_t
+#undef AC_FN
+
+enum { TS_TX = 32, TS_TY = 8, TS_WARPS = TS_TX * TS_TY / 32, TS_MOST_BLOCKS = 16384 };
+
+static __device__ void ts_point(const timeseries_fields_f32 *f, ptrdiff_t idx, const ptrdiff_t st[3],
+                                const ac_timeseries_constants *c, double v[AC_TS_VALUES])
+{
+    timeseries_point_f32(f, idx, st, c, v);
+}
+
+static __device__ void ts_point(const timeseries_fields_f64 *f, ptrdiff_t idx, const ptrdiff_t st[3],
+                                const ac_timeseries_constants *c, double v[AC_TS_VALUES])
+{
+    timeseries_point_f64(f, idx, st, c, v);
+}
+
+/* Two partial values of value q joined: sums added, extrema kept. */
+static __device__ __forceinline__ double ts_join(int q, double a, double b)
+{
+    return q < AC_TS_MEANS ? a + b : ac_ts_max(a, b);
+}
+
+template <typename Fields>
+__global__ void __launch_bounds__(TS_TX *TS_TY)
+    timeseries_kernel(Fields f, ac_timeseries_constants c, int3 n, int3 lo, int2 m, int planes, double *partial)
+{
+    double v[AC_TS_VALUES];
+    ac_ts_start(v);
+    const int i = blockIdx.x * TS_TX + threadIdx.x, j = blockIdx.y * TS_TY + threadIdx.y;
+    const int k0 = blockIdx.z * planes, k1 = min(k0 + planes, n.z);
+    if (i < n.x && j < n.y) {
+        const ptrdiff_t st[3] = {1, m.x, (ptrdiff_t)m.x * m.y};
+        for (int k = k0; k < k1; ++k)
+            ts_point(&f, (i + lo.x) + st[1] * (j + lo.y) + st[2] * (k + lo.z), st, &c, v);
+    }
+    __shared__ double warps[TS_WARPS][AC_TS_VALUES];
+#pragma unroll
+    for (int q = 0; q < AC_TS_VALUES; ++q) { /* a warp is a row of the tile (TS_TX = 32) */
+        double x = v[q];
+        for (int o = 16; o > 0; o >>= 1)
+            x = ts_join(q, x, __shfl_down_sync(0xffffffffu, x, o));
+        if (threadIdx.x == 0)
+            warps[threadIdx.y][q] = x;
+    }
+    __syncthreads();
+    const int t = threadIdx.x + TS_TX * threadIdx.y;
+    if (t < AC_TS_VALUES) {
+        double x = warps[0][t];
+        for (int w = 1; w < TS_WARPS; ++w)
+            x = ts_join(t, x, warps[w][t]);
+        const size_t block = blockIdx.x + (size_t)gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z);
+        partial[block * AC_TS_VALUES + t] = x;
+    }
+}
+
+/* The blocks' partial rows combined in block order, into the row. */
+__global__ void timeseries_finish_kernel(const double *partial, long long blocks, double points, double *out)
+{
+    const int q = threadIdx.x;
+    if (q >= AC_TS_VALUES)
+        return;
+    double x = q < AC_TS_MEANS ? 0.0 : -HUGE_VAL;
+    for (long long b = 0; b < blocks; ++b)
+        x = ts_join(q, x, partial[b * AC_TS_VALUES + q]);
+    out[q] = q < AC_TS_MEANS ? x / points : ac_ts_kind(q) == AC_TS_MIN ? -x : x;
+}
+
+/* The launch's shape over grid g: its blocks (one partial row each) and planes a block. */
+static dim3 timeseries_blocks(const ac_grid *g, int *planes)
+{
+    const unsigned tx = (unsigned)(g->n[0] + TS_TX - 1) / TS_TX, ty = (unsigned)(g->n[1] + TS_TY - 1) / TS_TY;
+    int z = 1;
+    while ((long long)tx * ty * ((g->n[2] + z - 1) / z) > TS_MOST_BLOCKS)
+        z *= 2;
+    *planes = z;
+    return dim3(tx, ty, (unsigned)((g->n[2] + z - 1) / z));
+}
+
+extern "C" size_t ac_cuda_timeseries_scratch(const ac_grid *g)
+{
+    int planes;
+    const dim3 b = timeseries_blocks(g, &planes);
+    return ((size_t)b.x * b.y * b.z + 1) * AC_TS_VALUES * sizeof(double);
+}
+
+template <typename T, typename Fields>
+static ac_status timeseries_launch(const ac_grid *g, void *const fields[AC_MAX_FIELDS], double *scratch,
+                                   cudaStream_t stream)
+{
+    Fields f = {NULL, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL};
+    f.lnrho = (const T *)fields[ac_field_index(g->modules, AC_FIELD_lnrho)];
+    for (int i = 0; i < 3; ++i) {
+        f.u[i] = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ux + i)];
+        if (g->modules & AC_MODULE_MAGNETIC)
+            f.a[i] = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ax + i)];
+    }
+    if (g->modules & AC_MODULE_ENTROPY)
+        f.ss = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ss)];
+    int planes;
+    const dim3 blocks = timeseries_blocks(g, &planes);
+    const long long count = (long long)blocks.x * blocks.y * blocks.z;
+    timeseries_kernel<Fields><<<blocks, dim3(TS_TX, TS_TY), 0, stream>>>(
+        f, ac_timeseries_constants_of(g), make_int3(g->n[0], g->n[1], g->n[2]),
+        make_int3(g->lo[0], g->lo[1], g->lo[2]), make_int2(g->m[0], g->m[1]), planes, scratch);
+    if (ac_cuda_record(cudaGetLastError(), "time-series row launch") != AC_OK)
+        return AC_ERR_DEVICE;
+    timeseries_finish_kernel<<<1, 64, 0, stream>>>(scratch, count, (double)g->n[0] * g->n[1] * g->n[2],
+                                                   scratch + count * AC_TS_VALUES);
+    return ac_cuda_record(cudaGetLastError(), "time-series row launch");
+}
+
+/* Queues the row of the fields (padded device arrays, ghost zones filled) on
+ * `stream`; it lands at the end of scratch (ac_cuda_timeseries_scratch
+ * bytes, device), whose last AC_TS_VALUES doubles it returns. */
+extern "C" ac_status ac_cuda_timeseries(const ac_grid *g, int single, void *const fields[AC_MAX_FIELDS],
+                                        double *scratch, double **row, cudaStream_t stream)
+{
+    *row = scratch + ac_cuda_timeseries_scratch(g) / sizeof(double) - AC_TS_VALUES;
+    return single ? timeseries_launch<float, timeseries_fields_f32>(g, fields, scratch, stream)
+                  : timeseries_launch<double, timeseries_fields_f64>(g, fields, scratch, stream);
+}

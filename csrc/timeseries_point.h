@@ -1,0 +1,122 @@
+/*
+ * timeseries_point.h -- what one point adds to a time-series row
+ * (timeseries.h), for fields stored as `field_t` (float or double); the
+ * includer defines field_t and AC_FN(name) and includes timeseries.h with
+ * `real` double, so that the stencils of stencils.h take the values in
+ * double.  Included once per storage precision (no include guard).
+ */
+
+/* The padded arrays a row reads; NULL where the configuration lacks the field. */
+typedef struct {
+    const field_t *lnrho, *u[3], *a[3], *ss;
+} AC_FN(timeseries_fields);
+
+/* f's value at idx + offset, in double. */
+#define AC_TS_AT(f, offset) ((double)AC_LOAD((f) + idx + (offset)))
+
+/* Eq. (6) at idx along stride s. */
+AC_INLINE double AC_FN(ts_first)(const field_t *f, ptrdiff_t idx, ptrdiff_t s, double scale)
+{
+    return first_from_differences(AC_TS_AT(f, s) - AC_TS_AT(f, -s), AC_TS_AT(f, 2 * s) - AC_TS_AT(f, -2 * s),
+                                  AC_TS_AT(f, 3 * s) - AC_TS_AT(f, -3 * s), scale);
+}
+
+/* Eq. (7). */
+AC_INLINE double AC_FN(ts_second)(const field_t *f, ptrdiff_t idx, ptrdiff_t s, double scale)
+{
+    return second_from_sums(AC_TS_AT(f, 0), AC_TS_AT(f, s) + AC_TS_AT(f, -s), AC_TS_AT(f, 2 * s) + AC_TS_AT(f, -2 * s),
+                            AC_TS_AT(f, 3 * s) + AC_TS_AT(f, -3 * s), scale);
+}
+
+/* Eq. (8), along strides sa and sb. */
+AC_INLINE double AC_FN(ts_mixed)(const field_t *f, ptrdiff_t idx, ptrdiff_t sa, ptrdiff_t sb, double scale)
+{
+    const ptrdiff_t p = sa + sb, m = sa - sb;
+    return mixed_from_diagonals(AC_TS_AT(f, p) - AC_TS_AT(f, -m) + AC_TS_AT(f, -p) - AC_TS_AT(f, m),
+                                AC_TS_AT(f, 2 * p) - AC_TS_AT(f, -2 * m) + AC_TS_AT(f, -2 * p) - AC_TS_AT(f, 2 * m),
+                                AC_TS_AT(f, 3 * p) - AC_TS_AT(f, -3 * m) + AC_TS_AT(f, -3 * p) - AC_TS_AT(f, 3 * m),
+                                scale);
+}
+
+/* curl of the vector v from grad[i][j] = d_j v_i. */
+AC_INLINE void AC_FN(ts_curl)(const double grad[3][3], double curl[3])
+{
+    curl[0] = grad[2][1] - grad[1][2];
+    curl[1] = grad[0][2] - grad[2][0];
+    curl[2] = grad[1][0] - grad[0][1];
+}
+
+/* v (a row's values, ac_ts_start) with the point at padded index idx added:
+ * sums of the means' summands, extrema (minima negated). */
+AC_INLINE void AC_FN(timeseries_point)(const AC_FN(timeseries_fields) *f, ptrdiff_t idx, const ptrdiff_t st[3],
+                                      const ac_timeseries_constants *c, double v[AC_TS_VALUES])
+{
+    const double lnrho = AC_TS_AT(f->lnrho, 0), rho = exp(lnrho);
+    double u[3], grad_u[3][3], w[3];
+    for (int i = 0; i < 3; ++i) {
+        u[i] = AC_TS_AT(f->u[i], 0);
+        for (int j = 0; j < 3; ++j)
+            grad_u[i][j] = AC_FN(ts_first)(f->u[i], idx, st[j], c->first[j]);
+    }
+    AC_FN(ts_curl)(grad_u, w);
+    const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2], w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+    const double divu = grad_u[0][0] + grad_u[1][1] + grad_u[2][2];
+    v[AC_TS_u2] += u2;
+    v[AC_TS_ekin] += 0.5 * rho * u2;
+    v[AC_TS_rho] += rho;
+    v[AC_TS_divu2] += divu * divu;
+    v[AC_TS_w2] += w2;
+    v[AC_TS_wu] += w[0] * u[0] + w[1] * u[1] + w[2] * u[2];
+    for (int i = 0; i < 3; ++i) {
+        v[AC_TS_ux + i] += u[i];
+        v[AC_TS_ux2 + i] += u[i] * u[i];
+    }
+    v[AC_TS_u2_max] = ac_ts_max(v[AC_TS_u2_max], u2);
+    v[AC_TS_w2_max] = ac_ts_max(v[AC_TS_w2_max], w2);
+    v[AC_TS_lnrho_max] = ac_ts_max(v[AC_TS_lnrho_max], lnrho);
+    v[AC_TS_lnrho_min] = ac_ts_max(v[AC_TS_lnrho_min], -lnrho);
+    if (c->modules & AC_MODULE_MAGNETIC) {
+        double a[3], grad_a[3][3], curl_a[3], j[3];
+        for (int i = 0; i < 3; ++i) {
+            a[i] = AC_TS_AT(f->a[i], 0);
+            for (int k = 0; k < 3; ++k)
+                grad_a[i][k] = AC_FN(ts_first)(f->a[i], idx, st[k], c->first[k]);
+        }
+        AC_FN(ts_curl)(grad_a, curl_a);
+        for (int i = 0; i < 3; ++i) { /* J_i = (d_i div A - lap A_i) / mu0 (terms/magnetic.h) */
+            double grad_div = 0.0, lap = 0.0;
+            for (int k = 0; k < 3; ++k) {
+                grad_div += k == i ? AC_FN(ts_second)(f->a[i], idx, st[i], c->second[i])
+                                   : AC_FN(ts_mixed)(f->a[k], idx, st[i], st[k], c->mixed[i][k]);
+                lap += AC_FN(ts_second)(f->a[i], idx, st[k], c->second[k]);
+            }
+            j[i] = (grad_div - lap) * c->inv_mu0;
+        }
+        double b2 = 0.0;
+        for (int i = 0; i < 3; ++i) {
+            const double b = curl_a[i] + c->b_ext[i];
+            b2 += b * b;
+            v[AC_TS_bx + i] += b;
+            v[AC_TS_bx2 + i] += b * b;
+        }
+        const double j2 = j[0] * j[0] + j[1] * j[1] + j[2] * j[2];
+        v[AC_TS_b2] += b2;
+        v[AC_TS_j2] += j2;
+        v[AC_TS_ab] += a[0] * curl_a[0] + a[1] * curl_a[1] + a[2] * curl_a[2];
+        v[AC_TS_b2_max] = ac_ts_max(v[AC_TS_b2_max], b2);
+        v[AC_TS_j2_max] = ac_ts_max(v[AC_TS_j2_max], j2);
+    }
+    if (c->modules & AC_MODULE_ENTROPY) {
+        const double ss = AC_TS_AT(f->ss, 0);
+        const double T = exp(eos_log_temperature(c->modules, &c->p, lnrho, ss));
+        v[AC_TS_TT] += T;
+        v[AC_TS_ss] += ss;
+        v[AC_TS_eth] += rho * c->cv * T;
+        v[AC_TS_TT_max] = ac_ts_max(v[AC_TS_TT_max], T);
+        v[AC_TS_TT_min] = ac_ts_max(v[AC_TS_TT_min], -T);
+        v[AC_TS_ss_max] = ac_ts_max(v[AC_TS_ss_max], ss);
+        v[AC_TS_ss_min] = ac_ts_max(v[AC_TS_ss_min], -ss);
+    }
+}
+
+#undef AC_TS_AT
