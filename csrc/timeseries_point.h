@@ -47,9 +47,11 @@ AC_INLINE void AC_FN(ts_curl)(const double grad[3][3], double curl[3])
 }
 
 /* v (a row's values, ac_ts_start) with the point at padded index idx added:
- * sums of the means' summands, extrema (minima negated). */
-AC_INLINE void AC_FN(timeseries_point)(const AC_FN(timeseries_fields) *f, ptrdiff_t idx, const ptrdiff_t st[3],
-                                      const ac_timeseries_constants *c, double v[AC_TS_VALUES])
+ * sums of the means' summands, extrema (minima negated); modules: the
+ * grid's (c->modules), a constant where the caller compiles one instance a
+ * configuration. */
+AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_fields) *f, ptrdiff_t idx,
+                                      const ptrdiff_t st[3], const ac_timeseries_constants *c, double v[AC_TS_VALUES])
 {
     const double lnrho = AC_TS_AT(f->lnrho, 0), rho = exp(lnrho);
     double u[3], grad_u[3][3], w[3];
@@ -75,7 +77,7 @@ AC_INLINE void AC_FN(timeseries_point)(const AC_FN(timeseries_fields) *f, ptrdif
     v[AC_TS_w2_max] = ac_ts_max(v[AC_TS_w2_max], w2);
     v[AC_TS_lnrho_max] = ac_ts_max(v[AC_TS_lnrho_max], lnrho);
     v[AC_TS_lnrho_min] = ac_ts_max(v[AC_TS_lnrho_min], -lnrho);
-    if (c->modules & AC_MODULE_MAGNETIC) {
+    if (modules & AC_MODULE_MAGNETIC) {
         double a[3], grad_a[3][3], curl_a[3], j[3];
         for (int i = 0; i < 3; ++i) {
             a[i] = AC_TS_AT(f->a[i], 0);
@@ -106,9 +108,9 @@ AC_INLINE void AC_FN(timeseries_point)(const AC_FN(timeseries_fields) *f, ptrdif
         v[AC_TS_b2_max] = ac_ts_max(v[AC_TS_b2_max], b2);
         v[AC_TS_j2_max] = ac_ts_max(v[AC_TS_j2_max], j2);
     }
-    if (c->modules & AC_MODULE_ENTROPY) {
+    if (modules & AC_MODULE_ENTROPY) {
         const double ss = AC_TS_AT(f->ss, 0);
-        const double T = exp(eos_log_temperature(c->modules, &c->p, lnrho, ss));
+        const double T = exp(eos_log_temperature(modules, &c->p, lnrho, ss));
         v[AC_TS_TT] += T;
         v[AC_TS_ss] += ss;
         v[AC_TS_eth] += rho * c->cv * T;

@@ -50,7 +50,7 @@
             for (int j = 0; j < g->n[1]; ++j) {                                                                        \
                 const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);                                            \
                 for (int i = 0; i < g->n[0]; ++i)                                                                      \
-                    timeseries_point_##sfx(&f, row + i, st, &c, v);                                                   \
+                    timeseries_point_##sfx(c.modules, &f, row + i, st, &c, v);                                                   \
             }                                                                                                          \
         }                                                                                                              \
         ac_ts_start(out);                                                                                              \

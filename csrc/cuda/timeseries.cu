@@ -21,18 +21,22 @@
 #undef field_t
 #undef AC_FN
 
-enum { TS_TX = 32, TS_TY = 8, TS_WARPS = TS_TX * TS_TY / 32, TS_MOST_BLOCKS = 16384 };
+/* Tiles of 32 x 4 threads, 4 blocks an SM (at most 128 registers): the row's loads wait less with more warps
+ * than 32 x 8 tiles at one block an SM give, though some instances spill (benchmarks/results/2026-11-29-gpu-timeseries-rows). */
+enum { TS_TX = 32, TS_TY = 4, TS_MIN_BLOCKS = 4, TS_WARPS = TS_TX * TS_TY / 32, TS_MOST_BLOCKS = 16384 };
 
-static __device__ void ts_point(const timeseries_fields_f32 *f, ptrdiff_t idx, const ptrdiff_t st[3],
-                                const ac_timeseries_constants *c, double v[AC_TS_VALUES])
+static __device__ __forceinline__ void ts_point(unsigned modules, const timeseries_fields_f32 *f, ptrdiff_t idx,
+                                                const ptrdiff_t st[3], const ac_timeseries_constants *c,
+                                                double v[AC_TS_VALUES])
 {
-    timeseries_point_f32(f, idx, st, c, v);
+    timeseries_point_f32(modules, f, idx, st, c, v);
 }
 
-static __device__ void ts_point(const timeseries_fields_f64 *f, ptrdiff_t idx, const ptrdiff_t st[3],
-                                const ac_timeseries_constants *c, double v[AC_TS_VALUES])
+static __device__ __forceinline__ void ts_point(unsigned modules, const timeseries_fields_f64 *f, ptrdiff_t idx,
+                                                const ptrdiff_t st[3], const ac_timeseries_constants *c,
+                                                double v[AC_TS_VALUES])
 {
-    timeseries_point_f64(f, idx, st, c, v);
+    timeseries_point_f64(modules, f, idx, st, c, v);
 }
 
 /* Two partial values of value q joined: sums added, extrema kept. */
@@ -41,10 +45,13 @@ static __device__ __forceinline__ double ts_join(int q, double a, double b)
     return q < AC_TS_MEANS ? a + b : ac_ts_max(a, b);
 }
 
-template <typename Fields>
-__global__ void __launch_bounds__(TS_TX *TS_TY)
+/* MODULES: the configuration's modules that the row reads (hydrodynamics, with the magnetic field and
+ * entropy or not), an instance each. */
+template <typename Fields, unsigned MODULES>
+__global__ void __launch_bounds__(TS_TX *TS_TY, TS_MIN_BLOCKS)
     timeseries_kernel(Fields f, ac_timeseries_constants c, int3 n, int3 lo, int2 m, int planes, double *partial)
 {
+    const unsigned modules = MODULES;
     double v[AC_TS_VALUES];
     ac_ts_start(v);
     const int i = blockIdx.x * TS_TX + threadIdx.x, j = blockIdx.y * TS_TY + threadIdx.y;
@@ -52,7 +59,7 @@ __global__ void __launch_bounds__(TS_TX *TS_TY)
     if (i < n.x && j < n.y) {
         const ptrdiff_t st[3] = {1, m.x, (ptrdiff_t)m.x * m.y};
         for (int k = k0; k < k1; ++k)
-            ts_point(&f, (i + lo.x) + st[1] * (j + lo.y) + st[2] * (k + lo.z), st, &c, v);
+            ts_point(modules, &f, (i + lo.x) + st[1] * (j + lo.y) + st[2] * (k + lo.z), st, &c, v);
     }
     __shared__ double warps[TS_WARPS][AC_TS_VALUES];
 #pragma unroll
@@ -91,7 +98,7 @@ static dim3 timeseries_blocks(const ac_grid *g, int *planes)
 {
     const unsigned tx = (unsigned)(g->n[0] + TS_TX - 1) / TS_TX, ty = (unsigned)(g->n[1] + TS_TY - 1) / TS_TY;
     int z = 1;
-    while ((long long)tx * ty * ((g->n[2] + z - 1) / z) > TS_MOST_BLOCKS)
+    while ((long long)tx * ty * ((g->n[2] + z - 1) / z) > TS_MOST_BLOCKS && z < g->n[2])
         z *= 2;
     *planes = z;
     return dim3(tx, ty, (unsigned)((g->n[2] + z - 1) / z));
@@ -104,9 +111,20 @@ extern "C" size_t ac_cuda_timeseries_scratch(const ac_grid *g)
     return ((size_t)b.x * b.y * b.z + 1) * AC_TS_VALUES * sizeof(double);
 }
 
+template <typename Fields, unsigned MODULES>
+static long long timeseries_queue(const ac_grid *g, const Fields &f, double *scratch, cudaStream_t stream)
+{
+    int planes;
+    const dim3 blocks = timeseries_blocks(g, &planes);
+    timeseries_kernel<Fields, MODULES><<<blocks, dim3(TS_TX, TS_TY), 0, stream>>>(
+        f, ac_timeseries_constants_of(g), make_int3(g->n[0], g->n[1], g->n[2]),
+        make_int3(g->lo[0], g->lo[1], g->lo[2]), make_int2(g->m[0], g->m[1]), planes, scratch);
+    return (long long)blocks.x * blocks.y * blocks.z;
+}
+
 template <typename T, typename Fields>
 static ac_status timeseries_launch(const ac_grid *g, void *const fields[AC_MAX_FIELDS], double *scratch,
-                                   cudaStream_t stream)
+                                   double *row, cudaStream_t stream)
 {
     Fields f = {NULL, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL};
     f.lnrho = (const T *)fields[ac_field_index(g->modules, AC_FIELD_lnrho)];
@@ -117,16 +135,15 @@ static ac_status timeseries_launch(const ac_grid *g, void *const fields[AC_MAX_F
     }
     if (g->modules & AC_MODULE_ENTROPY)
         f.ss = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ss)];
-    int planes;
-    const dim3 blocks = timeseries_blocks(g, &planes);
-    const long long count = (long long)blocks.x * blocks.y * blocks.z;
-    timeseries_kernel<Fields><<<blocks, dim3(TS_TX, TS_TY), 0, stream>>>(
-        f, ac_timeseries_constants_of(g), make_int3(g->n[0], g->n[1], g->n[2]),
-        make_int3(g->lo[0], g->lo[1], g->lo[2]), make_int2(g->m[0], g->m[1]), planes, scratch);
+    const unsigned M = AC_MODULE_MAGNETIC, E = AC_MODULE_ENTROPY, H = AC_MODULE_HYDRO;
+    const unsigned which = g->modules & (M | E);
+    const long long count = which == (M | E) ? timeseries_queue<Fields, H | M | E>(g, f, scratch, stream)
+                            : which == M       ? timeseries_queue<Fields, H | M>(g, f, scratch, stream)
+                            : which == E       ? timeseries_queue<Fields, H | E>(g, f, scratch, stream)
+                                               : timeseries_queue<Fields, H>(g, f, scratch, stream);
     if (ac_cuda_record(cudaGetLastError(), "time-series row launch") != AC_OK)
         return AC_ERR_DEVICE;
-    timeseries_finish_kernel<<<1, 64, 0, stream>>>(scratch, count, (double)g->n[0] * g->n[1] * g->n[2],
-                                                   scratch + count * AC_TS_VALUES);
+    timeseries_finish_kernel<<<1, 64, 0, stream>>>(scratch, count, (double)g->n[0] * g->n[1] * g->n[2], row);
     return ac_cuda_record(cudaGetLastError(), "time-series row launch");
 }
 
@@ -137,6 +154,6 @@ extern "C" ac_status ac_cuda_timeseries(const ac_grid *g, int single, void *cons
                                         double *scratch, double **row, cudaStream_t stream)
 {
     *row = scratch + ac_cuda_timeseries_scratch(g) / sizeof(double) - AC_TS_VALUES;
-    return single ? timeseries_launch<float, timeseries_fields_f32>(g, fields, scratch, stream)
-                  : timeseries_launch<double, timeseries_fields_f64>(g, fields, scratch, stream);
+    return single ? timeseries_launch<float, timeseries_fields_f32>(g, fields, scratch, *row, stream)
+                  : timeseries_launch<double, timeseries_fields_f64>(g, fields, scratch, *row, stream);
 }

@@ -8,6 +8,10 @@
 #   sweeps  sweep_times.py (the dynamo-onset notebook's sweep) of MAIN and NEW to T_SHORT,
 #           then of NEW to the notebook's t = 400
 #   bench   bench --sweeps --physics all of MAIN and NEW (float32)
+#   variants  the row kernel's trial instances in NEW (ASTAROTH_TS_VARIANT 0: the grid's modules read at
+#           run time, 256 threads; 1: an instance a configuration, 256 threads; 2: the same, at most 128
+#           registers for 2 blocks an SM; 3: 128 threads, 4 blocks an SM): the row's tests, then
+#           row_times.py at 256^3 and 32^3 of each
 set -uo pipefail
 . scripts/device-trees.sh
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-timeseries-rows
@@ -38,6 +42,18 @@ for part in ${PARTS:-tests rows sweeps bench}; do
         for t in $MAIN $NEW; do
             TAIL=11 in_tree $t sweeps-float32.log 280 python -m astaroth bench --backend cuda \
                 --sweeps --physics all --sizes 32 64 256 --dtype float32 --methods 55p
+        done
+        ;;
+    variants)
+        for v in 0 1 2 3; do
+            TAIL=3 in_tree $NEW variant-tests.log 200 env ASTAROTH_TS_VARIANT=$v python -m pytest -q -p no:cacheprovider \
+                tests/test_timeseries_reduction.py
+        done
+        for v in 0 1 2 3; do
+            TAIL=12 in_tree $NEW row-variants.log 200 env ASTAROTH_TS_VARIANT=$v python $HERE/row_times.py 256 hydro mhd \
+                mhd+entropy
+            TAIL=12 in_tree $NEW row-variants.log 200 env ASTAROTH_TS_VARIANT=$v python $HERE/row_times.py 32 hydro mhd \
+                mhd+entropy
         done
         ;;
     esac
