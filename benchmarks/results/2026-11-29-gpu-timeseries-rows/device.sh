@@ -12,6 +12,9 @@
 #           run time, 256 threads; 1: an instance a configuration, 256 threads; 2: the same, at most 128
 #           registers for 2 blocks an SM; 3: 128 threads, 4 blocks an SM): the row's tests, then
 #           row_times.py at 256^3 and 32^3 of each
+#   final   on NEW: the one-GPU suite with the row's tests and test_ops_gpu.py, row_times.py at 256^3 and
+#           32^3, sweep_times.py to t = 400, and the dynamo-onset notebook at its GPU size
+#           (scripts/dynamo_onset_gpu.sh, with NEW's extension carried into the repository's astaroth/)
 set -uo pipefail
 . scripts/device-trees.sh
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-timeseries-rows
@@ -55,6 +58,15 @@ for part in ${PARTS:-tests rows sweeps bench}; do
             TAIL=12 in_tree $NEW row-variants.log 200 env ASTAROTH_TS_VARIANT=$v python $HERE/row_times.py 32 hydro mhd \
                 mhd+entropy
         done
+        ;;
+    final)
+        TAIL=8 in_tree $NEW gpu-tests-$NEW.log 400 python -m pytest -q -p no:cacheprovider -rf $ONE_GPU \
+            tests/test_timeseries_reduction.py tests/test_ops_gpu.py
+        TAIL=12 in_tree $NEW row-times.log 200 python $HERE/row_times.py 256 hydro mhd mhd+entropy
+        TAIL=12 in_tree $NEW row-times.log 200 python $HERE/row_times.py 32 hydro mhd mhd+entropy
+        TAIL=3 in_tree $NEW sweep-times.log 200 python $HERE/sweep_times.py 400
+        COMMIT=$(cat /tmp/tryso/$NEW/COMMIT) ASTAROTH_BUILT=1 timeout 300 scripts/dynamo_onset_gpu.sh $OUT/notebook \
+            > /dev/null 2>&1
         ;;
     esac
 done
