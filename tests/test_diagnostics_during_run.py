@@ -127,7 +127,7 @@ def test_nt_caps_the_steps_of_a_call_and_the_rest_goes_on_as_one_run(tmp_path):
 # --- averages and slices -------------------------------------------------------------------------
 def test_averages_of_fields_and_products_every_n_steps(tmp_path):
     h5py = pytest.importorskip("h5py")
-    sim = ac.Simulation(shape=(16, 16, 8), physics="mhd", eta=1e-3)
+    sim = ac.Simulation(shape=(16, 16, 8), physics="mhd", eta=1e-3, backend="cpu")  # NumPy fields to compare
     ac.init.random_velocity(sim, urms=0.1, seed=2)
     sim["ax"] = 0.01 * np.random.default_rng(4).standard_normal(sim.shape)
     sim["ay"] = 0.01 * np.random.default_rng(5).standard_normal(sim.shape)
