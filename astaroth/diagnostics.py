@@ -4,11 +4,11 @@
 row every N steps; the file is plain CSV with a header, read directly by
 ``numpy.genfromtxt(path, delimiter=",", names=True)`` or ``pandas.read_csv``
 (or by read_timeseries(path), which also reads files written under the
-column names before they followed the Pencil Code).  On one process's
-periodic grid without shear or gravity the backend reduces a row in one
-pass where the fields are (csrc/timeseries.h: on the GPU a launch and a
-copy of its numbers); otherwise the analysis functions give each column, on
-the device views under CuPy.
+column names before they followed the Pencil Code).  On one process the
+backend reduces a row in one pass where the fields are (csrc/timeseries.h:
+on the GPU a launch and a copy of its numbers; with walls or shear the
+columns of derivatives from the analysis functions); a grid split over
+ranks takes its rows from the analysis functions (_values).
 
 The columns take the Pencil Code's names (its ``print.in`` names) where it
 has the quantity; <.> is the mean over the grid, max the maximum over it,
@@ -187,127 +187,105 @@ def _has_gravity(sim):
 def row(sim, dt, names=None):
     """One time-series row (a dict over columns(sim), and over any of
     `names` from EXTRA_COLUMNS) for the simulation now (NaN entries,
-    without warnings, once the run has blown up).  On one process's
-    periodic grid without shear or gravity the backend reduces the fields
-    in one pass where they are (csrc/timeseries.h, the GPU's a launch and a
-    copy); otherwise the analysis functions give each column."""
+    without warnings, once the run has blown up), from the reductions of
+    _values."""
     import numpy as np
 
-    extra = [n for n in names or () if n in EXTRA_COLUMNS]
+    extra = tuple(n for n in names or () if n in EXTRA_COLUMNS)
     with np.errstate(all="ignore"):
-        if _reduced_in_c(sim):
-            return _row_from_c(sim, dt, extra)
-        out = _row(sim, dt)
-        if extra:
-            out.update(_extra(sim, extra))
+        values = _values(sim)
+        out = {"it": sim.steps, "t": sim.t, "dt": dt}
+        for name in columns(sim)[3:] + extra:
+            if name == "etotm":  # energy_budget's sum, in its order
+                out[name] = (values["ekin_vol"] + values.get("eth_vol", 0.0) +
+                             (values["b2_vol"] / (2 * float(sim.mu0)) if "b2_vol" in values else 0.0) +
+                             values["epot_vol"])
+            else:
+                value, conversion = _COLUMN_OF[name]
+                out[name] = conversion(values[value])
         return out
 
 
-def _reduced_in_c(sim):
-    """Whether the backend's reduction (csrc/timeseries.h) gives sim's row:
-    its derivatives are the solver's, from ghost zones, which are the
-    analysis functions' on periodic axes; walls (one-sided stencils there),
-    the shearing box (its images by Fourier series), gravity (<rho Phi>) and
-    a grid split over ranks take the analysis functions."""
-    return (sim.decomposition is None and not analysis.walls_of(sim) and not analysis._sheared(sim) and
-            not _has_gravity(sim))
-
-
-# Each column the backend's reduction gives: column -> (its value in
-# csrc/timeseries.h, the conversion); etotm is the sum of the energies.
-_SQRT, _SAME = math.sqrt, float
-_FROM_C = {
-    "urms": ("u2", _SQRT), "umax": ("u2_max", _SQRT), "ekin": ("ekin", _SAME), "rhom": ("rho", _SAME),
-    "lnrhomin": ("lnrho_min", _SAME), "lnrhomax": ("lnrho_max", _SAME), "divu2m": ("divu2", _SAME),
-    "orms": ("w2", _SQRT), "omax": ("w2_max", _SQRT), "oum": ("wu", _SAME),
-    "brms": ("b2", _SQRT), "bmax": ("b2_max", _SQRT), "b2m": ("b2", _SAME), "jrms": ("j2", _SQRT),
-    "jmax": ("j2_max", _SQRT), "abm": ("ab", _SAME),
-    "TTm": ("TT", _SAME), "TTmax": ("TT_max", _SAME), "TTmin": ("TT_min", _SAME), "ssm": ("ss", _SAME),
-    "ethm": ("eth", _SAME),
-    "uxm": ("ux", _SAME), "uym": ("uy", _SAME), "uzm": ("uz", _SAME),
-    "ux2m": ("ux2", _SAME), "uy2m": ("uy2", _SAME), "uz2m": ("uz2", _SAME),
+# Each column from the reductions of csrc/timeseries.h (by their names there):
+# column -> (the reduction, its conversion); etotm sums the energies.
+_COLUMN_OF = {
+    "urms": ("u2", math.sqrt), "umax": ("u2_max", math.sqrt), "ekin": ("ekin", float), "rhom": ("rho", float),
+    "lnrhomin": ("lnrho_min", float), "lnrhomax": ("lnrho_max", float), "divu2m": ("divu2", float),
+    "orms": ("w2", math.sqrt), "omax": ("w2_max", math.sqrt), "oum": ("wu", float),
+    "brms": ("b2", math.sqrt), "bmax": ("b2_max", math.sqrt), "b2m": ("b2", float), "jrms": ("j2", math.sqrt),
+    "jmax": ("j2_max", math.sqrt), "abm": ("ab", float),
+    "TTm": ("TT", float), "TTmax": ("TT_max", float), "TTmin": ("TT_min", float), "ssm": ("ss", float),
+    "ethm": ("eth", float), "epot": ("epot_vol", float),
+    "uxm": ("ux", float), "uym": ("uy", float), "uzm": ("uz", float),
+    "ux2m": ("ux2", float), "uy2m": ("uy2", float), "uz2m": ("uz2", float),
     "rhomin": ("lnrho_min", math.exp), "rhomax": ("lnrho_max", math.exp),
-    "bxm": ("bx", _SAME), "bym": ("by", _SAME), "bzm": ("bz", _SAME),
-    "bx2m": ("bx2", _SAME), "by2m": ("by2", _SAME), "bz2m": ("bz2", _SAME),
-    "ssmin": ("ss_min", _SAME), "ssmax": ("ss_max", _SAME),
+    "bxm": ("bx", float), "bym": ("by", float), "bzm": ("bz", float),
+    "bx2m": ("bx2", float), "by2m": ("by2", float), "bz2m": ("bz2", float),
+    "ssmin": ("ss_min", float), "ssmax": ("ss_max", float),
 }
 
 
-def _row_from_c(sim, dt, extra):
-    """row() from the backend's reduction of the fields now."""
+def _values(sim):
+    """The reductions of a row ({name: value}, csrc/timeseries.h's names).
+    On one process the backend takes them in one pass where the fields are
+    (Grid.timeseries: on the GPU a launch and a copy of its numbers); its
+    derivatives are the solver's, from ghost zones, which are the analysis
+    functions' on periodic axes.  With walls (one-sided stencils there) or
+    shear (the shearing images) those of derivatives come from the analysis
+    functions instead, and a grid split over ranks takes all of them from
+    there (gathered)."""
+    if sim.decomposition is not None:
+        return _analysis_values(sim, derivatives_only=False)
     values = sim._grid.timeseries()
-    out = {"it": sim.steps, "t": sim.t, "dt": dt}
-    for name in columns(sim)[3:] + tuple(extra):
-        if name == "etotm":  # energy_budget's sum, in its order (no gravity here)
-            magnetic = values["b2"] / (2 * float(sim.mu0)) if "b2" in values else 0.0
-            out[name] = values["ekin"] + values["eth"] + magnetic + 0.0
-        else:
-            value, conversion = _FROM_C[name]
-            out[name] = conversion(values[value])
-    return out
+    if analysis.walls_of(sim) or analysis._sheared(sim):
+        values.update(_analysis_values(sim, derivatives_only=True))
+    return values
 
 
-def _extra(sim, names):
-    """The EXTRA_COLUMNS among `names`, reduced where the fields are (on the device under CuPy)."""
+def _analysis_values(sim, derivatives_only):
+    """The reductions of a row by the analysis functions (astaroth.analysis,
+    on the device views under CuPy): those of derivatives (div u, omega, B,
+    J) or all of them."""
     xp = analysis._array_module(sim)
     value = analysis._host
-    out, vectors = {}, {}  # (u and B taken once for all their columns)
-    for name in names:
-        if name in ("rhomin", "rhomax"):
-            lnrho = analysis._field(sim, "lnrho", xp).astype(xp.float64)
-            out[name] = math.exp(value(xp.min(lnrho) if name == "rhomin" else xp.max(lnrho)))
-        elif name in ("ssmin", "ssmax"):
-            ss = analysis._field(sim, "ss", xp)
-            out[name] = value(xp.min(ss) if name == "ssmin" else xp.max(ss))
-        else:  # <u_i>, <u_i^2>, <B_i>, <B_i^2>
-            if name[0] not in vectors:
-                vectors[name[0]] = analysis.velocity(sim) if name[0] == "u" else analysis.magnetic_field(sim)
-            vector = vectors[name[0]]
-            component = vector["xyz".index(name[1])].astype(xp.float64)
-            out[name] = value(xp.mean(component ** 2 if name[2] == "2" else component))
-    return out
-
-
-def _row(sim, dt):
-    xp = analysis._array_module(sim)
-    value = analysis._host
-    lnrho = analysis._field(sim, "lnrho", xp).astype(xp.float64)
     u = [c.astype(xp.float64) for c in analysis.velocity(sim)]
-    u2 = sum(c ** 2 for c in u)
     w = [c.astype(xp.float64) for c in analysis.vorticity(sim, u)]
     w2 = sum(c ** 2 for c in w)
     div = analysis.divergence(sim, u).astype(xp.float64)
-    rho = xp.exp(lnrho)
-    magnetic = {}
+    out = {"divu2": value(xp.mean(div ** 2)), "w2": value(xp.mean(w2)), "w2_max": value(xp.max(w2)),
+           "wu": analysis.kinetic_helicity(sim, u, w)}
     if getattr(sim, "physics", "hydro") == "mhd":  # A and curl A read and taken once for B, J and <A . curl A>
         a = analysis.vector_potential(sim)
         curl_a = analysis.curl_of_potential(sim, a)
-        b2 = sum(c ** 2 for c in analysis.magnetic_field(sim, curl_a))
+        b = analysis.magnetic_field(sim, curl_a)
+        b2 = sum(c ** 2 for c in b)
         j2 = sum(c ** 2 for c in analysis.current_density(sim, a))
-        magnetic = {"brms": math.sqrt(value(xp.mean(b2))), "bmax": math.sqrt(value(xp.max(b2))),
-                    "b2m": value(xp.mean(b2)), "jrms": math.sqrt(value(xp.mean(j2))),
-                    "jmax": math.sqrt(value(xp.max(j2))), "abm": analysis.magnetic_helicity(sim, a, curl_a)}
-    thermal = {}
+        out |= {"b2": value(xp.mean(b2)), "b2_max": value(xp.max(b2)), "j2": value(xp.mean(j2)),
+                "j2_max": value(xp.max(j2)), "ab": analysis.magnetic_helicity(sim, a, curl_a),
+                "b2_vol": analysis.volume_mean(sim, b2)}
+        for x, c in zip("xyz", b):
+            out |= {f"b{x}": value(xp.mean(c)), f"b{x}2": value(xp.mean(c ** 2))}
+    if derivatives_only:
+        return out
+    lnrho = analysis._field(sim, "lnrho", xp).astype(xp.float64)
+    rho = xp.exp(lnrho)
+    u2 = sum(c ** 2 for c in u)
+    out |= {"u2": value(xp.mean(u2)), "u2_max": value(xp.max(u2)), "ekin": analysis.kinetic_energy(sim, u, rho),
+            "rho": value(xp.mean(rho)), "lnrho_min": value(xp.min(lnrho)), "lnrho_max": value(xp.max(lnrho)),
+            "ekin_vol": analysis.volume_mean(sim, 0.5 * rho * u2), "epot_vol": analysis.potential_energy(sim, rho)}
+    for x, c in zip("xyz", u):
+        out |= {f"u{x}": value(xp.mean(c)), f"u{x}2": value(xp.mean(c ** 2))}
     if getattr(sim, "energy", "isothermal") == "entropy":
         import numpy as np
 
         T = analysis.temperature(sim)
+        ss = np.asarray(sim["ss"], dtype=np.float64)
         rho_host = np.exp(np.asarray(sim["lnrho"], dtype=np.float64))
-        ethm = analysis.thermal_energy(sim, rho_host, T)
-        etotm = analysis.energy_budget(sim, u, rho, T, b2 if magnetic else None)["total"]
-        thermal = {"TTm": float(np.mean(T)), "TTmax": float(np.max(T)), "TTmin": float(np.min(T)),
-                   "ssm": float(np.mean(np.asarray(sim["ss"], dtype=np.float64))), "ethm": ethm, "etotm": etotm}
-    if _has_gravity(sim):
-        thermal["epot"] = analysis.potential_energy(sim, rho)
-    return magnetic | thermal | {
-        "it": sim.steps, "t": sim.t, "dt": dt,
-        "urms": math.sqrt(value(xp.mean(u2))), "umax": math.sqrt(value(xp.max(u2))),
-        "ekin": analysis.kinetic_energy(sim, u, rho), "rhom": value(xp.mean(rho)),
-        "lnrhomin": value(xp.min(lnrho)), "lnrhomax": value(xp.max(lnrho)),
-        "divu2m": value(xp.mean(div ** 2)),
-        "orms": math.sqrt(value(xp.mean(w2))), "omax": math.sqrt(value(xp.max(w2))),
-        "oum": analysis.kinetic_helicity(sim, u, w),
-    }
+        out |= {"TT": float(np.mean(T)), "TT_max": float(np.max(T)), "TT_min": float(np.min(T)),
+                "ss": float(np.mean(ss)), "ss_max": float(np.max(ss)), "ss_min": float(np.min(ss)),
+                "eth": analysis.thermal_energy(sim, rho_host, T),
+                "eth_vol": analysis.volume_mean(sim, rho_host * (float(sim.cp) / float(sim.gamma)) * T)}
+    return out
 
 
 def _pencil(path):

@@ -3,64 +3,88 @@
  * turns them into its columns): means over the grid and extrema of the fields
  * and of what the solver's sixth-order derivatives give of them, the
  * vorticity, div u, B = curl A + b_ext, J = (grad div A - lap A) / mu0 and
- * the ideal gas's temperature (eos/eos.h), every one in double whatever the
- * fields' precision.  Precision-free: the point function is
- * timeseries_point.h, included once per storage precision by each backend
- * (cpu/timeseries.c, cuda/timeseries.cu), which defines `real` as double.
+ * the ideal gas's temperature (eos/eos.h), and the volume means of the
+ * energies (the wall points at half weight on wall axes, the Pencil Code's
+ * dVol in src/grid.f90), every one in double whatever the fields'
+ * precision.  Precision-free: the point function is timeseries_point.h,
+ * included once per storage precision by each backend (cpu/timeseries.c,
+ * cuda/timeseries.cu), which defines `real` as double.
  *
- * The derivatives read the ghost zones, which the backend fills first; they
- * are the solver's on periodic axes.  A grid with walls, shear or gravity,
- * or one split over ranks, takes its row from the analysis functions
- * instead (astaroth/analysis.py: one-sided stencils at walls, the shearing
- * images, volume means with the walls at half weight).
+ * The derivatives read the ghost zones, which the backend fills first: on
+ * periodic axes they are the analysis functions' (astaroth/analysis.py).
+ * Where a grid has walls or shear, those take one-sided stencils at the
+ * walls and the shearing images instead, and a row takes its columns of
+ * derivatives from them (diagnostics.py); a grid split over ranks takes
+ * every column from them.
  */
 #ifndef ASTAROTH_TIMESERIES_H
 #define ASTAROTH_TIMESERIES_H
 
 #include "physics.h"
 
-/* X(name, module, kind): a value of the row, the module it needs, and how
- * it reduces: AC_TS_MEAN (the mean over the grid), AC_TS_MAX, AC_TS_MIN.
- * Means first, then extrema. */
-enum { AC_TS_MEAN = 0, AC_TS_MAX = 1, AC_TS_MIN = 2 };
+/* X(name, module, kind, derivative): a value of the row, the module it
+ * needs, how it reduces (AC_TS_MEAN: the mean over the grid; AC_TS_VOLUME:
+ * the volume mean, sum w f / sum w with the weights w of ac_ts_weight;
+ * AC_TS_MAX, AC_TS_MIN), and whether it reads derivatives (1), which a
+ * grid with walls leaves undefined (the backends fill no ghost zones
+ * there: that would set the wall points' values).  Sums first, then
+ * extrema. */
+enum { AC_TS_MEAN = 0, AC_TS_VOLUME = 1, AC_TS_MAX = 2, AC_TS_MIN = 3 };
 #define AC_TIMESERIES_TABLE(X)                                                                                         \
-    X(u2, AC_MODULE_HYDRO, AC_TS_MEAN)            /* |u|^2 */                                                          \
-    X(ekin, AC_MODULE_HYDRO, AC_TS_MEAN)          /* rho |u|^2 / 2 */                                                  \
-    X(rho, AC_MODULE_HYDRO, AC_TS_MEAN)                                                                                \
-    X(divu2, AC_MODULE_HYDRO, AC_TS_MEAN)         /* (div u)^2 */                                                      \
-    X(w2, AC_MODULE_HYDRO, AC_TS_MEAN)            /* |omega|^2, omega = curl u */                                      \
-    X(wu, AC_MODULE_HYDRO, AC_TS_MEAN)            /* omega . u */                                                      \
-    X(ux, AC_MODULE_HYDRO, AC_TS_MEAN) X(uy, AC_MODULE_HYDRO, AC_TS_MEAN) X(uz, AC_MODULE_HYDRO, AC_TS_MEAN)           \
-    X(ux2, AC_MODULE_HYDRO, AC_TS_MEAN) X(uy2, AC_MODULE_HYDRO, AC_TS_MEAN) X(uz2, AC_MODULE_HYDRO, AC_TS_MEAN)        \
-    X(b2, AC_MODULE_MAGNETIC, AC_TS_MEAN)         /* |B|^2, b_ext included */                                          \
-    X(j2, AC_MODULE_MAGNETIC, AC_TS_MEAN)         /* |J|^2 */                                                          \
-    X(ab, AC_MODULE_MAGNETIC, AC_TS_MEAN)         /* A . curl A */                                                     \
-    X(bx, AC_MODULE_MAGNETIC, AC_TS_MEAN) X(by, AC_MODULE_MAGNETIC, AC_TS_MEAN) X(bz, AC_MODULE_MAGNETIC, AC_TS_MEAN)  \
-    X(bx2, AC_MODULE_MAGNETIC, AC_TS_MEAN) X(by2, AC_MODULE_MAGNETIC, AC_TS_MEAN)                                     \
-    X(bz2, AC_MODULE_MAGNETIC, AC_TS_MEAN)                                                                             \
-    X(TT, AC_MODULE_ENTROPY, AC_TS_MEAN)          /* T = exp(lnTT) */                                                  \
-    X(ss, AC_MODULE_ENTROPY, AC_TS_MEAN)                                                                               \
-    X(eth, AC_MODULE_ENTROPY, AC_TS_MEAN)         /* rho cv T, cv = cp / gamma */                                      \
-    X(u2_max, AC_MODULE_HYDRO, AC_TS_MAX) X(w2_max, AC_MODULE_HYDRO, AC_TS_MAX)                                       \
-    X(lnrho_max, AC_MODULE_HYDRO, AC_TS_MAX) X(lnrho_min, AC_MODULE_HYDRO, AC_TS_MIN)                                 \
-    X(b2_max, AC_MODULE_MAGNETIC, AC_TS_MAX) X(j2_max, AC_MODULE_MAGNETIC, AC_TS_MAX)                                 \
-    X(TT_max, AC_MODULE_ENTROPY, AC_TS_MAX) X(TT_min, AC_MODULE_ENTROPY, AC_TS_MIN)                                   \
-    X(ss_max, AC_MODULE_ENTROPY, AC_TS_MAX) X(ss_min, AC_MODULE_ENTROPY, AC_TS_MIN)
+    X(u2, AC_MODULE_HYDRO, AC_TS_MEAN, 0)            /* |u|^2 */                                                       \
+    X(ekin, AC_MODULE_HYDRO, AC_TS_MEAN, 0)          /* rho |u|^2 / 2 */                                               \
+    X(rho, AC_MODULE_HYDRO, AC_TS_MEAN, 0)                                                                             \
+    X(divu2, AC_MODULE_HYDRO, AC_TS_MEAN, 1)         /* (div u)^2 */                                                   \
+    X(w2, AC_MODULE_HYDRO, AC_TS_MEAN, 1)            /* |omega|^2, omega = curl u */                                   \
+    X(wu, AC_MODULE_HYDRO, AC_TS_MEAN, 1)            /* omega . u */                                                   \
+    X(ux, AC_MODULE_HYDRO, AC_TS_MEAN, 0)                                                                              \
+    X(uy, AC_MODULE_HYDRO, AC_TS_MEAN, 0)                                                                              \
+    X(uz, AC_MODULE_HYDRO, AC_TS_MEAN, 0)                                                                              \
+    X(ux2, AC_MODULE_HYDRO, AC_TS_MEAN, 0)                                                                             \
+    X(uy2, AC_MODULE_HYDRO, AC_TS_MEAN, 0)                                                                             \
+    X(uz2, AC_MODULE_HYDRO, AC_TS_MEAN, 0)                                                                             \
+    X(b2, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)         /* |B|^2, b_ext included */                                       \
+    X(j2, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)         /* |J|^2 */                                                       \
+    X(ab, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)         /* A . curl A */                                                  \
+    X(bx, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)                                                                           \
+    X(by, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)                                                                           \
+    X(bz, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)                                                                           \
+    X(bx2, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)                                                                          \
+    X(by2, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)                                                                          \
+    X(bz2, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)                                                                          \
+    X(TT, AC_MODULE_ENTROPY, AC_TS_MEAN, 0)          /* T = exp(lnTT) */                                               \
+    X(ss, AC_MODULE_ENTROPY, AC_TS_MEAN, 0)                                                                            \
+    X(eth, AC_MODULE_ENTROPY, AC_TS_MEAN, 0)         /* rho cv T, cv = cp / gamma */                                   \
+    X(w, AC_MODULE_HYDRO, AC_TS_MEAN, 0)             /* the volume weight (1 without walls) */                         \
+    X(ekin_vol, AC_MODULE_HYDRO, AC_TS_VOLUME, 0)                                                                      \
+    X(epot_vol, AC_MODULE_HYDRO, AC_TS_VOLUME, 0)  /* rho Phi, Phi = -g . x */                                         \
+    X(b2_vol, AC_MODULE_MAGNETIC, AC_TS_VOLUME, 1)                                                                     \
+    X(eth_vol, AC_MODULE_ENTROPY, AC_TS_VOLUME, 0)                                                                     \
+    X(u2_max, AC_MODULE_HYDRO, AC_TS_MAX, 0)                                                                           \
+    X(w2_max, AC_MODULE_HYDRO, AC_TS_MAX, 1)                                                                           \
+    X(lnrho_max, AC_MODULE_HYDRO, AC_TS_MAX, 0)                                                                        \
+    X(lnrho_min, AC_MODULE_HYDRO, AC_TS_MIN, 0)                                                                        \
+    X(b2_max, AC_MODULE_MAGNETIC, AC_TS_MAX, 1)                                                                        \
+    X(j2_max, AC_MODULE_MAGNETIC, AC_TS_MAX, 1)                                                                        \
+    X(TT_max, AC_MODULE_ENTROPY, AC_TS_MAX, 0)                                                                         \
+    X(TT_min, AC_MODULE_ENTROPY, AC_TS_MIN, 0)                                                                         \
+    X(ss_max, AC_MODULE_ENTROPY, AC_TS_MAX, 0)                                                                         \
+    X(ss_min, AC_MODULE_ENTROPY, AC_TS_MIN, 0)
 
 /* AC_TS_u2, ...: a value's index in a row; AC_TS_VALUES of them, the
- * first AC_TS_MEANS means. */
+ * first AC_TS_MEANS sums (means and volume means). */
 enum {
-#define AC_TS_INDEX(name, module, kind) AC_TS_##name,
+#define AC_TS_INDEX(name, module, kind, derivative) AC_TS_##name,
     AC_TIMESERIES_TABLE(AC_TS_INDEX)
 #undef AC_TS_INDEX
         AC_TS_VALUES,
     AC_TS_MEANS = AC_TS_u2_max
 };
 
-/* How value v reduces (AC_TS_MEAN, AC_TS_MAX, AC_TS_MIN). */
+/* How value v reduces (AC_TS_MEAN, AC_TS_VOLUME, AC_TS_MAX, AC_TS_MIN). */
 AC_INLINE int ac_ts_kind(int v)
 {
-#define AC_TS_KIND(name, module, kind) v == AC_TS_##name ? (int)(kind):
+#define AC_TS_KIND(name, module, kind, derivative) v == AC_TS_##name ? (int)(kind):
     return AC_TIMESERIES_TABLE(AC_TS_KIND) - 1;
 #undef AC_TS_KIND
 }
@@ -86,12 +110,16 @@ AC_INLINE void ac_ts_combine(double into[AC_TS_VALUES], const double from[AC_TS_
         into[q] = q < AC_TS_MEANS ? into[q] + from[q] : ac_ts_max(into[q], from[q]);
 }
 
-/* The row from the reduced values over `points` points: sums to means,
- * negated minima back. */
+/* The row from the reduced values over `points` points: sums to means and
+ * volume means (over the sum of the weights, AC_TS_w's before it becomes
+ * their mean), negated minima back. */
 AC_INLINE void ac_ts_finish(double v[AC_TS_VALUES], double points)
 {
+    const double weights = v[AC_TS_w];
     for (int q = 0; q < AC_TS_VALUES; ++q)
-        v[q] = q < AC_TS_MEANS ? v[q] / points : ac_ts_kind(q) == AC_TS_MIN ? -v[q] : v[q];
+        v[q] = ac_ts_kind(q) == AC_TS_MEAN ? v[q] / points : ac_ts_kind(q) == AC_TS_VOLUME ? v[q] / weights
+             : ac_ts_kind(q) == AC_TS_MIN  ? -v[q]
+                                           : v[q];
 }
 
 /* The constants of a row's point function, from the grid. */
@@ -100,6 +128,10 @@ typedef struct {
     double second[3];    /* second_scale(1/dx_a) */
     double mixed[3][3];  /* mixed_scale(1/dx_a, 1/dx_b) */
     double b_ext[3], inv_mu0, cv;
+    double gravity[3];   /* Phi = -g . x */
+    double origin[3], spacing[3]; /* a point's coordinates (grid.h's ac_axis_coordinate) */
+    int offset[3];
+    int n[3], wall_axis[3]; /* the weights of a wall axis: 1/2 at its first and last points */
     ac_physics_params p; /* the equation of state's (eos/eos.h), in double */
     unsigned modules;
 } ac_timeseries_constants;
@@ -114,12 +146,40 @@ AC_INLINE ac_timeseries_constants ac_timeseries_constants_of(const ac_grid *g)
         for (int b = 0; b < 3; ++b)
             c.mixed[a][b] = mixed_scale(inv, 1.0 / g->spacing[b]);
         c.b_ext[a] = g->b_ext[a];
+        c.gravity[a] = g->gravity[a];
+        c.origin[a] = g->origin[a];
+        c.spacing[a] = g->spacing[a];
+        c.offset[a] = g->offset[a];
+        c.n[a] = g->n[a];
+        c.wall_axis[a] = ac_boundaries_wall_axis(&g->bc, a);
     }
     c.inv_mu0 = 1.0 / g->mu0;
     c.cv = g->cp / g->gamma;
     c.p = make_physics_params(g);
     c.modules = g->modules;
     return c;
+}
+
+/* The volume weight of interior point ijk[3] (analysis.volume_mean's): 1/2
+ * for each wall axis on whose first or last point it lies. */
+AC_INLINE double ac_ts_weight(const ac_timeseries_constants *c, const int ijk[3])
+{
+    double w = 1.0;
+    for (int a = 0; a < 3; ++a)
+        if (c->wall_axis[a] && (ijk[a] == 0 || ijk[a] == c->n[a] - 1))
+            w *= 0.5;
+    return w;
+}
+
+/* The potential of the uniform gravity at interior point ijk[3], Phi = -g . x
+ * (analysis.potential_energy's), summed over the axes whose g is nonzero. */
+AC_INLINE double ac_ts_potential(const ac_timeseries_constants *c, const int ijk[3])
+{
+    double phi = 0.0;
+    for (int a = 0; a < 3; ++a)
+        if (c->gravity[a] != 0.0)
+            phi += -c->gravity[a] * ac_axis_coordinate(c->origin[a], c->offset[a] + ijk[a], c->spacing[a]);
+    return phi;
 }
 
 #endif

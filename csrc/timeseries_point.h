@@ -1,15 +1,29 @@
 /*
  * timeseries_point.h -- what one point adds to a time-series row
- * (timeseries.h), for fields stored as `field_t` (float or double); the
- * includer defines field_t and AC_FN(name) and includes timeseries.h with
- * `real` double, so that the stencils of stencils.h take the values in
- * double.  Included once per storage precision (no include guard).
+ * (timeseries.h), for fields stored as `field_t` (float or double), in
+ * double: timeseries_points.h includes it once per storage precision (no
+ * include guard), with field_t, AC_FN(name) and `real` double defined.
  */
 
 /* The padded arrays a row reads; NULL where the configuration lacks the field. */
 typedef struct {
     const field_t *lnrho, *u[3], *a[3], *ss;
 } AC_FN(timeseries_fields);
+
+/* The fields of grid g a row reads, from its padded arrays. */
+AC_INLINE AC_FN(timeseries_fields) AC_FN(timeseries_fields_of)(const ac_grid *g, void *const fields[AC_MAX_FIELDS])
+{
+    AC_FN(timeseries_fields) f = {NULL, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL};
+    f.lnrho = (const field_t *)fields[ac_field_index(g->modules, AC_FIELD_lnrho)];
+    for (int i = 0; i < 3; ++i) {
+        f.u[i] = (const field_t *)fields[ac_field_index(g->modules, AC_FIELD_ux + i)];
+        if (g->modules & AC_MODULE_MAGNETIC)
+            f.a[i] = (const field_t *)fields[ac_field_index(g->modules, AC_FIELD_ax + i)];
+    }
+    if (g->modules & AC_MODULE_ENTROPY)
+        f.ss = (const field_t *)fields[ac_field_index(g->modules, AC_FIELD_ss)];
+    return f;
+}
 
 /* f's value at idx + offset, in double. */
 #define AC_TS_AT(f, offset) ((double)AC_LOAD((f) + idx + (offset)))
@@ -46,14 +60,15 @@ AC_INLINE void AC_FN(ts_curl)(const double grad[3][3], double curl[3])
     curl[2] = grad[1][0] - grad[0][1];
 }
 
-/* v (a row's values, ac_ts_start) with the point at padded index idx added:
- * sums of the means' summands, extrema (minima negated); modules: the
- * grid's (c->modules), a constant where the caller compiles one instance a
- * configuration. */
-AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_fields) *f, ptrdiff_t idx,
-                                      const ptrdiff_t st[3], const ac_timeseries_constants *c, double v[AC_TS_VALUES])
+/* v (a row's values, ac_ts_start) with interior point ijk (padded index idx)
+ * added: sums of the means' summands, extrema (minima negated); modules:
+ * the grid's (c->modules), a constant where the caller compiles one
+ * instance a configuration. */
+AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_fields) *f, const int ijk[3],
+                                      ptrdiff_t idx, const ptrdiff_t st[3], const ac_timeseries_constants *c,
+                                      double v[AC_TS_VALUES])
 {
-    const double lnrho = AC_TS_AT(f->lnrho, 0), rho = exp(lnrho);
+    const double lnrho = AC_TS_AT(f->lnrho, 0), rho = exp(lnrho), weight = ac_ts_weight(c, ijk);
     double u[3], grad_u[3][3], w[3];
     for (int i = 0; i < 3; ++i) {
         u[i] = AC_TS_AT(f->u[i], 0);
@@ -69,6 +84,9 @@ AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_
     v[AC_TS_divu2] += divu * divu;
     v[AC_TS_w2] += w2;
     v[AC_TS_wu] += w[0] * u[0] + w[1] * u[1] + w[2] * u[2];
+    v[AC_TS_w] += weight;
+    v[AC_TS_ekin_vol] += 0.5 * rho * u2 * weight;
+    v[AC_TS_epot_vol] += rho * ac_ts_potential(c, ijk) * weight;
     for (int i = 0; i < 3; ++i) {
         v[AC_TS_ux + i] += u[i];
         v[AC_TS_ux2 + i] += u[i] * u[i];
@@ -103,6 +121,7 @@ AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_
         }
         const double j2 = j[0] * j[0] + j[1] * j[1] + j[2] * j[2];
         v[AC_TS_b2] += b2;
+        v[AC_TS_b2_vol] += b2 * weight;
         v[AC_TS_j2] += j2;
         v[AC_TS_ab] += a[0] * curl_a[0] + a[1] * curl_a[1] + a[2] * curl_a[2];
         v[AC_TS_b2_max] = ac_ts_max(v[AC_TS_b2_max], b2);
@@ -114,6 +133,7 @@ AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_
         v[AC_TS_TT] += T;
         v[AC_TS_ss] += ss;
         v[AC_TS_eth] += rho * c->cv * T;
+        v[AC_TS_eth_vol] += rho * c->cv * T * weight;
         v[AC_TS_TT_max] = ac_ts_max(v[AC_TS_TT_max], T);
         v[AC_TS_TT_min] = ac_ts_max(v[AC_TS_TT_min], -T);
         v[AC_TS_ss_max] = ac_ts_max(v[AC_TS_ss_max], ss);

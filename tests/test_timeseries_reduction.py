@@ -1,7 +1,8 @@
 """A time-series row reduced by the backend in one pass (csrc/timeseries.h)
-against the same row from the analysis functions (astaroth/analysis.py:
-NumPy or CuPy statements of each column), for every module, both
-precisions, and both backends."""
+against the same row from the analysis functions alone (astaroth/analysis.py:
+NumPy or CuPy statements of each reduction, as a grid split over ranks
+takes them), for every module, walls, shear and gravity, both precisions
+and both backends."""
 import math
 
 import numpy as np
@@ -33,10 +34,11 @@ def _every_column(sim):
     return [n for n, (_, _, needs) in diagnostics.EXTRA_COLUMNS.items() if diagnostics._available(sim, needs)]
 
 
-def _from_analysis(sim, dt, names):
-    out = diagnostics._row(sim, dt)
-    out.update(diagnostics._extra(sim, names))
-    return out
+def _from_analysis(sim, dt, names, monkeypatch):
+    """The row as a grid split over ranks takes it: every reduction by the analysis functions."""
+    with monkeypatch.context() as m:
+        m.setattr(diagnostics, "_values", lambda sim: diagnostics._analysis_values(sim, derivatives_only=False))
+        return diagnostics.row(sim, dt, names)
 
 
 def _assert_rows_agree(reduced, reference):
@@ -49,43 +51,79 @@ def _assert_rows_agree(reduced, reference):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("kw", CONFIGURATIONS, ids=IDS)
-def test_the_backends_row_equals_the_analysis_functions(kw, dtype):
+def test_the_backends_row_equals_the_analysis_functions(kw, dtype, monkeypatch):
     sim = _fields("cpu", dtype, **kw)
     names = _every_column(sim)
-    assert diagnostics._reduced_in_c(sim)
     row = diagnostics.row(sim, 0.01, names)
-    _assert_rows_agree(row, _from_analysis(sim, 0.01, names))
+    _assert_rows_agree(row, _from_analysis(sim, 0.01, names, monkeypatch))
     assert row["abm"] > 1e-3 if "physics" in kw else row["oum"] != 0.0  # the helical field's <A . curl A> = k a^2
 
 
-def test_a_blown_up_row_has_nan_where_the_analysis_functions_have():
+def test_a_blown_up_row_has_nan_where_the_analysis_functions_have(monkeypatch):
     sim = _fields("cpu", "float64", physics="mhd", energy="entropy")
     names = _every_column(sim)
     sim.view("ux")[3, 4, 5] = np.nan  # as a blow-up leaves them (assignment refuses them)
     sim.view("ss")[0, 0, 0] = np.inf
-    row, reference = diagnostics.row(sim, 0.01, names), _from_analysis(sim, 0.01, names)
+    row, reference = diagnostics.row(sim, 0.01, names), _from_analysis(sim, 0.01, names, monkeypatch)
     nan = {n for n, v in reference.items() if math.isnan(v)}
     assert {"urms", "umax", "orms", "oum", "uxm"} <= nan and "rhom" not in nan and "brms" not in nan
     assert {n for n, v in row.items() if math.isnan(v)} == nan
     assert row["ssmax"] == reference["ssmax"] == math.inf
 
 
-def test_walls_shear_and_gravity_take_the_analysis_functions():
-    assert not diagnostics._reduced_in_c(ac.Simulation(shape=(8, 8, 8), backend="cpu",
-                                                       boundaries={"z": {"lnrho": "s", "ux": "s", "uy": "s", "uz": "a"}}))
-    assert not diagnostics._reduced_in_c(ac.Simulation(shape=(8, 8, 8), backend="cpu", shear=-1.0))
-    sim = ac.Simulation(shape=(8, 8, 8), backend="cpu", gravity=(0.0, 0.0, -0.1))
-    assert not diagnostics._reduced_in_c(sim) and "epot" in diagnostics.row(sim, 0.0)
+WALLED = {"lnrho": "s", "ux": "s", "uy": "s", "uz": "a", "ax": "a", "ay": "a", "az": "s", "ss": "s"}
+NON_PERIODIC = [dict(energy="entropy", gravity=(0.0, 0.0, -0.1), boundaries={"z": WALLED}),
+                dict(physics="mhd", energy="entropy", gravity=(0.0, 0.0, -0.1), boundaries={"z": WALLED}),
+                dict(physics="mhd", shear=-1.0), dict(gravity=(0.05, 0.0, -0.1))]
+NON_PERIODIC_IDS = ["entropy+walls+gravity", "mhd+entropy+walls+gravity", "mhd+shear", "gravity"]
+
+
+def _non_periodic(backend, dtype, kw):
+    kw = dict(kw)
+    if "boundaries" in kw:
+        kw["boundaries"] = {"z": {f: k for f, k in kw["boundaries"]["z"].items()
+                                  if f in ("lnrho", "ux", "uy", "uz") or
+                                  (f in ("ax", "ay", "az") and kw.get("physics") == "mhd") or
+                                  (f == "ss" and kw.get("energy") == "entropy")}}
+    return _fields(backend, dtype, **kw)
+
+
+@pytest.mark.parametrize("kw", NON_PERIODIC, ids=NON_PERIODIC_IDS)
+def test_walls_shear_and_gravity_take_the_derivatives_of_the_analysis_functions(kw, monkeypatch):
+    """With walls or shear the columns of derivatives come from the analysis functions (one-sided stencils
+    at walls, the shearing images), the others from the backend: volume means with the walls at half weight
+    (etotm), the potential energy of gravity (epot)."""
+    sim = _non_periodic("cpu", "float64", kw)
+    names = _every_column(sim)
+    before = {name: sim[name] for name in sim.field_names}
+    row = diagnostics.row(sim, 0.01, names)
+    for name in sim.field_names:  # a row sets no wall values (their random values here break 'a')
+        assert np.array_equal(sim[name], before[name]), name
+    _assert_rows_agree(row, _from_analysis(sim, 0.01, names, monkeypatch))
+    if "gravity" in kw:
+        assert row["epot"] == pytest.approx(ac.analysis.potential_energy(sim), rel=1e-12) and row["epot"] != 0.0
+    if "energy" in kw:
+        assert row["etotm"] == pytest.approx(ac.analysis.total_energy(sim), rel=1e-12)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("kw", CONFIGURATIONS, ids=IDS)
-def test_the_gpus_row_equals_the_cpus_and_the_analysis_functions(kw, dtype):
+def test_the_gpus_row_equals_the_cpus_and_the_analysis_functions(kw, dtype, monkeypatch):
     gpu, cpu = _fields("cuda", dtype, **kw), _fields("cpu", dtype, **kw)
     for name in gpu.field_names:
         assert np.array_equal(gpu[name], cpu[name])
     names = _every_column(gpu)
     row = diagnostics.row(gpu, 0.01, names)
     _assert_rows_agree(row, diagnostics.row(cpu, 0.01, names))
-    _assert_rows_agree(row, _from_analysis(gpu, 0.01, names))
+    _assert_rows_agree(row, _from_analysis(gpu, 0.01, names, monkeypatch))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kw", NON_PERIODIC, ids=NON_PERIODIC_IDS)
+def test_the_gpus_row_with_walls_shear_and_gravity_equals_the_cpus(kw, monkeypatch):
+    gpu, cpu = _non_periodic("cuda", "float64", kw), _non_periodic("cpu", "float64", kw)
+    names = _every_column(gpu)
+    row = diagnostics.row(gpu, 0.01, names)
+    _assert_rows_agree(row, diagnostics.row(cpu, 0.01, names))
+    _assert_rows_agree(row, _from_analysis(gpu, 0.01, names, monkeypatch))

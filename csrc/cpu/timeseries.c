@@ -5,39 +5,19 @@
  * a row's bits do not depend on the number of threads.  Ghost zones are
  * filled by the caller.
  */
-#define real double
+#include "../timeseries_points.h"
 #include <stdlib.h>
 
-#include "../timeseries.h"
 #include "kernels.h"
-
-#define field_t float
-#define AC_FN(name) name##_f32
-#include "../timeseries_point.h"
-#undef field_t
-#undef AC_FN
-#define field_t double
-#define AC_FN(name) name##_f64
-#include "../timeseries_point.h"
-#undef field_t
-#undef AC_FN
 
 /* The row of the interior of g (fields: padded arrays, ghost zones filled),
  * declared in kernels.h: each z plane reduced on its own, then the planes'
  * partial rows combined in order. */
-#define AC_TIMESERIES(sfx, T)                                                                                          \
+#define AC_TIMESERIES(sfx)                                                                                             \
     ac_status timeseries_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], double *out)                      \
     {                                                                                                                  \
         const ac_timeseries_constants c = ac_timeseries_constants_of(g);                                              \
-        timeseries_fields_##sfx f = {NULL, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL};                            \
-        f.lnrho = (const T *)fields[ac_field_index(g->modules, AC_FIELD_lnrho)];                                      \
-        for (int i = 0; i < 3; ++i) {                                                                                  \
-            f.u[i] = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ux + i)];                                  \
-            if (g->modules & AC_MODULE_MAGNETIC)                                                                       \
-                f.a[i] = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ax + i)];                              \
-        }                                                                                                              \
-        if (g->modules & AC_MODULE_ENTROPY)                                                                            \
-            f.ss = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ss)];                                        \
+        const timeseries_fields_##sfx f = timeseries_fields_of_##sfx(g, fields);                                     \
         double *planes = malloc((size_t)g->n[2] * AC_TS_VALUES * sizeof *planes);                                     \
         if (!planes)                                                                                                   \
             return AC_ERR_NO_MEMORY;                                                                                   \
@@ -49,8 +29,10 @@
             ac_ts_start(v);                                                                                            \
             for (int j = 0; j < g->n[1]; ++j) {                                                                        \
                 const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);                                            \
-                for (int i = 0; i < g->n[0]; ++i)                                                                      \
-                    timeseries_point_##sfx(c.modules, &f, row + i, st, &c, v);                                                   \
+                for (int i = 0; i < g->n[0]; ++i) {                                                                    \
+                    const int ijk[3] = {i, j, k};                                                                      \
+                    timeseries_point_##sfx(c.modules, &f, ijk, row + i, st, &c, v);                                    \
+                }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
         ac_ts_start(out);                                                                                              \
@@ -60,6 +42,6 @@
         free(planes);                                                                                                  \
         return AC_OK;                                                                                                  \
     }
-AC_TIMESERIES(f32, float)
-AC_TIMESERIES(f64, double)
+AC_TIMESERIES(f32)
+AC_TIMESERIES(f64)
 #undef AC_TIMESERIES

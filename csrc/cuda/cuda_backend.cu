@@ -655,9 +655,9 @@ static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
     return st;
 }
 
-/* A time-series row (../timeseries.h): every ghost zone of the fields
- * filled (fill_walls: periodic, walls and shear alike), the reduction, and
- * its row copied back. */
+/* A time-series row (../timeseries.h): the ghost zones of the fields
+ * filled (fill_walls: periodic and shear; none under walls, backend.h), the
+ * reduction, and its row copied back. */
 static ac_status gpu_timeseries(void *self, double *out)
 {
     ac_gpu *gpu = (ac_gpu *)self;
@@ -667,7 +667,7 @@ static ac_status gpu_timeseries(void *self, double *out)
     if (!gpu->timeseries_host)
         CHECK(cudaMallocHost((void **)&gpu->timeseries_host, AC_TS_VALUES * sizeof *gpu->timeseries_host),
               "time-series row");
-    ac_status st = gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream);
+    ac_status st = gpu->grid.bc.walls ? AC_OK : gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream);
     double *row = NULL;
     if (st == AC_OK)
         st = ac_cuda_timeseries(&gpu->grid, gpu->element_bytes == 4, gpu->buf.home, gpu->timeseries_scratch, &row,
@@ -678,6 +678,7 @@ static ac_status gpu_timeseries(void *self, double *out)
           "time-series row");
     CHECK(cudaStreamSynchronize(gpu->stream), "time-series row");
     memcpy(out, gpu->timeseries_host, AC_TS_VALUES * sizeof *out);
+    ac_ts_finish(out, (double)gpu->grid.n[0] * gpu->grid.n[1] * gpu->grid.n[2]);
     return AC_OK;
 }
 

@@ -97,7 +97,8 @@ typedef struct {
 /* A time-series row (../timeseries.h; timeseries.cu): the bytes of device
  * scratch it needs over grid g, and its reduction of the fields (padded,
  * ghost zones filled; single: float32) queued on `stream`, whose
- * AC_TS_VALUES doubles land at *row, within scratch. */
+ * AC_TS_VALUES sums and extrema (ac_ts_finish makes the row) land at
+ * *row, within scratch. */
 size_t ac_cuda_timeseries_scratch(const ac_grid *g);
 ac_status ac_cuda_timeseries(const ac_grid *g, int single, void *const fields[AC_MAX_FIELDS], double *scratch,
                              double **row, cudaStream_t stream);

@@ -6,37 +6,36 @@
  * partial rows in block order, so that a row's bits are the same at every
  * call.  Ghost zones are filled by the caller.
  */
-#define real double
-#include "../timeseries.h"
-#include "kernels.h"
+#include "../timeseries_points.h"
 
-#define field_t float
-#define AC_FN(name) name##_f32
-#include "../timeseries_point.h"
-#undef field_t
-#undef AC_FN
-#define field_t double
-#define AC_FN(name) name##_f64
-#include "../timeseries_point.h"
-#undef field_t
-#undef AC_FN
+#include "kernels.h"
 
 /* Tiles of 32 x 4 threads, 4 blocks an SM (at most 128 registers): the row's loads wait less with more warps
  * than 32 x 8 tiles at one block an SM give, though some instances spill (benchmarks/results/2026-11-29-gpu-timeseries-rows). */
 enum { TS_TX = 32, TS_TY = 4, TS_MIN_BLOCKS = 4, TS_WARPS = TS_TX * TS_TY / 32, TS_MOST_BLOCKS = 16384 };
 
-static __device__ __forceinline__ void ts_point(unsigned modules, const timeseries_fields_f32 *f, ptrdiff_t idx,
-                                                const ptrdiff_t st[3], const ac_timeseries_constants *c,
+static __device__ __forceinline__ void ts_point(unsigned modules, const timeseries_fields_f32 *f, const int ijk[3],
+                                                ptrdiff_t idx, const ptrdiff_t st[3], const ac_timeseries_constants *c,
                                                 double v[AC_TS_VALUES])
 {
-    timeseries_point_f32(modules, f, idx, st, c, v);
+    timeseries_point_f32(modules, f, ijk, idx, st, c, v);
 }
 
-static __device__ __forceinline__ void ts_point(unsigned modules, const timeseries_fields_f64 *f, ptrdiff_t idx,
-                                                const ptrdiff_t st[3], const ac_timeseries_constants *c,
+static __device__ __forceinline__ void ts_point(unsigned modules, const timeseries_fields_f64 *f, const int ijk[3],
+                                                ptrdiff_t idx, const ptrdiff_t st[3], const ac_timeseries_constants *c,
                                                 double v[AC_TS_VALUES])
 {
-    timeseries_point_f64(modules, f, idx, st, c, v);
+    timeseries_point_f64(modules, f, ijk, idx, st, c, v);
+}
+
+static timeseries_fields_f32 fields_of(const ac_grid *g, void *const fields[AC_MAX_FIELDS], float)
+{
+    return timeseries_fields_of_f32(g, fields);
+}
+
+static timeseries_fields_f64 fields_of(const ac_grid *g, void *const fields[AC_MAX_FIELDS], double)
+{
+    return timeseries_fields_of_f64(g, fields);
 }
 
 /* Two partial values of value q joined: sums added, extrema kept. */
@@ -58,8 +57,10 @@ __global__ void __launch_bounds__(TS_TX *TS_TY, TS_MIN_BLOCKS)
     const int k0 = blockIdx.z * planes, k1 = min(k0 + planes, n.z);
     if (i < n.x && j < n.y) {
         const ptrdiff_t st[3] = {1, m.x, (ptrdiff_t)m.x * m.y};
-        for (int k = k0; k < k1; ++k)
-            ts_point(modules, &f, (i + lo.x) + st[1] * (j + lo.y) + st[2] * (k + lo.z), st, &c, v);
+        for (int k = k0; k < k1; ++k) {
+            const int ijk[3] = {i, j, k};
+            ts_point(modules, &f, ijk, (i + lo.x) + st[1] * (j + lo.y) + st[2] * (k + lo.z), st, &c, v);
+        }
     }
     __shared__ double warps[TS_WARPS][AC_TS_VALUES];
 #pragma unroll
@@ -81,8 +82,9 @@ __global__ void __launch_bounds__(TS_TX *TS_TY, TS_MIN_BLOCKS)
     }
 }
 
-/* The blocks' partial rows combined in block order, into the row. */
-__global__ void timeseries_finish_kernel(const double *partial, long long blocks, double points, double *out)
+/* The blocks' partial rows combined in block order, into the row's sums and
+ * extrema (the host finishes it: ac_ts_finish). */
+__global__ void timeseries_combine_kernel(const double *partial, long long blocks, double *out)
 {
     const int q = threadIdx.x;
     if (q >= AC_TS_VALUES)
@@ -90,7 +92,7 @@ __global__ void timeseries_finish_kernel(const double *partial, long long blocks
     double x = q < AC_TS_MEANS ? 0.0 : -HUGE_VAL;
     for (long long b = 0; b < blocks; ++b)
         x = ts_join(q, x, partial[b * AC_TS_VALUES + q]);
-    out[q] = q < AC_TS_MEANS ? x / points : ac_ts_kind(q) == AC_TS_MIN ? -x : x;
+    out[q] = x;
 }
 
 /* The launch's shape over grid g: its blocks (one partial row each) and planes a block. */
@@ -126,15 +128,7 @@ template <typename T, typename Fields>
 static ac_status timeseries_launch(const ac_grid *g, void *const fields[AC_MAX_FIELDS], double *scratch,
                                    double *row, cudaStream_t stream)
 {
-    Fields f = {NULL, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL};
-    f.lnrho = (const T *)fields[ac_field_index(g->modules, AC_FIELD_lnrho)];
-    for (int i = 0; i < 3; ++i) {
-        f.u[i] = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ux + i)];
-        if (g->modules & AC_MODULE_MAGNETIC)
-            f.a[i] = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ax + i)];
-    }
-    if (g->modules & AC_MODULE_ENTROPY)
-        f.ss = (const T *)fields[ac_field_index(g->modules, AC_FIELD_ss)];
+    const Fields f = fields_of(g, fields, T());
     const unsigned M = AC_MODULE_MAGNETIC, E = AC_MODULE_ENTROPY, H = AC_MODULE_HYDRO;
     const unsigned which = g->modules & (M | E);
     const long long count = which == (M | E) ? timeseries_queue<Fields, H | M | E>(g, f, scratch, stream)
@@ -143,13 +137,14 @@ static ac_status timeseries_launch(const ac_grid *g, void *const fields[AC_MAX_F
                                                : timeseries_queue<Fields, H>(g, f, scratch, stream);
     if (ac_cuda_record(cudaGetLastError(), "time-series row launch") != AC_OK)
         return AC_ERR_DEVICE;
-    timeseries_finish_kernel<<<1, 64, 0, stream>>>(scratch, count, (double)g->n[0] * g->n[1] * g->n[2], row);
+    timeseries_combine_kernel<<<1, 64, 0, stream>>>(scratch, count, row);
     return ac_cuda_record(cudaGetLastError(), "time-series row launch");
 }
 
 /* Queues the row of the fields (padded device arrays, ghost zones filled) on
- * `stream`; it lands at the end of scratch (ac_cuda_timeseries_scratch
- * bytes, device), whose last AC_TS_VALUES doubles it returns. */
+ * `stream`; its sums and extrema, for ac_ts_finish, land at the end of
+ * scratch (ac_cuda_timeseries_scratch bytes, device), whose last
+ * AC_TS_VALUES doubles it returns. */
 extern "C" ac_status ac_cuda_timeseries(const ac_grid *g, int single, void *const fields[AC_MAX_FIELDS],
                                         double *scratch, double **row, cudaStream_t stream)
 {

@@ -15,6 +15,8 @@
 #   final   on NEW: the one-GPU suite with the row's tests and test_ops_gpu.py, row_times.py at 256^3 and
 #           32^3, sweep_times.py to t = 400, and the dynamo-onset notebook at its GPU size
 #           (scripts/dynamo_onset_gpu.sh, with NEW's extension carried into the repository's astaroth/)
+#   walls   on NEW: the one-GPU suite with the row's tests, test_ops_gpu.py, test_diagnostics_during_run.py
+#           and test_sweep.py, then test_mpi_gpu.py; row_times_walls.py and row_times.py of MAIN and NEW
 set -uo pipefail
 . scripts/device-trees.sh
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-timeseries-rows
@@ -67,6 +69,16 @@ for part in ${PARTS:-tests rows sweeps bench}; do
         TAIL=3 in_tree $NEW sweep-times.log 200 python $HERE/sweep_times.py 400
         COMMIT=$(cat /tmp/tryso/$NEW/COMMIT) ASTAROTH_BUILT=1 timeout 300 scripts/dynamo_onset_gpu.sh $OUT/notebook \
             > /dev/null 2>&1
+        ;;
+    walls)
+        TAIL=8 in_tree $NEW gpu-tests-$NEW.log 400 python -m pytest -q -p no:cacheprovider -rf $ONE_GPU \
+            tests/test_timeseries_reduction.py tests/test_ops_gpu.py tests/test_diagnostics_during_run.py tests/test_sweep.py
+        TAIL=6 in_tree $NEW split-gpu-tests-$NEW.log 300 python -m pytest -q -p no:cacheprovider -rf tests/test_mpi_gpu.py
+        for t in $MAIN $NEW; do
+            TAIL=8 in_tree $t row-times-walls.log 200 python $HERE/row_times_walls.py 32 hydro+entropy mhd+entropy
+            TAIL=8 in_tree $t row-times-walls.log 200 python $HERE/row_times_walls.py 128 hydro+entropy mhd+entropy
+        done
+        TAIL=12 in_tree $NEW row-times.log 200 python $HERE/row_times.py 256 hydro mhd mhd+entropy
         ;;
     esac
 done
