@@ -6,9 +6,9 @@ row every N steps; the file is plain CSV with a header, read directly by
 (or by read_timeseries(path), which also reads files written under the
 column names before they followed the Pencil Code).  On one process the
 backend reduces a row in one pass where the fields are (csrc/timeseries.h:
-on the GPU a launch and a copy of its numbers; with walls or shear the
-columns of derivatives from the analysis functions); a grid split over
-ranks takes its rows from the analysis functions (_values).
+on the GPU a launch and a copy of its numbers; J with walls and every
+derivative in a shearing box from the analysis functions); a grid split
+over ranks takes its rows from the analysis functions (_values).
 
 The columns take the Pencil Code's names (its ``print.in`` names) where it
 has the quantity; <.> is the mean over the grid, max the maximum over it,
@@ -228,33 +228,38 @@ _COLUMN_OF = {
 def _values(sim):
     """The reductions of a row ({name: value}, csrc/timeseries.h's names).
     On one process the backend takes them in one pass where the fields are
-    (Grid.timeseries: on the GPU a launch and a copy of its numbers); its
-    derivatives are the solver's, from ghost zones, which are the analysis
-    functions' on periodic axes.  With walls (one-sided stencils there) or
-    shear (the shearing images) those of derivatives come from the analysis
-    functions instead, and a grid split over ranks takes all of them from
-    there (gathered)."""
+    (Grid.timeseries: on the GPU a launch and a copy of its numbers), with
+    the analysis functions' first derivatives (one-sided at walls).  J with
+    walls (the curl of B there) and every derivative in a shearing box (its
+    images by Fourier series) come from the analysis functions instead, and
+    a grid split over ranks takes all of them from there (gathered)."""
     if sim.decomposition is not None:
-        return _analysis_values(sim, derivatives_only=False)
+        return _analysis_values(sim, "all")
     values = sim._grid.timeseries()
-    if analysis.walls_of(sim) or analysis._sheared(sim):
-        values.update(_analysis_values(sim, derivatives_only=True))
+    if analysis._sheared(sim):
+        values.update(_analysis_values(sim, "derivatives"))
+    elif "j2" not in values and getattr(sim, "physics", "hydro") == "mhd":  # walls: Grid.timeseries leaves J
+        values.update(_analysis_values(sim, "currents"))
     return values
 
 
-def _analysis_values(sim, derivatives_only):
+def _analysis_values(sim, what):
     """The reductions of a row by the analysis functions (astaroth.analysis,
-    on the device views under CuPy): those of derivatives (div u, omega, B,
-    J) or all of them."""
+    on the device views under CuPy): what = "currents" (J), "derivatives"
+    (div u, omega, B, J) or "all"."""
     xp = analysis._array_module(sim)
     value = analysis._host
+    mhd = getattr(sim, "physics", "hydro") == "mhd"
+    if what == "currents":
+        j2 = sum(c ** 2 for c in analysis.current_density(sim)) if mhd else None
+        return {"j2": value(xp.mean(j2)), "j2_max": value(xp.max(j2))} if mhd else {}
     u = [c.astype(xp.float64) for c in analysis.velocity(sim)]
     w = [c.astype(xp.float64) for c in analysis.vorticity(sim, u)]
     w2 = sum(c ** 2 for c in w)
     div = analysis.divergence(sim, u).astype(xp.float64)
     out = {"divu2": value(xp.mean(div ** 2)), "w2": value(xp.mean(w2)), "w2_max": value(xp.max(w2)),
            "wu": analysis.kinetic_helicity(sim, u, w)}
-    if getattr(sim, "physics", "hydro") == "mhd":  # A and curl A read and taken once for B, J and <A . curl A>
+    if mhd:  # A and curl A read and taken once for B, J and <A . curl A>
         a = analysis.vector_potential(sim)
         curl_a = analysis.curl_of_potential(sim, a)
         b = analysis.magnetic_field(sim, curl_a)
@@ -265,7 +270,7 @@ def _analysis_values(sim, derivatives_only):
                 "b2_vol": analysis.volume_mean(sim, b2)}
         for x, c in zip("xyz", b):
             out |= {f"b{x}": value(xp.mean(c)), f"b{x}2": value(xp.mean(c ** 2))}
-    if derivatives_only:
+    if what == "derivatives":
         return out
     lnrho = analysis._field(sim, "lnrho", xp).astype(xp.float64)
     rho = xp.exp(lnrho)

@@ -25,8 +25,9 @@ def host_copies(sim):
         return ("this CUDA run is split over MPI ranks: each row of its time series and each average, slice "
                 "and spectrum gathers the whole fields it needs on every rank and computes on the host")
     return ("CuPy is not installed: each average, slice and spectrum of this CUDA run (and each row of its "
-            "time series, with walls or shear) copies the whole fields it needs from the GPU and computes on "
-            "the host; install CuPy (pip install cupy-cuda12x) to compute them on the device")
+            "time series, in a shearing box or with walls and a magnetic field) copies the whole fields it needs "
+            "from the GPU and computes on the host; install CuPy (pip install cupy-cuda12x) to compute them on "
+            "the device")
 
 
 def _count(value, name, allow_none=True):
@@ -73,9 +74,10 @@ class RunOutputs:
         self.series = [diagnostics.TimeSeries(p, write=sim.is_root, columns=self.columns) for p in paths]
         for out in self.outputs:
             out.open(sim)
-        # a row on one process copies nothing but its numbers, save the analysis functions' derivatives with
-        # walls or shear (diagnostics._values)
-        rows_copy = sim.decomposition is not None or analysis.walls_of(sim) or analysis._sheared(sim)
+        # a row on one process copies nothing but its numbers, save what the analysis functions give it: J
+        # with walls, the derivatives in a shearing box (diagnostics._values)
+        rows_copy = (sim.decomposition is not None or analysis._sheared(sim) or
+                     (analysis.walls_of(sim) and getattr(sim, "physics", "hydro") == "mhd"))
         note = host_copies(sim) if self.outputs or (self.series and rows_copy) else None
         if note:
             warnings.warn(note, RuntimeWarning, stacklevel=3)

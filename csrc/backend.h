@@ -202,10 +202,9 @@ typedef struct ac_backend_ops {
      * grid's own) */
     ac_status (*copy_boxes)(void *self, const ac_box_copies *c, int unpack, void *stream);
     /* a time-series row of the fields now (timeseries.h): its AC_TS_VALUES
-     * means and extrema into out, the ghost zones of the fields filled
-     * first (periodic, or a shearing box's); on a grid with walls none (that
-     * would set the wall points' values), its values of derivatives then
-     * undefined */
+     * means and extrema into out, every ghost zone of the fields filled
+     * first (periodic, a shearing box's, or under walls without setting the
+     * wall points' values: a row changes no field) */
     ac_status (*timeseries)(void *self, double *out);
 } ac_backend_ops;
 

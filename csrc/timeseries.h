@@ -7,28 +7,30 @@
  * energies (the wall points at half weight on wall axes, the Pencil Code's
  * dVol in src/grid.f90), every one in double whatever the fields'
  * precision.  Precision-free: the point function is timeseries_point.h,
- * included once per storage precision by each backend (cpu/timeseries.c,
- * cuda/timeseries.cu), which defines `real` as double.
+ * included once per storage precision (timeseries_points.h) by each
+ * backend (cpu/timeseries.c, cuda/timeseries.cu).
  *
- * The derivatives read the ghost zones, which the backend fills first: on
- * periodic axes they are the analysis functions' (astaroth/analysis.py).
- * Where a grid has walls or shear, those take one-sided stencils at the
- * walls and the shearing images instead, and a row takes its columns of
- * derivatives from them (diagnostics.py); a grid split over ranks takes
- * every column from them.
+ * First derivatives are those of the analysis functions
+ * (astaroth/analysis.py, astaroth/ops.py): central, from the ghost zones,
+ * on periodic axes; on a wall axis one-sided on the seven points nearest
+ * each wall for the three points next to it (ops.derivative(walls=True)).
+ * J takes second and mixed derivatives from the ghost zones, the analysis
+ * functions' on periodic grids only: with walls they take J as the curl of
+ * B instead, and in a shearing box every derivative from the shearing
+ * images, and a row takes those columns from them (diagnostics.py); a grid
+ * split over ranks takes every column from them.
  */
 #ifndef ASTAROTH_TIMESERIES_H
 #define ASTAROTH_TIMESERIES_H
 
 #include "physics.h"
 
-/* X(name, module, kind, derivative): a value of the row, the module it
- * needs, how it reduces (AC_TS_MEAN: the mean over the grid; AC_TS_VOLUME:
- * the volume mean, sum w f / sum w with the weights w of ac_ts_weight;
- * AC_TS_MAX, AC_TS_MIN), and whether it reads derivatives (1), which a
- * grid with walls leaves undefined (the backends fill no ghost zones
- * there: that would set the wall points' values).  Sums first, then
- * extrema. */
+/* X(name, module, kind, reach): a value of the row, the module it needs,
+ * how it reduces (AC_TS_MEAN: the mean over the grid; AC_TS_VOLUME: the
+ * volume mean, sum w f / sum w with the weights w of ac_ts_weight;
+ * AC_TS_MAX, AC_TS_MIN), and what it reads: the point (0), first
+ * derivatives (1), second derivatives (2: J, not the analysis functions'
+ * with walls).  Sums first, then extrema. */
 enum { AC_TS_MEAN = 0, AC_TS_VOLUME = 1, AC_TS_MAX = 2, AC_TS_MIN = 3 };
 #define AC_TIMESERIES_TABLE(X)                                                                                         \
     X(u2, AC_MODULE_HYDRO, AC_TS_MEAN, 0)            /* |u|^2 */                                                       \
@@ -44,7 +46,7 @@ enum { AC_TS_MEAN = 0, AC_TS_VOLUME = 1, AC_TS_MAX = 2, AC_TS_MIN = 3 };
     X(uy2, AC_MODULE_HYDRO, AC_TS_MEAN, 0)                                                                             \
     X(uz2, AC_MODULE_HYDRO, AC_TS_MEAN, 0)                                                                             \
     X(b2, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)         /* |B|^2, b_ext included */                                       \
-    X(j2, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)         /* |J|^2 */                                                       \
+    X(j2, AC_MODULE_MAGNETIC, AC_TS_MEAN, 2)         /* |J|^2 */                                                       \
     X(ab, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)         /* A . curl A */                                                  \
     X(bx, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)                                                                           \
     X(by, AC_MODULE_MAGNETIC, AC_TS_MEAN, 1)                                                                           \
@@ -65,7 +67,7 @@ enum { AC_TS_MEAN = 0, AC_TS_VOLUME = 1, AC_TS_MAX = 2, AC_TS_MIN = 3 };
     X(lnrho_max, AC_MODULE_HYDRO, AC_TS_MAX, 0)                                                                        \
     X(lnrho_min, AC_MODULE_HYDRO, AC_TS_MIN, 0)                                                                        \
     X(b2_max, AC_MODULE_MAGNETIC, AC_TS_MAX, 1)                                                                        \
-    X(j2_max, AC_MODULE_MAGNETIC, AC_TS_MAX, 1)                                                                        \
+    X(j2_max, AC_MODULE_MAGNETIC, AC_TS_MAX, 2)                                                                        \
     X(TT_max, AC_MODULE_ENTROPY, AC_TS_MAX, 0)                                                                         \
     X(TT_min, AC_MODULE_ENTROPY, AC_TS_MIN, 0)                                                                         \
     X(ss_max, AC_MODULE_ENTROPY, AC_TS_MAX, 0)                                                                         \
@@ -74,7 +76,7 @@ enum { AC_TS_MEAN = 0, AC_TS_VOLUME = 1, AC_TS_MAX = 2, AC_TS_MIN = 3 };
 /* AC_TS_u2, ...: a value's index in a row; AC_TS_VALUES of them, the
  * first AC_TS_MEANS sums (means and volume means). */
 enum {
-#define AC_TS_INDEX(name, module, kind, derivative) AC_TS_##name,
+#define AC_TS_INDEX(name, module, kind, reach) AC_TS_##name,
     AC_TIMESERIES_TABLE(AC_TS_INDEX)
 #undef AC_TS_INDEX
         AC_TS_VALUES,
@@ -84,7 +86,7 @@ enum {
 /* How value v reduces (AC_TS_MEAN, AC_TS_VOLUME, AC_TS_MAX, AC_TS_MIN). */
 AC_INLINE int ac_ts_kind(int v)
 {
-#define AC_TS_KIND(name, module, kind, derivative) v == AC_TS_##name ? (int)(kind):
+#define AC_TS_KIND(name, module, kind, reach) v == AC_TS_##name ? (int)(kind):
     return AC_TIMESERIES_TABLE(AC_TS_KIND) - 1;
 #undef AC_TS_KIND
 }
@@ -132,9 +134,51 @@ typedef struct {
     double origin[3], spacing[3]; /* a point's coordinates (grid.h's ac_axis_coordinate) */
     int offset[3];
     int n[3], wall_axis[3]; /* the weights of a wall axis: 1/2 at its first and last points */
+    /* on a wall axis a, the first derivative at the k-th point (k < 3) from a wall: sum over the seven
+     * points j nearest the wall of one_sided[a][k][j] f_j (its sign flipped at the upper wall) */
+    double one_sided[3][3][7];
     ac_physics_params p; /* the equation of state's (eos/eos.h), in double */
     unsigned modules;
 } ac_timeseries_constants;
+
+/* The weights w_j of sum_j w_j f(x + (j - k) h) = h f'(x) + O(h^7), j = 0 .. 6
+ * (ops._stencil_weights: the Taylor conditions sum_j w_j (j - k)^m = [m ==
+ * 1], m < 7), by Gaussian elimination with partial pivoting. */
+AC_INLINE void ac_ts_one_sided_weights(int k, double w[7])
+{
+    double m[7][8];
+    for (int row = 0; row < 7; ++row) {
+        for (int j = 0; j < 7; ++j) {
+            double power = 1.0;
+            for (int e = 0; e < row; ++e)
+                power *= (double)(j - k);
+            m[row][j] = power;
+        }
+        m[row][7] = row == 1 ? 1.0 : 0.0;
+    }
+    for (int col = 0; col < 7; ++col) {
+        int pivot = col;
+        for (int row = col + 1; row < 7; ++row)
+            if (fabs(m[row][col]) > fabs(m[pivot][col]))
+                pivot = row;
+        for (int j = 0; j < 8; ++j) {
+            const double swap = m[col][j];
+            m[col][j] = m[pivot][j];
+            m[pivot][j] = swap;
+        }
+        for (int row = col + 1; row < 7; ++row) {
+            const double factor = m[row][col] / m[col][col];
+            for (int j = col; j < 8; ++j)
+                m[row][j] -= factor * m[col][j];
+        }
+    }
+    for (int row = 6; row >= 0; --row) {
+        double x = m[row][7];
+        for (int j = row + 1; j < 7; ++j)
+            x -= m[row][j] * w[j];
+        w[row] = x / m[row][row];
+    }
+}
 
 AC_INLINE ac_timeseries_constants ac_timeseries_constants_of(const ac_grid *g)
 {
@@ -152,6 +196,11 @@ AC_INLINE ac_timeseries_constants ac_timeseries_constants_of(const ac_grid *g)
         c.offset[a] = g->offset[a];
         c.n[a] = g->n[a];
         c.wall_axis[a] = ac_boundaries_wall_axis(&g->bc, a);
+        for (int k = 0; k < 3; ++k) {
+            ac_ts_one_sided_weights(k, c.one_sided[a][k]);
+            for (int j = 0; j < 7; ++j)
+                c.one_sided[a][k][j] /= g->spacing[a];
+        }
     }
     c.inv_mu0 = 1.0 / g->mu0;
     c.cv = g->cp / g->gamma;

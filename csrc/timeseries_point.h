@@ -35,6 +35,26 @@ AC_INLINE double AC_FN(ts_first)(const field_t *f, ptrdiff_t idx, ptrdiff_t s, d
                                   AC_TS_AT(f, 3 * s) - AC_TS_AT(f, -3 * s), scale);
 }
 
+/* d f / dx_a at interior point ijk: eq. (6), or on a wall axis within three
+ * points of a wall the one-sided stencil of ac_ts_one_sided_weights (the
+ * upper wall's mirrored, its sign flipped). */
+AC_INLINE double AC_FN(ts_first_at)(const field_t *f, ptrdiff_t idx, const ptrdiff_t st[3], int a, const int ijk[3],
+                                   const ac_timeseries_constants *c)
+{
+    if (c->wall_axis[a]) {
+        const int lower = ijk[a], upper = c->n[a] - 1 - ijk[a];
+        if (lower < 3 || upper < 3) {
+            const int k = lower < 3 ? lower : upper;
+            const ptrdiff_t step = lower < 3 ? st[a] : -st[a];
+            double sum = 0.0;
+            for (int j = 0; j < 7; ++j)
+                sum += c->one_sided[a][k][j] * AC_TS_AT(f, (j - k) * step);
+            return lower < 3 ? sum : -sum;
+        }
+    }
+    return AC_FN(ts_first)(f, idx, st[a], c->first[a]);
+}
+
 /* Eq. (7). */
 AC_INLINE double AC_FN(ts_second)(const field_t *f, ptrdiff_t idx, ptrdiff_t s, double scale)
 {
@@ -73,7 +93,7 @@ AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_
     for (int i = 0; i < 3; ++i) {
         u[i] = AC_TS_AT(f->u[i], 0);
         for (int j = 0; j < 3; ++j)
-            grad_u[i][j] = AC_FN(ts_first)(f->u[i], idx, st[j], c->first[j]);
+            grad_u[i][j] = AC_FN(ts_first_at)(f->u[i], idx, st, j, ijk, c);
     }
     AC_FN(ts_curl)(grad_u, w);
     const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2], w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
@@ -100,7 +120,7 @@ AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_
         for (int i = 0; i < 3; ++i) {
             a[i] = AC_TS_AT(f->a[i], 0);
             for (int k = 0; k < 3; ++k)
-                grad_a[i][k] = AC_FN(ts_first)(f->a[i], idx, st[k], c->first[k]);
+                grad_a[i][k] = AC_FN(ts_first_at)(f->a[i], idx, st, k, ijk, c);
         }
         AC_FN(ts_curl)(grad_a, curl_a);
         for (int i = 0; i < 3; ++i) { /* J_i = (d_i div A - lap A_i) / mu0 (terms/magnetic.h) */

@@ -37,7 +37,7 @@ def _every_column(sim):
 def _from_analysis(sim, dt, names, monkeypatch):
     """The row as a grid split over ranks takes it: every reduction by the analysis functions."""
     with monkeypatch.context() as m:
-        m.setattr(diagnostics, "_values", lambda sim: diagnostics._analysis_values(sim, derivatives_only=False))
+        m.setattr(diagnostics, "_values", lambda sim: diagnostics._analysis_values(sim, "all"))
         return diagnostics.row(sim, dt, names)
 
 
@@ -89,10 +89,10 @@ def _non_periodic(backend, dtype, kw):
 
 
 @pytest.mark.parametrize("kw", NON_PERIODIC, ids=NON_PERIODIC_IDS)
-def test_walls_shear_and_gravity_take_the_derivatives_of_the_analysis_functions(kw, monkeypatch):
-    """With walls or shear the columns of derivatives come from the analysis functions (one-sided stencils
-    at walls, the shearing images), the others from the backend: volume means with the walls at half weight
-    (etotm), the potential energy of gravity (epot)."""
+def test_walls_shear_and_gravity(kw, monkeypatch):
+    """The backend's row with walls (one-sided first derivatives next to them, volume means with the walls
+    at half weight: etotm), gravity (its potential energy: epot) and shear equals the analysis functions'
+    (J with walls and every derivative in a shearing box taken from them)."""
     sim = _non_periodic("cpu", "float64", kw)
     names = _every_column(sim)
     before = {name: sim[name] for name in sim.field_names}

@@ -488,8 +488,8 @@ static PyObject *Grid_shock_max(GridObject *self, PyObject *args)
 
 /* timeseries() -> {name: value}: a time-series row's means and extrema of the
  * fields now (csrc/timeseries.h), those of the grid's modules; on a grid
- * with walls not those of derivatives, which the backend leaves undefined
- * there. */
+ * with walls not those of second derivatives (J), which are not the
+ * analysis functions' there. */
 static PyObject *Grid_timeseries(GridObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (!check_ready(self))
@@ -506,21 +506,21 @@ static PyObject *Grid_timeseries(GridObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     for (int q = 0; q < AC_TS_VALUES; ++q) {
         static const char *const names[AC_TS_VALUES] = {
-#define AC_TS_NAME(name, module, kind, derivative) #name,
+#define AC_TS_NAME(name, module, kind, reach) #name,
             AC_TIMESERIES_TABLE(AC_TS_NAME)
 #undef AC_TS_NAME
         };
         static const unsigned modules[AC_TS_VALUES] = {
-#define AC_TS_MODULE(name, module, kind, derivative) (unsigned)(module),
+#define AC_TS_MODULE(name, module, kind, reach) (unsigned)(module),
             AC_TIMESERIES_TABLE(AC_TS_MODULE)
 #undef AC_TS_MODULE
         };
-        static const int derivatives[AC_TS_VALUES] = {
-#define AC_TS_DERIVATIVE(name, module, kind, derivative) derivative,
-            AC_TIMESERIES_TABLE(AC_TS_DERIVATIVE)
-#undef AC_TS_DERIVATIVE
+        static const int reaches[AC_TS_VALUES] = {
+#define AC_TS_REACH(name, module, kind, reach) reach,
+            AC_TIMESERIES_TABLE(AC_TS_REACH)
+#undef AC_TS_REACH
         };
-        if (!(self->grid.modules & modules[q]) || (derivatives[q] && self->grid.bc.walls))
+        if (!(self->grid.modules & modules[q]) || (reaches[q] == 2 && self->grid.bc.walls))
             continue;
         PyObject *x = PyFloat_FromDouble(v[q]);
         if (!x || PyDict_SetItemString(out, names[q], x) < 0) {
@@ -706,7 +706,7 @@ static PyMethodDef Grid_methods[] = {
     {"max_speed", (PyCFunction)Grid_max_speed, METH_NOARGS, "max_speed() -> max |u| (NaN if not finite)."},
     {"timeseries", (PyCFunction)Grid_timeseries, METH_NOARGS,
      "timeseries() -> {name: value}: a time-series row's means and extrema of the fields now (csrc/timeseries.h), "
-     "those of the grid's modules (with walls, not those of derivatives)."},
+     "those of the grid's modules (with walls, not J's)."},
     {"shock_profile", (PyCFunction)Grid_shock_profile, METH_NOARGS,
      "shock_profile() -> the shock viscosity zeta of the fields now (dense), or None without shock viscosity."},
     {"shock_max", (PyCFunction)Grid_shock_max, METH_VARARGS,

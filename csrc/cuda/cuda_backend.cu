@@ -656,8 +656,8 @@ static ac_status gpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 }
 
 /* A time-series row (../timeseries.h): the ghost zones of the fields
- * filled (fill_walls: periodic and shear; none under walls, backend.h), the
- * reduction, and its row copied back. */
+ * filled axis by axis (periodic, shear or walls; no wall values set: a row
+ * changes no field), the reduction, and its row copied back. */
 static ac_status gpu_timeseries(void *self, double *out)
 {
     ac_gpu *gpu = (ac_gpu *)self;
@@ -667,7 +667,9 @@ static ac_status gpu_timeseries(void *self, double *out)
     if (!gpu->timeseries_host)
         CHECK(cudaMallocHost((void **)&gpu->timeseries_host, AC_TS_VALUES * sizeof *gpu->timeseries_host),
               "time-series row");
-    ac_status st = gpu->grid.bc.walls ? AC_OK : gpu->k->fill_walls(&gpu->grid, gpu->buf.home, gpu->stream);
+    ac_status st = AC_OK;
+    for (int axis = 0; axis < 3 && st == AC_OK; ++axis)
+        st = gpu->k->fill_ghost_axis_bc(&gpu->grid, gpu->buf.home, axis, gpu->stream);
     double *row = NULL;
     if (st == AC_OK)
         st = ac_cuda_timeseries(&gpu->grid, gpu->element_bytes == 4, gpu->buf.home, gpu->timeseries_scratch, &row,

@@ -17,6 +17,7 @@
 #           (scripts/dynamo_onset_gpu.sh, with NEW's extension carried into the repository's astaroth/)
 #   walls   on NEW: the one-GPU suite with the row's tests, test_ops_gpu.py, test_diagnostics_during_run.py
 #           and test_sweep.py, then test_mpi_gpu.py; row_times_walls.py and row_times.py of MAIN and NEW
+#   sided   on NEW: the one-GPU suite with the row's tests and test_ops_gpu.py, then row_times_walls.py
 set -uo pipefail
 . scripts/device-trees.sh
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-timeseries-rows
@@ -79,6 +80,12 @@ for part in ${PARTS:-tests rows sweeps bench}; do
             TAIL=8 in_tree $t row-times-walls.log 200 python $HERE/row_times_walls.py 128 hydro+entropy mhd+entropy
         done
         TAIL=12 in_tree $NEW row-times.log 200 python $HERE/row_times.py 256 hydro mhd mhd+entropy
+        ;;
+    sided)
+        TAIL=8 in_tree $NEW gpu-tests-$NEW.log 400 python -m pytest -q -p no:cacheprovider -rf $ONE_GPU \
+            tests/test_timeseries_reduction.py tests/test_ops_gpu.py
+        TAIL=8 in_tree $NEW row-times-walls.log 200 python $HERE/row_times_walls.py 32 hydro+entropy mhd+entropy
+        TAIL=8 in_tree $NEW row-times-walls.log 200 python $HERE/row_times_walls.py 128 hydro+entropy mhd+entropy
         ;;
     esac
 done
