@@ -209,6 +209,14 @@ AC_INLINE ac_timeseries_constants ac_timeseries_constants_of(const ac_grid *g)
     return c;
 }
 
+/* curl of the vector v from grad[i][j] = d_j v_i. */
+AC_INLINE void ac_ts_curl(const double grad[3][3], double curl[3])
+{
+    curl[0] = grad[2][1] - grad[1][2];
+    curl[1] = grad[0][2] - grad[2][0];
+    curl[2] = grad[1][0] - grad[0][1];
+}
+
 /* The volume weight of interior point ijk[3] (analysis.volume_mean's): 1/2
  * for each wall axis on whose first or last point it lies. */
 AC_INLINE double ac_ts_weight(const ac_timeseries_constants *c, const int ijk[3])

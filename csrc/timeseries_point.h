@@ -72,14 +72,6 @@ AC_INLINE double AC_FN(ts_mixed)(const field_t *f, ptrdiff_t idx, ptrdiff_t sa, 
                                 scale);
 }
 
-/* curl of the vector v from grad[i][j] = d_j v_i. */
-AC_INLINE void AC_FN(ts_curl)(const double grad[3][3], double curl[3])
-{
-    curl[0] = grad[2][1] - grad[1][2];
-    curl[1] = grad[0][2] - grad[2][0];
-    curl[2] = grad[1][0] - grad[0][1];
-}
-
 /* v (a row's values, ac_ts_start) with interior point ijk (padded index idx)
  * added: sums of the means' summands, extrema (minima negated); modules:
  * the grid's (c->modules), a constant where the caller compiles one
@@ -95,7 +87,7 @@ AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_
         for (int j = 0; j < 3; ++j)
             grad_u[i][j] = AC_FN(ts_first_at)(f->u[i], idx, st, j, ijk, c);
     }
-    AC_FN(ts_curl)(grad_u, w);
+    ac_ts_curl(grad_u, w);
     const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2], w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
     const double divu = grad_u[0][0] + grad_u[1][1] + grad_u[2][2];
     v[AC_TS_u2] += u2;
@@ -122,7 +114,7 @@ AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_
             for (int k = 0; k < 3; ++k)
                 grad_a[i][k] = AC_FN(ts_first_at)(f->a[i], idx, st, k, ijk, c);
         }
-        AC_FN(ts_curl)(grad_a, curl_a);
+        ac_ts_curl(grad_a, curl_a);
         for (int i = 0; i < 3; ++i) { /* J_i = (d_i div A - lap A_i) / mu0 (terms/magnetic.h) */
             double grad_div = 0.0, lap = 0.0;
             for (int k = 0; k < 3; ++k) {
