@@ -250,9 +250,9 @@ def _analysis_values(sim, what):
     xp = analysis._array_module(sim)
     value = analysis._host
     mhd = getattr(sim, "physics", "hydro") == "mhd"
-    if what == "currents":
-        j2 = sum(c ** 2 for c in analysis.current_density(sim)) if mhd else None
-        return {"j2": value(xp.mean(j2)), "j2_max": value(xp.max(j2))} if mhd else {}
+    if what == "currents":  # (physics="mhd")
+        j2 = sum(c ** 2 for c in analysis.current_density(sim))
+        return {"j2": value(xp.mean(j2)), "j2_max": value(xp.max(j2))}
     u = [c.astype(xp.float64) for c in analysis.velocity(sim)]
     w = [c.astype(xp.float64) for c in analysis.vorticity(sim, u)]
     w2 = sum(c ** 2 for c in w)
