@@ -231,24 +231,25 @@ def norms(sim):
 
 
 def shearing_images(sim, f, width=3):
-    """f (a whole field on the host) with `width` planes of x images on each side, shearing-periodic as
-    the solver's x ghost zones (csrc/terms/shear.h, the Pencil Code's bcx = 'she'): f(x + Lx, y) = f(x,
-    y + deltay) and f(x - Lx, y) = f(x, y - deltay), with deltay = sim.deltay.  The shift along y is
-    taken by the Fourier series in y (exact for the grid's band-limited field), not by the solver's
-    six-point Lagrange interpolation; the two differ by that interpolation's error."""
-    f = np.asarray(f)
+    """f (a whole field: a NumPy array, or a device array under CuPy, the result of the same kind) with
+    `width` planes of x images on each side, shearing-periodic as the solver's x ghost zones
+    (csrc/terms/shear.h, the Pencil Code's bcx = 'she'): f(x + Lx, y) = f(x, y + deltay) and f(x - Lx, y) =
+    f(x, y - deltay), with deltay = sim.deltay.  The shift along y is taken by the Fourier series in y
+    (exact for the grid's band-limited field), not by the solver's six-point Lagrange interpolation; the
+    two differ by that interpolation's error."""
+    xp = ops._cupy() if ops._is_device_array(f) else np
+    f = xp.asarray(f)
     if f.ndim != 3 or f.shape[0] < width:
         raise ValueError(f"shearing_images takes a whole field of at least {width} points along x, got shape {f.shape}")
-    ky = 2 * math.pi * np.fft.rfftfreq(f.shape[1], d=sim.spacing[1])[None, :, None]
-    spectrum = np.fft.rfft(f, axis=1)
+    ky = 2 * math.pi * xp.fft.rfftfreq(f.shape[1], d=sim.spacing[1])[None, :, None]
 
-    def shifted(planes, dy):  # planes(y + dy)
-        return np.fft.irfft(spectrum[planes] * np.exp(1j * ky * dy), n=f.shape[1], axis=1)
+    def shifted(planes, dy):  # planes(y + dy), each line along y by its own Fourier series
+        return xp.fft.irfft(xp.fft.rfft(f[planes], axis=1) * xp.exp(1j * ky * dy), n=f.shape[1], axis=1)
 
     n = f.shape[0]
     upper = shifted(slice(0, width), sim.deltay)  # the images beyond x = Lx: the first planes, shifted
     lower = shifted(slice(n - width, n), -sim.deltay)
-    return np.concatenate([lower, f, upper], axis=0)
+    return xp.concatenate([lower, f, upper], axis=0)
 
 
 def _sheared(sim):
@@ -266,11 +267,7 @@ def _first_derivative(sim):
         def first(f, axis, h):
             if axis % 3 != 0:
                 return ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
-            if not isinstance(f, np.ndarray):  # a GPU's field under CuPy: its images shifted on the host
-                import cupy
-
-                return cupy.asarray(first(cupy.asnumpy(f), axis, h))
-            return ops.derivative(shearing_images(sim, f), 0, 1, 6, h)[3:-3]
+            return ops.derivative(shearing_images(sim, f), 0, 1, 6, h)[3:-3]  # where f is, host or device
         return first
     return lambda f, axis, h: ops.derivative(f, axis, 1, 6, h, walls=axis in walls)
 

@@ -18,6 +18,7 @@
 #   walls   on NEW: the one-GPU suite with the row's tests, test_ops_gpu.py, test_diagnostics_during_run.py
 #           and test_sweep.py, then test_mpi_gpu.py; row_times_walls.py and row_times.py of MAIN and NEW
 #   sided   on NEW: the one-GPU suite with the row's tests and test_ops_gpu.py, then row_times_walls.py
+#   shear   on NEW: the row's tests, test_shear_gpu.py and test_ops_gpu.py; row_times_shear.py of MAIN and NEW
 set -uo pipefail
 . scripts/device-trees.sh
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-timeseries-rows
@@ -86,6 +87,13 @@ for part in ${PARTS:-tests rows sweeps bench}; do
             tests/test_timeseries_reduction.py tests/test_ops_gpu.py
         TAIL=8 in_tree $NEW row-times-walls.log 200 python $HERE/row_times_walls.py 32 hydro+entropy mhd+entropy
         TAIL=8 in_tree $NEW row-times-walls.log 200 python $HERE/row_times_walls.py 128 hydro+entropy mhd+entropy
+        ;;
+    shear)
+        TAIL=6 in_tree $NEW gpu-tests-$NEW.log 300 python -m pytest -q -p no:cacheprovider -rf \
+            tests/test_timeseries_reduction.py tests/test_shear_gpu.py tests/test_ops_gpu.py
+        for t in $MAIN $NEW; do
+            TAIL=6 in_tree $t row-times-shear.log 200 python $HERE/row_times_shear.py 64 hydro mhd
+        done
         ;;
     esac
 done
