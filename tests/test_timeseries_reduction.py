@@ -109,6 +109,13 @@ def test_walls_shear_and_gravity(kw, monkeypatch):
         assert row["etotm"] == pytest.approx(ac.analysis.total_energy(sim), rel=1e-12)
 
 
+def test_a_wall_axis_too_short_for_the_one_sided_stencils_is_refused_as_the_analysis_functions_refuse_it():
+    sim = ac.Simulation(shape=(8, 8, 5), backend="cpu",
+                        boundaries={"z": {"lnrho": "s", "ux": "s", "uy": "s", "uz": "a"}})
+    with pytest.raises(ValueError, match="at least 7 points"):
+        diagnostics.row(sim, 0.0)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("kw", CONFIGURATIONS, ids=IDS)
