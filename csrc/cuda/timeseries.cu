@@ -82,17 +82,28 @@ __global__ void __launch_bounds__(TS_TX *TS_TY, TS_MIN_BLOCKS)
     }
 }
 
-/* The blocks' partial rows combined in block order, into the row's sums and
- * extrema (the host finishes it: ac_ts_finish). */
-__global__ void timeseries_combine_kernel(const double *partial, long long blocks, double *out)
+/* The blocks' partial rows combined into the row's sums and extrema (the
+ * host finishes it: ac_ts_finish), a block a value: each thread joins the
+ * partial rows b = t, t + TS_COMBINE, ... in turn, then the threads' in a
+ * fixed tree, so that a row's bits are the same at every call. */
+enum { TS_COMBINE = 256 };
+__global__ void __launch_bounds__(TS_COMBINE) timeseries_combine_kernel(const double *partial, long long blocks,
+                                                                       double *out)
 {
-    const int q = threadIdx.x;
-    if (q >= AC_TS_VALUES)
-        return;
+    __shared__ double joined[TS_COMBINE];
+    const int q = blockIdx.x, t = threadIdx.x;
     double x = q < AC_TS_MEANS ? 0.0 : -HUGE_VAL;
-    for (long long b = 0; b < blocks; ++b)
+    for (long long b = t; b < blocks; b += TS_COMBINE)
         x = ts_join(q, x, partial[b * AC_TS_VALUES + q]);
-    out[q] = x;
+    joined[t] = x;
+    __syncthreads();
+    for (int half = TS_COMBINE / 2; half > 0; half /= 2) {
+        if (t < half)
+            joined[t] = ts_join(q, joined[t], joined[t + half]);
+        __syncthreads();
+    }
+    if (t == 0)
+        out[q] = joined[0];
 }
 
 /* The launch's shape over grid g: its blocks (one partial row each) and planes a block. */
@@ -137,7 +148,7 @@ static ac_status timeseries_launch(const ac_grid *g, void *const fields[AC_MAX_F
                                                : timeseries_queue<Fields, H>(g, f, scratch, stream);
     if (ac_cuda_record(cudaGetLastError(), "time-series row launch") != AC_OK)
         return AC_ERR_DEVICE;
-    timeseries_combine_kernel<<<1, 64, 0, stream>>>(scratch, count, row);
+    timeseries_combine_kernel<<<AC_TS_VALUES, TS_COMBINE, 0, stream>>>(scratch, count, row);
     return ac_cuda_record(cudaGetLastError(), "time-series row launch");
 }
 

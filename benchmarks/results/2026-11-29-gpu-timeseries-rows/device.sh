@@ -19,6 +19,7 @@
 #           and test_sweep.py, then test_mpi_gpu.py; row_times_walls.py and row_times.py of MAIN and NEW
 #   sided   on NEW: the one-GPU suite with the row's tests and test_ops_gpu.py, then row_times_walls.py
 #   shear   on NEW: the row's tests, test_shear_gpu.py and test_ops_gpu.py; row_times_shear.py of MAIN and NEW
+#   combine on NEW: the row's tests; row_times.py at 256^3 and 32^3 of MAIN and NEW, twice in turn
 set -uo pipefail
 . scripts/device-trees.sh
 HERE=$PWD/benchmarks/results/2026-11-29-gpu-timeseries-rows
@@ -93,6 +94,16 @@ for part in ${PARTS:-tests rows sweeps bench}; do
             tests/test_timeseries_reduction.py tests/test_shear_gpu.py tests/test_ops_gpu.py
         for t in $MAIN $NEW; do
             TAIL=6 in_tree $t row-times-shear.log 200 python $HERE/row_times_shear.py 64 hydro mhd
+        done
+        ;;
+    combine)
+        TAIL=4 in_tree $NEW gpu-tests-$NEW.log 300 python -m pytest -q -p no:cacheprovider -rf \
+            tests/test_timeseries_reduction.py
+        for round in 1 2; do
+            for t in $MAIN $NEW; do
+                TAIL=12 in_tree $t row-times-combine.log 200 python $HERE/row_times.py 256 hydro mhd mhd+entropy
+                TAIL=12 in_tree $t row-times-combine.log 200 python $HERE/row_times.py 32 hydro mhd
+            done
         done
         ;;
     esac
