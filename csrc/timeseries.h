@@ -97,19 +97,32 @@ AC_INLINE double ac_ts_max(double a, double b)
     return (b > a || b != b) ? b : a;
 }
 
-/* A row's values before any point: sums at 0, extrema (minima kept negated
- * while reducing) at -inf. */
+/* Value q before any point: a sum at 0, an extremum (a minimum kept
+ * negated while reducing) at -inf. */
+AC_INLINE double ac_ts_identity(int q)
+{
+    return q < AC_TS_MEANS ? 0.0 : -HUGE_VAL;
+}
+
+/* Two partial values of value q (of two parts of the grid) joined: sums
+ * added, extrema kept. */
+AC_INLINE double ac_ts_join(int q, double a, double b)
+{
+    return q < AC_TS_MEANS ? a + b : ac_ts_max(a, b);
+}
+
+/* A row's values before any point. */
 AC_INLINE void ac_ts_start(double v[AC_TS_VALUES])
 {
     for (int q = 0; q < AC_TS_VALUES; ++q)
-        v[q] = q < AC_TS_MEANS ? 0.0 : -HUGE_VAL;
+        v[q] = ac_ts_identity(q);
 }
 
-/* into += from, value by value (partial rows of two parts of the grid). */
+/* into joined with from, value by value. */
 AC_INLINE void ac_ts_combine(double into[AC_TS_VALUES], const double from[AC_TS_VALUES])
 {
     for (int q = 0; q < AC_TS_VALUES; ++q)
-        into[q] = q < AC_TS_MEANS ? into[q] + from[q] : ac_ts_max(into[q], from[q]);
+        into[q] = ac_ts_join(q, into[q], from[q]);
 }
 
 /* The row from the reduced values over `points` points: sums to means and

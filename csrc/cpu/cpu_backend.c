@@ -392,9 +392,8 @@ static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 static ac_status cpu_timeseries(void *self, double *out)
 {
     ac_cpu *cpu = self;
-    for (int f = 0; f < cpu->grid.fields; ++f) /* axis by axis: no wall values set (backend.h) */
-        for (int axis = 0; axis < 3; ++axis)
-            cpu->k->fill_ghost_axis_bc(&cpu->grid, cpu->buf.home[f], f, axis);
+    for (int axis = 0; axis < 3; ++axis) /* axis by axis: no wall values set (backend.h) */
+        cpu_fill_ghost_axis(cpu, 0, axis, NULL);
     return cpu->k->timeseries(&cpu->grid, cpu->buf.home, out);
 }
 

@@ -668,8 +668,8 @@ static ac_status gpu_timeseries(void *self, double *out)
         CHECK(cudaMallocHost((void **)&gpu->timeseries_host, AC_TS_VALUES * sizeof *gpu->timeseries_host),
               "time-series row");
     ac_status st = AC_OK;
-    for (int axis = 0; axis < 3 && st == AC_OK; ++axis)
-        st = gpu->k->fill_ghost_axis_bc(&gpu->grid, gpu->buf.home, axis, gpu->stream);
+    for (int axis = 0; axis < 3 && st == AC_OK; ++axis) /* the fields' set, as a split grid's steps fill it */
+        st = gpu_fill_ghost_axis(gpu, 0, axis, gpu->stream);
     double *row = NULL;
     if (st == AC_OK)
         st = ac_cuda_timeseries(&gpu->grid, gpu->element_bytes == 4, gpu->buf.home, gpu->timeseries_scratch, &row,

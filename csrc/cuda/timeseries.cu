@@ -38,12 +38,6 @@ static timeseries_fields_f64 fields_of(const ac_grid *g, void *const fields[AC_M
     return timeseries_fields_of_f64(g, fields);
 }
 
-/* Two partial values of value q joined: sums added, extrema kept. */
-static __device__ __forceinline__ double ts_join(int q, double a, double b)
-{
-    return q < AC_TS_MEANS ? a + b : ac_ts_max(a, b);
-}
-
 /* MODULES: the configuration's modules that the row reads (hydrodynamics, with the magnetic field and
  * entropy or not), an instance each. */
 template <typename Fields, unsigned MODULES>
@@ -67,7 +61,7 @@ __global__ void __launch_bounds__(TS_TX *TS_TY, TS_MIN_BLOCKS)
     for (int q = 0; q < AC_TS_VALUES; ++q) { /* a warp is a row of the tile (TS_TX = 32) */
         double x = v[q];
         for (int o = 16; o > 0; o >>= 1)
-            x = ts_join(q, x, __shfl_down_sync(0xffffffffu, x, o));
+            x = ac_ts_join(q, x, __shfl_down_sync(0xffffffffu, x, o));
         if (threadIdx.x == 0)
             warps[threadIdx.y][q] = x;
     }
@@ -76,7 +70,7 @@ __global__ void __launch_bounds__(TS_TX *TS_TY, TS_MIN_BLOCKS)
     if (t < AC_TS_VALUES) {
         double x = warps[0][t];
         for (int w = 1; w < TS_WARPS; ++w)
-            x = ts_join(t, x, warps[w][t]);
+            x = ac_ts_join(t, x, warps[w][t]);
         const size_t block = blockIdx.x + (size_t)gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z);
         partial[block * AC_TS_VALUES + t] = x;
     }
@@ -92,14 +86,14 @@ __global__ void __launch_bounds__(TS_COMBINE) timeseries_combine_kernel(const do
 {
     __shared__ double joined[TS_COMBINE];
     const int q = blockIdx.x, t = threadIdx.x;
-    double x = q < AC_TS_MEANS ? 0.0 : -HUGE_VAL;
+    double x = ac_ts_identity(q);
     for (long long b = t; b < blocks; b += TS_COMBINE)
-        x = ts_join(q, x, partial[b * AC_TS_VALUES + q]);
+        x = ac_ts_join(q, x, partial[b * AC_TS_VALUES + q]);
     joined[t] = x;
     __syncthreads();
     for (int half = TS_COMBINE / 2; half > 0; half /= 2) {
         if (t < half)
-            joined[t] = ts_join(q, joined[t], joined[t + half]);
+            joined[t] = ac_ts_join(q, joined[t], joined[t + half]);
         __syncthreads();
     }
     if (t == 0)
