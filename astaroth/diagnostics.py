@@ -228,20 +228,33 @@ _COLUMN_OF = {
 def _values(sim):
     """The reductions of a row ({name: value}, csrc/timeseries.h's names).
     On one process the backend takes them in one pass where the fields are
-    (Grid.timeseries: on the GPU a launch and a copy of its numbers), with
-    the analysis functions' first derivatives (one-sided at walls).  J with
-    walls (the curl of B there) and every derivative in a shearing box (its
-    images by Fourier series) come from the analysis functions instead, and
-    a grid split over ranks takes all of them from there (gathered)."""
-    if sim.decomposition is not None:
+    (Grid.timeseries: on the GPU a launch and a copy of its numbers), those
+    of _taken_from_analysis(sim) aside."""
+    taken = _taken_from_analysis(sim)
+    if taken == "all":
         return _analysis_values(sim, "all")
     values = sim._grid.timeseries()
-    if analysis._sheared(sim) or any(sim.shape[a] < 7 for a in analysis.walls_of(sim)):
-        # (a wall axis too short for the one-sided stencils: the analysis functions' ValueError says so)
-        values.update(_analysis_values(sim, "derivatives"))
-    elif "j2" not in values and getattr(sim, "physics", "hydro") == "mhd":  # walls: Grid.timeseries leaves J
-        values.update(_analysis_values(sim, "currents"))
+    if taken is not None:
+        values.update(_analysis_values(sim, taken))
     return values
+
+
+def _taken_from_analysis(sim):
+    """Which of a row's reductions the analysis functions give rather than
+    the backend's one pass: "all" for a grid split over ranks (gathered),
+    "derivatives" in a shearing box (its images by Fourier series) or on a
+    wall axis too short for the one-sided stencils (their ValueError says
+    so), "currents" with walls and physics="mhd" (J as the curl of B there;
+    Grid.timeseries leaves it out), else None.  Under CUDA without CuPy
+    those copy the fields to the host (during.host_copies)."""
+    if sim.decomposition is not None:
+        return "all"
+    walls = analysis.walls_of(sim)
+    if analysis._sheared(sim) or any(sim.shape[a] < 7 for a in walls):
+        return "derivatives"
+    if walls and getattr(sim, "physics", "hydro") == "mhd":
+        return "currents"
+    return None
 
 
 def _analysis_values(sim, what):

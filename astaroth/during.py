@@ -74,11 +74,9 @@ class RunOutputs:
         self.series = [diagnostics.TimeSeries(p, write=sim.is_root, columns=self.columns) for p in paths]
         for out in self.outputs:
             out.open(sim)
-        # a row on one process copies nothing but its numbers, save what the analysis functions give it: J
-        # with walls, the derivatives in a shearing box (diagnostics._values)
-        rows_copy = (sim.decomposition is not None or analysis._sheared(sim) or
-                     (analysis.walls_of(sim) and getattr(sim, "physics", "hydro") == "mhd"))
-        note = host_copies(sim) if self.outputs or (self.series and rows_copy) else None
+        # a row copies nothing but its numbers, save what the analysis functions give it
+        rows_copy = self.series and diagnostics._taken_from_analysis(sim) is not None
+        note = host_copies(sim) if self.outputs or rows_copy else None
         if note:
             warnings.warn(note, RuntimeWarning, stacklevel=3)
 
