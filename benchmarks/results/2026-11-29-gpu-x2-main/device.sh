@@ -7,6 +7,7 @@
 #           check by each exchange, a split run's steps in C against those
 #           sequenced from Python, and sim.run's CFL steps on 1 and 2 GPUs
 #   PART=2: weak (256^3 a GPU) and strong (512^3, 1024^3) scaling on 1 and 2 GPUs
+#   PART=3: split_run_parts.py (hydro, MHD+entropy, float32, 256^3 a GPU) on 1 and 2 GPUs
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 export OUT=${OUT:-device-logs} PREBUILT=1 PYTHONPATH=$PWD PYTHONUNBUFFERED=1
@@ -25,5 +26,21 @@ case "${PART:-1}" in
     ;;
 2)
     MANY_STAGES="weak strong" scripts/device-check.sh many
+    ;;
+3)
+    here=benchmarks/results/2026-11-29-gpu-x2-main
+    mpi="mpirun --allow-run-as-root --oversubscribe --bind-to none"
+    for physics in hydro mhd+entropy; do
+        for ranks in 1 2; do
+            {
+                echo "# device: $(nvidia-smi -L | wc -l) x $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -1)"
+                echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+                echo "# commit: ${COMMIT:-unknown}"
+                echo "# command: $mpi -np $ranks python3 $here/split_run_parts.py 256 float32 $physics"
+                timeout 150 $mpi -np $ranks python3 $here/split_run_parts.py 256 float32 $physics 2>&1 | tail -3
+            } >> "$OUT/split-run-parts.log" 2>&1
+        done
+    done
+    grep -v "^#" "$OUT/split-run-parts.log"
     ;;
 esac
