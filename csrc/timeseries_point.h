@@ -37,11 +37,13 @@ AC_INLINE double AC_FN(ts_first)(const field_t *f, ptrdiff_t idx, ptrdiff_t s, d
 
 /* d f / dx_a at interior point ijk: eq. (6), or on a wall axis within three
  * points of a wall the one-sided stencil of ac_ts_one_sided_weights (the
- * upper wall's mirrored, its sign flipped). */
+ * upper wall's mirrored, its sign flipped).  walls: 0 where no axis has
+ * walls, so that a caller compiling that case as a constant drops the
+ * branch (on the GPU its weights' dynamic indexing takes a stack frame). */
 AC_INLINE double AC_FN(ts_first_at)(const field_t *f, ptrdiff_t idx, const ptrdiff_t st[3], int a, const int ijk[3],
-                                   const ac_timeseries_constants *c)
+                                   const ac_timeseries_constants *c, int walls)
 {
-    if (c->wall_axis[a]) {
+    if (walls && c->wall_axis[a]) {
         const int lower = ijk[a], upper = c->n[a] - 1 - ijk[a];
         if (lower < 3 || upper < 3) {
             const int k = lower < 3 ? lower : upper;
@@ -74,18 +76,18 @@ AC_INLINE double AC_FN(ts_mixed)(const field_t *f, ptrdiff_t idx, ptrdiff_t sa, 
 
 /* v (a row's values, ac_ts_start) with interior point ijk (padded index idx)
  * added: sums of the means' summands, extrema (minima negated); modules:
- * the grid's (c->modules), a constant where the caller compiles one
- * instance a configuration. */
-AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_fields) *f, const int ijk[3],
-                                      ptrdiff_t idx, const ptrdiff_t st[3], const ac_timeseries_constants *c,
-                                      double v[AC_TS_VALUES])
+ * the grid's (c->modules), and walls: 0 where no axis has walls, else 1;
+ * each a constant where the caller compiles one instance a case. */
+AC_INLINE void AC_FN(timeseries_point)(unsigned modules, int walls, const AC_FN(timeseries_fields) *f,
+                                      const int ijk[3], ptrdiff_t idx, const ptrdiff_t st[3],
+                                      const ac_timeseries_constants *c, double v[AC_TS_VALUES])
 {
-    const double lnrho = AC_TS_AT(f->lnrho, 0), rho = exp(lnrho), weight = ac_ts_weight(c, ijk);
+    const double lnrho = AC_TS_AT(f->lnrho, 0), rho = exp(lnrho), weight = walls ? ac_ts_weight(c, ijk) : 1.0;
     double u[3], grad_u[3][3], w[3];
     for (int i = 0; i < 3; ++i) {
         u[i] = AC_TS_AT(f->u[i], 0);
         for (int j = 0; j < 3; ++j)
-            grad_u[i][j] = AC_FN(ts_first_at)(f->u[i], idx, st, j, ijk, c);
+            grad_u[i][j] = AC_FN(ts_first_at)(f->u[i], idx, st, j, ijk, c, walls);
     }
     ac_ts_curl(grad_u, w);
     const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2], w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
@@ -112,7 +114,7 @@ AC_INLINE void AC_FN(timeseries_point)(unsigned modules, const AC_FN(timeseries_
         for (int i = 0; i < 3; ++i) {
             a[i] = AC_TS_AT(f->a[i], 0);
             for (int k = 0; k < 3; ++k)
-                grad_a[i][k] = AC_FN(ts_first_at)(f->a[i], idx, st, k, ijk, c);
+                grad_a[i][k] = AC_FN(ts_first_at)(f->a[i], idx, st, k, ijk, c, walls);
         }
         ac_ts_curl(grad_a, curl_a);
         for (int i = 0; i < 3; ++i) { /* J_i = (d_i div A - lap A_i) / mu0 (terms/magnetic.h) */

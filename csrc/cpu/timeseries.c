@@ -31,7 +31,7 @@
                 const ptrdiff_t row = (ptrdiff_t)ac_grid_index(g, 0, j, k);                                            \
                 for (int i = 0; i < g->n[0]; ++i) {                                                                    \
                     const int ijk[3] = {i, j, k};                                                                      \
-                    timeseries_point_##sfx(c.modules, &f, ijk, row + i, st, &c, v);                                    \
+                    timeseries_point_##sfx(c.modules, 1, &f, ijk, row + i, st, &c, v);                                 \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \

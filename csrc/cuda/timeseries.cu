@@ -14,18 +14,18 @@
  * than 32 x 8 tiles at one block an SM give, though some instances spill (benchmarks/results/2026-11-29-gpu-timeseries-rows). */
 enum { TS_TX = 32, TS_TY = 4, TS_MIN_BLOCKS = 4, TS_WARPS = TS_TX * TS_TY / 32, TS_MOST_BLOCKS = 16384 };
 
-static __device__ __forceinline__ void ts_point(unsigned modules, const timeseries_fields_f32 *f, const int ijk[3],
-                                                ptrdiff_t idx, const ptrdiff_t st[3], const ac_timeseries_constants *c,
-                                                double v[AC_TS_VALUES])
+static __device__ __forceinline__ void ts_point(unsigned modules, int walls, const timeseries_fields_f32 *f,
+                                                const int ijk[3], ptrdiff_t idx, const ptrdiff_t st[3],
+                                                const ac_timeseries_constants *c, double v[AC_TS_VALUES])
 {
-    timeseries_point_f32(modules, f, ijk, idx, st, c, v);
+    timeseries_point_f32(modules, walls, f, ijk, idx, st, c, v);
 }
 
-static __device__ __forceinline__ void ts_point(unsigned modules, const timeseries_fields_f64 *f, const int ijk[3],
-                                                ptrdiff_t idx, const ptrdiff_t st[3], const ac_timeseries_constants *c,
-                                                double v[AC_TS_VALUES])
+static __device__ __forceinline__ void ts_point(unsigned modules, int walls, const timeseries_fields_f64 *f,
+                                                const int ijk[3], ptrdiff_t idx, const ptrdiff_t st[3],
+                                                const ac_timeseries_constants *c, double v[AC_TS_VALUES])
 {
-    timeseries_point_f64(modules, f, ijk, idx, st, c, v);
+    timeseries_point_f64(modules, walls, f, ijk, idx, st, c, v);
 }
 
 static timeseries_fields_f32 fields_of(const ac_grid *g, void *const fields[AC_MAX_FIELDS], float)
@@ -39,8 +39,10 @@ static timeseries_fields_f64 fields_of(const ac_grid *g, void *const fields[AC_M
 }
 
 /* MODULES: the configuration's modules that the row reads (hydrodynamics, with the magnetic field and
- * entropy or not), an instance each. */
-template <typename Fields, unsigned MODULES>
+ * entropy or not); WALLS: whether an axis has walls; an instance each, so that a periodic grid's has no
+ * one-sided branch, whose weights' dynamic indexing takes a stack frame and slows every point
+ * (benchmarks/results/2026-11-29-gpu-row-kernel). */
+template <typename Fields, unsigned MODULES, bool WALLS>
 __global__ void __launch_bounds__(TS_TX *TS_TY, TS_MIN_BLOCKS)
     timeseries_kernel(Fields f, ac_timeseries_constants c, int3 n, int3 lo, int2 m, int planes, double *partial)
 {
@@ -53,7 +55,7 @@ __global__ void __launch_bounds__(TS_TX *TS_TY, TS_MIN_BLOCKS)
         const ptrdiff_t st[3] = {1, m.x, (ptrdiff_t)m.x * m.y};
         for (int k = k0; k < k1; ++k) {
             const int ijk[3] = {i, j, k};
-            ts_point(modules, &f, ijk, (i + lo.x) + st[1] * (j + lo.y) + st[2] * (k + lo.z), st, &c, v);
+            ts_point(modules, WALLS, &f, ijk, (i + lo.x) + st[1] * (j + lo.y) + st[2] * (k + lo.z), st, &c, v);
         }
     }
     __shared__ double warps[TS_WARPS][AC_TS_VALUES];
@@ -123,9 +125,15 @@ static long long timeseries_queue(const ac_grid *g, const Fields &f, double *scr
 {
     int planes;
     const dim3 blocks = timeseries_blocks(g, &planes);
-    timeseries_kernel<Fields, MODULES><<<blocks, dim3(TS_TX, TS_TY), 0, stream>>>(
-        f, ac_timeseries_constants_of(g), make_int3(g->n[0], g->n[1], g->n[2]),
-        make_int3(g->lo[0], g->lo[1], g->lo[2]), make_int2(g->m[0], g->m[1]), planes, scratch);
+    const ac_timeseries_constants c = ac_timeseries_constants_of(g);
+    const int3 n = make_int3(g->n[0], g->n[1], g->n[2]), lo = make_int3(g->lo[0], g->lo[1], g->lo[2]);
+    const int2 m = make_int2(g->m[0], g->m[1]);
+    if (c.wall_axis[0] || c.wall_axis[1] || c.wall_axis[2])
+        timeseries_kernel<Fields, MODULES, true><<<blocks, dim3(TS_TX, TS_TY), 0, stream>>>(f, c, n, lo, m, planes,
+                                                                                           scratch);
+    else
+        timeseries_kernel<Fields, MODULES, false><<<blocks, dim3(TS_TX, TS_TY), 0, stream>>>(f, c, n, lo, m, planes,
+                                                                                            scratch);
     return (long long)blocks.x * blocks.y * blocks.z;
 }
 
