@@ -7,7 +7,9 @@ fields' exchange (MHD's signal speed reads A's neighbours), the signal
 speed's reduction on the GPU, an allreduce over the ranks.  Weak
 scaling's grid, n^3 a rank split along z.
 
-    mpirun -np N python3 split_run_parts.py [n=256] [dtype=float32] [physics=hydro|mhd+entropy]
+    mpirun -np N python3 split_run_parts.py [n=256] [dtype=float32] [physics=hydro|entropy|mhd+entropy]
+
+(entropy: hydro with the entropy equation.)
 """
 import sys
 import time
@@ -22,7 +24,8 @@ comm = MPI.COMM_WORLD
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 256
 dtype = sys.argv[2] if len(sys.argv) > 2 else "float32"
 physics = sys.argv[3] if len(sys.argv) > 3 else "hydro"
-modules = {"hydro": {}, "mhd+entropy": dict(physics="mhd", energy="entropy", eta=5e-3, chi=5e-3)}[physics]
+modules = {"hydro": {}, "entropy": dict(energy="entropy", chi=5e-3),
+           "mhd+entropy": dict(physics="mhd", energy="entropy", eta=5e-3, chi=5e-3)}[physics]
 sim = ac.Simulation(shape=(n, n, n * comm.size), nu=5e-3, dtype=dtype, backend="cuda",
                     comm=comm if comm.size > 1 else None, **modules)
 sim["ux"] = 0.1 * np.sin(sim.x)[:, None, None] * np.cos(sim.z)[None, None, :]
