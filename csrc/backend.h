@@ -206,6 +206,19 @@ typedef struct ac_backend_ops {
      * first (periodic, a shearing box's, or under walls without setting the
      * wall points' values: a row changes no field) */
     ac_status (*timeseries)(void *self, double *out);
+    /* A split grid's run (the binding's run_steps) where the last substep
+     * can leave what the next step's dt needs, as the device loop's does
+     * (NULL where the backend cannot).  set_step_reduction(on = 1, dt):
+     * *armed 1 where the grid's can (unforced, or forced, as `forced` says:
+     * the forcing comes after the step), and then the last substep of the
+     * next step of length dt, over the regions substep_region takes,
+     * reduces the fields it writes; on = 0 disarms.  step_reduction waits
+     * for that reduction, disarms, and gives the signal speed of the fields
+     * then as max_speed or max_signal_speed would (the uniform wave speed
+     * not added) and the first field that is not finite, -1 if none, as
+     * first_nonfinite_field would. */
+    ac_status (*set_step_reduction)(void *self, int on, double dt, int forced, int *armed);
+    ac_status (*step_reduction)(void *self, double *speed, int *nonfinite_field);
 } ac_backend_ops;
 
 /* The set number that fill_ghost_axis and shear_ghosts take for the shock

@@ -16,6 +16,21 @@ def make(comm=None, procs=None):
     return sim
 
 
+def make_decaying(comm=None, backend="cpu", energy="isothermal"):
+    """An unforced run, hydro or with energy="entropy" a random ss: split over GPUs, the last substep of each
+    step leaves the next step's signal speed (the backend's set_step_reduction)."""
+    import numpy as np
+
+    entropy = dict(energy="entropy", chi=2e-2, gamma=1.4, cp=1.3, rho0=1.1) if energy == "entropy" else {}
+    sim = ac.Simulation(shape=SHAPE, box=(6.0, 4.5, 7.5), nu=2e-2, cs=3.0, dtype="float64", backend=backend,
+                        comm=comm, **entropy)
+    ac.init.random_velocity(sim, urms=0.3, seed=5)
+    sim["lnrho"] = 0.01 * sim["ux"]
+    if entropy:
+        sim["ss"] = 0.02 * np.random.default_rng(6).standard_normal(SHAPE)
+    return sim
+
+
 def _forced_mhd(comm, random=("ax", "ay", "az"), relhel=1.0, backend="cpu", shape=SHAPE, **parameters):
     """A forced MHD run with an imposed field and the fields `random` random (every rank draws the same), with
     further `parameters`: the run each make_* below varies."""

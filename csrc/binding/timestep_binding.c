@@ -170,9 +170,11 @@ static ac_status split_step(GridObject *self, const ac_split_steps *split, doubl
  * out[0], out[1]: a split grid's (split non-NULL) over every rank, +inf
  * where one is not finite, its ghost zones exchanged first where the speed
  * reads them, as Simulation._speed_and_shock finds them; out[2 .. count)
- * reduced over the ranks in the same message (the previous step's ends). */
+ * reduced over the ranks in the same message (the previous step's ends).
+ * reduced: this rank's speed, as the last substep of the step before left
+ * it (step_reduction), or NULL. */
 static ac_status speed_and_zeta(GridObject *self, const ac_split_steps *split, double *scratch, double *out,
-                                int count)
+                                int count, const double *reduced)
 {
     ac_status st = AC_OK;
     out[0] = out[1] = 0.0;
@@ -182,9 +184,11 @@ static ac_status speed_and_zeta(GridObject *self, const ac_split_steps *split, d
         st = signal_speed(self, 1, out);
         return st == AC_OK ? max_zeta(self, scratch, out + 1) : st;
     }
-    if (signal_reads_neighbours(&self->grid) && (st = split->exchange_fields(split->context)) != AC_OK)
+    if (reduced) /* as signal_speed finds it */
+        out[0] = *reduced + (grid_signal_uniform(&self->grid) ? grid_uniform_wave_speed(&self->grid) : 0.0);
+    else if (signal_reads_neighbours(&self->grid) && (st = split->exchange_fields(split->context)) != AC_OK)
         return st;
-    if ((st = signal_speed(self, 0, out)) != AC_OK)
+    if (!reduced && (st = signal_speed(self, 0, out)) != AC_OK)
         return st;
     if ((ac_grid_terms(&self->grid) & AC_TERM_SHOCK) && (st = split->max_zeta(split->context, out + 1)) != AC_OK)
         return st;
@@ -247,12 +251,18 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
      * agree on it in the next step's reduction (one a step), or after the last step in one of its own */
     double ends[3] = {0.0, 0.0, 0.0};
     int ends_agreed = 1;
+    /* a split grid's last substep may leave the next step's speed and NaN flags, as the device loop's does
+     * (set_step_reduction): no reduction launch, no NaN check of its own */
+    int armed = 0, reduced = 0, reduced_field = -1;
+    double reduced_speed = 0.0;
     Py_BEGIN_ALLOW_THREADS
     const double start = seconds_now();
     while (steps < max_steps && t < until && st == AC_OK && !over) {
         double rates[5] = {0.0, 0.0, ends[0], ends[1], ends[2]};
-        if ((st = speed_and_zeta(self, split, scratch, rates, ends_agreed ? 2 : 5)) != AC_OK)
+        if ((st = speed_and_zeta(self, split, scratch, rates, ends_agreed ? 2 : 5, reduced ? &reduced_speed : NULL)) !=
+            AC_OK)
             break;
+        reduced = 0;
         if (!ends_agreed) {
             ends_agreed = 1;
             nonfinite = rates[2] != 0.0;
@@ -274,9 +284,16 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
         const int last = t + step_dt >= until;
         if (last)
             step_dt = until - t;
+        if (split && self->ops->set_step_reduction &&
+            (st = self->ops->set_step_reduction(self->self, 1, step_dt, self->forcing.count != 0, &armed)) != AC_OK)
+            break;
         st = split ? split_step(self, split, step_dt)
              : self->forcing.count == 0 ? self->ops->step(self->self, step_dt, 1, 1)
                                         : forced_steps(self, step_dt, 1, 1); /* the profile of the reduction above */
+        if (st == AC_OK && armed) {
+            st = self->ops->step_reduction(self->self, &reduced_speed, &reduced_field);
+            reduced = armed = st == AC_OK;
+        }
         if (st != AC_OK)
             break;
         t = last ? until : t + step_dt;
@@ -284,8 +301,8 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
         steps += 1;
         ends[0] = 0.0;
         if ((taken + steps) % check_every == 0) {
-            int field = -1;
-            if ((st = self->ops->first_nonfinite_field(self->self, &field)) != AC_OK)
+            int field = reduced ? reduced_field : -1;
+            if (!reduced && (st = self->ops->first_nonfinite_field(self->self, &field)) != AC_OK)
                 break;
             ends[0] = field >= 0;
         }
@@ -300,6 +317,8 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
     }
     if (!ends_agreed && st == AC_OK && (st = split->max_over_ranks(split->context, ends, 3)) == AC_OK)
         nonfinite = ends[0] != 0.0; /* the batch's last step, which every rank took */
+    if (armed) /* a step that failed: its regions reduce no more */
+        self->ops->set_step_reduction(self->self, 0, 0.0, 0, &armed);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(scratch);
     Py_XDECREF(stop_bytes);

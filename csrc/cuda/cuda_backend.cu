@@ -223,6 +223,7 @@ typedef struct {
     double *timeseries_scratch, *timeseries_host; /* a time-series row's partial rows (device) and row (pinned), or NULL */
     int profile_fresh;       /* zeta is that of the fields now (shock_profile, shock_max; step may take it) */
     bool defers;             /* run_cfl's steps take the deferred order (deferred_order; stage_b allocated) */
+    bool regions_reduce;     /* the last substep's regions reduce for the next dt (set_step_reduction) */
     int device;              /* the GPU it lives on */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
@@ -486,6 +487,10 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
     ac_gpu *gpu = (ac_gpu *)self;
     if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
+    if (s == 2 && gpu->regions_reduce) { /* the device loop's instance, dt where set_step_reduction put it */
+        const ac_device_step last = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite, NULL};
+        return run_substep(gpu, r, s, dt, &last, 0, (cudaStream_t)stream);
+    }
     return run_substep(gpu, r, s, dt, NULL, 0, (cudaStream_t)stream);
 }
 
@@ -684,6 +689,62 @@ static ac_status gpu_timeseries(void *self, double *out)
     return AC_OK;
 }
 
+/* The first field whose flag bit is set, or -1. */
+static int first_flagged(const ac_gpu *gpu, unsigned int flags)
+{
+    for (int f = 0; f < gpu->grid.fields; ++f)
+        if (flags & (1u << f))
+            return f;
+    return -1;
+}
+
+/* The step's length where the device loop's instances read it. */
+__global__ void set_step_dt_kernel(ac_cfl_run *run, double dt)
+{
+    run->step_dt = dt;
+}
+
+static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_forcing_batch *forcing);
+
+/* A split grid's last substep reduces as the device loop's (begin_cfl_run:
+ * every step's own launch where walls or gravity change the fields after
+ * the kernel, or the configuration's instance cannot), where the run is
+ * unforced (its forcing comes after the step) and the device loop could
+ * take the grid (cfl_run_refused). */
+static ac_status gpu_set_step_reduction(void *self, int on, double dt, int forced, int *armed)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    gpu->regions_reduce = on && !forced && cfl_run_refused(gpu, 0, NULL) == AC_OK && !gpu->grid.bc.walls &&
+                          !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) &&
+                          ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
+    *armed = gpu->regions_reduce;
+    if (!gpu->regions_reduce)
+        return AC_OK;
+    set_step_dt_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, dt);
+    CHECK(cudaGetLastError(), "the step's length");
+    return clear_reduction(gpu, gpu->stream);
+}
+
+static ac_status gpu_step_reduction(void *self, double *speed, int *nonfinite_field)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    gpu->regions_reduce = false;
+    double reduced = 0.0;
+    unsigned int flags = 0;
+    const ac_status st = read_reduction(gpu, &reduced, &flags);
+    if (st != AC_OK)
+        return st;
+    /* plain hydro's max |u|^2 and NaN from the velocity's flags, as gpu_max_speed; else the signal speed and NaN
+     * from every field's, as gpu_max_signal_speed */
+    const bool uniform = ac_signal_speed_uniform(gpu->grid.modules, ac_grid_terms(&gpu->grid));
+    unsigned int read = uniform ? 0u : flags;
+    for (int i = 0; uniform && i < 3; ++i)
+        read |= flags & (1u << ac_field_index(gpu->grid.modules, AC_FIELD_ux + i));
+    *speed = read ? (double)NAN : uniform ? sqrt(reduced) : reduced;
+    *nonfinite_field = first_flagged(gpu, flags);
+    return AC_OK;
+}
+
 static ac_status gpu_first_nonfinite_field(void *self, int *out)
 {
     ac_gpu *gpu = (ac_gpu *)self;
@@ -693,12 +754,7 @@ static ac_status gpu_first_nonfinite_field(void *self, int *out)
     ac_status st = reduce(gpu, mhd, mhd ? 1 : 0, &max_u2, &flags);
     if (st != AC_OK)
         return st;
-    *out = -1;
-    for (int f = 0; f < gpu->grid.fields; ++f)
-        if (flags & (1u << f)) {
-            *out = f;
-            break;
-        }
+    *out = first_flagged(gpu, flags);
     return AC_OK;
 }
 
@@ -1497,5 +1553,6 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
     0u, /* every term (gravity has a kernel of its own; the Coriolis force and the shear are in the streaming
          * kernel, the shear's shifted x faces a kernel of their own) */
     gpu_configuration_missing, gpu_shock_profile_pass, gpu_shock_data,
-    gpu_boundaries, gpu_shear_ghosts, gpu_region_wraps, gpu_copy_boxes, gpu_timeseries,
+    gpu_boundaries, gpu_shear_ghosts, gpu_region_wraps, gpu_copy_boxes, gpu_timeseries, gpu_set_step_reduction,
+    gpu_step_reduction,
 };
