@@ -7,9 +7,9 @@ fields' exchange (MHD's signal speed reads A's neighbours), the signal
 speed's reduction on the GPU, an allreduce over the ranks.  Weak
 scaling's grid, n^3 a rank split along z.
 
-    mpirun -np N python3 split_run_parts.py [n=256] [dtype=float32] [physics=hydro|entropy|mhd+entropy]
+    mpirun -np N python3 split_run_parts.py [n=256] [dtype=float32] [physics=hydro|entropy|mhd+entropy] [forced]
 
-(entropy: hydro with the entropy equation.)
+(entropy: hydro with the entropy equation; forced: with ac.Forcing.)
 """
 import sys
 import time
@@ -29,6 +29,9 @@ modules = {"hydro": {}, "entropy": dict(energy="entropy", chi=5e-3),
 sim = ac.Simulation(shape=(n, n, n * comm.size), nu=5e-3, dtype=dtype, backend="cuda",
                     comm=comm if comm.size > 1 else None, **modules)
 sim["ux"] = 0.1 * np.sin(sim.x)[:, None, None] * np.cos(sim.z)[None, None, :]
+forced = len(sys.argv) > 4 and sys.argv[4] == "forced"
+if forced:
+    sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.02, seed=1)
 dt = sim.cfl_dt()
 for _ in range(3):
     sim._advance(dt)
@@ -64,5 +67,5 @@ if sim._parallel is not None:
 rows["signal speed"] = min(timed(lambda: sim._grid.signal_speed(False), 20) for _ in range(3))
 rows["allreduce"] = min(timed(lambda: comm.allreduce(1.0, MPI.MAX), 50) for _ in range(3))
 if comm.rank == 0:
-    print(f"split run parts, {comm.size} GPU(s), {physics} {dtype}, {n}^3 a GPU, ms: "
+    print(f"split run parts, {comm.size} GPU(s), {physics}{' forced' if forced else ''} {dtype}, {n}^3 a GPU, ms: "
           + ", ".join(f"{k} {v:.3f}" for k, v in rows.items()), flush=True)
