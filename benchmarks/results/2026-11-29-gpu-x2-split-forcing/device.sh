@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# One call on nvidia-h200-x2: a split run's forced steps in C with the
+# One call on nvidia-h200-x2, or on nvidia-h200 with the two ranks sharing
+# its GPU (the x2 kind was no longer lent when it ran): a split run's forced steps in C with the
 # forcing added by the last substep (tree B) against 6e571cb, where it was a
 # kernel after the step (tree A); trees built for the device's Python and
 # carried in .trees/try.tar.xz (scripts/device-trees.sh).  B's split GPU
 # tests; then two alternating rounds of split_run_parts.py (of
-# ../2026-11-29-gpu-x2-main) on two GPUs at 256^3 a GPU float32: forced
+# ../2026-11-29-gpu-x2-main) on two ranks at 256^3 a rank float32: forced
 # hydro, forced hydro+entropy, unforced hydro, forced MHD+entropy; and B's
 # forced hydro on one GPU.
 set -uo pipefail
