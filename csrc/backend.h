@@ -207,17 +207,18 @@ typedef struct ac_backend_ops {
      * wall points' values: a row changes no field) */
     ac_status (*timeseries)(void *self, double *out);
     /* A split grid's run (the binding's run_steps) where the last substep
-     * can leave what the next step's dt needs, as the device loop's does
-     * (NULL where the backend cannot).  set_step_reduction(on = 1, dt):
-     * *armed 1 where the grid's can (unforced, or forced, as `forced` says:
-     * the forcing comes after the step), and then the last substep of the
-     * next step of length dt, over the regions substep_region takes,
-     * reduces the fields it writes; on = 0 disarms.  step_reduction waits
-     * for that reduction, disarms, and gives the signal speed of the fields
-     * then as max_speed or max_signal_speed would (the uniform wave speed
-     * not added) and the first field that is not finite, -1 if none, as
+     * can finish the step as the device loop's does (NULL where the backend
+     * cannot).  set_step_reduction(on = 1, dt, forcing): *armed 1 where the
+     * grid's can, and then the last substep of the next step of length dt,
+     * over the regions substep_region takes, adds the step's forcing (the
+     * draw forcing->samples[0], or NULL unforced) to what it writes and
+     * reduces that; *armed 0 where it cannot (the caller adds the forcing
+     * after the step); on = 0 disarms.  step_reduction waits for that
+     * reduction, disarms, and gives the signal speed of the fields then as
+     * max_speed or max_signal_speed would (the uniform wave speed not
+     * added) and the first field that is not finite, -1 if none, as
      * first_nonfinite_field would. */
-    ac_status (*set_step_reduction)(void *self, int on, double dt, int forced, int *armed);
+    ac_status (*set_step_reduction)(void *self, int on, double dt, const ac_forcing_batch *forcing, int *armed);
     ac_status (*step_reduction)(void *self, double *speed, int *nonfinite_field);
 } ac_backend_ops;
 

@@ -16,9 +16,9 @@ def make(comm=None, procs=None):
     return sim
 
 
-def make_decaying(comm=None, backend="cpu", energy="isothermal"):
-    """An unforced run, hydro or with energy="entropy" a random ss: split over GPUs, the last substep of each
-    step leaves the next step's signal speed (the backend's set_step_reduction)."""
+def make_fluid(comm=None, backend="cpu", energy="isothermal", forced=False):
+    """A hydro run, with energy="entropy" a random ss, forced or decaying: split over GPUs, the last substep of
+    each step adds the forcing and leaves the next step's signal speed (the backend's set_step_reduction)."""
     import numpy as np
 
     entropy = dict(energy="entropy", chi=2e-2, gamma=1.4, cp=1.3, rho0=1.1) if energy == "entropy" else {}
@@ -28,6 +28,8 @@ def make_decaying(comm=None, backend="cpu", energy="isothermal"):
     sim["lnrho"] = 0.01 * sim["ux"]
     if entropy:
         sim["ss"] = 0.02 * np.random.default_rng(6).standard_normal(SHAPE)
+    if forced:
+        sim.forcing = ac.Forcing(kmin=1, kmax=2, f0=0.1, seed=11, relhel=0.5)
     return sim
 
 

@@ -14,7 +14,8 @@ BACKEND, default cpu; SCALAR 0: without its passive scalar; EXCHANGE: Simulation
 MODE "c_steps" CASE [BACKEND]: the run of CASE stepped in C where the rank's steps are (astaroth._split), and again
 through Python. CASE: "forced", "mhd", "terms", "shear" and "shear_shock" (split along z) on the CPU; "entropy",
 "entropy-yz", "entropy-host" ("entropy" through host buffers), "walls", "z_walls" ("walls" periodic in x),
-"shock", "decaying" and "decaying_entropy" (mpi_case.make_decaying, unforced) on BACKEND (default cpu).
+"shock", "decaying", "decaying_entropy", "forced_fluid" and "forced_entropy" (mpi_case.make_fluid: hydro, with
+entropy or not, decaying or forced) on BACKEND (default cpu).
 MODE "pencil" CASE PROCS: the run of CASE ("forced": make; "walls": make_entropy_wall_case) to T_HALF, written by
 save_pencil(procs=PROCS, as 1x2x2).
 MODE "procs" PxQxR: the forced run to T_HALF on the ranks laid out as Simulation(procs=(P, Q, R)).
@@ -31,7 +32,7 @@ import numpy as np
 from mpi4py import MPI
 
 sys.path.insert(0, os.path.dirname(__file__))
-from mpi_case import (FIELDS, T_END, T_HALF, T_SHEAR, YZ_SHAPE, make, make_decaying, make_entropy,  # noqa: E402
+from mpi_case import (FIELDS, T_END, T_HALF, T_SHEAR, YZ_SHAPE, make, make_fluid, make_entropy,  # noqa: E402
                       make_mhd, _forced_mhd, make_scalars, make_shear, make_shear_shock, make_shock, make_terms)
 
 import astaroth as ac  # noqa: E402
@@ -75,8 +76,10 @@ elif mode == "c_steps":  # CASE [BACKEND]: the run of CASE stepped in C (Paralle
              "walls": lambda c: make_entropy_wall_case(c, backend=backend),
              "z_walls": lambda c: make_entropy_wall_case(c, backend=backend, x_walls=False),
              "shock": lambda c: make_shock(c, backend=backend),
-             "decaying": lambda c: make_decaying(c, backend=backend),
-             "decaying_entropy": lambda c: make_decaying(c, backend=backend, energy="entropy")}[case]
+             "decaying": lambda c: make_fluid(c, backend=backend),
+             "decaying_entropy": lambda c: make_fluid(c, backend=backend, energy="entropy"),
+             "forced_fluid": lambda c: make_fluid(c, backend=backend, forced=True),
+             "forced_entropy": lambda c: make_fluid(c, backend=backend, energy="entropy", forced=True)}[case]
     until = T_SHEAR if case.startswith("shear") else T_HALF
     runs = {}
     for path in ("c", "python"):

@@ -240,7 +240,7 @@ def test_an_install_where_mpicc_is_found_builds_the_split_steps_in_c():
 @needs_mpi
 @pytest.mark.parametrize("case, ranks", [("forced", 4), ("mhd", 2), ("entropy", 4), ("terms", 2), ("walls", 2),
                                          ("shear", 2), ("shock", 2), ("shock", 4), ("shear_shock", 2),
-                                         ("decaying_entropy", 2)])
+                                         ("decaying_entropy", 2), ("forced_entropy", 2)])
 def test_a_split_run_stepped_in_c_equals_its_steps_through_python_bit_for_bit(tmp_path, case, ranks):
     """Simulation.run's batches of a split grid in C (astaroth._split: the exchanges, the substeps, dt and
     the end of a batch agreed over the ranks; with shock viscosity its profile's passes exchanged between

@@ -113,9 +113,10 @@ def test_shock_viscosity_split_over_gpus_equals_one_gpu_bit_for_bit(tmp_path, ca
     ("entropy-host", 4, (2, 1, 2), False), ("entropy", 8, (2, 2, 2), False), ("z_walls", 2, (1, 1, 2), True),
     ("z_walls", 4, (1, 1, 4), True), ("walls", 2, (1, 1, 2), False), ("shock", 2, (1, 1, 2), True),
     ("shock", 4, (2, 1, 2), False), ("decaying", 2, (1, 1, 2), True), ("decaying", 4, (2, 1, 2), False),
-    ("decaying_entropy", 2, (1, 1, 2), True)],
+    ("decaying_entropy", 2, (1, 1, 2), True), ("forced_fluid", 2, (1, 1, 2), True),
+    ("forced_fluid", 4, (2, 1, 2), False), ("forced_entropy", 2, (1, 1, 2), True)],
     ids=["z", "yz", "xz", "xz-host", "xyz", "z-walls", "z-walls4", "x-and-z-walls", "shock-z", "shock-xz",
-         "decaying-z", "decaying-xz", "decaying-entropy-z"])
+         "decaying-z", "decaying-xz", "decaying-entropy-z", "forced-z", "forced-xz", "forced-entropy-z"])
 def test_a_split_gpu_run_stepped_in_c_equals_its_steps_through_python_bit_for_bit(tmp_path, case, ranks, dims,
                                                                                     direct):
     """Simulation.run's batches of a split GPU grid in C (astaroth._split built with CUDA) equal
@@ -123,8 +124,8 @@ def test_a_split_gpu_run_stepped_in_c_equals_its_steps_through_python_bit_for_bi
     (x not split and periodic: along z, or y and z; walls along the split axis z,
     tests/test_walls_entropy.make_entropy_wall_case), or packed in one launch and carried by CUDA IPC or
     through the host (x split, or walls in x); with shock viscosity its profile's passes exchanged packed;
-    unforced hydro with and without entropy (tests/mpi_case.make_decaying), whose steps in C take each next
-    step's signal speed from their last substep."""
+    hydro with and without entropy, decaying and forced (tests/mpi_case.make_fluid), whose steps in C add the
+    forcing and take each next step's signal speed in their last substep."""
     import importlib.util
 
     data = c_steps_equal_python(tmp_path, case, ranks, "cuda")

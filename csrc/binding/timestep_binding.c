@@ -158,12 +158,39 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* One step of length dt of a grid split over ranks (split_steps.h), the
- * forcing after it as forced_steps adds it. */
-static ac_status split_step(GridObject *self, const ac_split_steps *split, double dt)
+/* One step of length dt of a grid split over ranks (split_steps.h) with
+ * its forcing: where the backend's last substep can finish the step
+ * (set_step_reduction), it adds the step's draw and leaves the next step's
+ * speed and NaN flags, here in *speed and *field, *reduced 1; else the
+ * forcing of that draw is added after the step, as forced_steps adds it. */
+static ac_status split_step(GridObject *self, const ac_split_steps *split, double dt, int *reduced, double *speed,
+                            int *field)
 {
-    const ac_status st = split->step(split->context, dt);
-    return st == AC_OK && self->forcing.count != 0 ? add_step_forcing(self, dt) : st;
+    const int forced = self->forcing.count != 0;
+    ac_forcing_sample draw;
+    if (forced)
+        ac_forcing_sample_next(&self->forcing, &draw);
+    const ac_forcing_batch batch = {&draw, 1, self->forcing.f0, self->grid.cs};
+    int armed = 0;
+    ac_status st = self->ops->set_step_reduction
+                       ? self->ops->set_step_reduction(self->self, 1, dt, forced ? &batch : NULL, &armed)
+                       : AC_OK;
+    if (st == AC_OK)
+        st = split->step(split->context, dt);
+    if (st == AC_OK && armed) {
+        st = self->ops->step_reduction(self->self, speed, field); /* (which disarms) */
+        *reduced = st == AC_OK;
+        return st;
+    }
+    if (armed) /* a step that failed: its regions reduce no more */
+        self->ops->set_step_reduction(self->self, 0, 0.0, NULL, &armed);
+    *reduced = 0;
+    if (st == AC_OK && forced) { /* ac_forcing_draw's term of the draw */
+        ac_forcing_term term;
+        ac_forcing_term_of(&draw, batch.f0, batch.cs, dt, &term);
+        st = self->ops->add_forcing(self->self, &term, dt);
+    }
+    return st;
 }
 
 /* The largest signal speed and zeta of the fields now over the grid into
@@ -252,8 +279,8 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
     double ends[3] = {0.0, 0.0, 0.0};
     int ends_agreed = 1;
     /* a split grid's last substep may leave the next step's speed and NaN flags, as the device loop's does
-     * (set_step_reduction): no reduction launch, no NaN check of its own */
-    int armed = 0, reduced = 0, reduced_field = -1;
+     * (split_step): no reduction launch, no NaN check of its own */
+    int reduced = 0, reduced_field = -1;
     double reduced_speed = 0.0;
     Py_BEGIN_ALLOW_THREADS
     const double start = seconds_now();
@@ -284,16 +311,9 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
         const int last = t + step_dt >= until;
         if (last)
             step_dt = until - t;
-        if (split && self->ops->set_step_reduction &&
-            (st = self->ops->set_step_reduction(self->self, 1, step_dt, self->forcing.count != 0, &armed)) != AC_OK)
-            break;
-        st = split ? split_step(self, split, step_dt)
+        st = split ? split_step(self, split, step_dt, &reduced, &reduced_speed, &reduced_field)
              : self->forcing.count == 0 ? self->ops->step(self->self, step_dt, 1, 1)
                                         : forced_steps(self, step_dt, 1, 1); /* the profile of the reduction above */
-        if (st == AC_OK && armed) {
-            st = self->ops->step_reduction(self->self, &reduced_speed, &reduced_field);
-            reduced = armed = st == AC_OK;
-        }
         if (st != AC_OK)
             break;
         t = last ? until : t + step_dt;
@@ -317,8 +337,6 @@ PyObject *Grid_run_steps(GridObject *self, PyObject *args)
     }
     if (!ends_agreed && st == AC_OK && (st = split->max_over_ranks(split->context, ends, 3)) == AC_OK)
         nonfinite = ends[0] != 0.0; /* the batch's last step, which every rank took */
-    if (armed) /* a step that failed: its regions reduce no more */
-        self->ops->set_step_reduction(self->self, 0, 0.0, 0, &armed);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(scratch);
     Py_XDECREF(stop_bytes);

@@ -224,6 +224,7 @@ typedef struct {
     int profile_fresh;       /* zeta is that of the fields now (shock_profile, shock_max; step may take it) */
     bool defers;             /* run_cfl's steps take the deferred order (deferred_order; stage_b allocated) */
     bool regions_reduce;     /* the last substep's regions reduce for the next dt (set_step_reduction) */
+    bool regions_force;      /* ... and add the step's forcing first */
     int device;              /* the GPU it lives on */
     size_t field_bytes, element_bytes;
     cudaStream_t stream;
@@ -488,7 +489,8 @@ static ac_status gpu_substep_region(void *self, int s, double dt, const ac_regio
     if (gpu->method != AC_METHOD_55P || s < 0 || s > 2)
         return AC_ERR_UNSUPPORTED;
     if (s == 2 && gpu->regions_reduce) { /* the device loop's instance, dt where set_step_reduction put it */
-        const ac_device_step last = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite, NULL};
+        const ac_device_step last = {&gpu->cfl->step_dt, gpu->max_u2_bits, gpu->nonfinite,
+                                     gpu->regions_force ? gpu->step_forcing : NULL};
         return run_substep(gpu, r, s, dt, &last, 0, (cudaStream_t)stream);
     }
     return run_substep(gpu, r, s, dt, NULL, 0, (cudaStream_t)stream);
@@ -698,37 +700,64 @@ static int first_flagged(const ac_gpu *gpu, unsigned int flags)
     return -1;
 }
 
-/* The step's length where the device loop's instances read it. */
-__global__ void set_step_dt_kernel(ac_cfl_run *run, double dt)
+/* A one-step run's state where the device loop's instances and
+ * forcing_step read it: the step's length and, forced, its draw as the
+ * run's first sample. */
+__global__ void set_step_kernel(ac_cfl_run *run, double dt, ac_forcing_sample *samples, ac_forcing_sample draw,
+                                double f0, double cs)
 {
     run->step_dt = dt;
+    if (samples) {
+        samples[0] = draw;
+        run->taken = 1;
+        run->forcing_f0 = f0;
+        run->forcing_cs = cs;
+    }
 }
 
 static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_forcing_batch *forcing);
+static bool forcing_in_substep(const ac_gpu *gpu);
+static ac_status make_step_forcings(const ac_grid *g, int count, ac_step_forcing **out);
 
-/* A split grid's last substep reduces as the device loop's (begin_cfl_run:
- * every step's own launch where walls or gravity change the fields after
- * the kernel, or the configuration's instance cannot), where the run is
- * unforced (its forcing comes after the step) and the device loop could
- * take the grid (cfl_run_refused). */
-static ac_status gpu_set_step_reduction(void *self, int on, double dt, int forced, int *armed)
+/* A split grid's last substep finishes the step as the device loop's
+ * (begin_cfl_run: every step's own reduction where walls or gravity change
+ * the fields after the kernel, or the configuration's instance cannot;
+ * forcing_in_substep), where the device loop could take the grid
+ * (cfl_run_refused); the step's forcing made on the device from its draw,
+ * as the device loop makes it (forcing_step). */
+static ac_status gpu_set_step_reduction(void *self, int on, double dt, const ac_forcing_batch *forcing, int *armed)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    gpu->regions_reduce = on && !forced && cfl_run_refused(gpu, 0, NULL) == AC_OK && !gpu->grid.bc.walls &&
-                          !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) &&
+    gpu->regions_reduce = on && (!forcing || forcing_in_substep(gpu)) && cfl_run_refused(gpu, 0, NULL) == AC_OK &&
+                          !gpu->grid.bc.walls && !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) &&
                           ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
+    gpu->regions_force = gpu->regions_reduce && forcing;
     *armed = gpu->regions_reduce;
     if (!gpu->regions_reduce)
         return AC_OK;
-    set_step_dt_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, dt);
+    ac_status st = AC_OK;
+    if (forcing && !gpu->step_forcing && (st = make_step_forcings(&gpu->grid, 1, &gpu->step_forcing)) != AC_OK)
+        return st;
+    if (forcing && !gpu->samples &&
+        (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
+        return st;
+    ac_forcing_sample draw;
+    memset(&draw, 0, sizeof draw);
+    if (forcing)
+        draw = forcing->samples[0];
+    set_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, dt, forcing ? gpu->samples : NULL, draw,
+                                              forcing ? forcing->f0 : 0.0, forcing ? forcing->cs : 0.0);
     CHECK(cudaGetLastError(), "the step's length");
+    if (forcing && (st = gpu->k->forcing_step(&gpu->grid, gpu->samples, gpu->cfl, gpu->step_forcing, gpu->stream)) !=
+                       AC_OK)
+        return st;
     return clear_reduction(gpu, gpu->stream);
 }
 
 static ac_status gpu_step_reduction(void *self, double *speed, int *nonfinite_field)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    gpu->regions_reduce = false;
+    gpu->regions_reduce = gpu->regions_force = false;
     double reduced = 0.0;
     unsigned int flags = 0;
     const ac_status st = read_reduction(gpu, &reduced, &flags);
