@@ -11,8 +11,18 @@
 #include "kernels.h"
 
 /* Tiles of 32 x 4 threads, 4 blocks an SM (at most 128 registers): the row's loads wait less with more warps
- * than 32 x 8 tiles at one block an SM give, though some instances spill (benchmarks/results/2026-11-29-gpu-timeseries-rows). */
-enum { TS_TX = 32, TS_TY = 4, TS_MIN_BLOCKS = 4, TS_WARPS = TS_TX * TS_TY / 32, TS_MOST_BLOCKS = 16384 };
+ * than 32 x 8 tiles at one block an SM give (benchmarks/results/2026-11-29-gpu-timeseries-rows).  Double
+ * precision MHD spilled at 4 and ran faster at 3 blocks an SM, with entropy at 2
+ * (benchmarks/results/2026-11-29-gpu-split-signal-overlap). */
+enum { TS_TX = 32, TS_TY = 4, TS_WARPS = TS_TX * TS_TY / 32, TS_MOST_BLOCKS = 16384 };
+
+template <typename Fields, unsigned MODULES>
+static constexpr int ts_min_blocks()
+{
+    return sizeof(*Fields().lnrho) == sizeof(double) && (MODULES & AC_MODULE_MAGNETIC)
+               ? ((MODULES & AC_MODULE_ENTROPY) ? 2 : 3)
+               : 4;
+}
 
 static __device__ __forceinline__ void ts_point(unsigned modules, int walls, const timeseries_fields_f32 *f,
                                                 const int ijk[3], ptrdiff_t idx, const ptrdiff_t st[3],
@@ -43,7 +53,7 @@ static timeseries_fields_f64 fields_of(const ac_grid *g, void *const fields[AC_M
  * one-sided branch, whose weights' dynamic indexing takes a stack frame and slows every point
  * (benchmarks/results/2026-11-29-gpu-row-kernel). */
 template <typename Fields, unsigned MODULES, bool WALLS>
-__global__ void __launch_bounds__(TS_TX *TS_TY, TS_MIN_BLOCKS)
+__global__ void __launch_bounds__(TS_TX *TS_TY, (ts_min_blocks<Fields, MODULES>()))
     timeseries_kernel(Fields f, ac_timeseries_constants c, int3 n, int3 lo, int2 m, int planes, double *partial)
 {
     const unsigned modules = MODULES;
