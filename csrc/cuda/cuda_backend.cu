@@ -715,22 +715,29 @@ __global__ void set_step_kernel(ac_cfl_run *run, double dt, ac_forcing_sample *s
     }
 }
 
+/* Whether a step's last substep can reduce what it writes for the next
+ * step's dt: not where gravity (a kernel after each substep) or the walls
+ * change the fields after it, nor where the configuration's instance
+ * cannot (ac_reduces_in_substep). */
+static bool last_substep_reduces(const ac_gpu *gpu)
+{
+    return !gpu->grid.bc.walls && !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) &&
+           ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
+}
+
 static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_forcing_batch *forcing);
 static bool forcing_in_substep(const ac_gpu *gpu);
 static ac_status make_step_forcings(const ac_grid *g, int count, ac_step_forcing **out);
 
 /* A split grid's last substep finishes the step as the device loop's
- * (begin_cfl_run: every step's own reduction where walls or gravity change
- * the fields after the kernel, or the configuration's instance cannot;
- * forcing_in_substep), where the device loop could take the grid
- * (cfl_run_refused); the step's forcing made on the device from its draw,
- * as the device loop makes it (forcing_step). */
+ * (last_substep_reduces, forcing_in_substep), where the device loop could
+ * take the grid (cfl_run_refused); the step's forcing made on the device
+ * from its draw, as the device loop makes it (forcing_step). */
 static ac_status gpu_set_step_reduction(void *self, int on, double dt, const ac_forcing_batch *forcing, int *armed)
 {
     ac_gpu *gpu = (ac_gpu *)self;
     gpu->regions_reduce = on && (!forcing || forcing_in_substep(gpu)) && cfl_run_refused(gpu, 0, NULL) == AC_OK &&
-                          !gpu->grid.bc.walls && !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) &&
-                          ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
+                          last_substep_reduces(gpu);
     gpu->regions_force = gpu->regions_reduce && forcing;
     *armed = gpu->regions_reduce;
     if (!gpu->regions_reduce)
@@ -1181,10 +1188,8 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
     /* as the host's step begins: the wall values ('a', 'set'); each step ends setting them again */
     if (gpu->grid.bc.walls && (st = gpu->k->set_walls(&gpu->grid, gpu->buf.home, stream)) != AC_OK)
         return st;
-    /* gravity (after each substep's kernel) and the walls change the fields after the kernel that would reduce
-     * them; the forcing is added by that kernel before it reduces (forcing_in_substep) */
-    *each_step = gpu->grid.bc.walls || (ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) ||
-                 !ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
+    /* the forcing is added by the last substep's kernel before it reduces (forcing_in_substep) */
+    *each_step = !last_substep_reduces(gpu);
     /* (the signal speed's reduction reads no gradient where the last substep reduces it: no ghost zones to fill) */
     return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, run->full_reduction, 0, 1, stream);
 }
