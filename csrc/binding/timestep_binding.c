@@ -30,17 +30,22 @@ static double grid_uniform_wave_speed(const ac_grid *g)
     return ac_uniform_wave_speed(g);
 }
 
+/* The signal speed of a backend's reduction (max_speed, max_signal_speed,
+ * step_reduction): plus the uniform wave speed where it is uniform. */
+static double with_wave_speed(const ac_grid *g, double reduced)
+{
+    return grid_signal_uniform(g) ? reduced + grid_uniform_wave_speed(g) : reduced;
+}
+
 /* The largest signal speed over the grid (NaN if not finite): max |u| plus
  * the uniform wave speed, or the backend's pointwise reduction.  Without
  * the GIL. */
 static ac_status signal_speed(GridObject *self, int fill_ghosts, double *out)
 {
-    if (grid_signal_uniform(&self->grid)) {
-        const ac_status st = self->ops->max_speed(self->self, out);
-        *out += grid_uniform_wave_speed(&self->grid);
-        return st;
-    }
-    return self->ops->max_signal_speed(self->self, fill_ghosts, out);
+    const ac_status st = grid_signal_uniform(&self->grid) ? self->ops->max_speed(self->self, out)
+                                                           : self->ops->max_signal_speed(self->self, fill_ghosts, out);
+    *out = with_wave_speed(&self->grid, *out);
+    return st;
 }
 
 /* signal_speed(fill_ghosts=True) -> max over the grid of the signal speed
@@ -211,8 +216,8 @@ static ac_status speed_and_zeta(GridObject *self, const ac_split_steps *split, d
         st = signal_speed(self, 1, out);
         return st == AC_OK ? max_zeta(self, scratch, out + 1) : st;
     }
-    if (reduced) /* as signal_speed finds it */
-        out[0] = *reduced + (grid_signal_uniform(&self->grid) ? grid_uniform_wave_speed(&self->grid) : 0.0);
+    if (reduced)
+        out[0] = with_wave_speed(&self->grid, *reduced);
     else if (signal_reads_neighbours(&self->grid) && (st = split->exchange_fields(split->context)) != AC_OK)
         return st;
     if (!reduced && (st = signal_speed(self, 0, out)) != AC_OK)
