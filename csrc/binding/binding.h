@@ -90,8 +90,10 @@ PyObject *Grid_get_forcing_state(GridObject *self, void *closure);
 int Grid_set_forcing_state(GridObject *self, PyObject *value, void *closure);
 /* count steps of length dt with the forcing after each (the GIL released) */
 ac_status forced_steps(GridObject *self, double dt, long count, int profile_current);
-/* the forcing of one step of length dt drawn and added (the GIL released) */
+/* the forcing of one step of length dt drawn and added (the GIL released);
+ * add_drawn_forcing adds that of a draw already made (ac_forcing_draw's term) */
 ac_status add_step_forcing(GridObject *self, double dt);
+ac_status add_drawn_forcing(GridObject *self, const ac_forcing_sample *draw, double dt);
 /* The forcing of a device run of up to *max_steps steps, drawn ahead
  * (*max_steps capped at AC_FORCING_SAMPLES_AHEAD); batch->samples NULL
  * without forcing.  -1 (a Python error) where memory runs out. */

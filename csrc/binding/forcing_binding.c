@@ -23,11 +23,18 @@ ac_status forced_steps(GridObject *self, double dt, long count, int profile_curr
     return st;
 }
 
-ac_status add_step_forcing(GridObject *self, double dt)
+ac_status add_drawn_forcing(GridObject *self, const ac_forcing_sample *draw, double dt)
 {
     ac_forcing_term term;
-    ac_forcing_draw(&self->forcing, self->grid.cs, dt, &term);
+    ac_forcing_term_of(draw, self->forcing.f0, self->grid.cs, dt, &term);
     return self->ops->add_forcing(self->self, &term, dt);
+}
+
+ac_status add_step_forcing(GridObject *self, double dt)
+{
+    ac_forcing_sample draw;
+    ac_forcing_sample_next(&self->forcing, &draw);
+    return add_drawn_forcing(self, &draw, dt);
 }
 
 /* The samples of a batch are followed in their allocation by the

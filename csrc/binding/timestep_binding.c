@@ -190,12 +190,7 @@ static ac_status split_step(GridObject *self, const ac_split_steps *split, doubl
     if (armed) /* a step that failed: its regions reduce no more */
         self->ops->set_step_reduction(self->self, 0, 0.0, NULL, &armed);
     *reduced = 0;
-    if (st == AC_OK && forced) { /* ac_forcing_draw's term of the draw */
-        ac_forcing_term term;
-        ac_forcing_term_of(&draw, batch.f0, batch.cs, dt, &term);
-        st = self->ops->add_forcing(self->self, &term, dt);
-    }
-    return st;
+    return st == AC_OK && forced ? add_drawn_forcing(self, &draw, dt) : st;
 }
 
 /* The largest signal speed and zeta of the fields now over the grid into
