@@ -700,21 +700,6 @@ static int first_flagged(const ac_gpu *gpu, unsigned int flags)
     return -1;
 }
 
-/* A one-step run's state where the device loop's instances and
- * forcing_step read it: the step's length and, forced, its draw as the
- * run's first sample. */
-__global__ void set_step_kernel(ac_cfl_run *run, double dt, ac_forcing_sample *samples, ac_forcing_sample draw,
-                                double f0, double cs)
-{
-    run->step_dt = dt;
-    if (samples) {
-        samples[0] = draw;
-        run->taken = 1;
-        run->forcing_f0 = f0;
-        run->forcing_cs = cs;
-    }
-}
-
 /* Whether a step's last substep can reduce what it writes for the next
  * step's dt: not where gravity (a kernel after each substep) or the walls
  * change the fields after it, nor where the configuration's instance
@@ -723,62 +708,6 @@ static bool last_substep_reduces(const ac_gpu *gpu)
 {
     return !gpu->grid.bc.walls && !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) &&
            ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
-}
-
-static ac_status cfl_run_refused(const ac_gpu *gpu, long max_steps, const ac_forcing_batch *forcing);
-static bool forcing_in_substep(const ac_gpu *gpu);
-static ac_status make_step_forcings(const ac_grid *g, int count, ac_step_forcing **out);
-
-/* A split grid's last substep finishes the step as the device loop's
- * (last_substep_reduces, forcing_in_substep), where the device loop could
- * take the grid (cfl_run_refused); the step's forcing made on the device
- * from its draw, as the device loop makes it (forcing_step). */
-static ac_status gpu_set_step_reduction(void *self, int on, double dt, const ac_forcing_batch *forcing, int *armed)
-{
-    ac_gpu *gpu = (ac_gpu *)self;
-    gpu->regions_reduce = on && (!forcing || forcing_in_substep(gpu)) && cfl_run_refused(gpu, 0, NULL) == AC_OK &&
-                          last_substep_reduces(gpu);
-    gpu->regions_force = gpu->regions_reduce && forcing;
-    *armed = gpu->regions_reduce;
-    if (!gpu->regions_reduce)
-        return AC_OK;
-    ac_status st = AC_OK;
-    if (forcing && !gpu->step_forcing && (st = make_step_forcings(&gpu->grid, 1, &gpu->step_forcing)) != AC_OK)
-        return st;
-    if (forcing && !gpu->samples &&
-        (st = device_zeros((void **)&gpu->samples, AC_FORCING_SAMPLES_AHEAD * sizeof *gpu->samples)) != AC_OK)
-        return st;
-    ac_forcing_sample draw;
-    memset(&draw, 0, sizeof draw);
-    if (forcing)
-        draw = forcing->samples[0];
-    set_step_kernel<<<1, 1, 0, gpu->stream>>>(gpu->cfl, dt, forcing ? gpu->samples : NULL, draw,
-                                              forcing ? forcing->f0 : 0.0, forcing ? forcing->cs : 0.0);
-    CHECK(cudaGetLastError(), "the step's length");
-    if (forcing && (st = gpu->k->forcing_step(&gpu->grid, gpu->samples, gpu->cfl, gpu->step_forcing, gpu->stream)) !=
-                       AC_OK)
-        return st;
-    return clear_reduction(gpu, gpu->stream);
-}
-
-static ac_status gpu_step_reduction(void *self, double *speed, int *nonfinite_field)
-{
-    ac_gpu *gpu = (ac_gpu *)self;
-    gpu->regions_reduce = gpu->regions_force = false;
-    double reduced = 0.0;
-    unsigned int flags = 0;
-    const ac_status st = read_reduction(gpu, &reduced, &flags);
-    if (st != AC_OK)
-        return st;
-    /* plain hydro's max |u|^2 and NaN from the velocity's flags, as gpu_max_speed; else the signal speed and NaN
-     * from every field's, as gpu_max_signal_speed */
-    const bool uniform = ac_signal_speed_uniform(gpu->grid.modules, ac_grid_terms(&gpu->grid));
-    unsigned int read = uniform ? 0u : flags;
-    for (int i = 0; uniform && i < 3; ++i)
-        read |= flags & (1u << ac_field_index(gpu->grid.modules, AC_FIELD_ux + i));
-    *speed = read ? (double)NAN : uniform ? sqrt(reduced) : reduced;
-    *nonfinite_field = first_flagged(gpu, flags);
-    return AC_OK;
 }
 
 static ac_status gpu_first_nonfinite_field(void *self, int *out)
@@ -1162,6 +1091,13 @@ static ac_status start_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, const a
     return AC_OK;
 }
 
+/* The room of a run's step forcing on the device, where its last substep
+ * adds the forcing (forcing_in_substep). */
+static ac_status step_forcing_room(ac_gpu *gpu)
+{
+    return gpu->step_forcing ? AC_OK : make_step_forcings(&gpu->grid, 1, &gpu->step_forcing);
+}
+
 /* Queues the start of a run on `stream`: its state and forcing samples
  * copied to the device, and the reduction its first step reads.  *each_step:
  * every step reduces with a launch of its own (queue_cfl_step).  Plain
@@ -1181,8 +1117,7 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
     gpu->defers = false; /* (gpu_run_cfl's steps may take the deferred order; an ensemble's members do not) */
     if (st != AC_OK)
         return st;
-    if (forcing && forcing_in_substep(gpu) && !gpu->step_forcing &&
-        (st = make_step_forcings(&gpu->grid, 1, &gpu->step_forcing)) != AC_OK)
+    if (forcing && forcing_in_substep(gpu) && (st = step_forcing_room(gpu)) != AC_OK)
         return st;
     CHECK(cudaMemcpyAsync(gpu->cfl, run, sizeof *run, cudaMemcpyHostToDevice, stream), "CFL run state");
     /* as the host's step begins: the wall values ('a', 'set'); each step ends setting them again */
@@ -1192,6 +1127,56 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
     *each_step = !last_substep_reduces(gpu);
     /* (the signal speed's reduction reads no gradient where the last substep reduces it: no ghost zones to fill) */
     return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, run->full_reduction, 0, 1, stream);
+}
+
+/* A split grid's last substep finishes the step as the device loop's
+ * (last_substep_reduces, forcing_in_substep), where the device loop could
+ * take the grid (cfl_run_refused): a one-step run's state where its
+ * instances read it, the step's draw its first sample, from which the
+ * device makes the step's forcing (forcing_step), as the device loop does. */
+static ac_status gpu_set_step_reduction(void *self, int on, double dt, const ac_forcing_batch *forcing, int *armed)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    gpu->regions_reduce = on && (!forcing || forcing_in_substep(gpu)) && cfl_run_refused(gpu, 0, NULL) == AC_OK &&
+                          last_substep_reduces(gpu);
+    gpu->regions_force = gpu->regions_reduce && forcing;
+    *armed = gpu->regions_reduce;
+    if (!gpu->regions_reduce)
+        return AC_OK;
+    ac_cfl_run run;
+    memset(&run, 0, sizeof run);
+    ac_status st = start_run(gpu, &run, 1, forcing, gpu->stream);
+    if (st == AC_OK && forcing)
+        st = step_forcing_room(gpu);
+    if (st != AC_OK)
+        return st;
+    run.step_dt = dt;
+    run.taken = 1; /* (the step being taken, whose sample forcing_step reads) */
+    CHECK(cudaMemcpyAsync(gpu->cfl, &run, sizeof run, cudaMemcpyHostToDevice, gpu->stream), "the step's state");
+    if (forcing && (st = gpu->k->forcing_step(&gpu->grid, gpu->samples, gpu->cfl, gpu->step_forcing, gpu->stream)) !=
+                       AC_OK)
+        return st;
+    return clear_reduction(gpu, gpu->stream);
+}
+
+static ac_status gpu_step_reduction(void *self, double *speed, int *nonfinite_field)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    gpu->regions_reduce = gpu->regions_force = false;
+    double reduced = 0.0;
+    unsigned int flags = 0;
+    const ac_status st = read_reduction(gpu, &reduced, &flags);
+    if (st != AC_OK)
+        return st;
+    /* plain hydro's max |u|^2 and NaN from the velocity's flags, as gpu_max_speed; else the signal speed and NaN
+     * from every field's, as gpu_max_signal_speed */
+    const bool uniform = ac_signal_speed_uniform(gpu->grid.modules, ac_grid_terms(&gpu->grid));
+    unsigned int read = uniform ? 0u : flags;
+    for (int i = 0; uniform && i < 3; ++i)
+        read |= flags & (1u << ac_field_index(gpu->grid.modules, AC_FIELD_ux + i));
+    *speed = read ? (double)NAN : uniform ? sqrt(reduced) : reduced;
+    *nonfinite_field = first_flagged(gpu, flags);
+    return AC_OK;
 }
 
 static ac_status gpu_run_cfl(void *self, ac_cfl_run *run, long max_steps, const ac_forcing_batch *forcing)
