@@ -392,9 +392,10 @@ static ac_status cpu_max_signal_speed(void *self, int fill_ghosts, double *out)
 static ac_status cpu_timeseries(void *self, double *out)
 {
     ac_cpu *cpu = self;
-    for (int axis = 0; axis < 3; ++axis) /* axis by axis: no wall values set (backend.h) */
-        cpu_fill_ghost_axis(cpu, 0, axis, NULL);
-    return cpu->k->timeseries(&cpu->grid, cpu->buf.home, out);
+    ac_status st = AC_OK;
+    for (int axis = 0; axis < 3 && st == AC_OK; ++axis) /* axis by axis: no wall values set (backend.h) */
+        st = cpu_fill_ghost_axis(cpu, 0, axis, NULL);
+    return st == AC_OK ? cpu->k->timeseries(&cpu->grid, cpu->buf.home, out) : st;
 }
 
 static ac_status cpu_shock_profile_pass(void *self, int pass, int *written)

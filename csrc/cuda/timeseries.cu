@@ -138,7 +138,7 @@ static long long timeseries_queue(const ac_grid *g, const Fields &f, double *scr
     const ac_timeseries_constants c = ac_timeseries_constants_of(g);
     const int3 n = make_int3(g->n[0], g->n[1], g->n[2]), lo = make_int3(g->lo[0], g->lo[1], g->lo[2]);
     const int2 m = make_int2(g->m[0], g->m[1]);
-    if (c.wall_axis[0] || c.wall_axis[1] || c.wall_axis[2])
+    if (g->bc.walls)
         timeseries_kernel<Fields, MODULES, true><<<blocks, dim3(TS_TX, TS_TY), 0, stream>>>(f, c, n, lo, m, planes,
                                                                                            scratch);
     else
