@@ -67,16 +67,36 @@ struct AC_FN(stream_tile) {
     static constexpr size_t BELOW_BYTES = (size_t)AC_GHOST * NF * THREADS * sizeof(real); /* see below_in_shared */
 };
 
+/* A thread's 16-byte piece of a plane's row. */
+struct __align__(16) AC_FN(piece) {
+    real v[16 / sizeof(real)];
+};
+
+/* Whether the deferred order's second substep (schedules.cuh) holds this
+ * thread's pieces of the next plane of f0 and of the right-hand side in
+ * registers, forms f1 there and stores it into the ring once
+ * (stream_substep_body), where they fit in 64 registers (MHD in single
+ * precision); otherwise both planes are copied into shared memory and f1
+ * is formed in place (form_first_update): five shared-memory accesses a
+ * value where the plain substep makes one, on a kernel that waits on that
+ * queue (benchmarks/results/2026-11-29-gpu-form-held). */
+template <typename T>
+static constexpr __host__ __device__ bool AC_FN(forms_in_registers)()
+{
+    return 2 * T::COPIES * T::FIELDS * sizeof(AC_FN(piece)) / 4 <= 64;
+}
+
 /* The shared memory an instance takes: the ring, and with the schedule's
  * below_in_shared three planes of the tile's interior after it; in the
- * second substep of the deferred order (schedules.cuh) LEAD slots after
- * those for the planes of the first substep's right-hand side. */
+ * second substep of the deferred order (schedules.cuh), unless it forms f1
+ * in registers, LEAD slots after those for the planes of the first
+ * substep's right-hand side. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int DEFER = AC_DEFER_NONE>
 static constexpr size_t AC_FN(stream_smem)()
 {
     typedef AC_FN(stream_tile)<TX, TY, LEAD, ac_field_count(ac_config_modules(CONFIG))> T;
     return T::BYTES + (ac_schedule_of(CONFIG, sizeof(real)).below_in_shared ? T::BELOW_BYTES : 0) +
-           (DEFER == AC_DEFER_FORM ? (size_t)LEAD * T::SLOT * sizeof(real) : 0);
+           (DEFER == AC_DEFER_FORM && !AC_FN(forms_in_registers)<T>() ? (size_t)LEAD * T::SLOT * sizeof(real) : 0);
 }
 
 /* The planes the second substep of the deferred order copies ahead
@@ -213,9 +233,7 @@ template <typename T>
 static __device__ __forceinline__ void AC_FN(form_first_update)(real *slot, const real *rhs, const int *piece_dst,
                                                                 real dt)
 {
-    struct __align__(16) piece {
-        real v[T::CHUNK];
-    };
+    typedef AC_FN(piece) piece;
 #pragma unroll
     for (int q = 0; q < T::COPIES; ++q)
         if (piece_dst[q] >= 0) {
@@ -235,6 +253,51 @@ static __device__ __forceinline__ void AC_FN(form_first_update)(real *slot, cons
                     v[f].v[e] = rk3_substep(v[f].v[e], r[f].v[e], &w0, 0, dt);
                 }
                 *reinterpret_cast<piece *>(slot + f * T::PLANE + piece_dst[q]) = v[f];
+            }
+        }
+}
+
+/* Where it forms f1 in registers (forms_in_registers): this thread's
+ * pieces of one plane (offset `plane` in the grid) of every field of f0
+ * (in) and of the right-hand side (w_in) into registers, left in flight;
+ * each piece's two loads together (in two passes over the fields, ptxas
+ * put the second behind a wait on the first). */
+template <typename T, typename Set>
+static __device__ __forceinline__ void AC_FN(hold_planes)(AC_FN(piece) (*f0)[T::FIELDS], AC_FN(piece) (*rhs)[T::FIELDS],
+                                                           const Set &in, const Set &w_in, ptrdiff_t plane,
+                                                           const ptrdiff_t *piece_src, const int *piece_dst)
+{
+#pragma unroll
+    for (int q = 0; q < T::COPIES; ++q)
+        if (piece_dst[q] >= 0) {
+            const ptrdiff_t at = plane + piece_src[q];
+#pragma unroll
+            for (int f = 0; f < T::FIELDS; ++f) {
+                f0[q][f] = *reinterpret_cast<const AC_FN(piece) *>(in.f[f] + at);
+                rhs[q][f] = *reinterpret_cast<const AC_FN(piece) *>(w_in.f[f] + at);
+            }
+        }
+}
+
+/* ... and f1 = f0 + beta_1 dt rhs of the pieces held, as form_first_update
+ * forms it, stored into `slot`. */
+template <typename T>
+static __device__ __forceinline__ void AC_FN(store_formed)(real *slot, const AC_FN(piece) (*f0)[T::FIELDS],
+                                                           const AC_FN(piece) (*rhs)[T::FIELDS],
+                                                           const int *piece_dst, real dt)
+{
+#pragma unroll
+    for (int q = 0; q < T::COPIES; ++q)
+        if (piece_dst[q] >= 0) {
+#pragma unroll
+            for (int f = 0; f < T::FIELDS; ++f) {
+                AC_FN(piece) v;
+#pragma unroll
+                for (int e = 0; e < T::CHUNK; ++e) {
+                    real w0;
+                    v.v[e] = rk3_substep(f0[q][f].v[e], rhs[q][f].v[e], &w0, 0, dt);
+                }
+                *reinterpret_cast<AC_FN(piece) *>(slot + f * T::PLANE + piece_dst[q]) = v;
             }
         }
 }
@@ -420,17 +483,25 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 acc[v][a][n] = 0;
     }
 
-    /* plane t of the run is padded z index plane_z(t); the first LEAD are queued here */
+    /* plane t of the run is padded z index plane_z(t); the first LEAD are queued here, or where the deferred
+     * order's second substep forms f1 in registers, the first is held */
+    constexpr bool HELD = DEFER == AC_DEFER_FORM && AC_FN(forms_in_registers)<T>();
+    AC_FN(piece) held_f0[HELD ? T::COPIES : 1][NF], held_rhs[HELD ? T::COPIES : 1][NF];
     int queued_z = AC_FN(wrapped)(k_first - AC_GHOST, s.n[2], wrap_z) + s.lo[2];
-#pragma unroll
-    for (int t = 0; t < LEAD; ++t) {
-        if (t < planes) {
-            AC_FN(queue_plane)<T>(ring + t * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
-            if (DEFER == AC_DEFER_FORM)
-                AC_FN(queue_plane)<T>(staged + t * T::SLOT, w_in, s.stride[2] * queued_z, piece_src, piece_dst);
-        }
-        __pipeline_commit();
+    if (HELD) {
+        AC_FN(hold_planes)<T>(held_f0, held_rhs, in, w_in, s.stride[2] * queued_z, piece_src, piece_dst);
         queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+    } else {
+#pragma unroll
+        for (int t = 0; t < LEAD; ++t) {
+            if (t < planes) {
+                AC_FN(queue_plane)<T>(ring + t * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
+                if (DEFER == AC_DEFER_FORM)
+                    AC_FN(queue_plane)<T>(staged + t * T::SLOT, w_in, s.stride[2] * queued_z, piece_src, piece_dst);
+            }
+            __pipeline_commit();
+            queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+        }
     }
 
     int newest = 0; /* ring slot of the newest plane */
@@ -439,19 +510,31 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     if (SHOCK && shock_reads == AC_SHOCK_AHEAD && active)
         AC_FN(load_shock)(zeta, s, column + s.stride[2] * (k_first + s.lo[2]), shock_next);
     for (int it = 0; it < planes; ++it) {
-        __pipeline_wait_prior(LEAD - 1);
-        if (DEFER == AC_DEFER_FORM) /* plane `it` of f0 and of the right-hand side: f1, in its slot */
-            AC_FN(form_first_update)<T>(ring + newest * T::SLOT, staged + it % LEAD * T::SLOT, piece_dst, dt);
-        __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
-        if (it + LEAD < planes) {
-            const int slot = newest + LEAD < T::RING ? newest + LEAD : newest + LEAD - T::RING;
-            AC_FN(queue_plane)<T>(ring + slot * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
-            if (DEFER == AC_DEFER_FORM) /* into the slot of plane `it`, formed before the barrier */
-                AC_FN(queue_plane)<T>(staged + it % LEAD * T::SLOT, w_in, s.stride[2] * queued_z, piece_src,
-                                      piece_dst);
-            queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+        if (HELD) { /* plane `it`, held since the point before: f1, into its slot (whose plane, it - RING, no
+                     * thread still reads, with RING > AC_GHOST + 1) */
+            AC_FN(store_formed)<T>(ring + newest * T::SLOT, held_f0, held_rhs, piece_dst, dt);
+        } else {
+            __pipeline_wait_prior(LEAD - 1);
+            if (DEFER == AC_DEFER_FORM) /* plane `it` of f0 and of the right-hand side: f1, in its slot */
+                AC_FN(form_first_update)<T>(ring + newest * T::SLOT, staged + it % LEAD * T::SLOT, piece_dst, dt);
         }
-        __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
+        __syncthreads(); /* plane `it` is in; every thread is done with the slot copied next */
+        if (HELD) { /* the next plane's loads in flight during this point */
+            if (it + 1 < planes) {
+                AC_FN(hold_planes)<T>(held_f0, held_rhs, in, w_in, s.stride[2] * queued_z, piece_src, piece_dst);
+                queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+            }
+        } else {
+            if (it + LEAD < planes) {
+                const int slot = newest + LEAD < T::RING ? newest + LEAD : newest + LEAD - T::RING;
+                AC_FN(queue_plane)<T>(ring + slot * T::SLOT, in, s.stride[2] * queued_z, piece_src, piece_dst);
+                if (DEFER == AC_DEFER_FORM) /* into the slot of plane `it`, formed before the barrier */
+                    AC_FN(queue_plane)<T>(staged + it % LEAD * T::SLOT, w_in, s.stride[2] * queued_z, piece_src,
+                                          piece_dst);
+                queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+            }
+            __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
+        }
         if (active) {
 #pragma unroll
             for (int v = 0; v < VECTORS; ++v) {
