@@ -369,9 +369,11 @@ enum { AC_DEFER_NONE = 0, AC_DEFER_RHS = 1, AC_DEFER_FORM = 2 };
 /* The configurations the deferred order is built for: MHD without other
  * modules or kernel terms (two instances more in each precision), where it
  * measured faster than a reduction before each step; with the entropy
- * module the second substep lost more than the reduction took
- * (benchmarks/results/2026-11-29-gpu-deferred-order).  The planes its
- * second substep copies ahead: stream_substep.cuh's deferred_lead. */
+ * module the second substep lost more than the reduction took, formed in
+ * shared memory and in registers alike
+ * (benchmarks/results/2026-11-29-gpu-deferred-order,
+ * 2026-11-29-gpu-defer-entropy).  The planes its second substep copies
+ * ahead: stream_substep.cuh's deferred_lead. */
 static constexpr __host__ __device__ bool ac_defers(unsigned config)
 {
     return ac_device_loop_runs(config) && ac_config_terms(config) == 0u &&
