@@ -389,21 +389,35 @@ def run_sweep_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SI
     return rows
 
 
+def bench_row_rate(backend, method, dtype, n, physics, target_seconds):
+    """M/s of the bench's fixed-dt row of a sweep physics (SWEEP_PHYSICS):
+    the stepper that `astaroth bench` (--physics mhd, --energy entropy)
+    times, unforced, at n^3."""
+    keywords = SWEEP_PHYSICS[physics][0]
+    stepper = backend_stepper(backend, method, dtype, n, physics=keywords.get("physics", "hydro"),
+                              energy=keywords.get("energy", "isothermal"))
+    return time_steppers([stepper], target_seconds)[0]
+
+
 def run_sweep_physics_bench(backend="cpu", dtype="float32", method="55p", sizes=SWEEP_SIZES, ensembles=None,
                             physics=tuple(SWEEP_PHYSICS), steps=20, target_seconds=1.0, out=print):
-    """Rows for sweeps of each physics, unforced and forced: sim.run of one
-    simulation at the largest of `sizes` and each ensemble's aggregate rate
-    (default: sweep_ensembles(sizes)), with the ensembles' ratios to that
-    run.  Returns the rows."""
+    """Rows for sweeps of each physics, unforced and forced: the bench's
+    fixed-dt row of the physics at the largest of `sizes` (bench_row_rate),
+    sim.run of one simulation there with its ratio to that row, and each
+    ensemble's aggregate rate (default: sweep_ensembles(sizes)) with its
+    ratio to that run.  Returns the rows."""
     ensembles = sweep_ensembles(sizes) if ensembles is None else ensembles
     n = max(sizes)
     out(f"# parameter sweeps of each physics ({dtype}, {method}, {backend}): M/s = grid points x CFL steps taken / "
-        f"seconds through sim.run / Ensemble.run, aggregate over the members; in brackets, of the {n}^3 run")
-    out(f"{'physics':<16}{'forced':<8}{str(n) + '^3 run':>12}" + "".join(f"{f'{c} x {m}^3':>18}" for c, m in ensembles))
+        f"seconds through sim.run / Ensemble.run, aggregate over the members; {n}^3 row: the bench's fixed-dt steps "
+        f"of the physics, unforced; in brackets, the run's of that row and the ensembles' of the run")
+    out(f"{'physics':<16}{'forced':<8}{str(n) + '^3 row':>12}{str(n) + '^3 run':>18}" +
+        "".join(f"{f'{c} x {m}^3':>18}" for c, m in ensembles))
     rows = []
     for name in physics:
+        fixed = bench_row_rate(backend, method, dtype, n, name, target_seconds)
         for forced in (False, True):
-            row = dict(physics=name, forced=forced, n=n, ensembles=[],
+            row = dict(physics=name, forced=forced, n=n, ensembles=[], bench_row=fixed,
                        mps=_single_rate(sweep_members(backend, method, dtype, n, 1, name, forced), steps,
                                         target_seconds))
             for count, m in ensembles:
@@ -411,7 +425,7 @@ def run_sweep_physics_bench(backend="cpu", dtype="float32", method="55p", sizes=
                 row["ensembles"].append(dict(count=count, n=m, mps=_ensemble_rate(sims, steps, target_seconds)))
                 del sims
             rows.append(row)
-            out(f"{name:<16}{str(forced):<8}{row['mps']:>12.0f}" +
+            out(f"{name:<16}{str(forced):<8}{fixed:>12.0f}{row['mps']:>11.0f} ({row['mps'] / fixed:.2f})" +
                 "".join(f"{e['mps']:>11.0f} ({e['mps'] / row['mps']:.2f})" for e in row["ensembles"]))
     return rows
 

@@ -158,8 +158,15 @@ def test_sweep_bench_rows_of_every_physics_forced_and_not():
     rows = run_sweep_physics_bench(backend="cpu", sizes=(8,), ensembles=((2, 8),), steps=2, target_seconds=0.02,
                                    out=lines.append)
     assert [(r["physics"], r["forced"]) for r in rows] == [(p, f) for p in SWEEP_PHYSICS for f in (False, True)]
-    assert all(r["mps"] > 0 and r["ensembles"][0]["mps"] > 0 for r in rows)
-    assert lines[-1].startswith("mhd+entropy") and "True" in lines[-1] and "(" in lines[-1]
+    assert all(r["mps"] > 0 and r["ensembles"][0]["mps"] > 0 and r["bench_row"] > 0 for r in rows)
+    # a physics' forced and unforced runs share its (unforced) bench row
+    assert all(rows[i]["bench_row"] == rows[i + 1]["bench_row"] for i in range(0, len(rows), 2))
+    assert "8^3 row" in lines[1] and "8^3 run" in lines[1]
+    last = lines[-1].split()
+    assert last[:2] == ["mhd+entropy", "True"]
+    # the run's ratio to the row, and the ensemble's to the run, as printed
+    assert last[4] == f"({rows[-1]['mps'] / rows[-1]['bench_row']:.2f})"
+    assert last[6] == f"({rows[-1]['ensembles'][0]['mps'] / rows[-1]['mps']:.2f})"
 
 
 def test_bench_sweeps_command(capsys):
