@@ -2,7 +2,8 @@
 # One call on the GPU machine: build in place, run every test (GPU tests
 # included), compute-sanitizer on a small run, and the benchmark.  Logs go
 # to $OUT (or ./device-logs); each log names device, date, commit, command.
-#   usage: [PREBUILT=1] COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf | tune | issues1 | issues2 | many]
+#   usage: [PREBUILT=1] COMMIT=<sha> scripts/device-check.sh [quick | no-notebooks | perf | tune | issues1 | issues2 | many
+#          | speed rows | speed sweeps]
 #   (full and no-notebooks also profile the 55-point kernel and run the
 #   1024^3 memory check)
 #   perf: build, the GPU agreement tests, a 55p tile sweep, the 55p bench at
@@ -225,6 +226,43 @@ if [ "${1:-}" = "many" ]; then
         done
         tail -n 12 "$OUT/split-steps.log"
     fi
+    exit 0
+fi
+
+# speed rows / speed sweeps: every speed row the design's targets name, in
+# two calls of under ten minutes each, to be run on each kind of GPU lent
+# (docs/performance/gpu.md).  rows: the bench's 55-point rows with the copy
+# bandwidth at 256^3 and 512^3 (hydro, both precisions), 1024^3 (float32),
+# MHD, hydro and MHD with entropy, and the terms against none, at 256^3.
+# sweeps: --sweeps --physics all in both precisions (each physics' fixed-dt
+# row, sim.run's fraction of it, the ensembles' fraction of the run).
+if [ "${1:-}" = "speed" ]; then
+    bench() { # LOG SECONDS ARGS...: astaroth bench ARGS, appended to $OUT/LOG after its header
+        local log=$1 limit=$2
+        shift 2
+        { header "python3 -m astaroth bench --backend cuda $*"
+          timeout "$limit" $PY -m astaroth bench --backend cuda "$@" 2>&1; } >> "$OUT/$log" 2>&1
+    }
+    case "${2:-rows}" in
+    rows)
+        bench rows.log 150 --sizes 256 512 --methods 55p
+        bench rows.log 90 --sizes 1024 --methods 55p --dtype float32
+        bench rows.log 90 --physics mhd --sizes 256
+        bench rows.log 120 --energy entropy --physics all --sizes 256
+        bench rows.log 150 --terms --physics all --sizes 256
+        cat "$OUT/rows.log"
+        ;;
+    sweeps)
+        for dtype in float32 float64; do
+            bench sweeps.log 280 --sweeps --physics all --sizes 32 64 256 --dtype "$dtype" --methods 55p
+        done
+        cat "$OUT/sweeps.log"
+        ;;
+    *)
+        echo "speed: rows or sweeps" >&2
+        exit 2
+        ;;
+    esac
     exit 0
 fi
 
