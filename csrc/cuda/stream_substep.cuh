@@ -191,6 +191,13 @@ static __device__ __forceinline__ int AC_FN(wrapped)(int i, int n, bool periodic
     return r < 0 ? r + n : r;
 }
 
+/* The padded z index of the plane after padded z, wrapping past the
+ * interior's last plane where z is periodic. */
+static __device__ __forceinline__ int AC_FN(next_plane)(int z, const AC_FN(shape) & s, bool wrap_z)
+{
+    return wrap_z && z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : z + 1;
+}
+
 /* Blocks per SM the registers are budgeted for (schedules.cuh). */
 template <unsigned CONFIG, int TX, int TY, int BLOCKS>
 static constexpr int AC_FN(stream_min_blocks)()
@@ -490,7 +497,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
     int queued_z = AC_FN(wrapped)(k_first - AC_GHOST, s.n[2], wrap_z) + s.lo[2];
     if (HELD) {
         AC_FN(hold_planes)<T>(held_f0, held_rhs, in, w_in, s.stride[2] * queued_z, piece_src, piece_dst);
-        queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+        queued_z = AC_FN(next_plane)(queued_z, s, wrap_z);
     } else {
 #pragma unroll
         for (int t = 0; t < LEAD; ++t) {
@@ -500,7 +507,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                     AC_FN(queue_plane)<T>(staged + t * T::SLOT, w_in, s.stride[2] * queued_z, piece_src, piece_dst);
             }
             __pipeline_commit();
-            queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+            queued_z = AC_FN(next_plane)(queued_z, s, wrap_z);
         }
     }
 
@@ -522,7 +529,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
         if (HELD) { /* the next plane's loads in flight during this point */
             if (it + 1 < planes) {
                 AC_FN(hold_planes)<T>(held_f0, held_rhs, in, w_in, s.stride[2] * queued_z, piece_src, piece_dst);
-                queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+                queued_z = AC_FN(next_plane)(queued_z, s, wrap_z);
             }
         } else {
             if (it + LEAD < planes) {
@@ -531,7 +538,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 if (DEFER == AC_DEFER_FORM) /* into the slot of plane `it`, formed before the barrier */
                     AC_FN(queue_plane)<T>(staged + it % LEAD * T::SLOT, w_in, s.stride[2] * queued_z, piece_src,
                                           piece_dst);
-                queued_z = wrap_z && queued_z + 1 == s.lo[2] + s.n[2] ? s.lo[2] : queued_z + 1;
+                queued_z = AC_FN(next_plane)(queued_z, s, wrap_z);
             }
             __pipeline_commit(); /* empty at the end: a stage per plane keeps the count of wait_prior */
         }
