@@ -434,9 +434,6 @@ def cmd_sweep(args):
     user, grid, settings = configuration.load_sweep(args.config)
     base = configuration.validate(user)
     out, numerics = base["output"], base["numerics"]
-    if out["dtmin"]:
-        raise ValueError("[output] dtmin stops `astaroth run`; `astaroth sweep` does not take it yet (its members "
-                         "run to until in waves of an ensemble)")
     folder = out["dir"]
 
     def make(**params):
@@ -449,7 +446,8 @@ def cmd_sweep(args):
         records = sweeps.run(make, grid, out["until"], folder, every=settings["every"] or None,
                              diagnostics=base["diagnostics"]["columns"] or None, wave=settings["wave"] or None,
                              progress=out["progress"] and not args.quiet, overwrite=args.overwrite,
-                             cdt=numerics["cdt"], cdtv=numerics["cdtv"], dt=numerics["dt"] or None)
+                             cdt=numerics["cdt"], cdtv=numerics["cdtv"], dt=numerics["dt"] or None,
+                             dtmin=out["dtmin"] or None)
     except KeyboardInterrupt:
         print(f"\nastaroth: stopped; the members that finished are in {folder}/{sweeps.MEMBERS}/: the same command "
               f"goes on from there", file=sys.stderr)
@@ -593,7 +591,8 @@ time series is OUTPUT_DIR/sweep.csv.
 exit status: {done} every member reached until; {input} refused before any work (bad
 configuration, options, or an output directory holding another sweep); {stopped} stopped by
 SIGINT (the same command goes on); {blowup} the sweep finished, but some members' fields became
-NaN or Inf (named, and status "blew up" in the table); {error} an unexpected error.
+NaN or Inf, or their time step fell below [output] dtmin (named, and status "blew up" in the
+table); {error} an unexpected error.
 
 {keys}"""
 

@@ -63,7 +63,7 @@ _GHOST = 3  # ghost points at each end of an axis (csrc/grid.h AC_GHOST)
 
 
 def sweep(make, grid, until, rundir, every=None, diagnostics=None, wave=None, progress=True, overwrite=False,
-          cdt=0.4, cdtv=0.3, dt=None):
+          cdt=0.4, cdtv=0.3, dt=None, dtmin=None):
     """Run `make(**params)` for every point of `grid` to time `until`, and
     return the results as one pandas DataFrame.
 
@@ -105,6 +105,11 @@ def sweep(make, grid, until, rundir, every=None, diagnostics=None, wave=None, pr
         Delete the results of an earlier sweep in `rundir` and start afresh.
     cdt, cdtv, dt
         As for Simulation.run.
+    dtmin : float or None
+        The Pencil Code's dtmin: a member whose CFL step, found at each of
+        its rows, has fallen below dtmin stops there, as one that blew up
+        (its message names the step, the time and what limits dt); the
+        others run on.  None: never (nor with a fixed dt).
 
     Returns
     -------
@@ -126,7 +131,7 @@ def sweep(make, grid, until, rundir, every=None, diagnostics=None, wave=None, pr
     except ImportError:
         raise ImportError("ac.sweep returns a pandas DataFrame: pip install pandas (or the package's [sweep] "
                           "extra); `astaroth sweep CONFIG.toml` runs a sweep without it") from None
-    records = run(make, grid, until, rundir, every, diagnostics, wave, progress, overwrite, cdt, cdtv, dt)
+    records = run(make, grid, until, rundir, every, diagnostics, wave, progress, overwrite, cdt, cdtv, dt, dtmin)
     report = blowups(records)
     if report:
         warnings.warn(report, RuntimeWarning, stacklevel=2)
@@ -137,7 +142,7 @@ def sweep(make, grid, until, rundir, every=None, diagnostics=None, wave=None, pr
 
 
 def run(make, grid, until, rundir, every=None, diagnostics=None, wave=None, progress=True, overwrite=False,
-        cdt=0.4, cdtv=0.3, dt=None):
+        cdt=0.4, cdtv=0.3, dt=None, dtmin=None):
     """The sweep of `sweep` (the same arguments), without pandas: returns
     the member records in the grid's order, each a dict with `member`,
     `params`, `status`, `message`, `columns` and `rows` (as the files
@@ -158,14 +163,16 @@ def run(make, grid, until, rundir, every=None, diagnostics=None, wave=None, prog
             raise TypeError(f"{name} must be True or False, got {flag!r}")
     cdt, cdtv = _courant_numbers(cdt, cdtv)
     dt = None if dt is None else _positive_dt(dt)
+    dtmin = None if dtmin is None else _positive_dt(dtmin, "dtmin")
     spec = {"format": FORMAT, "grid": {name: [_plain(v) for v in values] for name, values in grid.items()},
-            "until": until, "every": every, "diagnostics": diagnostics, "cdt": cdt, "cdtv": cdtv, "dt": dt}
+            "until": until, "every": every, "diagnostics": diagnostics, "cdt": cdt, "cdtv": cdtv, "dt": dt,
+            "dtmin": dtmin}  # (a record from before dtmin, without the key, reads as None: the same sweep)
     folder = _open(rundir, spec, overwrite, getattr(make, "__qualname__", repr(make)))
     members = [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
     records = [_finished(folder, i, _plain(params)) for i, params in enumerate(members)]
     todo = [i for i, r in enumerate(records) if r is None]
     bar = _Bar(len(members), len(members) - len(todo), until) if progress and todo else None
-    waves = _Waves(make, members, folder, until, every, diagnostics, cdt, cdtv, dt, bar)
+    waves = _Waves(make, members, folder, until, every, diagnostics, cdt, cdtv, dt, dtmin, bar)
     try:
         while todo:
             todo = waves.wave(todo, wave, records)
@@ -365,10 +372,11 @@ def _wave_size(sim, wave):
 class _Waves:
     """The members' runs, a wave at a time."""
 
-    def __init__(self, make, members, folder, until, every, diagnostics, cdt, cdtv, dt, bar):
+    def __init__(self, make, members, folder, until, every, diagnostics, cdt, cdtv, dt, dtmin, bar):
         self.make, self.members, self.folder = make, members, folder
         self.until, self.every, self.diagnostics = until, every, diagnostics
         self.cdt, self.cdtv, self.dt, self.bar = cdt, cdtv, dt, bar
+        self.dtmin = dtmin if dt is None else None  # (a fixed step is not a CFL step: as Simulation.run)
 
     def wave(self, todo, wave, records):
         """Run the first wave of `todo` (member indices), filling `records`; returns the members left."""
@@ -416,6 +424,8 @@ class _Waves:
                 mean_dt = (sim.t - t0) / (sim.steps - steps0) if sim.steps > steps0 else math.nan
                 rows[i].append(self._row(sim, columns[i], mean_dt))
                 blown = _blowup(sim, target)
+                if not blown and self.dtmin is not None and sim.t < self.until:
+                    blown = _too_short(sim, self.dtmin, self.cdt, self.cdtv)
                 if blown or sim.t >= self.until:
                     del active[i]
                     if self.bar is not None:
@@ -455,6 +465,16 @@ def _blowup(sim, target):
         return (f"stopped at step {sim.steps}, t = {sim.t:.6g}, before t = {target:g}: its signal speed is not finite "
                 f"(the fields overflow the precision)")
     return None
+
+
+def _too_short(sim, dtmin, cdt, cdtv):
+    """What stops a member whose CFL step has fallen below dtmin, as
+    Simulation.run's TimeStepTooShortError says it, or None."""
+    dt = sim.cfl_dt(cdt, cdtv)
+    if dt >= dtmin:
+        return None
+    return (f"the time step fell to dt = {dt:.3g} < dtmin = {dtmin:g} at step {sim.steps}, t = {sim.t:.6g}; "
+            f"{sim._limiting(dt, cdt, cdtv)}")
 
 
 def blowups(records):

@@ -446,10 +446,10 @@ def test_summary_figure_labels_slices_clears_the_spectrum_label_and_marks_the_sn
     plt.close(fig)
 
 
-def test_output_dtmin_stops_astaroth_run_and_astaroth_sweep_refuses_it(tmp_path, capsys):
+def test_output_dtmin_stops_astaroth_run_and_astaroth_sweep_members(tmp_path, capsys):
     """[output] dtmin (the Pencil Code's): a run whose CFL step falls below it ends with the blow-up's exit
-    status, naming dtmin and what limits dt; a dtmin below every step changes nothing; astaroth sweep,
-    which does not take it yet, refuses it rather than ignore it."""
+    status, naming dtmin and what limits dt; a dtmin below every step changes nothing; astaroth sweep
+    stops the members whose step falls below it, as blown up, and ends with the same exit status."""
     text = SMALL.replace("progress = false\n", "progress = false\ndtmin = 1.0\n")
     assert main(["run", str(write(tmp_path, text)), "--quiet", "--no-plot"]) == 4
     err = capsys.readouterr().err
@@ -459,7 +459,12 @@ def test_output_dtmin_stops_astaroth_run_and_astaroth_sweep_refuses_it(tmp_path,
     text = SMALL.replace("progress = false\n", "progress = false\ndtmin = 1e-9\n")
     assert main(["run", str(write(small, text)), "--quiet", "--no-plot"]) == 0
     sweep = tmp_path / "sweep.toml"
-    text = SMALL.format(dir=(tmp_path / "sw").as_posix()).replace("progress = false\n", "progress = false\ndtmin = 1e-3\n")
-    sweep.write_text(text + "[sweep]\nphysics.nu = [0.01, 0.02]\n")
-    assert main(["sweep", str(sweep), "--quiet"]) == 2
-    assert "dtmin" in capsys.readouterr().err
+    text = SMALL.format(dir=(tmp_path / "sw").as_posix()).replace("progress = false\n", "progress = false\ndtmin = 0.05\n")
+    # nu = 2 limits the step to about 0.008 (diffusion), nu = 0.01 leaves it near 0.15 (Courant)
+    sweep.write_text(text + "[sweep]\nphysics.nu = [0.01, 2.0]\nevery = 0.1\n")
+    assert main(["sweep", str(sweep), "--quiet"]) == 4
+    captured = capsys.readouterr()
+    assert "member 0: physics.nu = 0.01: done at t = 0.6" in captured.out
+    assert "member 1: physics.nu = 2.0: blew up at t = 0.1" in captured.out
+    assert "1 of 2 sweep members blew up" in captured.err and "member 1 (physics.nu=2.0)" in captured.err
+    assert "< dtmin = 0.05" in captured.err and "nu" in captured.err.split("dtmin = 0.05")[1]

@@ -132,6 +132,37 @@ def test_a_member_that_blows_up_is_reported_and_the_others_run_on(tmp_path):
     assert made == []
 
 
+def test_a_member_whose_time_step_falls_below_dtmin_stops_and_the_others_run_on(tmp_path):
+    """dtmin (the Pencil Code's), checked at each row: nu = 2 limits the step to about 0.06 at 8^3, nu = 0.01
+    leaves it near 0.3."""
+    with pytest.warns(RuntimeWarning, match=r"1 of 2 sweep members blew up.*member 1 \(nu=2.0\)"):
+        table = ac.sweep(make, {"nu": [0.01, 2.0]}, until=0.5, rundir=tmp_path, every=0.125, dtmin=0.1,
+                         progress=False)
+    final = table[table.final].set_index("nu")
+    assert list(final.status) == ["done", "blew up"] and final.t[0.01] == 0.5 and final.t[2.0] == 0.125
+    message = table.attrs["messages"][1]
+    assert "< dtmin = 0.1 at step" in message and "nu = 2" in message
+    alone = make(2.0)
+    alone.run(until=0.125)
+    assert f"dt = {alone.cfl_dt():.3g}" in message  # the step the member would take next
+    assert json.loads((tmp_path / "sweep.json").read_text())["dtmin"] == 0.1
+    # a dtmin below every step changes nothing; a run directory made without dtmin is another sweep's
+    table = ac.sweep(make, {"nu": [0.01, 2.0]}, until=0.5, rundir=tmp_path / "low", every=0.125, dtmin=1e-6,
+                     progress=False)
+    assert set(table.status) == {"done"}
+    with pytest.raises(ValueError, match=r"holds a different sweep \(dtmin = 1e-06 there, None here\)"):
+        ac.sweep(make, {"nu": [0.01, 2.0]}, until=0.5, rundir=tmp_path / "low", every=0.125, progress=False)
+    # a record written before sweeps took dtmin (no such key) is the same sweep as one without it
+    record = json.loads((tmp_path / "low" / "sweep.json").read_text())
+    del record["dtmin"]
+    ac.sweep(make, {"nu": [0.01, 2.0]}, until=0.5, rundir=tmp_path / "old", every=0.125, progress=False)
+    (tmp_path / "old" / "sweep.json").write_text(json.dumps({**record, "make": "make"}))
+    made = []
+    ac.sweep(lambda nu: made.append(nu) or make(nu), {"nu": [0.01, 2.0]}, until=0.5, rundir=tmp_path / "old",
+             every=0.125, progress=False)
+    assert made == []
+
+
 def test_members_run_in_waves_of_at_most_wave_members(tmp_path):
     alive, most = [], [0]
 
@@ -187,6 +218,8 @@ def test_a_bad_grid_is_refused_naming_the_parameter_before_any_work(tmp_path, gr
     ({"progress": "yes"}, TypeError, ["progress"]),
     ({"cdt": -0.4}, ValueError, ["cdt"]),
     ({"rundir": 3}, TypeError, ["rundir"]),
+    ({"dtmin": 0.0}, ValueError, ["dtmin", "positive"]),
+    ({"dtmin": "1e-6"}, TypeError, ["dtmin"]),
 ])
 def test_bad_arguments_are_refused_naming_them(tmp_path, arguments, kind, words):
     given = {"until": 0.1, "rundir": tmp_path / "s", "progress": False, **arguments}
