@@ -116,7 +116,7 @@ HELP = {
                "snapshot_every": "time between snapshots (and checkpoints)", "progress": "a progress line",
                "nt": "at most this many steps in one invocation (the Pencil Code's nt), 0: no cap",
                "dtmin": "stop (exit status of a blow-up) when the CFL step falls below this (the Pencil Code's "
-                        "dtmin), 0: never; astaroth sweep stops such a member at its row, the others run on"},
+                        "dtmin), 0: never; astaroth sweep stops such a member at its next row, the others run on"},
     "diagnostics": {"columns": "time-series columns (the Pencil Code's print.in), []: the default set",
                     "xyaverages": "quantities averaged over x and y, e.g. [\"uz\", \"uz*ss\"] (xyaverages.h5)",
                     "xzaverages": "quantities averaged over x and z (xzaverages.h5)",
