@@ -213,13 +213,18 @@ typedef struct ac_backend_ops {
      * over the regions substep_region takes, adds the step's forcing (the
      * draw forcing->samples[0], or NULL unforced) to what it writes and
      * reduces that; *armed 0 where it cannot (the caller adds the forcing
-     * after the step); on = 0 disarms.  step_reduction waits for that
-     * reduction, disarms, and gives the signal speed of the fields then as
-     * max_speed or max_signal_speed would (the uniform wave speed not
-     * added) and the first field that is not finite, -1 if none, as
-     * first_nonfinite_field would. */
+     * after the step); on = 0 disarms.  signal_region queues the signal
+     * speed's reduction of the fields over region r only (a split grid's
+     * inner part while the fields' messages travel, then its shell),
+     * starting afresh if `clear`, the ghost zones it reads filled by the
+     * caller.  step_reduction waits for either reduction, disarms, and
+     * gives the signal speed of the fields then as max_speed or
+     * max_signal_speed would (the uniform wave speed not added) and the
+     * first field that is not finite, -1 if none, as first_nonfinite_field
+     * would. */
     ac_status (*set_step_reduction)(void *self, int on, double dt, const ac_forcing_batch *forcing, int *armed);
     ac_status (*step_reduction)(void *self, double *speed, int *nonfinite_field);
+    ac_status (*signal_region)(void *self, const ac_region *r, int clear);
 } ac_backend_ops;
 
 /* The set number that fill_ghost_axis and shear_ghosts take for the shock

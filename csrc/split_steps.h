@@ -35,9 +35,11 @@ typedef struct {
      * the ghost zones of the set it reads while its inner part runs, then
      * runs the shell; the walls after the third (as ops->step leaves them) */
     ac_status (*step)(void *context, double dt);
-    /* the ghost zones of the fields (set 0) from the neighbours, as a first
-     * substep has them (the signal speed of B reads A's neighbours) */
-    ac_status (*exchange_fields)(void *context);
+    /* where the signal speed reads the fields' neighbours (B from A): its
+     * largest value over this rank's subdomain (NaN if not finite), the
+     * fields' ghost zones (set 0) exchanged on the way, as a first substep
+     * has them */
+    ac_status (*signal_speed)(void *context, double *speed);
     /* values[0 .. count) replaced by their maxima over the ranks */
     ac_status (*max_over_ranks)(void *context, double *values, int count);
     /* with shock viscosity: its profile of the fields now, made pass by pass

@@ -213,11 +213,11 @@ static ac_status speed_and_zeta(GridObject *self, const ac_split_steps *split, d
     }
     if (reduced) {
         out[0] = with_wave_speed(&self->grid, *reduced);
-    } else {
-        if (signal_reads_neighbours(&self->grid) && (st = split->exchange_fields(split->context)) != AC_OK)
+    } else if (signal_reads_neighbours(&self->grid)) {
+        if ((st = split->signal_speed(split->context, out)) != AC_OK)
             return st;
-        if ((st = signal_speed(self, 0, out)) != AC_OK)
-            return st;
+    } else if ((st = signal_speed(self, 0, out)) != AC_OK) {
+        return st;
     }
     if ((ac_grid_terms(&self->grid) & AC_TERM_SHOCK) && (st = split->max_zeta(split->context, out + 1)) != AC_OK)
         return st;

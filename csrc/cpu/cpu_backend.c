@@ -528,5 +528,5 @@ const ac_backend_ops ac_cpu_backend = {
     NULL, NULL, cpu_set_walls, 0u, NULL, cpu_shock_profile_pass, cpu_shock_data, cpu_boundaries, cpu_shear_ghosts,
     NULL, /* the loops read ghost zones the caller fills */
     cpu_copy_boxes, cpu_timeseries,
-    NULL, NULL, /* the CPU's regions reduce nothing */
+    NULL, NULL, NULL, /* the CPU's regions reduce nothing */
 };

@@ -147,7 +147,8 @@ typedef struct {
     ac_status (*fill_ghost_axis)(const ac_grid *, void *const *, int, cudaStream_t);
     ac_status (*substep_mhd)(const ac_grid *, const ac_region *, void *const *, void *const *, void *const *,
                              void *const *, const void *, int, double, const ac_device_step *, cudaStream_t);
-    ac_status (*reduce_mhd)(const ac_grid *, void *const *, int, unsigned long long *, unsigned int *, cudaStream_t);
+    ac_status (*reduce_mhd)(const ac_grid *, const ac_region *, void *const *, int, unsigned long long *,
+                            unsigned int *, cudaStream_t);
     ac_status (*substep_deferred)(const ac_grid *, void *const *, void *const *, void *const *, void *const *, int,
                                   const ac_device_step *, cudaStream_t);
     int (*defers)(const ac_grid *);
@@ -595,7 +596,7 @@ static ac_status queue_reduction_on(ac_gpu *gpu, int mhd, int arg, int clear, cu
     const ac_status st = clear ? clear_reduction(gpu, stream) : AC_OK;
     if (st != AC_OK)
         return st;
-    return mhd ? gpu->k->reduce_mhd(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream)
+    return mhd ? gpu->k->reduce_mhd(&gpu->grid, NULL, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream)
                : gpu->k->reduce(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream);
 }
 
@@ -708,6 +709,15 @@ static bool last_substep_reduces(const ac_gpu *gpu)
 {
     return !gpu->grid.bc.walls && !(ac_grid_terms(&gpu->grid) & AC_TERM_GRAVITY) &&
            ac_reduces_in_substep(ac_config(gpu->grid.modules, 0u));
+}
+
+static ac_status gpu_signal_region(void *self, const ac_region *r, int clear)
+{
+    ac_gpu *gpu = (ac_gpu *)self;
+    const ac_status st = clear ? clear_reduction(gpu, gpu->stream) : AC_OK;
+    return st == AC_OK ? gpu->k->reduce_mhd(&gpu->grid, r, gpu->buf.home, 0, gpu->max_u2_bits, gpu->nonfinite,
+                                            gpu->stream)
+                       : st;
 }
 
 static ac_status gpu_first_nonfinite_field(void *self, int *out)
@@ -1573,5 +1583,5 @@ extern "C" const ac_backend_ops ac_cuda_backend = {
          * kernel, the shear's shifted x faces a kernel of their own) */
     gpu_configuration_missing, gpu_shock_profile_pass, gpu_shock_data,
     gpu_boundaries, gpu_shear_ghosts, gpu_region_wraps, gpu_copy_boxes, gpu_timeseries, gpu_set_step_reduction,
-    gpu_step_reduction,
+    gpu_step_reduction, gpu_signal_region,
 };

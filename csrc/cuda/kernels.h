@@ -128,8 +128,9 @@ ac_status ac_cuda_timeseries(const ac_grid *g, int single, void *const fields[AC
                                      void *const out[AC_MAX_FIELDS], void *const w_in[AC_MAX_FIELDS],           \
                                      void *const w_out[AC_MAX_FIELDS], const void *zeta, int substep, double dt, \
                                      const ac_device_step *device_step, cudaStream_t stream);                              \
-    ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, void *const fields[AC_MAX_FIELDS], int fill_ghosts,       \
-                                    unsigned long long *max_bits, unsigned int *nonfinite, cudaStream_t stream);  \
+    ac_status cuda_reduce_mhd_##sfx(const ac_grid *g, const ac_region *r, void *const fields[AC_MAX_FIELDS],   \
+                                    int fill_ghosts, unsigned long long *max_bits, unsigned int *nonfinite,      \
+                                    cudaStream_t stream);                                                        \
     /* the first two substeps of the device loop's deferred order (schedules.cuh; defer: AC_DEFER_RHS or     \
      * AC_DEFER_FORM), and whether grid g's steps may take it */                                              \
     ac_status cuda_substep_deferred_##sfx(const ac_grid *g, void *const in[AC_MAX_FIELDS],                    \

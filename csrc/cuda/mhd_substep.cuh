@@ -139,11 +139,23 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_MIN_BLOCKS
                                                  z_per_block);
 }
 
-extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, void *const fields_[AC_MAX_FIELDS], int fill_ghosts,
-                                            unsigned long long *max_bits, unsigned int *nonfinite,
+/* ... over region r of the grid (NULL: the whole grid), whose ghost values
+ * the caller has filled (fill_ghosts 0): the walk's shape is the region's
+ * box, its points' padded indices and positions shifted to it. */
+extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, const ac_region *r, void *const fields_[AC_MAX_FIELDS],
+                                            int fill_ghosts, unsigned long long *max_bits, unsigned int *nonfinite,
                                             cudaStream_t stream)
 {
-    const AC_FN(shape) s = AC_FN(make_shape)(g);
+    AC_FN(shape) s = AC_FN(make_shape)(g);
+    if (r && fill_ghosts)
+        return AC_ERR_ARGUMENT;
+    for (int a = 0; r && a < 3; ++a) {
+        if (r->hi[a] <= r->lo[a])
+            return AC_OK; /* an empty region adds nothing */
+        s.n[a] = s.end[a] = r->hi[a] - r->lo[a];
+        s.lo[a] += r->lo[a];
+        s.offset[a] += r->lo[a];
+    }
     const unsigned terms = ac_grid_terms(g);
     const AC_FN(mhd_field_set) set = AC_FN(make_mhd_set)(fields_);
     const unsigned read = ac_signal_gradient_fields(g->modules, terms); /* A, for B */

@@ -379,6 +379,8 @@ static ac_status split_step(void *context, double dt)
     return st;
 }
 
+/* The fields' ghost zones from the neighbours, outside a substep: the
+ * next first substep then takes the whole subdomain at once. */
 static ac_status split_exchange_fields(void *context)
 {
     SplitSteps *o = context;
@@ -386,6 +388,38 @@ static ac_status split_exchange_fields(void *context)
     o->ghosts_fresh = st == AC_OK;
     o->profile_fresh = 0;
     return st;
+}
+
+/* The largest signal speed of the fields now over this subdomain where it
+ * reads their neighbours (MHD's B; NaN if not finite), their ghost zones
+ * then those of the fields now, as after exchange_fields.  A GPU rank of
+ * a periodic grid without shear or shock viscosity reduces its inner part
+ * while the messages travel, then its shell, as a substep runs them: the
+ * same maximum, the exchange hidden behind the inner part's reduction. */
+static ac_status split_signal_speed(void *context, double *speed)
+{
+    SplitSteps *o = context;
+    const ac_backend_handle *h = o->handle;
+    ac_status st = AC_OK;
+#ifdef ASTAROTH_SPLIT_CUDA
+    if (o->on_gpu && o->packed && o->has_inner && h->ops->signal_region && h->ops->step_reduction &&
+        !h->grid->bc.walls && !o->sheared && !o->shock) {
+        int field = -1;
+        if ((st = fill_before(o, 0, o->fields_prefilled)) != AC_OK || (st = gpu_pack(o, 0)) != AC_OK ||
+            (st = h->ops->signal_region(h->self, &o->inner, 1)) != AC_OK || (st = gpu_post_finish(o, 0)) != AC_OK)
+            return st;
+        for (int r = 0; r < o->shell_count && st == AC_OK; ++r)
+            st = h->ops->signal_region(h->self, o->shell + r, 0);
+        if (st == AC_OK)
+            st = h->ops->step_reduction(h->self, speed, &field);
+        o->ghosts_fresh = st == AC_OK;
+        o->profile_fresh = 0;
+        return st;
+    }
+#endif
+    if ((st = split_exchange_fields(context)) != AC_OK)
+        return st;
+    return h->ops->max_signal_speed(h->self, 0, speed);
 }
 
 static ac_status split_max_zeta(void *context, double *zeta)
@@ -628,7 +662,7 @@ static int SplitSteps_init(SplitSteps *o, PyObject *args, PyObject *kwargs)
 
     o->steps.context = o;
     o->steps.step = split_step;
-    o->steps.exchange_fields = split_exchange_fields;
+    o->steps.signal_speed = split_signal_speed;
     o->steps.max_over_ranks = split_max_over_ranks;
     o->steps.max_zeta = split_max_zeta;
     if (!(o->steps_capsule = PyCapsule_New(&o->steps, AC_SPLIT_STEPS_CAPSULE, NULL)))
