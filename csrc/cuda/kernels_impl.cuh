@@ -1095,6 +1095,7 @@ static dim3 AC_FN(zwalk_blocks)(const AC_FN(shape) & s, int planes, int count)
 }
 
 /* ---- forcing: the term of one step, eq. (24), added to the velocity ---- */
+enum { AC_FORCING_PLANES = 4 }; /* the planes whose velocity a thread reads at once (add_forcing_term) */
 /* Each point's phase from its axes' (forcing.h's forcing_phase_at): the
  * thread's x and y factors once, z's once a plane by the block, which takes
  * the z_run-th run of `planes` planes. */
@@ -1115,18 +1116,38 @@ static __device__ __forceinline__ void AC_FN(add_forcing_term)(const AC_FN(field
                      yj = ac_axis_coordinate(s.origin[1], s.offset[1] + j, s.spacing[1]);
         const ac_forcing_phase x = forcing_axis_phase(&term, 0, xi), y = forcing_axis_phase(&term, 1, yj);
         const bool helical = forcing_is_helical(&term);
+        const ptrdiff_t dz = s.stride[2];
         ptrdiff_t idx = AC_FN(padded)(s, i, j, k0);
-        for (int k = k0; k < k1; ++k, idx += s.stride[2]) {
-            const ac_forcing_phase phase = forcing_phase_at(x, y, along_z[k - k0]);
-            double du[3];
-            forcing_increment(&term, phase, dt, du);
-            for (int c = 0; c < 3; ++c)
-                fields.f[1 + c][idx] += (real)du[c];
-            if (helical) { /* the sine part as the CPU adds it: a second rounding to real */
-                forcing_sine_increment(&term, phase, dt, du);
-                for (int c = 0; c < 3; ++c)
-                    fields.f[1 + c][idx] += (real)du[c];
-            }
+        /* The velocity of AC_FORCING_PLANES planes is read before any of it is written back: as far as the
+         * compiler knows the fields may overlap, so a load after a store waits for it, and a plane at a time
+         * (the helical part read back after the cosine part's store) left one plane's loads in flight. */
+        for (int k = k0; k < k1; k += AC_FORCING_PLANES, idx += AC_FORCING_PLANES * dz) {
+            real u[AC_FORCING_PLANES][3];
+            AC_UNROLL
+            for (int q = 0; q < AC_FORCING_PLANES; ++q)
+                if (k + q < k1)
+                    AC_UNROLL
+                    for (int c = 0; c < 3; ++c)
+                        u[q][c] = fields.f[1 + c][idx + q * dz];
+            AC_UNROLL
+            for (int q = 0; q < AC_FORCING_PLANES; ++q)
+                if (k + q < k1) {
+                    const ac_forcing_phase phase = forcing_phase_at(x, y, along_z[k + q - k0]);
+                    double du[3];
+                    forcing_increment(&term, phase, dt, du);
+                    AC_UNROLL
+                    for (int c = 0; c < 3; ++c)
+                        u[q][c] += (real)du[c];
+                    if (helical) { /* the sine part as the CPU adds it: a second rounding to real */
+                        forcing_sine_increment(&term, phase, dt, du);
+                        AC_UNROLL
+                        for (int c = 0; c < 3; ++c)
+                            u[q][c] += (real)du[c];
+                    }
+                    AC_UNROLL
+                    for (int c = 0; c < 3; ++c)
+                        fields.f[1 + c][idx + q * dz] = u[q][c];
+                }
         }
     }
 }
