@@ -12,15 +12,17 @@ from torch.profiler import ProfilerActivity, profile
 
 from astaroth.bench import sweep_members
 
-n = int(sys.argv[1])
-torch.zeros(1, device="cuda")
-for case in sys.argv[2:]:
-    physics, dtype = case.split(":")
-    sim = sweep_members("cuda", "55p", dtype, n, 1, physics, False)[0]
+
+def kernel_times(n, physics, dtype, forced=False, steps=10, rows=None):
+    """Print the kernels of about `steps` CFL steps of sim.run (the sweep
+    bench's run; forced: its forcing), the `rows` largest (None: all)."""
+    sim = sweep_members("cuda", "55p", dtype, n, 1, physics, forced)[0]
     sim.run(until=sim.t + 3 * sim.cfl_dt())
+    # (as each script ran: the forced one finds until before the profiler starts, the other inside it)
+    until = sim.t + steps * sim.cfl_dt() if forced else None
     before = sim.steps
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        sim.run(until=sim.t + 10 * sim.cfl_dt())
+        sim.run(until=until if forced else sim.t + steps * sim.cfl_dt())
     steps = sim.steps - before
     per = defaultdict(lambda: [0, 0.0])
     for ev in prof.events():
@@ -31,7 +33,16 @@ for case in sys.argv[2:]:
             per[key][0] += 1
             per[key][1] += ev.device_time_total / 1e3
     total = sum(v[1] for v in per.values())
-    print(f"# {physics} {dtype} {n}^3: {steps} steps, {total / steps:.4f} ms a step on the GPU")
-    for key, (count, ms) in sorted(per.items(), key=lambda kv: -kv[1][1]):
+    print(f"# {physics}{' forced' if forced else ''} {dtype} {n}^3: {steps} steps, {total / steps:.4f} ms a step "
+          f"on the GPU")
+    for key, (count, ms) in sorted(per.items(), key=lambda kv: -kv[1][1])[:rows]:
         print(f"  {ms / count:9.4f} ms x {count / steps:5.2f} a step = {ms / steps:8.4f}  {key[:110]}")
     del sim
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1])
+    torch.zeros(1, device="cuda")
+    for case in sys.argv[2:]:
+        physics, dtype = case.split(":")
+        kernel_times(n, physics, dtype)

@@ -1,39 +1,20 @@
 """GPU time of each kernel of sim.run's forced steps at one size (PyTorch's
 profiler, CUPTI), as ../2026-11-29-gpu-deferred-order/kernel_times.py
 prints them for unforced runs: per launch, launches per step, total per
-step; the sweep bench's forcing (kf 1-2, helical for MHD).
+step, the eight largest; about 20 steps of the sweep bench's forced run
+(kf 1-2, helical for MHD).
 
     python forced_kernel_times.py N PHYSICS:DTYPE [PHYSICS:DTYPE ...]"""
-import re
+import os
 import sys
-from collections import defaultdict
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
-from astaroth.bench import sweep_members
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "2026-11-29-gpu-deferred-order"))
+from kernel_times import kernel_times  # noqa: E402
 
 n = int(sys.argv[1])
 torch.zeros(1, device="cuda")
 for case in sys.argv[2:]:
     physics, dtype = case.split(":")
-    sim = sweep_members("cuda", "55p", dtype, n, 1, physics, True)[0]
-    sim.run(until=sim.t + 3 * sim.cfl_dt())
-    until = sim.t + 20 * sim.cfl_dt()
-    before = sim.steps
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        sim.run(until=until)
-    steps = sim.steps - before
-    per = defaultdict(lambda: [0, 0.0])
-    for ev in prof.events():
-        if ev.device_type == torch.autograd.DeviceType.CUDA:
-            name = ev.name
-            m = re.search(r"(\w+_kernel\w*)<([^>]*)>", name) or re.search(r"(\w+)\(", name)
-            key = f"{m.group(1)}<{m.group(2)}>" if m and m.lastindex == 2 else (m.group(1) if m else name[:60])
-            per[key][0] += 1
-            per[key][1] += ev.device_time_total / 1e3
-    total = sum(v[1] for v in per.values())
-    print(f"# {physics} forced {dtype} {n}^3: {steps} steps, {total / steps:.4f} ms a step on the GPU")
-    for key, (count, ms) in sorted(per.items(), key=lambda kv: -kv[1][1])[:8]:
-        print(f"  {ms / count:9.4f} ms x {count / steps:5.2f} a step = {ms / steps:8.4f}  {key[:110]}")
-    del sim
+    kernel_times(n, physics, dtype, forced=True, steps=20, rows=8)
