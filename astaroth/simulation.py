@@ -1007,9 +1007,7 @@ class Simulation:
         if dt is not None:
             dt = _positive_dt(dt)
         if dtmin is not None:
-            dtmin = _real(dtmin, "dtmin")
-            if not dtmin > 0:
-                raise ValueError(f"dtmin must be positive, got {dtmin!r}")
+            dtmin = _positive_dt(dtmin, "dtmin")
         if isinstance(diagnostics_every, bool) or not (isinstance(diagnostics_every, numbers.Integral)
                                                        and diagnostics_every >= 1):
             raise ValueError(f"diagnostics_every must be a positive integer, got {diagnostics_every!r}")
@@ -1043,9 +1041,7 @@ class Simulation:
                     break
                 if dtmin is not None and steps.fixed_dt is None and self._agree(dt < dtmin and self.t < until):
                     self.check_finite()  # a blow-up says so first
-                    raise TimeStepTooShortError(
-                        f"the time step fell to dt = {dt:.3g} < dtmin = {dtmin:g} at step {self.steps}, t = "
-                        f"{self.t:.6g}; {self._limiting(dt, cdt, cdtv)}")
+                    raise TimeStepTooShortError(self._below_dtmin(dt, dtmin, cdt, cdtv))
             self.check_finite()
         except (NonFiniteError, TimeStepTooShortError):
             written.row(steps.dt)
@@ -1094,6 +1090,13 @@ class Simulation:
         raise ValueError(f"run(until={until:g}) from t = {self.t:.6g} would take about {count:.3g} steps of "
                          f"dt = {dt:.3g}, more than {MAX_RUN_STEPS:.0e}: the time step is set by {why}. "
                          f"Check that parameter (units, a typo); a run this long would not finish")
+
+    def _below_dtmin(self, dt, dtmin, cdt, cdtv):
+        """Why a run stops whose CFL step dt fell below dtmin, now: the
+        step, the time and what limits dt (TimeStepTooShortError's words,
+        and a sweep member's that stops so)."""
+        return (f"the time step fell to dt = {dt:.3g} < dtmin = {dtmin:g} at step {self.steps}, t = {self.t:.6g}; "
+                f"{self._limiting(dt, cdt, cdtv)}")
 
     def _limiting(self, dt, cdt, cdtv):
         """What sets the CFL step dt (cfl_dt's limits): the parameter or

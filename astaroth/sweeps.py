@@ -471,10 +471,7 @@ def _too_short(sim, dtmin, cdt, cdtv):
     """What stops a member whose CFL step has fallen below dtmin, as
     Simulation.run's TimeStepTooShortError says it, or None."""
     dt = sim.cfl_dt(cdt, cdtv)
-    if dt >= dtmin:
-        return None
-    return (f"the time step fell to dt = {dt:.3g} < dtmin = {dtmin:g} at step {sim.steps}, t = {sim.t:.6g}; "
-            f"{sim._limiting(dt, cdt, cdtv)}")
+    return None if dt >= dtmin else sim._below_dtmin(dt, dtmin, cdt, cdtv)
 
 
 def blowups(records):
