@@ -590,19 +590,21 @@ static ac_status clear_reduction(ac_gpu *gpu, cudaStream_t stream)
 /* Queues a reduction of the fields into max_u2_bits and nonfinite (cleared
  * first if `clear`): hydro (mhd 0) max |u|^2 and the flags of fields
  * `arg`..3; MHD the fastest signal speed and the flags of all seven, A's
- * ghost zones filled first if `arg`. */
-static ac_status queue_reduction_on(ac_gpu *gpu, int mhd, int arg, int clear, cudaStream_t stream)
+ * ghost zones filled first if `arg`, over region r only where r is not
+ * NULL (the MHD reduction alone; its ghost zones filled by the caller). */
+static ac_status queue_reduction_on(ac_gpu *gpu, int mhd, const ac_region *r, int arg, int clear,
+                                    cudaStream_t stream)
 {
     const ac_status st = clear ? clear_reduction(gpu, stream) : AC_OK;
     if (st != AC_OK)
         return st;
-    return mhd ? gpu->k->reduce_mhd(&gpu->grid, NULL, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream)
+    return mhd ? gpu->k->reduce_mhd(&gpu->grid, r, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream)
                : gpu->k->reduce(&gpu->grid, gpu->buf.home, arg, gpu->max_u2_bits, gpu->nonfinite, stream);
 }
 
 static ac_status queue_reduction(ac_gpu *gpu, int mhd, int arg, int clear)
 {
-    return queue_reduction_on(gpu, mhd, arg, clear, gpu->stream);
+    return queue_reduction_on(gpu, mhd, NULL, arg, clear, gpu->stream);
 }
 
 /* Waits for the queued reduction and returns its maximum and flags. */
@@ -714,10 +716,7 @@ static bool last_substep_reduces(const ac_gpu *gpu)
 static ac_status gpu_signal_region(void *self, const ac_region *r, int clear)
 {
     ac_gpu *gpu = (ac_gpu *)self;
-    const ac_status st = clear ? clear_reduction(gpu, gpu->stream) : AC_OK;
-    return st == AC_OK ? gpu->k->reduce_mhd(&gpu->grid, r, gpu->buf.home, 0, gpu->max_u2_bits, gpu->nonfinite,
-                                            gpu->stream)
-                       : st;
+    return queue_reduction_on(gpu, 1, r, 0, clear, gpu->stream);
 }
 
 static ac_status gpu_first_nonfinite_field(void *self, int *out)
@@ -1136,7 +1135,8 @@ static ac_status begin_cfl_run(ac_gpu *gpu, ac_cfl_run *run, long max_steps, con
     /* the forcing is added by the last substep's kernel before it reduces (forcing_in_substep) */
     *each_step = !last_substep_reduces(gpu);
     /* (the signal speed's reduction reads no gradient where the last substep reduces it: no ghost zones to fill) */
-    return *each_step ? clear_reduction(gpu, stream) : queue_reduction_on(gpu, run->full_reduction, 0, 1, stream);
+    return *each_step ? clear_reduction(gpu, stream)
+                      : queue_reduction_on(gpu, run->full_reduction, NULL, 0, 1, stream);
 }
 
 /* A split grid's last substep finishes the step as the device loop's
