@@ -79,9 +79,10 @@ extern "C" int AC_FN(cuda_defers)(const ac_grid *g)
  * point's x, ac_position_speed_of, as the CPU's reduction adds it) as the
  * bits of a non-negative double, and one flag bit per field holding a NaN
  * or Inf; the ghost zones of the fields whose gradients it reads filled.
- * One instance per module set, so that the field indices fold, and one
- * more of each for the shearing box (SHEARING), so that the others keep
- * their registers.
+ * One instance per module set, so that the field indices fold.  The
+ * shearing box's reduction (SHEARING) and ensemble members without a
+ * streamed field (members.cuh) run this body; other grids run
+ * signal_piece_kernel below, its points' arithmetic the same.
  *
  * It walks z (kernels_impl.cuh: zwalk_planes), its x-y column's shear flow
  * found once.  (A grid-stride loop over the points, x fastest, read each
@@ -139,6 +140,127 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_MIN_BLOCKS
                                                  z_per_block);
 }
 
+/* The same reduction of a grid without shear (cuda_reduce_mhd), PX
+ * consecutive x points a thread: each value read as part of an aligned
+ * piece of PX, an x-derivative's neighbours from the pieces either side,
+ * so that a thread issues one load and one address where the walk issues
+ * PX.  Each point's speed is ac_signal_speed of the same values and
+ * differences as ac_signal_speed_at's, so the same bits.  Pairs in
+ * float32, one point in float64, four blocks an SM: four points a thread,
+ * or two in float64, take over 64 registers and leave too few warps to
+ * wait on the loads; float32 pairs in fewer registers spill
+ * (benchmarks/results/2026-11-29-gpu-signal-pieces). */
+enum { AC_SIGNAL_PX = sizeof(real) == sizeof(float) ? 2 : 1, AC_SIGNAL_PIECE_BLOCKS = 4 };
+
+template <int PX>
+struct AC_FN(signal_piece) {
+    static __device__ __forceinline__ void load(const real *p, real v[1])
+    {
+        v[0] = *p;
+    }
+};
+template <>
+struct AC_FN(signal_piece)<2> {
+    static __device__ __forceinline__ void load(const real *p, real v[2])
+    {
+        typedef typename std::conditional<sizeof(real) == sizeof(float), float2, double2>::type pair;
+        const pair q = *(const pair *)p;
+        v[0] = q.x, v[1] = q.y;
+    }
+};
+
+/* first_derivative from the values at offsets -3..3 along the stride,
+ * v[0..6]: the same differences, so the same bits. */
+static __device__ __forceinline__ real AC_FN(derivative_of_values)(const real v[2 * AC_GHOST + 1], real inv_d)
+{
+    return first_from_differences(v[4] - v[2], v[5] - v[1], v[6] - v[0], first_scale(inv_d));
+}
+
+template <unsigned MODULES, int PX>
+__global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_PIECE_BLOCKS)
+    AC_FN(signal_piece_kernel)(AC_FN(mhd_field_set) fields, unsigned terms, AC_FN(shape) s, ac_physics_params p,
+                               ac_geometry geo, unsigned long long *max_bits, unsigned int *nonfinite,
+                               int z_per_block)
+{
+    typedef AC_FN(signal_piece)<PX> piece;
+    constexpr int SIDE = (AC_GHOST + PX - 1) / PX; /* pieces either side of a thread's own */
+    double local_max = 0.0;
+    unsigned int flags = 0;
+    const int i = (blockIdx.x * AC_ZWALK_TX + threadIdx.x) * PX, j = blockIdx.y * AC_ZWALK_TY + threadIdx.y;
+    const int k0 = blockIdx.z * z_per_block, k1 = min(k0 + z_per_block, s.n[2]);
+    if (i < s.n[0] && j < s.n[1]) {
+        ptrdiff_t idx = AC_FN(padded)(s, i, j, k0);
+        for (int k = k0; k < k1; ++k, idx += s.stride[2]) {
+            ac_point_derivatives d[PX];
+            AC_UNROLL
+            for (int r = 0; r < AC_FIELD_ROWS; ++r) { /* unrolled, so that the needs and indices fold */
+                if (!(MODULES & ac_field_module(r)))
+                    continue;
+                const unsigned needs = physics_signal_needs(MODULES, terms, r);
+                const int f = ac_field_index(MODULES, r);
+                const real *at = fields.f[f] + idx;
+                real v[2 * AC_GHOST + 1][PX];
+                piece::load(at, v[AC_GHOST]);
+                AC_UNROLL
+                for (int q = 0; q < PX; ++q) {
+                    if (!isfinite(v[AC_GHOST][q]))
+                        flags |= 1u << f;
+                    d[q].value[f] = v[AC_GHOST][q];
+                }
+                if (!(needs & AC_NEEDS_FIRST))
+                    continue;
+                { /* x: the pieces either side, their points' neighbours by their place */
+                    real row[(2 * SIDE + 1) * PX];
+                    AC_UNROLL
+                    for (int b = -SIDE; b <= SIDE; ++b)
+                        if (b != 0)
+                            piece::load(at + b * PX, row + (b + SIDE) * PX);
+                    AC_UNROLL
+                    for (int q = 0; q < PX; ++q)
+                        row[SIDE * PX + q] = v[AC_GHOST][q];
+                    AC_UNROLL
+                    for (int q = 0; q < PX; ++q)
+                        d[q].grad[f][0] = AC_FN(derivative_of_values)(row + SIDE * PX + q - AC_GHOST, geo.inv_ds[0]);
+                }
+                AC_UNROLL
+                for (int a = 1; a < 3; ++a) { /* y, z: a piece at each offset */
+                    AC_UNROLL
+                    for (int o = 1; o <= AC_GHOST; ++o) {
+                        piece::load(at + o * s.stride[a], v[AC_GHOST + o]);
+                        piece::load(at - o * s.stride[a], v[AC_GHOST - o]);
+                    }
+                    AC_UNROLL
+                    for (int q = 0; q < PX; ++q) {
+                        real column[2 * AC_GHOST + 1];
+                        AC_UNROLL
+                        for (int o = 0; o <= 2 * AC_GHOST; ++o)
+                            column[o] = v[o][q];
+                        d[q].grad[f][a] = AC_FN(derivative_of_values)(column, geo.inv_ds[a]);
+                    }
+                }
+            }
+            AC_UNROLL
+            for (int q = 0; q < PX; ++q)
+                AC_FN(fold_speed)(ac_signal_speed(MODULES, terms, &d[q], &p), &local_max, &flags);
+        }
+    }
+    AC_FN(warp_reduce_to)(local_max, flags, max_bits, nonfinite); /* every lane gets here */
+}
+
+/* Whether signal_piece_kernel's PX points a thread can take shape s of
+ * `fields`: every row's interior starts on a piece and holds whole pieces,
+ * the pieces either side lie in the row, and the strides and arrays keep
+ * pieces aligned (a split grid's region may start anywhere). */
+static bool AC_FN(signal_pieces_fit)(const AC_FN(shape) & s, const AC_FN(mhd_field_set) & fields, int count, int PX)
+{
+    const int reach = (AC_GHOST + PX - 1) / PX * PX;
+    bool fit = s.lo[0] % PX == 0 && s.n[0] % PX == 0 && s.stride[1] % PX == 0 && s.stride[2] % PX == 0 &&
+               s.lo[0] >= reach && s.lo[0] + s.n[0] + reach <= s.m[0];
+    for (int f = 0; f < count; ++f)
+        fit = fit && (uintptr_t)fields.f[f] % (PX * sizeof(real)) == 0;
+    return fit;
+}
+
 /* ... over region r of the grid (NULL: the whole grid), whose ghost values
  * the caller has filled (fill_ghosts 0): the walk's shape is the region's
  * box, its points' padded indices and positions shifted to it. */
@@ -166,21 +288,28 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, const ac_region *r
         if (ac_cuda_record(cudaGetLastError(), "ghost faces launch") != AC_OK)
             return AC_ERR_DEVICE;
     }
-    const int z_per_block = AC_FN(zwalk_planes)(s, 1);
-    const dim3 blocks = AC_FN(zwalk_blocks)(s, z_per_block, 1), threads(AC_ZWALK_TX, AC_ZWALK_TY);
+    const bool shearing = (terms & AC_TERM_SHEAR) != 0u; /* the walk, its x-y column's shear flow found once */
+    const int px = !shearing && AC_FN(signal_pieces_fit)(s, set, g->fields, AC_SIGNAL_PX) ? AC_SIGNAL_PX : 1;
+    AC_FN(shape) columns = s; /* the walk's columns: a thread's points along x */
+    columns.n[0] = s.n[0] / px;
+    const int z_per_block = AC_FN(zwalk_planes)(columns, 1);
+    const dim3 blocks = AC_FN(zwalk_blocks)(columns, z_per_block, 1), threads(AC_ZWALK_TX, AC_ZWALK_TY);
     const ac_physics_params p = make_physics_params(g);
     const ac_geometry geo = make_geometry(g);
     const ac_shear_flow flow = shear_flow_of(g);
     switch (g->modules) {
 #define AC_SIGNAL_INSTANCE(m)                                                                                          \
     case (m):                                                                                                          \
-        if (terms & AC_TERM_SHEAR)                                                                                     \
+        if (shearing)                                                                                                  \
             AC_FN(signal_reduce_kernel)<(m), true><<<blocks, threads, 0, stream>>>(set, terms, s, p, geo, max_bits,    \
                                                                                    nonfinite, flow, z_per_block);      \
+        else if (px == AC_SIGNAL_PX)                                                                                   \
+            AC_FN(signal_piece_kernel)<(m), AC_SIGNAL_PX><<<blocks, threads, 0, stream>>>(set, terms, s, p, geo,       \
+                                                                                          max_bits, nonfinite,         \
+                                                                                          z_per_block);                \
         else                                                                                                           \
-            AC_FN(signal_reduce_kernel)<(m), false><<<blocks, threads, 0, stream>>>(set, terms, s, p, geo,             \
-                                                                                    max_bits, nonfinite, flow,         \
-                                                                                    z_per_block);                      \
+            AC_FN(signal_piece_kernel)<(m), 1><<<blocks, threads, 0, stream>>>(set, terms, s, p, geo, max_bits,        \
+                                                                               nonfinite, z_per_block);                \
         break;
         AC_SIGNAL_MODULE_SETS(AC_SIGNAL_INSTANCE)
 #undef AC_SIGNAL_INSTANCE
