@@ -11,14 +11,6 @@ MAIN=${MAIN:-main35} NEW=${NEW:-form}
 MAIN=$MAIN NEW=$NEW PARTS=tests bash benchmarks/results/2026-11-29-gpu-deferred-order/device.sh
 TREES="$MAIN $NEW" DTYPES="float32 float64" CASES="mhd:float32" bash $HERE/variants.sh
 . scripts/device-trees.sh
-rep="$OUT/ncu-form-$NEW"
-{
-    header $NEW "ncu --set full --kernel-name regex:stream_substep --launch-skip 1 --launch-count 1 python mhd_steps.py 256 float32 2"
-    (cd /tmp/tryso/$NEW && PYTHONPATH=$PWD ncu --set full --import-source no --kernel-name regex:stream_substep \
-        --launch-skip 1 --launch-count 1 -o "$rep" python $ROOT/benchmarks/results/2026-11-29-gpu-deferred-order/mhd_steps.py 256 float32 2 2>&1 | tail -2)
-    ncu --import "$rep.ncu-rep" --print-summary none --page details 2>&1 |
-        grep -E "^  stream_substep|Duration|Registers Per|Issue Slots Busy|DRAM Throughput|L1/TEX Cache Throughput|Executed Instructions  |Achieved Occupancy|Warp Cycles Per Issued|Dynamic Shared"
-    ncu --import "$rep.ncu-rep" --print-summary none --page raw 2>&1 |
-        grep -E "issue_stalled_[a-z_]+_per_issue_active.ratio|l1tex__data_pipe_lsu_wavefronts_mem_shared.sum |dram__bytes_read.sum "
-} > "$rep.txt" 2>&1
-xz -9 "$rep.ncu-rep"
+NCU_DETAILS="^  stream_substep|Duration|Registers Per|Issue Slots Busy|DRAM Throughput|L1/TEX Cache Throughput|Executed Instructions  |Achieved Occupancy|Warp Cycles Per Issued|Dynamic Shared" \
+NCU_RAW="issue_stalled_[a-z_]+_per_issue_active.ratio|l1tex__data_pipe_lsu_wavefronts_mem_shared.sum |dram__bytes_read.sum " \
+    ncu_report $NEW ncu-form-$NEW stream_substep 1 python $ROOT/benchmarks/results/2026-11-29-gpu-deferred-order/mhd_steps.py 256 float32 2 >/dev/null

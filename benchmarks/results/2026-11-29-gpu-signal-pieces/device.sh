@@ -47,19 +47,7 @@ variants)
 final1)
     PART=sweeps A=$A B=$B bash "$0"
     for t in $A $B; do
-        rep="$OUT/ncu-reduce-$t"
-        {
-            header $t "ncu --set full --kernel-name regex:signal_ --launch-skip 3 --launch-count 1 python reduce_once.py 256 float32 mhd"
-            (cd /tmp/tryso/$t && PYTHONPATH=$PWD CUDA_VISIBLE_DEVICES=0 timeout 120 ncu --set full --import-source no \
-                --kernel-name regex:signal_ --launch-skip 3 --launch-count 1 -o "$rep" \
-                python $HERE/reduce_once.py 256 float32 mhd 2>&1 | tail -2)
-            ncu --import "$rep.ncu-rep" --print-summary none --page details 2>&1 |
-                grep -E "^  signal|Duration|Registers Per|Memory Throughput|DRAM Throughput|Issue Slots Busy|Executed Instructions  |Achieved Occupancy|Warp Cycles Per Issued|L1/TEX Hit"
-            ncu --import "$rep.ncu-rep" --print-summary none --page raw 2>&1 |
-                grep -E "issue_stalled_(long_scoreboard|lg_throttle|mio_throttle|wait)_per_issue_active.ratio|dram__bytes_read.sum |l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum |l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum "
-        } > "$rep.txt" 2>&1
-        xz -9 "$rep.ncu-rep"
-        cat "$rep.txt"
+        ncu_report $t ncu-reduce-$t signal_ 3 python $HERE/reduce_once.py 256 float32 mhd
     done
     ;;
 final2)
@@ -74,18 +62,7 @@ final2)
     tail -3 "$OUT/gpu-tests-$B.log"
     ;;
 sweeps)
-    for dtype in ${DTYPES:-float32 float64}; do
-        for order in "$A $B" "$B $A"; do
-            set -- $order
-            for gpu in 0 1; do
-                t=$([ $gpu = 0 ] && echo $1 || echo $2)
-                TAIL=30 in_tree $t sweeps-$dtype-$t-gpu$gpu.log 280 \
-                    env CUDA_VISIBLE_DEVICES=$gpu python3 -m astaroth bench --backend cuda --sweeps --physics all \
-                    --sizes 32 64 256 --dtype $dtype --methods 55p &
-            done
-            wait
-        done
-    done
+    sweeps_ab $A $B
     for dtype in ${DTYPES:-float32 float64}; do  # one log a precision
         cat "$OUT"/sweeps-$dtype-*-gpu*.log > "$OUT/sweeps-$dtype.log" && rm "$OUT"/sweeps-$dtype-*-gpu*.log
     done

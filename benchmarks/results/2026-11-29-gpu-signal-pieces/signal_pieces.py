@@ -12,13 +12,15 @@ bench's fixed-dt rate and sim.run's (best of 3 batches), the walk and the
 fastest variant with the walk's bits in turn, two rounds."""
 import os
 import sys
-import time
 
 import torch
 from torch.profiler import ProfilerActivity, profile
 
 import astaroth
 from astaroth.bench import sweep_members
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "2026-11-28-gpu-run-profile"))
+from run_rates import fixed_rate, run_rate  # noqa: E402
 
 VARIANTS = {"float32": ["0", "4 2", "4 3", "4 4", "2 4", "2 5", "2 6"],
             "float64": ["0", "2 2", "2 3", "2 4", "1 4", "1 5"]}
@@ -52,22 +54,10 @@ def speeds(sim, physics, dtype):
 
 
 def rates(sim, physics, dtype, n, variants):
-    dt = sim.cfl_dt()
-    fixed = 0.0
-    for _ in range(3):
-        t0 = time.perf_counter()
-        sim._grid.step(dt, 10)
-        sim.check_finite()
-        fixed = max(fixed, 10 * n**3 / (time.perf_counter() - t0) / 1e6)
+    fixed = fixed_rate(sim, n)
     for variant in variants * 2:
         os.environ[KEY] = variant
-        sim.run(until=sim.t + 3 * sim.cfl_dt())
-        rate = 0.0
-        for _ in range(3):
-            before, span = sim.steps, 30 * sim.cfl_dt()
-            t0 = time.perf_counter()
-            sim.run(until=sim.t + span)
-            rate = max(rate, (sim.steps - before) * n**3 / (time.perf_counter() - t0) / 1e6)
+        rate = run_rate(sim, n)
         print(f"{physics:<14}{dtype:>8}{variant:>9}{fixed:>11.0f}{rate:>10.0f}{rate / fixed:>10.3f}", flush=True)
 
 

@@ -17,18 +17,7 @@ A=${A:-main} B=${B:-head} S=${S:-sso}
 device_start $B
 case "${PART:-sweeps}" in
 sweeps)
-    for dtype in ${DTYPES:-float32 float64}; do
-        for order in "$A $B" "$B $A"; do
-            set -- $order
-            for gpu in 0 1; do
-                t=$([ $gpu = 0 ] && echo $1 || echo $2)
-                TAIL=30 in_tree $t sweeps-$dtype-$t-gpu$gpu.log 280 \
-                    env CUDA_VISIBLE_DEVICES=$gpu python3 -m astaroth bench --backend cuda --sweeps --physics all \
-                    --sizes 32 64 256 --dtype $dtype --methods 55p &
-            done
-            wait
-        done
-    done
+    sweeps_ab $A $B
     for f in "$OUT"/sweeps-*.log; do echo "== $(basename $f)"; grep -v "^# \(device\|date\|command\)" "$f"; done
     ;;
 split)
