@@ -376,7 +376,7 @@ extern "C" ac_status AC_FN(cuda_reduce_members)(const ac_grid *g, int count, cud
 /* The signal speed's reduction of each wide member into its step's
  * maximum and flags: where the speed reads gradients (B = curl A) as
  * signal_stream_body finds it, its periodic images read, else as
- * cuda_reduce_mhd's signal_reduce_kernel (the body it runs); the same
+ * signal_reduce_body walks them (mhd_substep.cuh); the same
  * speed as a solo run's either way. */
 template <unsigned MODULES>
 __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_FN(signal_tile)<MODULES>::BLOCKS)

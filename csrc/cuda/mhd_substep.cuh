@@ -129,15 +129,16 @@ static __device__ __forceinline__ void AC_FN(signal_reduce_body)(const AC_FN(mhd
     AC_FN(warp_reduce_to)(local_max, flags, max_bits, nonfinite); /* every lane gets here */
 }
 
-/* (the body, also of an ensemble's members: members.cuh's signal_members_kernel) */
-template <unsigned MODULES, bool SHEARING>
+/* The shearing box's reduction (the body, unsheared, also of an ensemble's
+ * members: members.cuh's signal_members_kernel). */
+template <unsigned MODULES>
 __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_MIN_BLOCKS)
     AC_FN(signal_reduce_kernel)(AC_FN(mhd_field_set) fields, unsigned terms, AC_FN(shape) s, ac_physics_params p,
                                 ac_geometry geo, unsigned long long *max_bits, unsigned int *nonfinite,
                                 ac_shear_flow flow, int z_per_block)
 {
-    AC_FN(signal_reduce_body)<MODULES, SHEARING>(fields, terms, s, p, geo, max_bits, nonfinite, flow, blockIdx.z,
-                                                 z_per_block);
+    AC_FN(signal_reduce_body)<MODULES, true>(fields, terms, s, p, geo, max_bits, nonfinite, flow, blockIdx.z,
+                                             z_per_block);
 }
 
 /* The same reduction of a grid without shear (cuda_reduce_mhd), PX
@@ -168,13 +169,6 @@ struct AC_FN(signal_piece)<2> {
         v[0] = q.x, v[1] = q.y;
     }
 };
-
-/* first_derivative from the values at offsets -3..3 along the stride,
- * v[0..6]: the same differences, so the same bits. */
-static __device__ __forceinline__ real AC_FN(derivative_of_values)(const real v[2 * AC_GHOST + 1], real inv_d)
-{
-    return first_from_differences(v[4] - v[2], v[5] - v[1], v[6] - v[0], first_scale(inv_d));
-}
 
 template <unsigned MODULES, int PX>
 __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_PIECE_BLOCKS)
@@ -220,7 +214,7 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_PIECE_BLOC
                         row[SIDE * PX + q] = v[AC_GHOST][q];
                     AC_UNROLL
                     for (int q = 0; q < PX; ++q)
-                        d[q].grad[f][0] = AC_FN(derivative_of_values)(row + SIDE * PX + q - AC_GHOST, geo.inv_ds[0]);
+                        d[q].grad[f][0] = AC_FN(stencil_first)<1>(row + SIDE * PX + q, first_scale(geo.inv_ds[0]));
                 }
                 AC_UNROLL
                 for (int a = 1; a < 3; ++a) { /* y, z: a piece at each offset */
@@ -235,7 +229,7 @@ __global__ void __launch_bounds__(AC_ZWALK_TX *AC_ZWALK_TY, AC_SIGNAL_PIECE_BLOC
                         AC_UNROLL
                         for (int o = 0; o <= 2 * AC_GHOST; ++o)
                             column[o] = v[o][q];
-                        d[q].grad[f][a] = AC_FN(derivative_of_values)(column, geo.inv_ds[a]);
+                        d[q].grad[f][a] = AC_FN(stencil_first)<1>(column + AC_GHOST, first_scale(geo.inv_ds[a]));
                     }
                 }
             }
@@ -301,8 +295,8 @@ extern "C" ac_status AC_FN(cuda_reduce_mhd)(const ac_grid *g, const ac_region *r
 #define AC_SIGNAL_INSTANCE(m)                                                                                          \
     case (m):                                                                                                          \
         if (shearing)                                                                                                  \
-            AC_FN(signal_reduce_kernel)<(m), true><<<blocks, threads, 0, stream>>>(set, terms, s, p, geo, max_bits,    \
-                                                                                   nonfinite, flow, z_per_block);      \
+            AC_FN(signal_reduce_kernel)<(m)><<<blocks, threads, 0, stream>>>(set, terms, s, p, geo, max_bits,          \
+                                                                             nonfinite, flow, z_per_block);            \
         else if (px == AC_SIGNAL_PX)                                                                                   \
             AC_FN(signal_piece_kernel)<(m), AC_SIGNAL_PX><<<blocks, threads, 0, stream>>>(set, terms, s, p, geo,       \
                                                                                           max_bits, nonfinite,         \

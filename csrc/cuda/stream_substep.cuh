@@ -388,7 +388,7 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
  * what it writes, as forcing_sample_kernel would after it (ac_forces_in_substep), and with
  * step.max_u2_bits it leaves there what the next step's reduction would find (ac_reduces_in_substep):
  * max |u|^2 as reduce_kernel, or where the signal speed is not uniform the speed as
- * signal_reduce_kernel, and the non-finite flags.  Two terms have inputs whose arrival the schedule
+ * cuda_reduce_mhd, and the non-finite flags.  Two terms have inputs whose arrival the schedule
  * places, and are added where they arrive, in physics_rhs's order after
  * the others: hyperdiffusion (AC_KERNEL_HYPER3), del6 from the plane and
  * the column; shock viscosity (AC_KERNEL_SHOCK), the profile zeta and its
@@ -398,7 +398,7 @@ static __device__ __forceinline__ void AC_FN(load_shock)(const real *zeta, const
  * registers.  DEFER: a substep of the device loop's deferred order
  * (schedules.cuh).  AC_DEFER_RHS, the first: writes the right-hand side
  * unscaled to w_out and nothing to out, and leaves the signal speed of its
- * input (as signal_reduce_kernel finds it) and its non-finite flags at
+ * input (as cuda_reduce_mhd finds it) and its non-finite flags at
  * step.max_u2_bits; AC_DEFER_FORM, the second: in holds f0 and w_in that
  * right-hand side, and the planes of f1 are formed as they arrive. */
 template <unsigned CONFIG, int TX, int TY, int LEAD, int BLOCKS, bool DEVICE_DT, int DEFER = AC_DEFER_NONE>
@@ -620,7 +620,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                     AC_FN(vector_stencils)<T>(v, z + f, acc[ac_vector_ordinal(MODULES, f)], c, d.grad + f, d.lap + f,
                                               d.grad_div[ac_vector_index(MODULES, row)]);
             }
-            if (DEFER == AC_DEFER_RHS && reduces) { /* the step's input, as signal_reduce_kernel reduces it */
+            if (DEFER == AC_DEFER_RHS && reduces) { /* the step's input, as cuda_reduce_mhd reduces it */
 #pragma unroll
                 for (int f = 0; f < NF; ++f)
                     if (!isfinite(z[f][AC_GHOST]))
@@ -733,7 +733,7 @@ static __device__ __forceinline__ void AC_FN(stream_substep_body)(
                 if (UNIFORM_SIGNAL) { /* as reduce_kernel */
                     const double u2 = AC_FN(speed_squared)(fresh[UX], fresh[UX + 1], fresh[UX + 2]);
                     max_u2 = u2 > max_u2 ? u2 : max_u2;
-                } else { /* as signal_reduce_kernel (mhd_substep.cuh) */
+                } else { /* as cuda_reduce_mhd (mhd_substep.cuh) */
                     ac_point_derivatives values;
 #pragma unroll
                     for (int f = 0; f < NF; ++f)
